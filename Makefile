@@ -1,0 +1,84 @@
+# fgagent: `make` builds everything and profiles the demo; `make test` runs all tests.
+# `make help` lists the other targets.
+
+CC ?= gcc
+JDK17 = $(firstword $(wildcard /usr/lib/jvm/java-17-openjdk-*))
+JAVA_HOME ?= $(JDK17)
+JAVAC = $(JAVA_HOME)/bin/javac
+
+CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -O2 -g -fPIC -Iinclude -Iagent/output \
+                -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthread
+
+# Pure code: no JVM needed, unit-tested on its own.
+CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
+           agent/profile/profile.c agent/profile/call_tree.c \
+           agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
+           agent/output/callgraph.c agent/output/summary.c agent/output/profile_file.c \
+           agent/sampling/foreign_threads.c
+# The agent proper: JVMTI, timers, the signal handler, the drainer.
+AGENT_SRC = $(wildcard agent/jvmti/*.c) agent/sampling/handler.c agent/sampling/timer_itimer.c \
+            agent/sampling/timer_perf.c agent/sampling/sampler.c agent/buffer/drainer.c \
+            agent/profile/method_names.c
+
+CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o)
+AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
+UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
+JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
+
+.PHONY: all deps lib java demo test unit integration bench clean help
+
+all: deps lib java demo
+
+help:
+	@echo "make              install missing Debian packages, build, profile the demo"
+	@echo "make test         unit tests (C) and integration tests (real JVMs)"
+	@echo "make unit         unit tests only"
+	@echo "make integration  integration tests only"
+	@echo "make bench        overhead benchmark, writes results/overhead.md"
+	@echo "make clean        remove build/"
+
+deps:
+	@bash scripts/install-deps.sh
+
+lib: build/libfgagent.so
+
+build/obj/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+build/libfgcore.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
+	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl
+
+build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/libfgcore.a -lcmocka -o $@
+
+java: build/java-test/.built
+
+build/java-test/.built: $(JAVA_SRC)
+	@mkdir -p build/java-test
+	$(JAVAC) --release 17 -d build/java-test $(JAVA_SRC)
+	@touch $@
+
+demo: lib java
+	@bash scripts/demo.sh
+
+unit: deps $(UNIT_TESTS)
+	@bash scripts/run-tests.sh unit
+
+integration: deps lib java
+	@bash scripts/run-tests.sh integration
+
+test: deps lib java $(UNIT_TESTS)
+	@bash scripts/run-tests.sh all
+
+bench: deps lib java
+	@bash scripts/bench-overhead.sh
+
+clean:
+	rm -rf build

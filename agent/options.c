@@ -1,0 +1,219 @@
+/* Parses the agent option string. Every bad option is rejected with one line
+ * naming it, the value given and what is accepted: no silent defaults. */
+#include "fg/options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/output.h"
+
+#define MIN_INTERVAL_NS 10000ull            /* 10 us */
+#define MAX_INTERVAL_NS 60000000000ull      /* 60 s */
+#define MAX_DEPTH 65536
+#define MIN_RING_BYTES 4096u
+#define MAX_RING_BYTES (64u * 1024u * 1024u)
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* Copies [s, s+n) into a NUL-terminated buffer. Returns -1 if it does not fit. */
+static int copy_span(char *dst, size_t dstlen, const char *s, size_t n)
+{
+  if (n >= dstlen)
+    return -1;
+  memcpy(dst, s, n);
+  dst[n] = '\0';
+  return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out, const char **rest)
+{
+  if (*s < '0' || *s > '9')
+    return -1;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0)
+    return -1;
+  *out = v;
+  *rest = end;
+  return 0;
+}
+
+static int parse_interval(const char *v, uint64_t *ns)
+{
+  static const struct { const char *unit; uint64_t scale; } units[] = {
+    {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
+  };
+  uint64_t n;
+  const char *unit;
+  if (parse_u64(v, &n, &unit) != 0)
+    return -1;
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    if (strcmp(unit, units[i].unit) == 0) {
+      if (n > MAX_INTERVAL_NS / units[i].scale)
+        return -1;
+      *ns = n * units[i].scale;
+      return (*ns >= MIN_INTERVAL_NS && *ns <= MAX_INTERVAL_NS) ? 0 : -1;
+    }
+  }
+  return -1;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+  static const char *const yes[] = {"", "true", "yes", "on", "1"};
+  static const char *const no[] = {"false", "no", "off", "0"};
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+    if (strcmp(v, yes[i]) == 0)
+      return *out = true, 0;
+  for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+    if (strcmp(v, no[i]) == 0)
+      return *out = false, 0;
+  return -1;
+}
+
+static int parse_size(const char *v, size_t *out)
+{
+  uint64_t n;
+  const char *suffix;
+  if (parse_u64(v, &n, &suffix) != 0)
+    return -1;
+  uint64_t scale = 1;
+  if (strcmp(suffix, "k") == 0 || strcmp(suffix, "K") == 0)
+    scale = 1024;
+  else if (strcmp(suffix, "m") == 0 || strcmp(suffix, "M") == 0)
+    scale = 1024 * 1024;
+  else if (*suffix != '\0')
+    return -1;
+  if (n > MAX_RING_BYTES / scale)
+    return -1;
+  n *= scale;
+  if (n < MIN_RING_BYTES || (n & (n - 1)) != 0)
+    return -1;
+  *out = (size_t)n;
+  return 0;
+}
+
+size_t fg_sample_bytes(int depth)
+{
+  /* header, thread serial and tick/flags words; a jmethodID word per frame;
+   * the bcis packed two to a word (see fg/sample_record.h) */
+  return (3 + (size_t)depth + ((size_t)depth + 1) / 2) * sizeof(uint64_t);
+}
+
+static int set_option(struct fg_options *o, const char *key, const char *value,
+                      char *err, size_t errlen)
+{
+  if (strcmp(key, "interval") == 0) {
+    if (parse_interval(value, &o->interval_ns) != 0)
+      return fail(err, errlen, "fgagent: option interval='%s' is not valid; accepted: a whole "
+                  "number with a unit ns, us, ms or s, from 10us to 60s (e.g. interval=1ms)", value);
+  } else if (strcmp(key, "event") == 0) {
+    if (strcmp(value, "cpu") == 0)
+      o->event = FG_EVENT_CPU;
+    else if (strcmp(value, "itimer") == 0)
+      o->event = FG_EVENT_ITIMER;
+    else
+      return fail(err, errlen, "fgagent: option event='%s' is not valid; accepted: cpu, itimer", value);
+  } else if (strcmp(key, "depth") == 0) {
+    uint64_t d;
+    const char *rest;
+    if (parse_u64(value, &d, &rest) != 0 || *rest != '\0' || d < 1 || d > MAX_DEPTH)
+      return fail(err, errlen, "fgagent: option depth='%s' is not valid; accepted: a whole "
+                  "number from 1 to %d", value, MAX_DEPTH);
+    o->depth = (int)d;
+  } else if (strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0) {
+    bool *flag = key[0] == 't' ? &o->threads : &o->lines;
+    if (parse_bool(value, flag) != 0)
+      return fail(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "
+                  "true/false, yes/no, on/off, 1/0", key, value, key);
+  } else if (strcmp(key, "ringsize") == 0) {
+    if (parse_size(value, &o->ring_bytes) != 0)
+      return fail(err, errlen, "fgagent: option ringsize='%s' is not valid; accepted: a power "
+                  "of two from 4k to 64m bytes, with an optional k or m suffix", value);
+  } else if (strcmp(key, "file") == 0) {
+    if (o->nfiles == FG_MAX_FILES)
+      return fail(err, errlen, "fgagent: option file='%s' is one too many; accepted: at most "
+                  "%d file options", value, FG_MAX_FILES);
+    if (fg_format_for_path(value) == FG_FORMAT_NONE)
+      return fail(err, errlen, "fgagent: option file='%s' has no known extension; accepted: %s",
+                  value, fg_format_extensions());
+    char probe[4096];
+    if (fg_expand_path(value, 1, 0, probe, sizeof probe) != 0 ||
+        copy_span(o->files[o->nfiles], sizeof o->files[0], value, strlen(value)) != 0)
+      return fail(err, errlen, "fgagent: option file='%s' is not valid; accepted: a path of at "
+                  "most %zu characters in which %% is followed only by p (pid), t (time) or %%",
+                  value, sizeof o->files[0] - 1);
+    o->nfiles++;
+  } else if (strcmp(key, "log") == 0) {
+    if (*value == '\0' || copy_span(o->log, sizeof o->log, value, strlen(value)) != 0)
+      return fail(err, errlen, "fgagent: option log='%s' is not valid; accepted: a file path of "
+                  "1 to %zu characters", value, sizeof o->log - 1);
+  } else {
+    return fail(err, errlen, "fgagent: unknown option '%s'; accepted: interval, event, depth, "
+                "threads, lines, ringsize, file, log", key);
+  }
+  return 0;
+}
+
+int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t errlen)
+{
+  memset(o, 0, sizeof *o);
+  o->interval_ns = FG_DEFAULT_INTERVAL_NS;
+  o->event = FG_EVENT_CPU;
+  o->depth = FG_DEFAULT_DEPTH;
+  o->ring_bytes = FG_DEFAULT_RING_BYTES;
+  if (err && errlen)
+    err[0] = '\0';
+
+  const char *p = text ? text : "";
+  while (*p) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char item[1024], key[64];
+    if (copy_span(item, sizeof item, p, len) != 0)
+      return fail(err, errlen, "fgagent: option '%.40s...' is too long; accepted: at most %zu "
+                  "characters per option", p, sizeof item - 1);
+    if (len == 0)
+      return fail(err, errlen, "fgagent: empty option in '%s'; accepted: key=value pairs "
+                  "separated by single commas", text);
+    char *eq = strchr(item, '=');
+    const char *value = eq ? eq + 1 : "";
+    size_t keylen = eq ? (size_t)(eq - item) : len;
+    if (copy_span(key, sizeof key, item, keylen) != 0)
+      return fail(err, errlen, "fgagent: unknown option '%.40s'; accepted: interval, event, "
+                  "depth, threads, lines, ringsize, file, log", item);
+    bool bare_ok = strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0;
+    if (!eq && !bare_ok && (strcmp(key, "interval") == 0 || strcmp(key, "event") == 0 ||
+                            strcmp(key, "depth") == 0 || strcmp(key, "ringsize") == 0 ||
+                            strcmp(key, "file") == 0 || strcmp(key, "log") == 0))
+      return fail(err, errlen, "fgagent: option %s has no value; accepted: %s=VALUE", key, key);
+    if (set_option(o, key, value, err, errlen) != 0)
+      return -1;
+    p = end ? end + 1 : p + len;
+    if (end && *p == '\0')
+      return fail(err, errlen, "fgagent: empty option at the end of '%s'; accepted: key=value "
+                  "pairs separated by single commas", text);
+  }
+
+  if (o->nfiles == 0) {
+    strcpy(o->files[0], FG_DEFAULT_FILE);
+    o->nfiles = 1;
+  }
+  /* A record is sure to fit an empty ring only if it is at most half of it. */
+  size_t need = 2 * fg_sample_bytes(o->depth);
+  if (o->ring_bytes < need)
+    return fail(err, errlen, "fgagent: option ringsize=%zu is too small for depth=%d; accepted: "
+                "a ringsize of at least %zu bytes, or a smaller depth", o->ring_bytes, o->depth, need);
+  return 0;
+}

@@ -1,0 +1,261 @@
+/* The call graph in the style of the ftrace function_graph tracer:
+ *
+ *    main-4242    |               |  Main.main() {
+ *    main-4242    | # 1230.000 us |    Main.hot(); /+ 123 samples, 41.0% +/
+ *    main-4242    | * 3000.000 us |  } /+ Main.main 300 samples, 100.0% +/
+ *
+ * One tree per thread. A duration is an estimate, samples x interval, marked
+ * as ftrace marks them: + >10us, ! >100us, # >1ms, * >10ms, @ >100ms, $ >1s.
+ * Each column has its own small function that reports a failed write. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/call_tree.h"
+#include "fg/output.h"
+#include "fg/profile.h"
+
+#define INDENT 2
+#define TASK_WIDTH 14   /* as ftrace's TRACE_GRAPH_PROCINFO_LENGTH */
+#define DURATION_DIGITS 8
+
+static int put(FILE *out, const char *s)
+{
+  return fputs(s, out) < 0 ? -1 : 0;
+}
+
+static int put_spaces(FILE *out, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (fputc(' ', out) == EOF)
+      return -1;
+  return 0;
+}
+
+/* "name-tid" centred in TASK_WIDTH, then the column separator. */
+static int print_task(FILE *out, const struct fg_thread_info *th)
+{
+  char cell[256];
+  snprintf(cell, sizeof cell, "%s-%d", th->name, th->tid);
+  for (char *c = cell; *c; c++)
+    if (*c == '\n' || *c == '\r')
+      *c = '_';
+  int spaces = TASK_WIDTH - (int)strlen(cell);
+  if (spaces < 0)
+    spaces = 0;
+  if (put(out, " ") || put_spaces(out, spaces / 2) || put(out, cell) ||
+      put_spaces(out, spaces - spaces / 2) || put(out, " | "))
+    return -1;
+  return 0;
+}
+
+static char overhead_mark(uint64_t ns)
+{
+  static const struct { uint64_t over_ns; char mark; } marks[] = {
+    {1000000000ull, '$'}, {100000000ull, '@'}, {10000000ull, '*'},
+    {1000000ull, '#'}, {100000ull, '!'}, {10000ull, '+'},
+  };
+  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+    if (ns > marks[i].over_ns)
+      return marks[i].mark;
+  return ' ';
+}
+
+/* "# 1234.567 us |": at most 7 digits before the unit, as ftrace prints it. */
+static int print_duration(FILE *out, uint64_t ns)
+{
+  char usecs[32], nsecs[8];
+  snprintf(usecs, sizeof usecs, "%" PRIu64, ns / 1000);
+  int len = (int)strlen(usecs);
+  if (fprintf(out, "%c %s", overhead_mark(ns), usecs) < 0)
+    return -1;
+  if (len < 7) {
+    snprintf(nsecs, (size_t)(8 - len), "%03" PRIu64, ns % 1000);
+    if (fprintf(out, ".%s", nsecs) < 0)
+      return -1;
+    len += (int)strlen(nsecs) + 1;
+  }
+  if (put(out, " us ") || put_spaces(out, DURATION_DIGITS - len) || put(out, "| "))
+    return -1;
+  return 0;
+}
+
+static int print_no_duration(FILE *out)
+{
+  return put_spaces(out, 2 + DURATION_DIGITS + 4) || put(out, "| ") ? -1 : 0;
+}
+
+static int print_indent(FILE *out, uint32_t depth)
+{
+  return put_spaces(out, (int)(depth * INDENT));
+}
+
+static const char *call_suffix(const struct fg_profile *p, uint32_t name)
+{
+  enum fg_frame_kind k = fg_profile_kind(p, name);
+  return (k == FG_KIND_JAVA || k == FG_KIND_NATIVE) ? "()" : "";
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+  return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+struct walk_item {
+  uint32_t node, depth;
+  int closing;
+};
+
+struct walk {
+  FILE *out;
+  const struct fg_profile *p;
+  const struct fg_thread_info *thread;
+  const struct fg_call_tree *tree;
+  uint64_t ns_per_sample;
+};
+
+static int print_leaf(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
+{
+  if (print_task(w->out, w->thread) || print_duration(w->out, n->total * w->ns_per_sample) ||
+      print_indent(w->out, depth))
+    return -1;
+  const char *name = fg_profile_name(w->p, n->name);
+  return fprintf(w->out, "%s%s; /* %" PRIu64 " samples, %.1f%% */\n", name,
+                 call_suffix(w->p, n->name), n->total,
+                 percent(n->total, w->tree->nodes[0].total)) < 0 ? -1 : 0;
+}
+
+static int print_open(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
+{
+  if (print_task(w->out, w->thread) || print_no_duration(w->out) || print_indent(w->out, depth))
+    return -1;
+  const char *name = fg_profile_name(w->p, n->name);
+  return fprintf(w->out, "%s%s {\n", name, call_suffix(w->p, n->name)) < 0 ? -1 : 0;
+}
+
+static int print_close(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
+{
+  if (print_task(w->out, w->thread) || print_duration(w->out, n->total * w->ns_per_sample) ||
+      print_indent(w->out, depth))
+    return -1;
+  return fprintf(w->out, "} /* %s %" PRIu64 " samples, %.1f%%, self %" PRIu64 " */\n",
+                 fg_profile_name(w->p, n->name), n->total,
+                 percent(n->total, w->tree->nodes[0].total), n->self) < 0 ? -1 : 0;
+}
+
+/* Pushes node's children so that the first child is on top. */
+static size_t push_children(const struct fg_call_tree *t, uint32_t node, uint32_t depth,
+                            struct walk_item *todo, size_t top)
+{
+  size_t count = 0;
+  for (uint32_t c = t->nodes[node].first_child; c != FG_NO_NODE; c = t->nodes[c].next_sibling)
+    count++;
+  size_t i = top + count;
+  for (uint32_t c = t->nodes[node].first_child; c != FG_NO_NODE; c = t->nodes[c].next_sibling)
+    todo[--i] = (struct walk_item){c, depth, 0};
+  return top + count;
+}
+
+/* Depth-first, without recursion: stacks can be thousands of frames deep.
+ * Each node is pushed once to open and once to close: 2n items at most. */
+static int print_tree(const struct walk *w)
+{
+  const struct fg_call_tree *t = w->tree;
+  struct walk_item *todo = malloc((size_t)t->n * 2 * sizeof *todo);
+  if (!todo)
+    return -1;
+  int rc = 0;
+  size_t top = push_children(t, 0, 0, todo, 0);
+  while (top > 0 && rc == 0) {
+    struct walk_item it = todo[--top];
+    const struct fg_tree_node *n = &t->nodes[it.node];
+    if (it.closing) {
+      rc = print_close(w, n, it.depth);
+    } else if (n->first_child == FG_NO_NODE) {
+      rc = print_leaf(w, n, it.depth);
+    } else {
+      rc = print_open(w, n, it.depth);
+      todo[top++] = (struct walk_item){it.node, it.depth, 1};
+      top = push_children(t, it.node, it.depth + 1, todo, top);
+    }
+  }
+  free(todo);
+  return rc;
+}
+
+static int print_headers(FILE *out, const struct fg_stats *s, uint64_t ns_per_sample)
+{
+  char asked[32], used[32];
+  snprintf(asked, sizeof asked, "%.3f ms", (double)s->interval_ns / 1e6);
+  snprintf(used, sizeof used, "%.3f ms", (double)ns_per_sample / 1e6);
+  if (fprintf(out, "# fgagent call graph, in the style of ftrace's function_graph tracer\n"
+                   "# DURATION = samples x %s (interval asked: %s)\n"
+                   "# %" PRIu64 " samples stored of %" PRIu64 " signals taken; the summary "
+                   "accounts for every loss\n#\n",
+              used, asked, fg_stats_stored(s), s->taken) < 0)
+    return -1;
+  return put(out, "#   TASK/PID    |   DURATION    | FUNCTION CALLS\n"
+                  "#    |    |     |    |   |      | |   |   |   |\n");
+}
+
+static int print_banner(FILE *out, const struct fg_thread_info *th, uint64_t samples)
+{
+  return fprintf(out, "\n ------------------------------------------\n"
+                      "  => %s-%d  %" PRIu64 " samples\n"
+                      " ------------------------------------------\n\n",
+                 th->name, th->tid, samples) < 0 ? -1 : 0;
+}
+
+struct thread_total {
+  uint32_t thread;
+  uint64_t samples;
+};
+
+static int by_samples(const void *a, const void *b)
+{
+  const struct thread_total *x = a, *y = b;
+  if (x->samples != y->samples)
+    return x->samples > y->samples ? -1 : 1;
+  return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* The time one sample stands for: the achieved interval when it was measured. */
+static uint64_t ns_per_sample(const struct fg_stats *s)
+{
+  if (s->cpu_ns > 0 && s->taken > 0)
+    return s->cpu_ns / s->taken;
+  return s->interval_ns;
+}
+
+int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  (void)cfg; /* the call graph is always one tree per thread */
+  uint64_t weight = ns_per_sample(&p->stats);
+  if (print_headers(out, &p->stats, weight) != 0)
+    return -1;
+  struct thread_total *order = calloc(p->nthreads ? p->nthreads : 1, sizeof *order);
+  if (!order)
+    return -1;
+  for (uint32_t i = 0; i < p->nthreads; i++)
+    order[i].thread = i;
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    order[p->stacks[i].thread].samples += p->stacks[i].count;
+  qsort(order, p->nthreads, sizeof *order, by_samples);
+
+  int rc = 0;
+  for (uint32_t i = 0; i < p->nthreads && rc == 0 && order[i].samples > 0; i++) {
+    struct fg_call_tree tree;
+    if (fg_call_tree_build(&tree, p, order[i].thread) != 0) {
+      fg_call_tree_free(&tree);
+      rc = -1;
+      break;
+    }
+    struct walk w = {out, p, &p->threads[order[i].thread], &tree, weight};
+    rc = print_banner(out, w.thread, order[i].samples);
+    if (rc == 0)
+      rc = print_tree(&w);
+    fg_call_tree_free(&tree);
+  }
+  free(order);
+  return rc;
+}

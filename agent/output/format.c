@@ -1,0 +1,68 @@
+/* Which format a file name asks for, and how %p / %t in a path expand. */
+#include "fg/output.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+  const char *ext;
+  enum fg_format format;
+} formats[] = {
+  {".collapsed", FG_FORMAT_COLLAPSED},
+  {".folded", FG_FORMAT_COLLAPSED},
+  {".txt", FG_FORMAT_CALLGRAPH},
+};
+
+static int ends_with(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), m = strlen(suffix);
+  return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+enum fg_format fg_format_for_path(const char *path)
+{
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (ends_with(path, formats[i].ext))
+      return formats[i].format;
+  return FG_FORMAT_NONE;
+}
+
+const char *fg_format_extensions(void)
+{
+  return ".collapsed, .folded (collapsed stacks), .txt (call graph)";
+}
+
+int fg_expand_path(const char *pattern, pid_t pid, time_t when, char *out, size_t outlen)
+{
+  size_t n = 0;
+  for (const char *p = pattern; *p; p++) {
+    char piece[32];
+    const char *add = piece;
+    if (*p != '%') {
+      piece[0] = *p;
+      piece[1] = '\0';
+    } else if (p[1] == 'p') {
+      snprintf(piece, sizeof piece, "%d", (int)pid);
+      p++;
+    } else if (p[1] == 't') {
+      struct tm tm;
+      if (!localtime_r(&when, &tm) || !strftime(piece, sizeof piece, "%Y%m%d-%H%M%S", &tm))
+        return -1;
+      p++;
+    } else if (p[1] == '%') {
+      add = "%";
+      p++;
+    } else {
+      return -1;
+    }
+    size_t len = strlen(add);
+    if (n + len >= outlen)
+      return -1;
+    memcpy(out + n, add, len);
+    n += len;
+  }
+  if (outlen == 0)
+    return -1;
+  out[n] = '\0';
+  return 0;
+}

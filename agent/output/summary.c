@@ -1,0 +1,72 @@
+/* The summary printed at the end of every run: what happened to every signal.
+ * Its last accounting line checks taken == stored + lost. */
+#include <inttypes.h>
+
+#include "fg/output.h"
+#include "fg/stats.h"
+
+static double pct(uint64_t part, uint64_t whole)
+{
+  return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int print_rate(FILE *out, const struct fg_stats *s)
+{
+  if (fprintf(out, "  interval asked:    %.3f ms\n", (double)s->interval_ns / 1e6) < 0)
+    return -1;
+  if (s->cpu_ns == 0 || s->taken == 0)
+    return fprintf(out, "  rate achieved:     not measured (no CPU time or no signal)\n") < 0;
+  double cpu_s = (double)s->cpu_ns / 1e9;
+  return fprintf(out, "  rate achieved:     %.1f samples per CPU-second, one every %.3f ms "
+                      "(%.3f s of CPU sampled)\n",
+                 (double)s->taken / cpu_s, (double)s->cpu_ns / (double)s->taken / 1e6,
+                 cpu_s) < 0 ? -1 : 0;
+}
+
+static int print_failures(FILE *out, const struct fg_stats *s)
+{
+  uint64_t stored = fg_stats_stored(s);
+  if (fprintf(out, "    failed walks:    %" PRIu64 " (%.2f%%), kept as a [tick] frame\n",
+              fg_stats_failed_total(s), pct(fg_stats_failed_total(s), stored)) < 0)
+    return -1;
+  for (int i = 0; i <= FG_TICK_COUNT; i++) {
+    if (s->failed[i] == 0)
+      continue;
+    char label[40];
+    snprintf(label, sizeof label, "[%s]", fg_tick_name(i));
+    if (fprintf(out, "      %-24s %" PRIu64 " (%.2f%%)\n", label, s->failed[i],
+                pct(s->failed[i], stored)) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int fg_write_summary(FILE *out, const struct fg_stats *s)
+{
+  uint64_t stored = fg_stats_stored(s), lost = fg_stats_lost(s);
+  if (fprintf(out, "fgagent summary\n  event:             %s (%s)\n", s->event,
+              s->event_detail) < 0 || print_rate(out, s) != 0)
+    return -1;
+  if (fprintf(out, "  wall time:         %.3f s sampled; fgagent's own thread used %.3f s CPU\n",
+              (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
+    return -1;
+  if (fprintf(out, "  signals taken:     %" PRIu64 "\n"
+                   "  samples stored:    %" PRIu64 " (%.2f%%)\n"
+                   "    Java stacks:     %" PRIu64 " (%.2f%%)\n",
+              s->taken, stored, pct(stored, s->taken), s->java, pct(s->java, stored)) < 0)
+    return -1;
+  if (print_failures(out, s) != 0)
+    return -1;
+  if (fprintf(out, "    no JNIEnv:       %" PRIu64 " (%.2f%%), GC/JIT/VM threads, kept under "
+                   "their thread name\n"
+                   "  samples lost:      %" PRIu64 " (%.2f%%)\n"
+                   "    overruns:        %" PRIu64 " (a thread's buffer was full)\n"
+                   "    no slot:         %" PRIu64 " (too many threads without a JNIEnv)\n"
+                   "  truncated stacks:  %" PRIu64 " (deeper than depth, marked [truncated])\n",
+              s->no_jnienv, pct(s->no_jnienv, stored), lost, pct(lost, s->taken), s->overruns,
+              s->no_slot, s->truncated) < 0)
+    return -1;
+  return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64
+                      ": %s\n", s->taken, stored, lost,
+                 s->taken == stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
+}

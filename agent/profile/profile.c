@@ -1,0 +1,218 @@
+/* The aggregated profile: interned frame names and a table of unique stacks. */
+#include "fg/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+static uint64_t hash_string(const char *s, uint64_t seed)
+{
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return mix(h, seed);
+}
+
+static int grow(void **array, uint32_t *cap, size_t elem, uint32_t need)
+{
+  if (need <= *cap)
+    return 0;
+  uint32_t n = *cap ? *cap : 64;
+  while (n < need)
+    n *= 2;
+  void *a = realloc(*array, n * elem);
+  if (!a)
+    return -1;
+  *array = a;
+  *cap = n;
+  return 0;
+}
+
+/* Index helpers: hash_of(id) gives an entry's stored hash. */
+static int index_rebuild(struct fg_id_index *ix, uint32_t capacity, const void *entries,
+                         uint64_t (*hash_of)(const void *, uint32_t), uint32_t count)
+{
+  uint32_t *slots = calloc(capacity, sizeof *slots);
+  if (!slots)
+    return -1;
+  for (uint32_t id = 0; id < count; id++) {
+    uint32_t i = (uint32_t)hash_of(entries, id) & (capacity - 1);
+    while (slots[i])
+      i = (i + 1) & (capacity - 1);
+    slots[i] = id + 1;
+  }
+  free(ix->slots);
+  ix->slots = slots;
+  ix->capacity = capacity;
+  ix->used = count;
+  return 0;
+}
+
+static int index_reserve(struct fg_id_index *ix, const void *entries,
+                         uint64_t (*hash_of)(const void *, uint32_t), uint32_t count)
+{
+  if ((uint64_t)(count + 1) * 2 <= ix->capacity)
+    return 0;
+  return index_rebuild(ix, ix->capacity ? ix->capacity * 2 : 256, entries, hash_of, count);
+}
+
+static uint64_t name_hash_of(const void *entries, uint32_t id)
+{
+  return ((const uint64_t *)entries)[id];
+}
+
+static uint64_t stack_hash_of(const void *entries, uint32_t id)
+{
+  return ((const struct fg_stack *)entries)[id].hash;
+}
+
+void fg_profile_init(struct fg_profile *p)
+{
+  memset(p, 0, sizeof *p);
+}
+
+void fg_profile_free(struct fg_profile *p)
+{
+  for (uint32_t i = 0; i < p->nnames; i++)
+    free(p->names[i]);
+  for (uint32_t i = 0; i < p->nthreads; i++)
+    free(p->threads[i].name);
+  free(p->names);
+  free(p->kinds);
+  free(p->name_hashes);
+  free(p->name_index.slots);
+  free(p->threads);
+  free(p->stacks);
+  free(p->stack_index.slots);
+  free(p->frame_pool);
+  memset(p, 0, sizeof *p);
+}
+
+int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind)
+{
+  uint64_t h = hash_string(name, kind);
+  if (index_reserve(&p->name_index, p->name_hashes, name_hash_of, p->nnames) != 0)
+    return -1;
+  uint32_t mask = p->name_index.capacity - 1, i = (uint32_t)h & mask;
+  for (; p->name_index.slots[i]; i = (i + 1) & mask) {
+    uint32_t id = p->name_index.slots[i] - 1;
+    if (p->name_hashes[id] == h && p->kinds[id] == kind && strcmp(p->names[id], name) == 0)
+      return id;
+  }
+  uint32_t cap = p->names_cap;
+  if (grow((void **)&p->names, &cap, sizeof *p->names, p->nnames + 1) != 0)
+    return -1;
+  cap = p->names_cap;
+  if (grow((void **)&p->kinds, &cap, sizeof *p->kinds, p->nnames + 1) != 0)
+    return -1;
+  cap = p->names_cap;
+  if (grow((void **)&p->name_hashes, &cap, sizeof *p->name_hashes, p->nnames + 1) != 0)
+    return -1;
+  p->names_cap = cap;
+  char *copy = strdup(name);
+  if (!copy)
+    return -1;
+  uint32_t id = p->nnames++;
+  p->names[id] = copy;
+  p->kinds[id] = (uint8_t)kind;
+  p->name_hashes[id] = h;
+  p->name_index.slots[i] = id + 1;
+  p->name_index.used++;
+  return id;
+}
+
+const char *fg_profile_name(const struct fg_profile *p, uint32_t id)
+{
+  return id < p->nnames ? p->names[id] : "[bad_frame]";
+}
+
+enum fg_frame_kind fg_profile_kind(const struct fg_profile *p, uint32_t id)
+{
+  return id < p->nnames ? (enum fg_frame_kind)p->kinds[id] : FG_KIND_MARKER;
+}
+
+int64_t fg_profile_add_thread(struct fg_profile *p, int tid, const char *name)
+{
+  if (grow((void **)&p->threads, &p->threads_cap, sizeof *p->threads, p->nthreads + 1) != 0)
+    return -1;
+  char *copy = strdup(name ? name : "");
+  if (!copy)
+    return -1;
+  p->threads[p->nthreads].tid = tid;
+  p->threads[p->nthreads].name = copy;
+  return p->nthreads++;
+}
+
+int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *name)
+{
+  if (thread >= p->nthreads)
+    return -1;
+  char *copy = strdup(name);
+  if (!copy)
+    return -1;
+  free(p->threads[thread].name);
+  p->threads[thread].name = copy;
+  return 0;
+}
+
+static uint64_t hash_stack(uint32_t thread, const uint32_t *frames, uint32_t n)
+{
+  uint64_t h = mix(0x5bd1e995ull, thread);
+  for (uint32_t i = 0; i < n; i++)
+    h = mix(h, frames[i]);
+  return mix(h, n);
+}
+
+int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
+                   uint64_t count)
+{
+  uint64_t h = hash_stack(thread, frames, n);
+  if (index_reserve(&p->stack_index, p->stacks, stack_hash_of, p->nstacks) != 0)
+    return -1;
+  uint32_t mask = p->stack_index.capacity - 1, i = (uint32_t)h & mask;
+  for (; p->stack_index.slots[i]; i = (i + 1) & mask) {
+    struct fg_stack *s = &p->stacks[p->stack_index.slots[i] - 1];
+    if (s->hash == h && s->thread == thread && s->nframes == n &&
+        memcmp(fg_stack_frames(p, s), frames, n * sizeof *frames) == 0) {
+      s->count += count;
+      return 0;
+    }
+  }
+  if (grow((void **)&p->stacks, &p->stacks_cap, sizeof *p->stacks, p->nstacks + 1) != 0)
+    return -1;
+  if (p->pool_len + n > p->pool_cap) {
+    size_t cap = p->pool_cap ? p->pool_cap : 1024;
+    while (cap < p->pool_len + n)
+      cap *= 2;
+    uint32_t *pool = realloc(p->frame_pool, cap * sizeof *pool);
+    if (!pool)
+      return -1;
+    p->frame_pool = pool;
+    p->pool_cap = cap;
+  }
+  memcpy(p->frame_pool + p->pool_len, frames, n * sizeof *frames);
+  struct fg_stack *s = &p->stacks[p->nstacks];
+  s->thread = thread;
+  s->nframes = n;
+  s->first = p->pool_len;
+  s->count = count;
+  s->hash = h;
+  p->pool_len += n;
+  p->stack_index.slots[i] = ++p->nstacks;
+  p->stack_index.used++;
+  return 0;
+}
+
+uint64_t fg_profile_total(const struct fg_profile *p)
+{
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    n += p->stacks[i].count;
+  return n;
+}

@@ -1,0 +1,37 @@
+/* Agent options: "key=value,key=value" as given after -agentpath:...= */
+#ifndef FG_OPTIONS_H
+#define FG_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fg_event { FG_EVENT_CPU, FG_EVENT_ITIMER };
+
+#define FG_MAX_FILES 8
+#define FG_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms */
+#define FG_DEFAULT_DEPTH 2048
+#define FG_DEFAULT_RING_BYTES (64u * 1024u)
+#define FG_DEFAULT_FILE "fgagent-%p.txt"
+
+struct fg_options {
+  uint64_t interval_ns;
+  enum fg_event event;
+  int depth;                     /* most Java frames kept per sample */
+  bool threads;                  /* split outputs per thread */
+  bool lines;                    /* frame names carry source line numbers */
+  size_t ring_bytes;             /* per-thread sample buffer */
+  int nfiles;
+  char files[FG_MAX_FILES][512]; /* output patterns, %p and %t unexpanded */
+  char log[512];                 /* summary destination; "" = stderr */
+};
+
+/* Parses text (NULL or "" gives the defaults). On a bad option returns -1 and
+ * writes one line into err naming the option, the value and what is accepted. */
+int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t errlen);
+
+/* Bytes one sample of depth frames takes in a ring (header included). A ring
+ * must hold two of the largest, so that one always fits however it wraps. */
+size_t fg_sample_bytes(int depth);
+
+#endif

@@ -1,0 +1,38 @@
+/* Output formats: each is a pure function of an aggregated profile. */
+#ifndef FG_OUTPUT_H
+#define FG_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct fg_profile;
+struct fg_stats;
+
+enum fg_format { FG_FORMAT_NONE, FG_FORMAT_COLLAPSED, FG_FORMAT_CALLGRAPH };
+
+/* The format a file name's extension selects, or FG_FORMAT_NONE. */
+enum fg_format fg_format_for_path(const char *path);
+/* The extensions fg_format_for_path accepts, for error messages. */
+const char *fg_format_extensions(void);
+
+/* Expands %p (pid), %t (YYYYMMDD-HHMMSS local time) and %% in pattern.
+ * Returns -1 if out is too small or a % is followed by anything else. */
+int fg_expand_path(const char *pattern, pid_t pid, time_t when, char *out, size_t outlen);
+
+struct fg_output_settings {
+  bool per_thread;   /* a [thread] root frame on every stack */
+};
+
+/* Each returns 0, or -1 when a write failed (errno set). */
+int fg_write_collapsed(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+int fg_write_summary(FILE *out, const struct fg_stats *s);
+
+/* Writes p to path in the format its extension selects, through a temporary
+ * file renamed into place. Returns -1 with a message in err on failure. */
+int fg_write_profile_file(const char *path, const struct fg_profile *p,
+                          const struct fg_output_settings *cfg, char *err, size_t errlen);
+
+#endif

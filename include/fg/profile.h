@@ -1,0 +1,81 @@
+/* The aggregated profile: unique stacks per thread with their sample counts,
+ * frame names interned once. Everything an output needs, nothing of the JVM:
+ * outputs are pure functions of it and are tested without one. */
+#ifndef FG_PROFILE_H
+#define FG_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg/stats.h"
+
+enum fg_frame_kind {
+  FG_KIND_JAVA,      /* a Java method */
+  FG_KIND_NATIVE,    /* a Java method declared native (ASGCT lineno -3) */
+  FG_KIND_MARKER,    /* [GC_active], [truncated], ...: not code */
+  FG_KIND_THREAD,    /* [thread name]: samples of a thread with no JNIEnv */
+};
+
+struct fg_thread_info {
+  int tid;           /* OS thread id */
+  char *name;
+};
+
+struct fg_stack {
+  uint32_t thread;   /* index into threads */
+  uint32_t nframes;
+  size_t first;      /* index of the root frame in frame_pool */
+  uint64_t count;
+  uint64_t hash;
+};
+
+struct fg_id_index {  /* open addressing over entry ids; 0 = empty, else id + 1 */
+  uint32_t *slots;
+  uint32_t capacity;
+  uint32_t used;
+};
+
+struct fg_profile {
+  char **names;
+  uint8_t *kinds;
+  uint64_t *name_hashes;
+  uint32_t nnames, names_cap;
+  struct fg_id_index name_index;
+
+  struct fg_thread_info *threads;
+  uint32_t nthreads, threads_cap;
+
+  struct fg_stack *stacks;
+  uint32_t nstacks, stacks_cap;
+  struct fg_id_index stack_index;
+  uint32_t *frame_pool;            /* frame name ids, root first, per stack */
+  size_t pool_len, pool_cap;
+
+  struct fg_stats stats;           /* accounting that travels with the profile */
+};
+
+void fg_profile_init(struct fg_profile *p);
+void fg_profile_free(struct fg_profile *p);
+
+/* The id of name with that kind, added if new; -1 if out of memory. */
+int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind);
+const char *fg_profile_name(const struct fg_profile *p, uint32_t id);
+enum fg_frame_kind fg_profile_kind(const struct fg_profile *p, uint32_t id);
+
+/* A new thread's index; -1 if out of memory. */
+int64_t fg_profile_add_thread(struct fg_profile *p, int tid, const char *name);
+int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *name);
+
+/* Adds count samples of the stack frames[0..n) (root first) on thread. */
+int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
+                   uint64_t count);
+
+static inline const uint32_t *fg_stack_frames(const struct fg_profile *p, const struct fg_stack *s)
+{
+  return p->frame_pool + s->first;
+}
+
+uint64_t fg_profile_total(const struct fg_profile *p);
+
+#endif

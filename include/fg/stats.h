@@ -1,0 +1,45 @@
+/* What happened to every signal: the accounting the summary prints.
+ * Invariant once sampling has stopped and every buffer is drained:
+ *   taken == fg_stats_stored(s) + fg_stats_lost(s). */
+#ifndef FG_STATS_H
+#define FG_STATS_H
+
+#include <stdint.h>
+#include "fg/forte.h"
+
+struct fg_stats {
+  uint64_t taken;                          /* signals that reached the handler */
+  uint64_t java;                           /* stored with >= 1 Java frame */
+  uint64_t failed[FG_TICK_COUNT + 1];      /* stored as a [tick] frame, by tick index */
+  uint64_t no_jnienv;                      /* stored under a thread with no JNIEnv (GC, JIT, VM) */
+  uint64_t overruns;                       /* lost: the thread's ring was full */
+  uint64_t no_slot;                        /* lost: no slot left for a thread with no JNIEnv */
+  uint64_t truncated;                      /* stored, but deeper than depth */
+
+  uint64_t interval_ns;                    /* asked */
+  uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling */
+  uint64_t profiler_cpu_ns;                /* CPU time of fgagent's own thread */
+  uint64_t wall_ns;                        /* how long sampling ran */
+  char event[16];                          /* "cpu" or "itimer" */
+  char event_detail[96];                   /* how the timer was made, fallbacks */
+};
+
+static inline uint64_t fg_stats_failed_total(const struct fg_stats *s)
+{
+  uint64_t n = 0;
+  for (int i = 0; i <= FG_TICK_COUNT; i++)
+    n += s->failed[i];
+  return n;
+}
+
+static inline uint64_t fg_stats_stored(const struct fg_stats *s)
+{
+  return s->java + fg_stats_failed_total(s) + s->no_jnienv;
+}
+
+static inline uint64_t fg_stats_lost(const struct fg_stats *s)
+{
+  return s->overruns + s->no_slot;
+}
+
+#endif

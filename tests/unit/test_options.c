@@ -1,0 +1,113 @@
+/* Option parsing: defaults, every key, and one clear line for every bad value. */
+#include "unit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fg/options.h"
+
+static struct fg_options o;
+static char err[512];
+
+static void assert_rejected(const char *text, const char *must_mention, const char *accepted)
+{
+  assert_int_equal(fg_options_parse(text, &o, err, sizeof err), -1);
+  if (!strstr(err, must_mention) || !strstr(err, accepted) || strchr(err, '\n'))
+    fail_msg("for '%s' got: %s", text, err);
+}
+
+static void empty_string_gives_documented_defaults(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("", &o, err, sizeof err), 0);
+  assert_int_equal(o.interval_ns, 10000000);
+  assert_int_equal(o.event, FG_EVENT_CPU);
+  assert_int_equal(o.depth, 2048);
+  assert_false(o.threads);
+  assert_false(o.lines);
+  assert_int_equal(o.nfiles, 1);
+  assert_string_equal(o.files[0], "fgagent-%p.txt");
+  assert_string_equal(o.log, "");
+  assert_int_equal(fg_options_parse(NULL, &o, err, sizeof err), 0);
+}
+
+static void intervals_take_every_unit(void **state)
+{
+  (void)state;
+  static const struct { const char *text; uint64_t ns; } cases[] = {
+    {"interval=1ms", 1000000}, {"interval=100us", 100000}, {"interval=250000ns", 250000},
+    {"interval=2s", 2000000000}, {"interval=10us", 10000},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    assert_int_equal(fg_options_parse(cases[i].text, &o, err, sizeof err), 0);
+    assert_int_equal(o.interval_ns, cases[i].ns);
+  }
+}
+
+static void full_option_string(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("interval=1ms,event=itimer,depth=64,threads,lines=no,"
+                                    "file=a-%p.collapsed,file=b.txt,log=/tmp/s.log,ringsize=128k",
+                                    &o, err, sizeof err), 0);
+  assert_int_equal(o.event, FG_EVENT_ITIMER);
+  assert_int_equal(o.depth, 64);
+  assert_true(o.threads);
+  assert_false(o.lines);
+  assert_int_equal(o.nfiles, 2);
+  assert_string_equal(o.files[0], "a-%p.collapsed");
+  assert_string_equal(o.files[1], "b.txt");
+  assert_string_equal(o.log, "/tmp/s.log");
+  assert_int_equal(o.ring_bytes, 128 * 1024);
+}
+
+static void bad_values_name_option_value_and_accepted(void **state)
+{
+  (void)state;
+  assert_rejected("interval=1", "interval='1'", "ns, us, ms or s");
+  assert_rejected("interval=fast", "interval='fast'", "ns, us, ms or s");
+  assert_rejected("interval=5us", "interval='5us'", "from 10us to 60s");
+  assert_rejected("interval=-1ms", "interval='-1ms'", "ns, us, ms or s");
+  assert_rejected("interval=99999999999999999999s", "interval=", "ns, us, ms or s");
+  assert_rejected("event=wall", "event='wall'", "cpu, itimer");
+  assert_rejected("depth=0", "depth='0'", "from 1 to");
+  assert_rejected("depth=12x", "depth='12x'", "from 1 to");
+  assert_rejected("threads=maybe", "threads='maybe'", "true/false");
+  assert_rejected("file=out.svg", "file='out.svg'", ".collapsed");
+  assert_rejected("file=out-%q.txt", "file='out-%q.txt'", "p (pid), t (time)");
+  assert_rejected("ringsize=3000", "ringsize='3000'", "power of two");
+  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 49200");
+  assert_rejected("colour=red", "unknown option 'colour'", "interval, event, depth");
+  assert_rejected("interval", "option interval has no value", "interval=VALUE");
+  assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");
+  assert_rejected("interval=1ms,", "empty option", "separated by single commas");
+}
+
+static void small_depth_allows_small_ring(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("depth=64,ringsize=4k", &o, err, sizeof err), 0);
+  assert_int_equal(o.ring_bytes, 4096);
+}
+
+static void too_many_files(void **state)
+{
+  (void)state;
+  char text[512] = "file=0.txt";
+  for (int i = 1; i <= FG_MAX_FILES; i++)
+    snprintf(text + strlen(text), sizeof text - strlen(text), ",file=%d.txt", i);
+  assert_rejected(text, "one too many", "at most 8");
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(empty_string_gives_documented_defaults),
+    cmocka_unit_test(intervals_take_every_unit),
+    cmocka_unit_test(full_option_string),
+    cmocka_unit_test(bad_values_name_option_value_and_accepted),
+    cmocka_unit_test(small_depth_allows_small_ring),
+    cmocka_unit_test(too_many_files),
+  };
+  return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}

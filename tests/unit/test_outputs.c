@@ -1,0 +1,214 @@
+/* The text outputs as pure functions of a small profile. */
+#include "unit.h"
+
+#include <string.h>
+
+#include "capture.h"
+#include "fg/output.h"
+#include "profile_fixture.h"
+
+static void collapsed_merges_threads_and_sorts(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  build_fixture(&p);
+  /* the same stack on two threads becomes one line */
+  const char *hot[] = {"Worker.run", "Main.hot"};
+  add_named(&p, 0, hot, 2, 3);
+  struct fg_output_settings cfg = {.per_thread = false};
+  char *text;
+  CAPTURE(text, fg_write_collapsed(out, &p, &cfg));
+  assert_string_equal(text,
+                      "Main.main;Main.cold 30\n"
+                      "Main.main;Main.work 10\n"
+                      "Main.main;Main.work;Main.hot 60\n"
+                      "Worker.run;Main.hot 8\n"
+                      "[GC_active] 2\n");
+  free(text);
+  fg_profile_free(&p);
+}
+
+static void collapsed_per_thread_roots_and_sanitizes_names(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  build_fixture(&p);
+  struct fg_output_settings cfg = {.per_thread = true};
+  char *text;
+  CAPTURE(text, fg_write_collapsed(out, &p, &cfg));
+  assert_string_equal(text,
+                      "[main tid=100];Main.main;Main.cold 30\n"
+                      "[main tid=100];Main.main;Main.work 10\n"
+                      "[main tid=100];Main.main;Main.work;Main.hot 60\n"
+                      "[worker_1 tid=101];Worker.run;Main.hot 5\n"
+                      "[worker_1 tid=101];[GC_active] 2\n");
+  free(text);
+  fg_profile_free(&p);
+}
+
+static void empty_profile_writes_nothing(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  struct fg_output_settings cfg = {0};
+  char *text;
+  CAPTURE(text, fg_write_collapsed(out, &p, &cfg));
+  assert_string_equal(text, "");
+  free(text);
+  fg_profile_free(&p);
+}
+
+static const char callgraph_golden[] =
+  "# fgagent call graph, in the style of ftrace's function_graph tracer\n"
+  "# DURATION = samples x 1.000 ms (interval asked: 1.000 ms)\n"
+  "# 107 samples stored of 107 signals taken; the summary accounts for every loss\n"
+  "#\n"
+  "#   TASK/PID    |   DURATION    | FUNCTION CALLS\n"
+  "#    |    |     |    |   |      | |   |   |   |\n"
+  "\n"
+  " ------------------------------------------\n"
+  "  => main-100  100 samples\n"
+  " ------------------------------------------\n"
+  "\n"
+  "    main-100    |               | Main.main() {\n"
+  "    main-100    |               |   Main.work() {\n"
+  "    main-100    | * 60000.00 us |     Main.hot(); /* 60 samples, 60.0% */\n"
+  "    main-100    | * 70000.00 us |   } /* Main.work 70 samples, 70.0%, self 10 */\n"
+  "    main-100    | * 30000.00 us |   Main.cold(); /* 30 samples, 30.0% */\n"
+  "    main-100    | * 100000.0 us | } /* Main.main 100 samples, 100.0%, self 0 */\n"
+  "\n"
+  " ------------------------------------------\n"
+  "  => worker;1-101  7 samples\n"
+  " ------------------------------------------\n"
+  "\n"
+  "  worker;1-101  |               | Worker.run() {\n"
+  "  worker;1-101  | # 5000.000 us |   Main.hot(); /* 5 samples, 71.4% */\n"
+  "  worker;1-101  | # 5000.000 us | } /* Worker.run 5 samples, 71.4%, self 0 */\n"
+  "  worker;1-101  | # 2000.000 us | [GC_active]; /* 2 samples, 28.6% */\n";
+
+static void callgraph_matches_function_graph_layout(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  build_fixture(&p);
+  struct fg_output_settings cfg = {0};
+  char *text;
+  CAPTURE(text, fg_write_callgraph(out, &p, &cfg));
+  if (strcmp(text, callgraph_golden) != 0)
+    fail_msg("call graph differs:\n%s", text);
+  free(text);
+  fg_profile_free(&p);
+}
+
+static void callgraph_duration_marks_and_widths(void **state)
+{
+  (void)state;
+  /* one stack per magnitude, a sample = 1 us: marks at 10us, 100us, 1ms, 10ms, 100ms, 1s */
+  static const struct { uint64_t samples; const char *cell; } cases[] = {
+    {5, "  5.000 us    |"}, {11, "+ 11.000 us   |"}, {101, "! 101.000 us  |"},
+    {1001, "# 1001.000 us |"}, {10001, "* 10001.00 us |"}, {100001, "@ 100001.0 us |"},
+    {1000001, "$ 1000001 us  |"}, {123456789, "$ 123456789 us |"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct fg_profile p;
+    fg_profile_init(&p);
+    p.stats.interval_ns = 1000;
+    fg_profile_add_thread(&p, 1, "t");
+    uint32_t id = (uint32_t)fg_profile_intern(&p, "A.a", FG_KIND_JAVA);
+    fg_profile_add(&p, 0, &id, 1, cases[i].samples);
+    struct fg_output_settings cfg = {0};
+    char *text;
+    CAPTURE(text, fg_write_callgraph(out, &p, &cfg));
+    if (!strstr(text, cases[i].cell))
+      fail_msg("no '%s' in:\n%s", cases[i].cell, text);
+    free(text);
+    fg_profile_free(&p);
+  }
+}
+
+static void callgraph_survives_very_deep_stacks(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.stats.interval_ns = 1000000;
+  fg_profile_add_thread(&p, 1, "deep");
+  enum { DEPTH = 20000 };
+  uint32_t *ids = malloc(DEPTH * sizeof *ids);
+  char name[32];
+  for (int i = 0; i < DEPTH; i++) {
+    snprintf(name, sizeof name, "R.f%d", i % 7);
+    ids[i] = (uint32_t)fg_profile_intern(&p, name, FG_KIND_JAVA);
+  }
+  fg_profile_add(&p, 0, ids, DEPTH, 1);
+  struct fg_output_settings cfg = {0};
+  char *text;
+  CAPTURE(text, fg_write_callgraph(out, &p, &cfg));
+  size_t opens = 0;
+  for (char *c = text; (c = strstr(c, "() {\n")) != NULL; c++)
+    opens++;
+  assert_int_equal(opens, DEPTH - 1);
+  free(text);
+  free(ids);
+  fg_profile_free(&p);
+}
+
+static void summary_accounts_for_every_signal(void **state)
+{
+  (void)state;
+  struct fg_stats s = {0};
+  s.taken = 1000;
+  s.java = 900;
+  s.failed[5] = 40;
+  s.failed[2] = 10;
+  s.no_jnienv = 30;
+  s.overruns = 15;
+  s.no_slot = 5;
+  s.truncated = 3;
+  s.interval_ns = 1000000;
+  s.cpu_ns = 1000000000;
+  snprintf(s.event, sizeof s.event, "cpu");
+  snprintf(s.event_detail, sizeof s.event_detail, "perf_events cpu-clock");
+  char *text;
+  CAPTURE(text, fg_write_summary(out, &s));
+  static const char *const expected[] = {
+    "event:             cpu (perf_events cpu-clock)",
+    "interval asked:    1.000 ms",
+    "rate achieved:     1000.0 samples per CPU-second, one every 1.000 ms",
+    "signals taken:     1000",
+    "samples stored:    980 (98.00%)",
+    "Java stacks:     900",
+    "failed walks:    50 (5.10%)",
+    "[unknown_Java]           40 (4.08%)",
+    "[GC_active]              10 (1.02%)",
+    "no JNIEnv:       30",
+    "samples lost:      20 (2.00%)",
+    "overruns:        15",
+    "no slot:         5",
+    "truncated stacks:  3",
+    "accounting:        taken 1000 = stored 980 + lost 20: OK",
+  };
+  for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
+    if (!strstr(text, expected[i]))
+      fail_msg("no '%s' in:\n%s", expected[i], text);
+  free(text);
+  s.taken = 1001;
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_non_null(strstr(text, "taken 1001 = stored 980 + lost 20: MISMATCH"));
+  free(text);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(collapsed_merges_threads_and_sorts),
+    cmocka_unit_test(collapsed_per_thread_roots_and_sanitizes_names),
+    cmocka_unit_test(empty_profile_writes_nothing),
+    cmocka_unit_test(callgraph_matches_function_graph_layout),
+    cmocka_unit_test(callgraph_duration_marks_and_widths),
+    cmocka_unit_test(callgraph_survives_very_deep_stacks),
+    cmocka_unit_test(summary_accounts_for_every_signal),
+  };
+  return cmocka_run_group_tests_name("outputs", tests, NULL, NULL);
+}
