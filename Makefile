@@ -17,9 +17,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
            agent/output/callgraph.c agent/output/summary.c agent/output/profile_file.c \
            agent/sampling/foreign_threads.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
-AGENT_SRC = $(wildcard agent/jvmti/*.c) agent/sampling/handler.c agent/sampling/timer_itimer.c \
-            agent/sampling/timer_perf.c agent/sampling/sampler.c agent/buffer/drainer.c \
-            agent/profile/method_names.c
+AGENT_SRC = $(filter-out $(CORE_SRC),$(wildcard agent/*.c agent/*/*.c))
 
 CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o)
 AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)

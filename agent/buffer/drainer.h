@@ -1,0 +1,61 @@
+/* The drainer: moves samples from every thread's ring (and the counts of
+ * threads without a JNIEnv) into the aggregated profile, resolving names as
+ * it goes. It runs as a JVMTI agent thread with SIGPROF blocked; the last
+ * pass runs on the thread that handles VMDeath, after sampling stopped. */
+#ifndef FG_DRAINER_H
+#define FG_DRAINER_H
+
+#include <jvmti.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fg/profile.h"
+#include "../jvmti/threads.h"
+#include "../profile/method_names.h"
+#include "../sampling/sampler.h"
+#include "../sampling/timer.h"
+
+struct fg_foreign_name {
+  int tid;                     /* 0 = empty */
+  uint32_t profile_thread;
+  uint32_t frame;              /* "[thread name]" */
+};
+
+struct fg_drainer {
+  /* set up by the agent */
+  jvmtiEnv *jvmti;
+  struct fg_registry *registry;
+  struct fg_sampler *sampler;
+  struct fg_timer *timer;
+  struct fg_profile *profile;
+  struct fg_method_names *names;
+  int depth;
+
+  pthread_mutex_t lock;        /* held for a pass: the profile is the holder's */
+  uint32_t *frames;            /* depth + 1 name ids, root first */
+  struct fg_foreign_name *foreign_names;
+  uint32_t foreign_capacity, foreign_used;
+  uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */
+
+  int closed;                  /* under lock: the final pass is done */
+  _Atomic int stop;
+  _Atomic int running;
+  _Atomic uint64_t cpu_ns;     /* the drainer thread's own CPU time so far */
+  jobject thread;              /* global ref to its java.lang.Thread */
+};
+
+int fg_drainer_init(struct fg_drainer *d);
+
+/* Starts the agent thread. -1 with a message in err. */
+int fg_drainer_start(struct fg_drainer *d, JNIEnv *jni, char *err, size_t errlen);
+
+/* One pass over every ring, with jni the calling thread's. Takes the lock. */
+void fg_drainer_pass(struct fg_drainer *d, JNIEnv *jni);
+
+/* The last pass, once sampling has stopped: drains everything with the
+ * caller's jni and closes the drainer, so that any later pass (the agent
+ * thread may be about to start one) leaves the profile alone. */
+void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni);
+
+#endif

@@ -1,0 +1,111 @@
+/* Entry point: java -agentpath:libfgagent.so=OPTIONS.
+ * Parses the options, finds AsyncGetCallTrace, enables the JVMTI events;
+ * sampling itself starts at VMInit (session.c). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+static struct fg_agent the_agent;
+
+static fg_asgct_fn find_asgct(void)
+{
+  void *sym = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+  if (!sym) {
+    void *jvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
+    if (jvm)
+      sym = dlsym(jvm, "AsyncGetCallTrace");
+  }
+  return (fg_asgct_fn)sym;
+}
+
+/* Whether text turns DebugNonSafepoints off (the last mention wins). */
+static int scan_debug_flag(const char *text, int current)
+{
+  for (const char *p = text; (p = strstr(p, "DebugNonSafepoints")) != NULL; p++) {
+    if (p >= text + 5 && strncmp(p - 5, "-XX:-", 5) == 0)
+      current = 1;
+    else if (p >= text + 5 && strncmp(p - 5, "-XX:+", 5) == 0)
+      current = 0;
+  }
+  return current;
+}
+
+/* The user's -XX:-DebugNonSafepoints hides inlined frames: say so. Looks
+ * where the JVM reads flags from: its command line and the option variables. */
+static void warn_if_debug_non_safepoints_off(void)
+{
+  int off = 0;
+  static const char *const vars[] = {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    if (getenv(vars[i]))
+      off = scan_debug_flag(getenv(vars[i]), off);
+  FILE *f = fopen("/proc/self/cmdline", "r");
+  if (f) {
+    char arg[4096];
+    size_t n = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+      if (c != '\0' && n + 1 < sizeof arg) {
+        arg[n++] = (char)c;
+        continue;
+      }
+      arg[n] = '\0';
+      off = scan_debug_flag(arg, off);
+      n = 0;
+    }
+    fclose(f);
+  }
+  if (off)
+    fprintf(stderr, "fgagent: warning: -XX:-DebugNonSafepoints is set: inlined methods will "
+                    "not get frames of their own and time is credited to their callers\n");
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+  (void)reserved;
+  struct fg_agent *a = &the_agent;
+  char err[1024];
+
+  if (fg_options_parse(options, &a->opts, err, sizeof err) != 0) {
+    fprintf(stderr, "%s\n", err);
+    return JNI_ERR;
+  }
+  a->sampler.asgct = find_asgct();
+  if (!a->sampler.asgct) {
+    fprintf(stderr, "fgagent: AsyncGetCallTrace not found in this JVM (is it HotSpot?); "
+                    "fgagent needs a HotSpot JVM that exports it\n");
+    return JNI_ERR;
+  }
+  if ((*vm)->GetEnv(vm, (void **)&a->jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+    fprintf(stderr, "fgagent: JVMTI 1.2 is not available in this JVM\n");
+    return JNI_ERR;
+  }
+  (*a->jvmti)->SetEnvironmentLocalStorage(a->jvmti, a);
+  warn_if_debug_non_safepoints_off();
+
+  a->sampler.depth = a->opts.depth;
+  a->sampler.foreign = &a->foreign;
+  fg_profile_init(&a->profile);
+  fg_method_names_init(&a->names, a->opts.lines);
+  a->drainer.jvmti = a->jvmti;
+  a->drainer.registry = &a->registry;
+  a->drainer.sampler = &a->sampler;
+  a->drainer.timer = &a->timer;
+  a->drainer.profile = &a->profile;
+  a->drainer.names = &a->names;
+  a->drainer.depth = a->opts.depth;
+  if (fg_registry_init(&a->registry, a->opts.ring_bytes, a->opts.depth) != 0 ||
+      fg_drainer_init(&a->drainer) != 0) {
+    fprintf(stderr, "fgagent: out of memory at start-up\n");
+    return JNI_ERR;
+  }
+  if (fg_events_enable(a, err, sizeof err) != 0) {
+    fprintf(stderr, "%s\n", err);
+    return JNI_ERR;
+  }
+  return JNI_OK;
+}

@@ -1,0 +1,53 @@
+/* The agent's context: everything one profiling session owns. JVMTI
+ * callbacks carry no user pointer, so agent.c keeps the one instance and
+ * hands it to every module explicitly. */
+#ifndef FG_AGENT_H
+#define FG_AGENT_H
+
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "fg/foreign_threads.h"
+#include "fg/options.h"
+#include "fg/profile.h"
+#include "../buffer/drainer.h"
+#include "../profile/method_names.h"
+#include "../sampling/sampler.h"
+#include "../sampling/timer.h"
+#include "threads.h"
+
+struct fg_agent {
+  jvmtiEnv *jvmti;
+  struct fg_options opts;
+  struct fg_sampler sampler;
+  struct fg_foreign_threads foreign;
+  struct fg_registry registry;
+  struct fg_timer timer;
+  struct fg_drainer drainer;
+  struct fg_profile profile;
+  struct fg_method_names names;
+
+  _Atomic int live;            /* VMInit done, sampling on */
+  _Atomic int finished;        /* outputs written */
+  time_t start_time;           /* for %t */
+  uint64_t start_wall_ns, start_cpu_ns;
+};
+
+/* events.c: JVMTI event callbacks and their registration */
+int fg_events_enable(struct fg_agent *a, char *err, size_t errlen);
+
+/* classes.c: make jmethodIDs exist before any sample needs them */
+void fg_classes_preload_all(struct fg_agent *a, JNIEnv *jni);
+void fg_classes_preload(struct fg_agent *a, jclass klass);
+
+/* session.c: start at VMInit, stop and write everything at VMDeath */
+void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread);
+void fg_session_finish(struct fg_agent *a, JNIEnv *jni);
+
+/* Registers the calling Java thread (idempotent) and gives it a timer. */
+void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread);
+void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread);
+
+#endif

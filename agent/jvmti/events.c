@@ -1,0 +1,110 @@
+/* JVMTI event callbacks. Each one hands the work to the module it belongs to. */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent.h"
+
+static struct fg_agent *agent_of(jvmtiEnv *jvmti)
+{
+  void *a = NULL;
+  (*jvmti)->GetEnvironmentLocalStorage(jvmti, &a);
+  return a;
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+  fg_session_start(agent_of(jvmti), jni, thread);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+  fg_session_finish(agent_of(jvmti), jni);
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+  struct fg_agent *a = agent_of(jvmti);
+  if (atomic_load(&a->live))
+    fg_session_attach_thread(a, jni, thread);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+  fg_session_detach_thread(agent_of(jvmti), jni, thread);
+}
+
+/* Enabled only because AsyncGetCallTrace returns ticks_no_class_load (-1)
+ * for every sample unless ClassLoad events are on. */
+static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+  (void)jvmti;
+  (void)jni;
+  (void)thread;
+  (void)klass;
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+  struct fg_agent *a = agent_of(jvmti);
+  fg_classes_preload(a, klass);
+  /* Threads started before VMInit never get ThreadStart: register them the
+   * first time they show up in an event of their own. */
+  if (atomic_load(&a->live) && !fg_current_thread)
+    fg_session_attach_thread(a, jni, thread);
+}
+
+/* Enabled because it turns on DebugNonSafepoints: without it, HotSpot records
+ * no debug info between safepoints and inlined methods vanish into their
+ * caller in AsyncGetCallTrace's stacks. */
+static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+                                            const void *code_addr, jint map_length,
+                                            const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+  (void)jvmti;
+  (void)method;
+  (void)code_size;
+  (void)code_addr;
+  (void)map_length;
+  (void)map;
+  (void)compile_info;
+}
+
+int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
+{
+  jvmtiEnv *jvmti = a->jvmti;
+  jvmtiCapabilities caps;
+  memset(&caps, 0, sizeof caps);
+  caps.can_generate_compiled_method_load_events = 1;
+  caps.can_get_line_numbers = 1;
+  caps.can_get_source_file_name = 1;
+  jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &caps);
+  if (e != JVMTI_ERROR_NONE) {
+    snprintf(err, errlen, "fgagent: JVMTI AddCapabilities failed with error %d", (int)e);
+    return -1;
+  }
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  cb.ThreadStart = on_thread_start;
+  cb.ThreadEnd = on_thread_end;
+  cb.ClassLoad = on_class_load;
+  cb.ClassPrepare = on_class_prepare;
+  cb.CompiledMethodLoad = on_compiled_method_load;
+  if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
+    snprintf(err, errlen, "fgagent: JVMTI SetEventCallbacks failed with error %d", (int)e);
+    return -1;
+  }
+  static const jvmtiEvent events[] = {
+    JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+    JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD,
+  };
+  for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+    e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
+    if (e != JVMTI_ERROR_NONE) {
+      snprintf(err, errlen, "fgagent: cannot enable JVMTI event %d: error %d", (int)events[i], (int)e);
+      return -1;
+    }
+  }
+  return 0;
+}

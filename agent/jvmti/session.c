@@ -1,0 +1,148 @@
+/* A profiling session: sampling starts at VMInit and stops at VMDeath, where
+ * the last samples are drained and every output and the summary written. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "fg/output.h"
+
+static uint64_t clock_ns(clockid_t clock)
+{
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int current_tid(void)
+{
+  return (int)syscall(SYS_gettid);
+}
+
+static void thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, char *buf, size_t len)
+{
+  jvmtiThreadInfo info;
+  memset(&info, 0, sizeof info);
+  buf[0] = '\0';
+  if ((*a->jvmti)->GetThreadInfo(a->jvmti, thread, &info) != JVMTI_ERROR_NONE)
+    return;
+  snprintf(buf, len, "%s", info.name ? info.name : "");
+  if (info.name)
+    (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)info.name);
+  if (info.thread_group)
+    (*jni)->DeleteLocalRef(jni, info.thread_group);
+  if (info.context_class_loader)
+    (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+}
+
+void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
+{
+  struct fg_thread *t = fg_current_thread;
+  if (t && t->env == jni)
+    return;
+  if (a->drainer.thread && (*jni)->IsSameObject(jni, thread, a->drainer.thread))
+    return;   /* fgagent's own thread is never sampled */
+  char name[128];
+  thread_name(a, jni, thread, name, sizeof name);
+  int tid = current_tid();
+  if (fg_registry_attach(&a->registry, jni, tid, name))
+    fg_timer_thread_start(&a->timer, tid);
+}
+
+void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
+{
+  if (!fg_current_thread)
+    return;
+  char name[128];
+  thread_name(a, jni, thread, name, sizeof name);
+  fg_timer_thread_end(&a->timer, current_tid());
+  fg_registry_detach(&a->registry, name);
+}
+
+static FILE *open_log(struct fg_agent *a)
+{
+  if (!a->opts.log[0])
+    return stderr;
+  char path[4096];
+  FILE *f = NULL;
+  if (fg_expand_path(a->opts.log, getpid(), a->start_time, path, sizeof path) == 0)
+    f = fopen(path, "w");
+  if (!f)
+    fprintf(stderr, "fgagent: cannot write log '%s'; the summary goes to stderr\n", a->opts.log);
+  return f ? f : stderr;
+}
+
+void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
+{
+  fg_classes_preload_all(a, jni);
+  a->start_time = time(NULL);
+
+  char msg[512];
+  if (fg_sampler_install(&a->sampler) != 0) {
+    fprintf(stderr, "fgagent: cannot install the SIGPROF handler; not profiling\n");
+    return;
+  }
+  if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, msg, sizeof msg) != 0) {
+    fprintf(stderr, "%s; not profiling\n", msg);
+    fg_sampler_shutdown(&a->sampler);
+    return;
+  }
+  if (msg[0])
+    fprintf(stderr, "%s\n", msg);
+  a->start_wall_ns = clock_ns(CLOCK_MONOTONIC);
+  a->start_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  atomic_store(&a->live, 1);
+  if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
+    fprintf(stderr, "%s; samples are drained at exit only\n", msg);
+  fg_session_attach_thread(a, jni, thread);
+}
+
+static void fill_stats(struct fg_agent *a)
+{
+  struct fg_stats *s = &a->profile.stats;
+  uint64_t cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - a->start_cpu_ns;
+  s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns);
+  s->cpu_ns = cpu > s->profiler_cpu_ns ? cpu - s->profiler_cpu_ns : 0;
+  s->wall_ns = clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
+  s->interval_ns = a->opts.interval_ns;
+  snprintf(s->event, sizeof s->event, "%s", a->timer.event == FG_EVENT_CPU ? "cpu" : "itimer");
+  snprintf(s->event_detail, sizeof s->event_detail, "%s", a->timer.detail);
+}
+
+static void write_outputs(struct fg_agent *a)
+{
+  struct fg_output_settings cfg = {.per_thread = a->opts.threads};
+  for (int i = 0; i < a->opts.nfiles; i++) {
+    char path[4096], err[4400];
+    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, path, sizeof path) != 0) {
+      fprintf(stderr, "fgagent: cannot expand file='%s'\n", a->opts.files[i]);
+      continue;
+    }
+    if (fg_write_profile_file(path, &a->profile, &cfg, err, sizeof err) != 0)
+      fprintf(stderr, "%s\n", err);
+    else
+      fprintf(stderr, "fgagent: wrote %s\n", path);
+  }
+}
+
+void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
+{
+  if (!atomic_load(&a->live) || atomic_exchange(&a->finished, 1))
+    return;
+  /* Disarm, ignore late signals, wait out running handlers: then no sample
+   * can arrive after the final pass, and the accounting closes exactly. */
+  fg_timer_stop(&a->timer);
+  fg_sampler_shutdown(&a->sampler);
+  fg_drainer_finish(&a->drainer, jni);
+  fill_stats(a);
+  write_outputs(a);
+  FILE *log = open_log(a);
+  if (fg_write_summary(log, &a->profile.stats) != 0)
+    fprintf(stderr, "fgagent: cannot write the summary\n");
+  if (a->names.unresolved)
+    fprintf(log, "  note: %llu methods were unloaded before their names were read\n",
+            (unsigned long long)a->names.unresolved);
+  if (log != stderr)
+    fclose(log);
+}

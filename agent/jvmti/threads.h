@@ -1,0 +1,65 @@
+/* The registry of Java threads we sample: one record per live thread, found
+ * by its own signal handler through an initial-exec __thread pointer (never
+ * through JNI or JVMTI, which deadlock in a handler under thread churn).
+ * Records are recycled after ThreadEnd once the drainer has emptied them, so
+ * memory follows the number of live threads, not of threads ever started. */
+#ifndef FG_THREADS_H
+#define FG_THREADS_H
+
+#include <jvmti.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fg/forte.h"
+#include "fg/ring.h"
+
+enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED };
+
+struct fg_thread {
+  /* set while registering, before the __thread pointer is published */
+  uint64_t serial;              /* unique per registration */
+  JNIEnv *env;
+  int tid;
+  struct fg_ring ring;
+  ASGCT_CallFrame *scratch;     /* depth + 1 frames for AsyncGetCallTrace */
+
+  /* written only by this thread's signal handler */
+  _Atomic uint64_t taken;
+  _Atomic uint64_t overruns;
+
+  /* registry's, under its lock */
+  _Atomic int state;
+  char name[128];
+
+  /* drainer's */
+  uint64_t counted_taken, counted_overruns;
+  uint64_t profile_serial;      /* serial that profile_thread belongs to */
+  uint32_t profile_thread;
+};
+
+/* The calling thread's record, or NULL. Read by the signal handler. */
+extern __thread struct fg_thread *fg_current_thread __attribute__((tls_model("initial-exec")));
+
+struct fg_registry {
+  pthread_mutex_t lock;
+  struct fg_thread **all;       /* every record ever made, live, ended or free */
+  uint32_t n, cap;
+  uint64_t next_serial;
+  size_t ring_bytes;
+  int depth;
+};
+
+int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int depth);
+
+/* Registers the calling thread with its JNIEnv; idempotent for the same env
+ * (main gets VMInit then ThreadStart), re-registers when the env changed
+ * (at exit the main OS thread comes back as DestroyJavaVM). Returns the
+ * record, or NULL when out of memory. */
+struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid, const char *name);
+
+/* The calling thread is ending: its handler stops using the record, which the
+ * drainer frees once it has taken every sample. */
+void fg_registry_detach(struct fg_registry *r, const char *final_name);
+
+#endif

@@ -1,0 +1,27 @@
+/* What the SIGPROF handler needs, set up before any timer is armed. */
+#ifndef FG_SAMPLER_H
+#define FG_SAMPLER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fg/forte.h"
+#include "fg/foreign_threads.h"
+
+struct fg_sampler {
+  fg_asgct_fn asgct;
+  int depth;                          /* frames kept; ASGCT is asked for depth + 1 */
+  struct fg_foreign_threads *foreign; /* counts for threads without a record */
+  _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
+  _Atomic int enabled;                /* 0: a late signal does nothing */
+  _Atomic int in_handler;             /* handlers running now, for shutdown */
+};
+
+/* Installs the SIGPROF handler for s. Returns -1 with errno on failure. */
+int fg_sampler_install(struct fg_sampler *s);
+
+/* Stops sampling: late signals are ignored (SIG_IGN, never SIG_DFL, which
+ * would kill the JVM) and returns once no handler is running any more. */
+void fg_sampler_shutdown(struct fg_sampler *s);
+
+#endif

@@ -1,0 +1,57 @@
+/* The clocks that deliver SIGPROF.
+ * - itimer: setitimer(ITIMER_PROF), process-wide. The kernel checks CPU
+ *   timers at its tick, so on a HZ=250 kernel it fires at most every 4 ms
+ *   whatever the interval asked.
+ * - cpu: a perf_events cpu-clock counter per thread, sampling period = the
+ *   interval, its overflow delivered as SIGPROF to that very thread (O_ASYNC,
+ *   F_SETSIG, F_SETOWN_EX). An hrtimer drives it, so 1 ms means 1 ms. Java
+ *   threads get theirs at ThreadStart; others (GC, JIT, VM) are found by
+ *   scanning /proc/self/task. Falls back to itimer when perf_events is refused. */
+#ifndef FG_TIMER_H
+#define FG_TIMER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "fg/options.h"
+
+struct fg_perf_fd {
+  int tid;
+  int fd;
+  int seen;          /* scan generation that last saw tid */
+};
+
+struct fg_timer {
+  enum fg_event event;           /* the one in use, after any fallback */
+  uint64_t interval_ns;
+  int exclude_kernel;            /* perf_event_paranoid refused kernel time */
+  int skip_tid;                  /* fgagent's own thread: never sampled */
+  pthread_mutex_t lock;          /* guards fds */
+  struct fg_perf_fd *fds;
+  uint32_t nfds, cap;
+  int generation;
+  uint64_t open_failures;
+  char detail[96];
+};
+
+/* Arms the timer for the asked event. On a fallback writes a warning line into
+ * warn (else warn[0] = 0). Returns -1 with a message in warn if nothing works. */
+int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns,
+                   char *warn, size_t warnlen);
+/* event=cpu: give the thread tid its own counter (replacing a stale one). */
+void fg_timer_thread_start(struct fg_timer *t, int tid);
+/* event=cpu: the thread tid is ending. */
+void fg_timer_thread_end(struct fg_timer *t, int tid);
+/* event=cpu: counters for threads not seen yet, none for those gone. */
+void fg_timer_scan(struct fg_timer *t);
+/* Disarms every timer. */
+void fg_timer_stop(struct fg_timer *t);
+
+/* itimer primitives */
+int fg_itimer_arm(uint64_t interval_ns);
+void fg_itimer_disarm(void);
+
+/* perf_events primitives: an armed counter for tid, or -1 with errno. */
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel);
+
+#endif

@@ -1,0 +1,185 @@
+/* Per-thread perf_events cpu-clock counters that signal their own thread. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "timer.h"
+
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel)
+{
+  struct perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = interval_ns;
+  attr.disabled = 1;
+  attr.wakeup_events = 1;
+  attr.exclude_kernel = exclude_kernel ? 1 : 0;
+  attr.exclude_hv = 1;
+
+  int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct f_owner_ex owner = {F_OWNER_TID, tid};
+  if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+      fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+/* Index of tid in the table, or -1. Under the lock. */
+static int find(struct fg_timer *t, int tid)
+{
+  for (uint32_t i = 0; i < t->nfds; i++)
+    if (t->fds[i].tid == tid)
+      return (int)i;
+  return -1;
+}
+
+static void remove_at(struct fg_timer *t, uint32_t i)
+{
+  close(t->fds[i].fd);
+  t->fds[i] = t->fds[--t->nfds];
+}
+
+static void add(struct fg_timer *t, int tid)
+{
+  if (tid == t->skip_tid)
+    return;
+  if (t->nfds == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 64;
+    struct fg_perf_fd *fds = realloc(t->fds, cap * sizeof *fds);
+    if (!fds) {
+      t->open_failures++;
+      return;
+    }
+    t->fds = fds;
+    t->cap = cap;
+  }
+  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel);
+  if (fd < 0) {
+    t->open_failures++;   /* the thread may have just ended */
+    return;
+  }
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
+}
+
+void fg_timer_thread_start(struct fg_timer *t, int tid)
+{
+  if (t->event != FG_EVENT_CPU)
+    return;
+  pthread_mutex_lock(&t->lock);
+  /* An entry for this tid may be a dead thread's whose id was reused. */
+  int i = find(t, tid);
+  if (i >= 0)
+    remove_at(t, (uint32_t)i);
+  add(t, tid);
+  pthread_mutex_unlock(&t->lock);
+}
+
+void fg_timer_thread_end(struct fg_timer *t, int tid)
+{
+  if (t->event != FG_EVENT_CPU)
+    return;
+  pthread_mutex_lock(&t->lock);
+  int i = find(t, tid);
+  if (i >= 0)
+    remove_at(t, (uint32_t)i);
+  pthread_mutex_unlock(&t->lock);
+}
+
+void fg_timer_scan(struct fg_timer *t)
+{
+  if (t->event != FG_EVENT_CPU)
+    return;
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return;
+  pthread_mutex_lock(&t->lock);
+  int gen = ++t->generation;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    int tid = atoi(e->d_name);
+    if (tid <= 0)
+      continue;
+    int i = find(t, tid);
+    if (i >= 0)
+      t->fds[i].seen = gen;
+    else
+      add(t, tid);
+  }
+  closedir(d);
+  for (uint32_t i = 0; i < t->nfds;) {
+    if (t->fds[i].seen != gen)
+      remove_at(t, i);
+    else
+      i++;
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
+static void close_all(struct fg_timer *t)
+{
+  pthread_mutex_lock(&t->lock);
+  for (uint32_t i = 0; i < t->nfds; i++) {
+    ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+    close(t->fds[i].fd);
+  }
+  t->nfds = 0;
+  pthread_mutex_unlock(&t->lock);
+}
+
+int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns,
+                   char *warn, size_t warnlen)
+{
+  warn[0] = '\0';
+  t->interval_ns = interval_ns;
+  pthread_mutex_init(&t->lock, NULL);
+  if (asked == FG_EVENT_CPU) {
+    /* Probe on this thread: with kernel time if allowed, else user time only. */
+    int self = (int)syscall(SYS_gettid);
+    int fd = fg_perf_open(self, interval_ns, 0);
+    if (fd < 0) {
+      t->exclude_kernel = 1;
+      fd = fg_perf_open(self, interval_ns, 1);
+    }
+    if (fd >= 0) {
+      close(fd);
+      t->event = FG_EVENT_CPU;
+      snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s",
+               t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "");
+      return 0;
+    }
+    snprintf(warn, warnlen, "fgagent: warning: event=cpu unavailable (perf_event_open: %s); "
+             "falling back to event=itimer, whose rate the kernel tick limits", strerror(errno));
+  }
+  if (fg_itimer_arm(interval_ns) != 0) {
+    snprintf(warn, warnlen, "fgagent: cannot arm setitimer(ITIMER_PROF): %s", strerror(errno));
+    return -1;
+  }
+  t->event = FG_EVENT_ITIMER;
+  snprintf(t->detail, sizeof t->detail, "setitimer ITIMER_PROF, process-wide%s",
+           asked == FG_EVENT_CPU ? ", fallback from cpu" : "");
+  return 0;
+}
+
+void fg_timer_stop(struct fg_timer *t)
+{
+  if (t->event == FG_EVENT_CPU)
+    close_all(t);
+  else
+    fg_itimer_disarm();
+}
