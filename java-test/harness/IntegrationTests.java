@@ -1,0 +1,352 @@
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Integration tests: each starts real JVMs with the agent on a java-test
+ * workload and checks the profile against what the workload measured itself.
+ * Runs on JDK 17 and, when installed, on a Temurin 25 JDK.
+ * Usage: IntegrationTests AGENT_SO CLASSES_DIR RUNS_DIR [TEST_NAME_SUBSTRING]
+ * Each JVM runs in a fresh directory under RUNS_DIR, kept for inspection.
+ * Ends with a line "N passed, N failed, N skipped"; exit status 1 on failure.
+ */
+public final class IntegrationTests {
+  static Path agent;
+  static Path classes;
+  static Path runs;
+
+  record Jdk(String label, Path home) {
+    Path java() { return home.resolve("bin/java"); }
+  }
+
+  /** One JVM run: its exit status, output, and the directory it ran in. */
+  record Run(int exit, String stdout, String stderr, Path dir) {
+    Path file(String name) { return dir.resolve(name); }
+
+    long stat(String label) {
+      Matcher m = Pattern.compile(Pattern.quote(label) + ":\\s+(\\d+)").matcher(stderr);
+      check(m.find(), "no '" + label + "' in the summary:\n" + stderr);
+      return Long.parseLong(m.group(1));
+    }
+
+    void expectCleanRun() {
+      check(exit == 0, "JVM exited with " + exit + "\nstderr:\n" + stderr);
+      check(stderr.contains("accounting:") && stderr.matches("(?s).*accounting:[^\n]*: OK\n.*"),
+          "accounting does not close:\n" + stderr);
+      try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "hs_err*")) {
+        for (Path p : ds)
+          throw new AssertionError("the JVM crashed: " + p + "\n" + Files.readString(p));
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  static void check(boolean ok, String message) {
+    if (!ok)
+      throw new AssertionError(message);
+  }
+
+  /** Starts java with the agent (options may use {dir}), in a fresh directory. */
+  static Run run(Jdk jdk, String agentOptions, List<String> jvmArgs, String... mainAndArgs)
+      throws Exception {
+    Path dir = Files.createTempDirectory(runs, mainAndArgs[0] + "-");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(jdk.java().toString());
+    if (agentOptions != null)
+      cmd.add("-agentpath:" + agent + (agentOptions.isEmpty() ? "" : "=" + agentOptions.replace("{dir}", dir.toString())));
+    cmd.addAll(jvmArgs);
+    cmd.add("-cp");
+    cmd.add(classes.toString());
+    cmd.addAll(Arrays.asList(mainAndArgs));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+    pb.redirectOutput(dir.resolve("stdout.log").toFile());
+    pb.redirectError(dir.resolve("stderr.log").toFile());
+    Process p = pb.start();
+    if (!p.waitFor(240, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("JVM did not finish within 240 s (hang?): " + String.join(" ", cmd));
+    }
+    return new Run(p.exitValue(), Files.readString(dir.resolve("stdout.log")),
+        Files.readString(dir.resolve("stderr.log")), dir);
+  }
+
+  /** Collapsed stacks: stack text to count. */
+  static Map<String, Long> collapsed(Path file) throws IOException {
+    Map<String, Long> stacks = new LinkedHashMap<>();
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      int sp = line.lastIndexOf(' ');
+      check(sp > 0, "malformed collapsed line: " + line);
+      stacks.merge(line.substring(0, sp), Long.parseLong(line.substring(sp + 1)), Long::sum);
+    }
+    return stacks;
+  }
+
+  static long sum(Map<String, Long> stacks, java.util.function.Predicate<String> which) {
+    return stacks.entrySet().stream().filter(e -> which.test(e.getKey()))
+        .mapToLong(Map.Entry::getValue).sum();
+  }
+
+  static boolean hasFrame(String stack, String frame) {
+    for (String f : stack.split(";"))
+      if (f.equals(frame))
+        return true;
+    return false;
+  }
+
+  // ---------------------------------------------------------------- tests
+
+  /** Three methods with measured CPU shares: each profiled share within 3 points. */
+  static void threeHotMethodShares(Jdk jdk) throws Exception {
+    Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "HotMethods", "4");
+    r.expectCleanRun();
+    Map<String, Long> s = collapsed(r.file("p.collapsed"));
+    String[] methods = {"HotMethods.alpha", "HotMethods.beta", "HotMethods.gamma"};
+    long all = sum(s, k -> k.startsWith("[hot tid=") && Arrays.stream(methods).anyMatch(m -> hasFrame(k, m)));
+    check(all > 2000, "too few samples in the three methods: " + all);
+    StringBuilder report = new StringBuilder();
+    for (String m : methods) {
+      Matcher g = Pattern.compile("GROUND_TRUTH " + Pattern.quote(m) + " ([0-9.]+)").matcher(r.stdout);
+      check(g.find(), "workload printed no ground truth for " + m);
+      double truth = Double.parseDouble(g.group(1)) * 100;
+      double seen = 100.0 * sum(s, k -> k.startsWith("[hot tid=") && hasFrame(k, m)) / all;
+      report.append(String.format("%s truth %.1f%% profile %.1f%%; ", m, truth, seen));
+      check(Math.abs(truth - seen) <= 3.0, "share off by more than 3 points: " + report);
+    }
+    System.out.println("    " + report);
+  }
+
+  /** event=cpu at 1 ms: samples of the burner thread within 10% of its CPU time / 1 ms. */
+  static void cpuEventAchievesOneMillisecond(Jdk jdk) throws Exception {
+    Run r = run(jdk, "event=cpu,interval=1ms,threads,file={dir}/p.collapsed", List.of(), "CpuBurn", "3");
+    r.expectCleanRun();
+    check(r.stderr.contains("perf_events cpu-clock"), "event=cpu did not use perf_events:\n" + r.stderr);
+    Matcher m = Pattern.compile("THREAD_CPU_NS burner (\\d+)").matcher(r.stdout);
+    check(m.find(), "workload printed no CPU time");
+    double expected = Long.parseLong(m.group(1)) / 1e6;
+    long samples = sum(collapsed(r.file("p.collapsed")), k -> k.startsWith("[burner tid="));
+    double ratio = samples / expected;
+    System.out.printf("    burner: %d samples for %.0f ms of CPU (ratio %.3f)%n", samples, expected, ratio);
+    check(Math.abs(ratio - 1) <= 0.10, "samples/expected = " + ratio + ", outside 0.90..1.10");
+  }
+
+  /** event=itimer at 20 ms (above the kernel tick): the classic path, also within 10%. */
+  static void itimerEventSamplesAtItsInterval(Jdk jdk) throws Exception {
+    Run r = run(jdk, "event=itimer,interval=20ms,threads,file={dir}/p.collapsed", List.of(), "CpuBurn", "4");
+    r.expectCleanRun();
+    check(r.stderr.contains("setitimer ITIMER_PROF"), "event=itimer not used:\n" + r.stderr);
+    Matcher m = Pattern.compile("THREAD_CPU_NS burner (\\d+)").matcher(r.stdout);
+    check(m.find(), "workload printed no CPU time");
+    double expected = Long.parseLong(m.group(1)) / 20e6;
+    long samples = sum(collapsed(r.file("p.collapsed")), k -> k.startsWith("[burner tid="));
+    System.out.printf("    burner: %d samples, %.1f expected%n", samples, expected);
+    check(Math.abs(samples / expected - 1) <= 0.10, "itimer samples " + samples + " vs " + expected);
+  }
+
+  /** 3000 frames with depth=64: stacks cut, marked [truncated], the leaf right. */
+  static void deepRecursionIsTruncatedAtDepth(Jdk jdk) throws Exception {
+    Run r = run(jdk, "depth=64,threads,file={dir}/p.collapsed", List.of(), "DeepRecursion", "3000", "2");
+    r.expectCleanRun();
+    Map<String, Long> s = collapsed(r.file("p.collapsed"));
+    long truncated = 0, deep = 0;
+    for (Map.Entry<String, Long> e : s.entrySet()) {
+      if (!e.getKey().startsWith("[deep tid="))
+        continue;
+      String[] frames = e.getKey().split(";");
+      deep += e.getValue();
+      if (frames.length > 1 && frames[1].equals("[truncated]")) {
+        truncated += e.getValue();
+        check(frames.length == 2 + 64, "a truncated stack has " + (frames.length - 2) + " frames, not 64");
+        String leaf = frames[frames.length - 1];
+        check(leaf.startsWith("DeepRecursion.leaf") || leaf.startsWith("Work.mix")
+            || leaf.startsWith("java/lang/System.nanoTime"), "wrong leaf: " + leaf);
+        check(frames[frames.length - 2].startsWith("DeepRecursion.") || leaf.startsWith("DeepRecursion.leaf"),
+            "the leaf's caller is not DeepRecursion: " + e.getKey());
+      }
+    }
+    System.out.printf("    deep: %d samples, %d truncated; summary truncated=%d%n", deep, truncated,
+        r.stat("truncated stacks"));
+    check(truncated > deep * 0.9, "only " + truncated + " of " + deep + " samples were truncated");
+    check(r.stat("truncated stacks") >= truncated, "summary counts fewer truncated stacks than the profile");
+  }
+
+  /** inner() is inlined into outer() by C2 and still has a frame of its own. */
+  static void inlinedMethodsKeepTheirFrames(Jdk jdk) throws Exception {
+    Run r = run(jdk, "threads,interval=1ms,file={dir}/p.collapsed",
+        List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintInlining"), "Inlining", "3");
+    r.expectCleanRun();
+    check(Pattern.compile("Inlining::inner \\(\\d+ bytes\\)\\s+inline").matcher(r.stdout).find(),
+        "C2 did not report inlining Inlining::inner; PrintInlining said:\n"
+            + r.stdout.lines().filter(l -> l.contains("Inlining::")).reduce("", (a, b) -> a + b + "\n"));
+    Map<String, Long> s = collapsed(r.file("p.collapsed"));
+    long all = sum(s, k -> k.startsWith("[inliner tid="));
+    long inner = sum(s, k -> k.startsWith("[inliner tid=") && k.contains("Inlining.outer;Inlining.inner"));
+    System.out.printf("    inliner: %d samples, %d in Inlining.outer;Inlining.inner%n", all, inner);
+    check(inner > all * 0.3, "inlined inner() has only " + inner + " of " + all + " samples");
+  }
+
+  /** -XX:-DebugNonSafepoints hides inlined frames: the agent says so. */
+  static void warnsWhenDebugNonSafepointsIsOff(Jdk jdk) throws Exception {
+    Run r = run(jdk, "file={dir}/p.txt", List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-DebugNonSafepoints"),
+        "CpuBurn", "0.2");
+    r.expectCleanRun();
+    check(r.stderr.contains("warning: -XX:-DebugNonSafepoints is set"), "no warning:\n" + r.stderr);
+  }
+
+  /** 5000 short-lived threads, three times: no crash, no hang, accounting closes. */
+  static void survivesThreadChurn(Jdk jdk) throws Exception {
+    for (int i = 0; i < 3; i++) {
+      Run r = run(jdk, "interval=1ms,file={dir}/p.collapsed", List.of(), "ThreadChurn", "5000", "8");
+      r.expectCleanRun();
+      check(r.stdout.contains("STARTED 5000"), "workload did not finish: " + r.stdout);
+      long stored = r.stat("samples stored");
+      check(stored > 100, "only " + stored + " samples stored");
+      long churn = sum(collapsed(r.file("p.collapsed")), k -> k.contains("ThreadChurn") || k.contains("Work.mix"));
+      check(churn > 0, "no samples in the churning threads");
+      System.out.printf("    run %d: taken %d, stored %d, lost %d%n", i + 1, r.stat("signals taken"), stored,
+          r.stat("samples lost"));
+    }
+  }
+
+  /** Allocation storm on a small heap, three times: GC threads show under their names. */
+  static void survivesGcStorm(Jdk jdk) throws Exception {
+    for (int i = 0; i < 3; i++) {
+      Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of("-Xmx64m", "-XX:+UseG1GC"),
+          "GcStorm", "4", "3");
+      r.expectCleanRun();
+      check(r.stdout.contains("DONE"), "workload did not finish");
+      Map<String, Long> s = collapsed(r.file("p.collapsed"));
+      long gc = sum(s, k -> k.startsWith("[GC Thread") || k.startsWith("[G1 ") || k.contains(";[GC Thread"));
+      long alloc = sum(s, k -> k.startsWith("[alloc-"));
+      System.out.printf("    run %d: alloc threads %d samples, GC threads %d, no JNIEnv %d, GC_active %s%n",
+          i + 1, alloc, gc, r.stat("no JNIEnv"), s.entrySet().stream()
+              .filter(e -> e.getKey().endsWith("[GC_active]")).mapToLong(Map.Entry::getValue).sum());
+      long stored = r.stat("samples stored");
+      check(alloc >= stored / 10, "the allocating threads have " + alloc + " of " + stored + " samples");
+      check(gc > 0, "no samples under a GC thread's name");
+    }
+  }
+
+  /** Bad options stop the JVM with status 1 and one line naming the problem. */
+  static void badOptionsExitWithOne(Jdk jdk) throws Exception {
+    String[][] cases = {
+      {"interval=fast", "option interval='fast' is not valid"},
+      {"event=wall", "option event='wall' is not valid; accepted: cpu, itimer"},
+      {"depth=0", "option depth='0' is not valid"},
+      {"file=out.svg", "option file='out.svg' has no known extension"},
+      {"colour=red", "unknown option 'colour'"},
+    };
+    for (String[] c : cases) {
+      Run r = run(jdk, c[0], List.of(), "CpuBurn", "0.1");
+      check(r.exit == 1, c[0] + ": exit " + r.exit + ", not 1");
+      check(r.stderr.contains("fgagent: " + c[1]), c[0] + ": no message '" + c[1] + "' in:\n" + r.stderr);
+    }
+  }
+
+  /** No options: documented defaults, output in the working directory. */
+  static void emptyOptionsUseDefaults(Jdk jdk) throws Exception {
+    Run r = run(jdk, "", List.of(), "CpuBurn", "0.5");
+    r.expectCleanRun();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(r.dir, "fgagent-*.txt")) {
+      int n = 0;
+      for (Path p : ds) {
+        n++;
+        String text = Files.readString(p);
+        check(text.startsWith("# fgagent call graph"), "default output is not the call graph");
+        check(text.contains("CpuBurn"), "default output has no CpuBurn frame");
+      }
+      check(n == 1, n + " default output files, not 1");
+    }
+    check(r.stderr.contains("interval asked:    10.000 ms"), "default interval is not 10 ms");
+  }
+
+  /** log= sends the summary to a file; the call graph tells the tree. */
+  static void logAndCallGraph(Jdk jdk) throws Exception {
+    Run r = run(jdk, "interval=1ms,log={dir}/summary.log,file={dir}/p.txt", List.of(), "HotMethods", "1");
+    check(r.exit == 0, "exit " + r.exit);
+    String summary = Files.readString(r.file("summary.log"));
+    check(summary.contains("fgagent summary") && summary.contains(": OK"), "log has no summary:\n" + summary);
+    check(!r.stderr.contains("fgagent summary"), "summary went to stderr despite log=");
+    String graph = Files.readString(r.file("p.txt"));
+    check(graph.contains("=> hot-"), "no tree for thread 'hot'");
+    check(graph.contains("HotMethods.alpha() {"), "alpha() does not open a block");
+    check(Pattern.compile("\\| [*@$] +[0-9.]+ us +\\|\\s+\\} /\\* HotMethods\\.alpha \\d+ samples").matcher(graph).find(),
+        "alpha()'s closing brace has no duration marked > 10 ms:\n"
+            + graph.lines().limit(30).reduce("", (a, b) -> a + b + "\n"));
+  }
+
+  // ---------------------------------------------------------------- runner
+
+  interface Test { void run(Jdk jdk) throws Exception; }
+
+  record Named(String name, Test test) {}
+
+  static final List<Named> TESTS = List.of(
+      new Named("three_hot_method_shares", IntegrationTests::threeHotMethodShares),
+      new Named("cpu_event_achieves_1ms", IntegrationTests::cpuEventAchievesOneMillisecond),
+      new Named("itimer_event_samples_at_interval", IntegrationTests::itimerEventSamplesAtItsInterval),
+      new Named("deep_recursion_truncated", IntegrationTests::deepRecursionIsTruncatedAtDepth),
+      new Named("inlined_methods_keep_frames", IntegrationTests::inlinedMethodsKeepTheirFrames),
+      new Named("warns_debug_non_safepoints_off", IntegrationTests::warnsWhenDebugNonSafepointsIsOff),
+      new Named("survives_thread_churn", IntegrationTests::survivesThreadChurn),
+      new Named("survives_gc_storm", IntegrationTests::survivesGcStorm),
+      new Named("bad_options_exit_1", IntegrationTests::badOptionsExitWithOne),
+      new Named("empty_options_defaults", IntegrationTests::emptyOptionsUseDefaults),
+      new Named("log_and_call_graph", IntegrationTests::logAndCallGraph));
+
+  static Path firstDir(String glob) throws IOException {
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(Paths.get("/usr/lib/jvm"), glob)) {
+      for (Path p : ds)
+        if (Files.isExecutable(p.resolve("bin/java")))
+          return p;
+    }
+    return null;
+  }
+
+  public static void main(String[] args) throws Exception {
+    agent = Paths.get(args[0]).toAbsolutePath();
+    classes = Paths.get(args[1]).toAbsolutePath();
+    runs = Files.createDirectories(Paths.get(args[2]).toAbsolutePath());
+    String only = args.length > 3 ? args[3] : "";
+    List<Jdk> jdks = new ArrayList<>();
+    jdks.add(new Jdk("jdk17", Paths.get(System.getProperty("java.home"))));
+    Path temurin = firstDir("temurin-25*");
+    int passed = 0, failed = 0, skipped = 0;
+    if (temurin != null) {
+      jdks.add(new Jdk("temurin25", temurin));
+    } else {
+      System.out.println("SKIP temurin25: no Temurin 25 JDK under /usr/lib/jvm; its integration tests are skipped");
+    }
+    for (Named t : TESTS) {
+      if (!t.name.contains(only))
+        continue;
+      if (temurin == null)
+        skipped++;
+      for (Jdk jdk : jdks) {
+        long t0 = System.nanoTime();
+        try {
+          t.test.run(jdk);
+          passed++;
+          System.out.printf("PASS %s %s (%.1f s)%n", jdk.label, t.name, (System.nanoTime() - t0) / 1e9);
+        } catch (Throwable e) {
+          failed++;
+          System.out.printf("FAIL %s %s (%.1f s): %s%n", jdk.label, t.name, (System.nanoTime() - t0) / 1e9,
+              e.getMessage());
+        }
+      }
+    }
+    System.out.printf("%d passed, %d failed, %d skipped%n", passed, failed, skipped);
+    System.exit(failed == 0 ? 0 : 1);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Three hot methods with CPU shares of about 50/30/20 %, each call timed with the
+ * thread's own CPU clock. Prints the measured shares (the ground truth) as
+ *   GROUND_TRUTH HotMethods.alpha 0.5012
+ * Run: HotMethods SECONDS
+ */
+public final class HotMethods {
+  static long alpha(long s) { return Work.mix(s, 5); }
+  static long beta(long s) { return Work.mix(s, 3); }
+  static long gamma(long s) { return Work.mix(s, 2); }
+
+  public static void main(String[] args) throws Exception {
+    double seconds = Double.parseDouble(args[0]);
+    long[] cpu = new long[3];
+    Thread t = new Thread(() -> {
+      long end = System.nanoTime() + (long) (seconds * 1e9);
+      long s = 1;
+      while (System.nanoTime() < end) {
+        long t0 = Work.threadCpuNanos();
+        s = alpha(s);
+        long t1 = Work.threadCpuNanos();
+        s = beta(s);
+        long t2 = Work.threadCpuNanos();
+        s = gamma(s);
+        long t3 = Work.threadCpuNanos();
+        cpu[0] += t1 - t0;
+        cpu[1] += t2 - t1;
+        cpu[2] += t3 - t2;
+      }
+      Work.sink = s;
+    }, "hot");
+    t.start();
+    t.join();
+    double total = cpu[0] + cpu[1] + cpu[2];
+    String[] names = {"alpha", "beta", "gamma"};
+    for (int i = 0; i < 3; i++)
+      System.out.printf("GROUND_TRUTH HotMethods.%s %.4f%n", names[i], cpu[i] / total);
+  }
+}

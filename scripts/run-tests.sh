@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs the unit tests (cmocka binaries in build/tests) and the integration
+# tests (real JVMs, java-test/harness), then prints one closing line:
+#   N passed, N failed
+# Usage: run-tests.sh [unit|integration|all] [integration test name filter]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+what=${1:-all}
+filter=${2:-}
+passed=0
+failed=0
+skipped=0
+
+run_unit() {
+  for t in build/tests/test_*; do
+    [ -x "$t" ] || continue
+    out=$("$t" 2>&1)
+    status=$?
+    ok=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p')
+    bad=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
+    ok=${ok:-0}
+    bad=${bad:-0}
+    if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
+      bad=1   # crashed before cmocka could count
+    fi
+    passed=$((passed + ok))
+    failed=$((failed + bad))
+    if [ "$bad" -ne 0 ]; then
+      printf '%s\n' "$out"
+      echo "FAIL unit $(basename "$t"): $bad failed"
+    else
+      echo "PASS unit $(basename "$t"): $ok tests"
+    fi
+  done
+}
+
+run_integration() {
+  java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)}
+  rm -rf build/it-runs
+  out_file=$(mktemp)
+  "$java_home/bin/java" -cp build/java-test IntegrationTests build/libfgagent.so build/java-test \
+    build/it-runs $filter | tee "$out_file"
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out_file" | tail -n 1)
+  rm -f "$out_file"
+  if [ -z "$line" ]; then
+    echo "FAIL integration: the harness ended without a result line"
+    failed=$((failed + 1))
+    return
+  fi
+  read -r p _ f _ s _ <<<"$(echo "$line" | tr -d ',')"
+  passed=$((passed + p))
+  failed=$((failed + f))
+  skipped=$((skipped + ${s:-0}))
+}
+
+case "$what" in
+  unit) run_unit ;;
+  integration) run_integration ;;
+  all) run_unit; run_integration ;;
+  *) echo "run-tests.sh: unknown suite '$what'; accepted: unit, integration, all" >&2; exit 2 ;;
+esac
+
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
