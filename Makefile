@@ -56,6 +56,13 @@ build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/libfgcore.a -lcmocka -o $@
 
+# The handler's test drives the real handler and registry with a fake ASGCT.
+build/tests/test_handler: tests/unit/test_handler.c build/obj/agent/sampling/handler.o \
+                          build/obj/agent/jvmti/threads.o build/libfgcore.a tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/sampling/handler.o \
+	  build/obj/agent/jvmti/threads.o build/libfgcore.a -lcmocka -o $@
+
 java: build/java-test/.built
 
 build/java-test/.built: $(JAVA_SRC)

@@ -85,10 +85,14 @@ static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
   }
   struct fg_stats *st = &d->profile->stats;
   uint64_t taken = atomic_load(&t->taken), overruns = atomic_load(&t->overruns);
+  uint64_t handler_ns = atomic_load(&t->handler_ns);
   st->taken += taken - t->counted_taken;
   st->overruns += overruns - t->counted_overruns;
+  st->handler_ns += handler_ns - t->counted_handler_ns;
+  st->walks += taken - t->counted_taken;
   t->counted_taken = taken;
   t->counted_overruns = overruns;
+  t->counted_handler_ns = handler_ns;
   if (state == FG_THREAD_ENDED) {
     fg_profile_rename_thread(d->profile, thread, t->name);
     atomic_store(&t->state, FG_THREAD_FREE);

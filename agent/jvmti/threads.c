@@ -62,7 +62,8 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
     snprintf(t->name, sizeof t->name, "%s", name ? name : "");
     atomic_store(&t->taken, 0);
     atomic_store(&t->overruns, 0);
-    t->counted_taken = t->counted_overruns = 0;
+    atomic_store(&t->handler_ns, 0);
+    t->counted_taken = t->counted_overruns = t->counted_handler_ns = 0;
     atomic_store(&t->state, FG_THREAD_LIVE);
   }
   pthread_mutex_unlock(&r->lock);

@@ -27,13 +27,14 @@ struct fg_thread {
   /* written only by this thread's signal handler */
   _Atomic uint64_t taken;
   _Atomic uint64_t overruns;
+  _Atomic uint64_t handler_ns;  /* time spent walking and storing */
 
   /* registry's, under its lock */
   _Atomic int state;
   char name[128];
 
   /* drainer's */
-  uint64_t counted_taken, counted_overruns;
+  uint64_t counted_taken, counted_overruns, counted_handler_ns;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint32_t profile_thread;
 };

@@ -50,6 +50,11 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   if (fprintf(out, "  wall time:         %.3f s sampled; fgagent's own thread used %.3f s CPU\n",
               (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
     return -1;
+  if (s->walks > 0 &&
+      fprintf(out, "  handler time:      %.2f us per stack walk on average (%.3f s in all); the "
+                   "kernel's signal delivery comes on top\n",
+              (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9) < 0)
+    return -1;
   if (fprintf(out, "  signals taken:     %" PRIu64 "\n"
                    "  samples stored:    %" PRIu64 " (%.2f%%)\n"
                    "    Java stacks:     %" PRIu64 " (%.2f%%)\n",

@@ -51,7 +51,9 @@ void fg_timer_stop(struct fg_timer *t);
 int fg_itimer_arm(uint64_t interval_ns);
 void fg_itimer_disarm(void);
 
-/* perf_events primitives: an armed counter for tid, or -1 with errno. */
+/* perf_events primitives: an armed counter for tid, or -1 with errno; and
+ * closing every counter in t's table. */
 int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel);
+void fg_perf_close_all(struct fg_timer *t);
 
 #endif

@@ -19,6 +19,8 @@ struct fg_stats {
   uint64_t interval_ns;                    /* asked */
   uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling */
   uint64_t profiler_cpu_ns;                /* CPU time of fgagent's own thread */
+  uint64_t handler_ns;                     /* time the handler spent walking and storing */
+  uint64_t walks;                          /* signals on registered threads: walks timed */
   uint64_t wall_ns;                        /* how long sampling ran */
   char event[16];                          /* "cpu" or "itimer" */
   char event_detail[96];                   /* how the timer was made, fallbacks */

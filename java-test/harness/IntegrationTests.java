@@ -107,9 +107,17 @@ public final class IntegrationTests {
 
   // ---------------------------------------------------------------- tests
 
-  /** Three methods with measured CPU shares: each profiled share within 3 points. */
+  /**
+   * Three methods with measured CPU shares: each profiled share within 3 points. This checks
+   * that sampling is fair, so each method keeps its own compiled code: once C2 inlined the three
+   * identical loops into one caller, a run on JDK 25 put 5 points of alpha under beta and gamma,
+   * HotSpot's debug info mapping some non-safepoint PCs to a sibling's scope. Inlined frames
+   * have a test of their own (inlinedMethodsKeepTheirFrames).
+   */
   static void threeHotMethodShares(Jdk jdk) throws Exception {
-    Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "HotMethods", "4");
+    Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed",
+        List.of("-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,HotMethods::*",
+            "-XX:CompileCommand=dontinline,Work::mix"), "HotMethods", "4");
     r.expectCleanRun();
     Map<String, Long> s = collapsed(r.file("p.collapsed"));
     String[] methods = {"HotMethods.alpha", "HotMethods.beta", "HotMethods.gamma"};
@@ -238,6 +246,17 @@ public final class IntegrationTests {
     }
   }
 
+  /** A ring too small for the rate: overruns are counted per thread, never block, and close the books. */
+  static void overrunsAreCountedNotHidden(Jdk jdk) throws Exception {
+    Run r = run(jdk, "interval=100us,depth=64,ringsize=4k,threads,file={dir}/p.collapsed", List.of(),
+        "DeepRecursion", "200", "2");
+    r.expectCleanRun();
+    long taken = r.stat("signals taken"), stored = r.stat("samples stored"), overruns = r.stat("overruns");
+    System.out.printf("    taken %d, stored %d, overruns %d%n", taken, stored, overruns);
+    check(overruns > 0, "a 4 KiB ring at 100 us with 64-frame stacks never overran");
+    check(stored == sum(collapsed(r.file("p.collapsed")), k -> true), "the profile does not hold every stored sample");
+  }
+
   /** Bad options stop the JVM with status 1 and one line naming the problem. */
   static void badOptionsExitWithOne(Jdk jdk) throws Exception {
     String[][] cases = {
@@ -301,6 +320,7 @@ public final class IntegrationTests {
       new Named("warns_debug_non_safepoints_off", IntegrationTests::warnsWhenDebugNonSafepointsIsOff),
       new Named("survives_thread_churn", IntegrationTests::survivesThreadChurn),
       new Named("survives_gc_storm", IntegrationTests::survivesGcStorm),
+      new Named("overruns_counted", IntegrationTests::overrunsAreCountedNotHidden),
       new Named("bad_options_exit_1", IntegrationTests::badOptionsExitWithOne),
       new Named("empty_options_defaults", IntegrationTests::emptyOptionsUseDefaults),
       new Named("log_and_call_graph", IntegrationTests::logAndCallGraph));

@@ -1,0 +1,51 @@
+/* Chooses and arms the clock that delivers SIGPROF: perf_events per thread
+ * for event=cpu, with setitimer as the fallback and as event=itimer. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "timer.h"
+
+int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns,
+                   char *warn, size_t warnlen)
+{
+  warn[0] = '\0';
+  t->interval_ns = interval_ns;
+  pthread_mutex_init(&t->lock, NULL);
+  if (asked == FG_EVENT_CPU) {
+    /* Probe on this thread: with kernel time if allowed, else user time only. */
+    int self = (int)syscall(SYS_gettid);
+    int fd = fg_perf_open(self, interval_ns, 0);
+    if (fd < 0) {
+      t->exclude_kernel = 1;
+      fd = fg_perf_open(self, interval_ns, 1);
+    }
+    if (fd >= 0) {
+      close(fd);
+      t->event = FG_EVENT_CPU;
+      snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s",
+               t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "");
+      return 0;
+    }
+    snprintf(warn, warnlen, "fgagent: warning: event=cpu unavailable (perf_event_open: %s); "
+             "falling back to event=itimer, whose rate the kernel tick limits", strerror(errno));
+  }
+  if (fg_itimer_arm(interval_ns) != 0) {
+    snprintf(warn, warnlen, "fgagent: cannot arm setitimer(ITIMER_PROF): %s", strerror(errno));
+    return -1;
+  }
+  t->event = FG_EVENT_ITIMER;
+  snprintf(t->detail, sizeof t->detail, "setitimer ITIMER_PROF, process-wide%s",
+           asked == FG_EVENT_CPU ? ", fallback from cpu" : "");
+  return 0;
+}
+
+void fg_timer_stop(struct fg_timer *t)
+{
+  if (t->event == FG_EVENT_CPU)
+    fg_perf_close_all(t);
+  else
+    fg_itimer_disarm();
+}
