@@ -167,25 +167,30 @@ public final class IntegrationTests {
     Run r = run(jdk, "depth=64,threads,file={dir}/p.collapsed", List.of(), "DeepRecursion", "3000", "2");
     r.expectCleanRun();
     Map<String, Long> s = collapsed(r.file("p.collapsed"));
-    long truncated = 0, deep = 0;
+    long truncated = 0, deep = 0, inLeaf = 0;
     for (Map.Entry<String, Long> e : s.entrySet()) {
       if (!e.getKey().startsWith("[deep tid="))
         continue;
       String[] frames = e.getKey().split(";");
       deep += e.getValue();
-      if (frames.length > 1 && frames[1].equals("[truncated]")) {
-        truncated += e.getValue();
-        check(frames.length == 2 + 64, "a truncated stack has " + (frames.length - 2) + " frames, not 64");
-        String leaf = frames[frames.length - 1];
-        check(leaf.startsWith("DeepRecursion.leaf") || leaf.startsWith("Work.mix")
-            || leaf.startsWith("java/lang/System.nanoTime"), "wrong leaf: " + leaf);
-        check(frames[frames.length - 2].startsWith("DeepRecursion.") || leaf.startsWith("DeepRecursion.leaf"),
-            "the leaf's caller is not DeepRecursion: " + e.getKey());
-      }
+      if (frames.length < 2 || !frames[1].equals("[truncated]"))
+        continue;
+      truncated += e.getValue();
+      check(frames.length == 2 + 64, "a truncated stack has " + (frames.length - 2) + " frames, not 64");
+      for (int i = 2; i < frames.length; i++)
+        check(frames[i].startsWith("DeepRecursion.") || frames[i].startsWith("Work.")
+            || frames[i].startsWith("java/lang/System.nanoTime"), "a foreign frame in the recursion: " + frames[i]);
+      /* the leaf side is kept: the computing leaf, except for samples taken while descending */
+      int leafAt = frames.length - 1;
+      while (leafAt > 2 && !frames[leafAt].startsWith("DeepRecursion."))
+        leafAt--;
+      if (frames[leafAt].equals("DeepRecursion.leaf") && frames[leafAt - 1].equals("DeepRecursion.descend"))
+        inLeaf += e.getValue();
     }
-    System.out.printf("    deep: %d samples, %d truncated; summary truncated=%d%n", deep, truncated,
-        r.stat("truncated stacks"));
+    System.out.printf("    deep: %d samples, %d truncated, %d of them in leaf(); summary truncated=%d%n", deep,
+        truncated, inLeaf, r.stat("truncated stacks"));
     check(truncated > deep * 0.9, "only " + truncated + " of " + deep + " samples were truncated");
+    check(inLeaf >= truncated * 0.95, "only " + inLeaf + " of " + truncated + " truncated stacks end in leaf()");
     check(r.stat("truncated stacks") >= truncated, "summary counts fewer truncated stacks than the profile");
   }
 
