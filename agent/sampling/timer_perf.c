@@ -77,15 +77,20 @@ static void add(struct fg_timer *t, int tid)
   t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
 }
 
+/* Closes tid's counter if it has one. Under the lock. */
+static void drop(struct fg_timer *t, int tid)
+{
+  int i = find(t, tid);
+  if (i >= 0)
+    remove_at(t, (uint32_t)i);
+}
+
 void fg_timer_thread_start(struct fg_timer *t, int tid)
 {
   if (t->event != FG_EVENT_CPU)
     return;
   pthread_mutex_lock(&t->lock);
-  /* An entry for this tid may be a dead thread's whose id was reused. */
-  int i = find(t, tid);
-  if (i >= 0)
-    remove_at(t, (uint32_t)i);
+  drop(t, tid);   /* it may be a dead thread's, whose id was reused */
   add(t, tid);
   pthread_mutex_unlock(&t->lock);
 }
@@ -95,9 +100,7 @@ void fg_timer_thread_end(struct fg_timer *t, int tid)
   if (t->event != FG_EVENT_CPU)
     return;
   pthread_mutex_lock(&t->lock);
-  int i = find(t, tid);
-  if (i >= 0)
-    remove_at(t, (uint32_t)i);
+  drop(t, tid);
   pthread_mutex_unlock(&t->lock);
 }
 
