@@ -15,18 +15,23 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
            agent/profile/profile.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
            agent/output/callgraph.c agent/output/summary.c agent/output/profile_file.c \
-           agent/sampling/foreign_threads.c
+           agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
+           agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
+           agent/output/speedscope.c agent/profile/profile_filter.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
-AGENT_SRC = $(filter-out $(CORE_SRC),$(wildcard agent/*.c agent/*/*.c))
+AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))
+# The command-line tool, on the same pure core.
+CLI_SRC = $(wildcard agent/cli/*.c)
+PREFIX ?= /usr/local
 
-CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o)
+CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o) build/obj/gen/flamegraph_template.o
 AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib java demo test unit integration bench clean help
+.PHONY: all deps lib cli java demo test unit integration bench install clean help
 
-all: deps lib java demo
+all: deps lib cli java demo
 
 help:
 	@echo "make              install missing Debian packages, build, profile the demo"
@@ -34,6 +39,7 @@ help:
 	@echo "make unit         unit tests only"
 	@echo "make integration  integration tests only"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
+	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make clean        remove build/"
 
 deps:
@@ -45,12 +51,33 @@ build/obj/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -c $< -o $@
 
+# The flame graph page, compiled in as one C string.
+build/gen/flamegraph_template.c: agent/output/flamegraph_template.html
+	@mkdir -p $(dir $@)
+	{ echo 'const char fg_flamegraph_template[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+build/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) -c $< -o $@
+
 build/libfgcore.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
 	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl
+
+cli: build/fgprof
+
+build/fgprof: $(CLI_SRC) build/libfgcore.a
+	$(CC) $(CFLAGS_COMMON) -o $@ $(CLI_SRC) build/libfgcore.a
+
+install: lib cli
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 build/libfgagent.so $(DESTDIR)$(PREFIX)/lib/libfgagent.so
+	install -m 755 build/fgprof $(DESTDIR)$(PREFIX)/bin/fgprof
+	install -m 644 docs/fgprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/fgprof.1
 
 build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
@@ -79,7 +106,7 @@ unit: deps $(UNIT_TESTS)
 integration: deps lib java
 	@bash scripts/run-tests.sh integration
 
-test: deps lib java $(UNIT_TESTS)
+test: deps lib cli java $(UNIT_TESTS)
 	@bash scripts/run-tests.sh all
 
 bench: deps lib java

@@ -3,13 +3,21 @@
 # Idempotent: packages already present are left alone and apt is not touched.
 set -euo pipefail
 
-packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev)
+# golang-go: `go tool pprof` validates the pprof output; chromium: the flame graph is
+# tested in a real headless browser; nodejs: speedscope's schema check.
+packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs)
 
 missing=()
 for pkg in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$pkg")
 done
+
+# Debian's nodejs comes without npm; other builds of nodejs bring their own and
+# conflict with Debian's npm package, so ask for it only when there is none.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -11,6 +11,10 @@ static const struct {
   {".collapsed", FG_FORMAT_COLLAPSED},
   {".folded", FG_FORMAT_COLLAPSED},
   {".txt", FG_FORMAT_CALLGRAPH},
+  {".html", FG_FORMAT_HTML},
+  {".pb.gz", FG_FORMAT_PPROF},
+  {".pprof", FG_FORMAT_PPROF},
+  {".speedscope.json", FG_FORMAT_SPEEDSCOPE},
 };
 
 static int ends_with(const char *s, const char *suffix)
@@ -29,7 +33,8 @@ enum fg_format fg_format_for_path(const char *path)
 
 const char *fg_format_extensions(void)
 {
-  return ".collapsed, .folded (collapsed stacks), .txt (call graph)";
+  return ".collapsed, .folded (collapsed stacks), .txt (call graph), .html (flame graph), "
+         ".pb.gz, .pprof (pprof), .speedscope.json (speedscope)";
 }
 
 int fg_expand_path(const char *pattern, pid_t pid, time_t when, char *out, size_t outlen)

@@ -27,8 +27,14 @@ int fg_write_profile_file(const char *path, const struct fg_profile *p,
     snprintf(err, errlen, "fgagent: cannot write '%s': %s", tmp, strerror(errno));
     return -1;
   }
-  int rc = format == FG_FORMAT_COLLAPSED ? fg_write_collapsed(out, p, cfg)
-                                         : fg_write_callgraph(out, p, cfg);
+  int rc;
+  switch (format) {
+  case FG_FORMAT_COLLAPSED: rc = fg_write_collapsed(out, p, cfg); break;
+  case FG_FORMAT_CALLGRAPH: rc = fg_write_callgraph(out, p, cfg); break;
+  case FG_FORMAT_HTML: rc = fg_write_flamegraph_html(out, p, cfg); break;
+  case FG_FORMAT_PPROF: rc = fg_write_pprof(out, p, cfg); break;
+  default: rc = fg_write_speedscope(out, p, cfg); break;
+  }
   int saved = errno;
   if (fclose(out) != 0 && rc == 0) {
     rc = -1;

@@ -12,6 +12,8 @@ static double pct(uint64_t part, uint64_t whole)
 
 static int print_rate(FILE *out, const struct fg_stats *s)
 {
+  if (s->interval_ns == 0)
+    return fprintf(out, "  interval asked:    not recorded\n") < 0 ? -1 : 0;
   if (fprintf(out, "  interval asked:    %.3f ms\n", (double)s->interval_ns / 1e6) < 0)
     return -1;
   if (s->cpu_ns == 0 || s->taken == 0)
@@ -44,9 +46,14 @@ static int print_failures(FILE *out, const struct fg_stats *s)
 int fg_write_summary(FILE *out, const struct fg_stats *s)
 {
   uint64_t stored = fg_stats_stored(s), lost = fg_stats_lost(s);
-  if (fprintf(out, "fgagent summary\n  event:             %s (%s)\n", s->event,
-              s->event_detail) < 0 || print_rate(out, s) != 0)
+  if (!s->event[0]) {   /* a profile read back from collapsed stacks */
+    if (fprintf(out, "fgagent summary\n  event:             not recorded (read from collapsed stacks)\n") < 0 ||
+        print_rate(out, s) != 0)
+      return -1;
+  } else if (fprintf(out, "fgagent summary\n  event:             %s (%s)\n", s->event,
+                     s->event_detail) < 0 || print_rate(out, s) != 0) {
     return -1;
+  }
   if (fprintf(out, "  wall time:         %.3f s sampled; fgagent's own thread used %.3f s CPU\n",
               (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
     return -1;

@@ -6,29 +6,65 @@
 
 #include "fg/profile.h"
 
-static int64_t add_node(struct fg_call_tree *t, uint32_t name)
+static int64_t add_node(struct fg_call_tree *t, uint32_t name, uint32_t parent)
 {
   if (t->n == t->cap) {
     uint32_t cap = t->cap ? t->cap * 2 : 64;
     struct fg_tree_node *nodes = realloc(t->nodes, cap * sizeof *nodes);
-    if (!nodes)
+    uint32_t *parents = nodes ? realloc(t->parents, cap * sizeof *parents) : NULL;
+    if (nodes)
+      t->nodes = nodes;
+    if (!parents)
       return -1;
-    t->nodes = nodes;
+    t->parents = parents;
     t->cap = cap;
   }
   t->nodes[t->n] = (struct fg_tree_node){name, FG_NO_NODE, FG_NO_NODE, 0, 0};
+  t->parents[t->n] = parent;
   return t->n++;
+}
+
+static uint32_t slot_of(uint32_t parent, uint32_t name, uint32_t cap)
+{
+  uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+/* Keeps the (parent, name) index at most half full. */
+static int reserve_index(struct fg_call_tree *t)
+{
+  if ((uint64_t)(t->n + 1) * 2 <= t->index_cap)
+    return 0;
+  uint32_t cap = t->index_cap ? t->index_cap * 2 : 1024;
+  uint32_t *index = calloc(cap, sizeof *index);
+  if (!index)
+    return -1;
+  for (uint32_t node = 1; node < t->n; node++) {
+    uint32_t i = slot_of(t->parents[node], t->nodes[node].name, cap);
+    while (index[i])
+      i = (i + 1) & (cap - 1);
+    index[i] = node + 1;
+  }
+  free(t->index);
+  t->index = index;
+  t->index_cap = cap;
+  return 0;
 }
 
 static int64_t child_named(struct fg_call_tree *t, uint32_t parent, uint32_t name)
 {
-  uint32_t c = t->nodes[parent].first_child;
-  for (; c != FG_NO_NODE; c = t->nodes[c].next_sibling)
-    if (t->nodes[c].name == name)
+  if (reserve_index(t) != 0)
+    return -1;
+  uint32_t i = slot_of(parent, name, t->index_cap);
+  for (; t->index[i]; i = (i + 1) & (t->index_cap - 1)) {
+    uint32_t c = t->index[i] - 1;
+    if (t->parents[c] == parent && t->nodes[c].name == name)
       return c;
-  int64_t added = add_node(t, name);
+  }
+  int64_t added = add_node(t, name, parent);
   if (added < 0)
     return -1;
+  t->index[i] = (uint32_t)added + 1;
   t->nodes[added].next_sibling = t->nodes[parent].first_child;
   t->nodes[parent].first_child = (uint32_t)added;
   return added;
@@ -74,7 +110,7 @@ static int sort_children(struct fg_call_tree *t, const struct fg_profile *p)
 int fg_call_tree_build(struct fg_call_tree *t, const struct fg_profile *p, uint32_t thread)
 {
   memset(t, 0, sizeof *t);
-  if (add_node(t, UINT32_MAX) < 0)
+  if (add_node(t, UINT32_MAX, FG_NO_NODE) < 0)
     return -1;
   for (uint32_t i = 0; i < p->nstacks; i++) {
     const struct fg_stack *s = &p->stacks[i];
@@ -92,11 +128,16 @@ int fg_call_tree_build(struct fg_call_tree *t, const struct fg_profile *p, uint3
     }
     t->nodes[node].self += s->count;
   }
+  free(t->index);
+  t->index = NULL;
+  t->index_cap = 0;
   return sort_children(t, p);
 }
 
 void fg_call_tree_free(struct fg_call_tree *t)
 {
   free(t->nodes);
+  free(t->index);
+  free(t->parents);
   memset(t, 0, sizeof *t);
 }

@@ -1,6 +1,7 @@
 /* The aggregated profile: interned frame names and a table of unique stacks. */
 #include "fg/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,8 +80,11 @@ void fg_profile_init(struct fg_profile *p)
 
 void fg_profile_free(struct fg_profile *p)
 {
-  for (uint32_t i = 0; i < p->nnames; i++)
+  for (uint32_t i = 0; i < p->nnames; i++) {
     free(p->names[i]);
+    free(p->files ? p->files[i] : NULL);
+  }
+  free(p->files);
   for (uint32_t i = 0; i < p->nthreads; i++)
     free(p->threads[i].name);
   free(p->names);
@@ -114,12 +118,16 @@ int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_
   cap = p->names_cap;
   if (grow((void **)&p->name_hashes, &cap, sizeof *p->name_hashes, p->nnames + 1) != 0)
     return -1;
+  cap = p->names_cap;
+  if (grow((void **)&p->files, &cap, sizeof *p->files, p->nnames + 1) != 0)
+    return -1;
   p->names_cap = cap;
   char *copy = strdup(name);
   if (!copy)
     return -1;
   uint32_t id = p->nnames++;
   p->names[id] = copy;
+  p->files[id] = NULL;
   p->kinds[id] = (uint8_t)kind;
   p->name_hashes[id] = h;
   p->name_index.slots[i] = id + 1;
@@ -130,6 +138,31 @@ int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_
 const char *fg_profile_name(const struct fg_profile *p, uint32_t id)
 {
   return id < p->nnames ? p->names[id] : "[bad_frame]";
+}
+
+const char *fg_profile_file(const struct fg_profile *p, uint32_t id)
+{
+  return id < p->nnames ? p->files[id] : NULL;
+}
+
+int fg_profile_set_file(struct fg_profile *p, uint32_t id, const char *file)
+{
+  if (id >= p->nnames)
+    return -1;
+  char *copy = strdup(file);
+  if (!copy)
+    return -1;
+  free(p->files[id]);
+  p->files[id] = copy;
+  return 0;
+}
+
+const char *fg_kind_name(enum fg_frame_kind kind)
+{
+  static const char *const names[FG_KIND_COUNT] = {
+    "java", "native", "marker", "thread", "interpreted", "compiled", "inlined", "kernel",
+  };
+  return (unsigned)kind < FG_KIND_COUNT ? names[kind] : "marker";
 }
 
 enum fg_frame_kind fg_profile_kind(const struct fg_profile *p, uint32_t id)
@@ -215,4 +248,88 @@ uint64_t fg_profile_total(const struct fg_profile *p)
   for (uint32_t i = 0; i < p->nstacks; i++)
     n += p->stacks[i].count;
   return n;
+}
+
+int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, struct fg_profile *dst)
+{
+  fg_profile_init(dst);
+  dst->stats = src->stats;
+  if (fg_profile_add_thread(dst, 0, "all") < 0)
+    return -1;
+  for (uint32_t i = 0; i < src->nnames; i++) {
+    if (fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]) != (int64_t)i)
+      return -1;
+    if (src->files[i] && fg_profile_set_file(dst, i, src->files[i]) != 0)
+      return -1;
+  }
+  uint32_t *roots = calloc(src->nthreads ? src->nthreads : 1, sizeof *roots);
+  size_t longest = 0;
+  for (uint32_t i = 0; i < src->nstacks; i++)
+    if (src->stacks[i].nframes > longest)
+      longest = src->stacks[i].nframes;
+  uint32_t *frames = malloc((longest + 1) * sizeof *frames);
+  int rc = roots && frames ? 0 : -1;
+  for (uint32_t t = 0; rc == 0 && thread_roots && t < src->nthreads; t++) {
+    char name[300];
+    snprintf(name, sizeof name, "[%s tid=%d]", src->threads[t].name, src->threads[t].tid);
+    int64_t id = fg_profile_intern(dst, name, FG_KIND_THREAD);
+    if (id < 0)
+      rc = -1;
+    else
+      roots[t] = (uint32_t)id;
+  }
+  for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
+    const struct fg_stack *s = &src->stacks[i];
+    uint32_t n = 0;
+    if (thread_roots)
+      frames[n++] = roots[s->thread];
+    memcpy(frames + n, fg_stack_frames(src, s), s->nframes * sizeof *frames);
+    rc = fg_profile_add(dst, 0, frames, n + s->nframes, s->count);
+  }
+  free(roots);
+  free(frames);
+  return rc;
+}
+
+int fg_is_known_marker(const char *name)
+{
+  static const char *const others[] = {"[truncated]", "[unknown_method_id]", "[unloaded_method]"};
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+    if (strcmp(name, others[i]) == 0)
+      return 1;
+  for (int t = 0; t <= FG_TICK_COUNT; t++) {
+    size_t len = strlen(fg_tick_name(t));
+    if (name[0] == '[' && strncmp(name + 1, fg_tick_name(t), len) == 0 && name[len + 1] == ']' &&
+        name[len + 2] == '\0')
+      return 1;
+  }
+  return 0;
+}
+
+void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, uint64_t count)
+{
+  struct fg_stats *s = &p->stats;
+  s->taken += count;
+  if (n == 0) {
+    s->java += count;
+    return;
+  }
+  const char *root = fg_profile_name(p, ids[0]);
+  enum fg_frame_kind kind = fg_profile_kind(p, ids[0]);
+  if (kind == FG_KIND_MARKER) {
+    for (int t = 0; t <= FG_TICK_COUNT; t++) {
+      size_t len = strlen(fg_tick_name(t));
+      if (strncmp(root + 1, fg_tick_name(t), len) == 0 && root[len + 1] == ']' && !root[len + 2]) {
+        s->failed[t] += count;
+        return;
+      }
+    }
+  }
+  if (kind == FG_KIND_THREAD) {
+    s->no_jnienv += count;
+    return;
+  }
+  if (strcmp(root, "[truncated]") == 0)
+    s->truncated += count;
+  s->java += count;
 }

@@ -21,6 +21,9 @@ struct fg_tree_node {
 struct fg_call_tree {
   struct fg_tree_node *nodes;
   uint32_t n, cap;
+  uint32_t *index;        /* (parent, name) -> node + 1, open addressing; build time only */
+  uint32_t index_cap;
+  uint32_t *parents;      /* parent of each node; build time only */
 };
 
 /* Builds the tree of one thread's stacks (or FG_ALL_THREADS), children

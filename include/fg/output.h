@@ -10,7 +10,10 @@
 struct fg_profile;
 struct fg_stats;
 
-enum fg_format { FG_FORMAT_NONE, FG_FORMAT_COLLAPSED, FG_FORMAT_CALLGRAPH };
+enum fg_format {
+  FG_FORMAT_NONE, FG_FORMAT_COLLAPSED, FG_FORMAT_CALLGRAPH, FG_FORMAT_HTML, FG_FORMAT_PPROF,
+  FG_FORMAT_SPEEDSCOPE,
+};
 
 /* The format a file name's extension selects, or FG_FORMAT_NONE. */
 enum fg_format fg_format_for_path(const char *path);
@@ -22,13 +25,18 @@ const char *fg_format_extensions(void);
 int fg_expand_path(const char *pattern, pid_t pid, time_t when, char *out, size_t outlen);
 
 struct fg_output_settings {
-  bool per_thread;   /* a [thread] root frame on every stack */
+  bool per_thread;          /* a [thread] root frame on every stack */
+  const char *title;        /* HTML title; NULL: "fgagent flame graph" */
+  double min_width_pct;     /* HTML: leave out frames under this share of all samples */
 };
 
 /* Each returns 0, or -1 when a write failed (errno set). */
 int fg_write_collapsed(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_summary(FILE *out, const struct fg_stats *s);
+int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 
 /* Writes p to path in the format its extension selects, through a temporary
  * file renamed into place. Returns -1 with a message in err on failure. */

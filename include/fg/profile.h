@@ -11,11 +11,19 @@
 #include "fg/stats.h"
 
 enum fg_frame_kind {
-  FG_KIND_JAVA,      /* a Java method */
-  FG_KIND_NATIVE,    /* a Java method declared native (ASGCT lineno -3) */
-  FG_KIND_MARKER,    /* [GC_active], [truncated], ...: not code */
-  FG_KIND_THREAD,    /* [thread name]: samples of a thread with no JNIEnv */
+  FG_KIND_JAVA,        /* a Java method, how it ran unknown */
+  FG_KIND_NATIVE,      /* native code: a Java method declared native, or C/C++ */
+  FG_KIND_MARKER,      /* [GC_active], [truncated], ...: not code */
+  FG_KIND_THREAD,      /* [thread name]: samples of a thread with no JNIEnv */
+  FG_KIND_INTERPRETED, /* Java, interpreted (_[0] in annotated collapsed stacks) */
+  FG_KIND_COMPILED,    /* Java, JIT-compiled (_[j], _[1]) */
+  FG_KIND_INLINED,     /* Java, inlined into its caller (_[i]) */
+  FG_KIND_KERNEL,      /* kernel code (_[k]) */
 };
+#define FG_KIND_COUNT 8
+
+/* "java", "native", "marker", ... for outputs that name kinds. */
+const char *fg_kind_name(enum fg_frame_kind kind);
 
 struct fg_thread_info {
   int tid;           /* OS thread id */
@@ -38,6 +46,7 @@ struct fg_id_index {  /* open addressing over entry ids; 0 = empty, else id + 1 
 
 struct fg_profile {
   char **names;
+  char **files;                    /* source file of each name, or NULL */
   uint8_t *kinds;
   uint64_t *name_hashes;
   uint32_t nnames, names_cap;
@@ -61,6 +70,9 @@ void fg_profile_free(struct fg_profile *p);
 /* The id of name with that kind, added if new; -1 if out of memory. */
 int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind);
 const char *fg_profile_name(const struct fg_profile *p, uint32_t id);
+/* The source file of a frame name, NULL if unknown; set it once known. */
+const char *fg_profile_file(const struct fg_profile *p, uint32_t id);
+int fg_profile_set_file(struct fg_profile *p, uint32_t id, const char *file);
 enum fg_frame_kind fg_profile_kind(const struct fg_profile *p, uint32_t id);
 
 /* A new thread's index; -1 if out of memory. */
@@ -77,5 +89,17 @@ static inline const uint32_t *fg_stack_frames(const struct fg_profile *p, const 
 }
 
 uint64_t fg_profile_total(const struct fg_profile *p);
+
+/* Counts count samples of the stack ids[0..n) into p's stats by its root
+ * frame: a [tick] marker is a failed walk, a [thread] frame a thread with no
+ * JNIEnv, [truncated] a cut Java stack, anything else a Java stack. */
+void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, uint64_t count);
+/* Whether name is one of fgagent's marker frames: [tick names], [truncated], ... */
+int fg_is_known_marker(const char *name);
+
+/* dst (uninitialised) becomes src with every thread merged into one, named
+ * "all"; with thread_roots each stack first gets a "[name tid=N]" frame.
+ * Names, files and stats carry over. 0, or -1 when out of memory. */
+int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, struct fg_profile *dst);
 
 #endif

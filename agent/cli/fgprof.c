@@ -1,0 +1,214 @@
+/* fgprof: converts collapsed stacks (ours or any tool's) into the formats
+ * fgagent writes. Exit status: 0 done, 2 bad arguments or input. */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/collapsed_reader.h"
+#include "fg/output.h"
+#include "fg/profile.h"
+#include "fg/profile_filter.h"
+
+static const char usage[] =
+  "Usage: fgprof convert [OPTIONS] IN OUT\n"
+  "       fgprof --help\n"
+  "\n"
+  "Reads collapsed stacks from IN ('-' for standard input): one 'frame;frame;... count'\n"
+  "line per stack, root first, as fgagent, async-profiler and flamegraph.pl's\n"
+  "stackcollapse scripts write them. Writes OUT in the format its extension names:\n"
+  "  .html              interactive flame graph, one self-contained file\n"
+  "  .collapsed .folded collapsed stacks\n"
+  "  .txt               call graph in the style of ftrace's function_graph tracer\n"
+  "  .pb.gz .pprof      pprof profile.proto, gzip'd (go tool pprof)\n"
+  "  .speedscope.json   speedscope's file format\n"
+  "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
+  "no half-written OUT.\n"
+  "\n"
+  "A root frame '[name tid=N]' (fgagent's threads option, async-profiler's -t)\n"
+  "splits the profile per thread. Frame suffixes _[j] _[1] (compiled), _[i]\n"
+  "(inlined), _[0] (interpreted) and _[k] (kernel) set the frame kind the flame\n"
+  "graph colours by, and are removed from the name.\n"
+  "\n"
+  "Options:\n"
+  "  --title TEXT       title of the flame graph / speedscope profile\n"
+  "  --include REGEX    keep only stacks with a frame matching REGEX\n"
+  "  --exclude REGEX    drop stacks with a frame matching REGEX (after --include)\n"
+  "  --reverse          reverse every stack: leaf first, callers above it\n"
+  "  --minwidth PCT     flame graph: leave out frames under PCT percent of all samples\n"
+  "  --interval TIME    the sampling interval behind IN (e.g. 10ms, 250us), so the call\n"
+  "                     graph, pprof and speedscope show time, not only samples\n"
+  "REGEX is a POSIX extended regular expression matched against frame names.\n"
+  "\n"
+  "Examples:\n"
+  "  fgprof convert app.collapsed app.html\n"
+  "  fgprof convert --include 'com/acme/' --title 'checkout' app.collapsed checkout.html\n"
+  "  fgprof convert --interval 10ms async-profiler.txt profile.pb.gz\n";
+
+struct args {
+  const char *in, *out, *title;
+  const char *include, *exclude;
+  bool reverse;
+  double minwidth;
+  uint64_t interval_ns;
+};
+
+static int bad(const char *fmt, const char *what)
+{
+  fprintf(stderr, "fgprof: ");
+  fprintf(stderr, fmt, what);
+  fprintf(stderr, "\nRun 'fgprof --help' for usage.\n");
+  return 2;
+}
+
+static int parse_interval(const char *text, uint64_t *ns)
+{
+  static const struct { const char *unit; uint64_t scale; } units[] = {
+    {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
+  };
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno || end == text || text[0] == '-')
+    return -1;
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strcmp(end, units[i].unit) == 0 && v > 0) {
+      *ns = v * units[i].scale;
+      return 0;
+    }
+  return -1;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+  memset(a, 0, sizeof *a);
+  const char *positional[2];
+  int npos = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *arg = argv[i];
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes_value = strcmp(arg, "--title") == 0 || strcmp(arg, "--include") == 0 ||
+                      strcmp(arg, "--exclude") == 0 || strcmp(arg, "--minwidth") == 0 ||
+                      strcmp(arg, "--interval") == 0;
+    if (takes_value && !value)
+      return bad("option %s needs a value", arg);
+    if (strcmp(arg, "--title") == 0) {
+      a->title = value;
+    } else if (strcmp(arg, "--include") == 0) {
+      a->include = value;
+    } else if (strcmp(arg, "--exclude") == 0) {
+      a->exclude = value;
+    } else if (strcmp(arg, "--minwidth") == 0) {
+      char *end;
+      a->minwidth = strtod(value, &end);
+      if (*end || end == value || a->minwidth < 0 || a->minwidth >= 100)
+        return bad("--minwidth '%s' is not valid; accepted: a percentage from 0 to below 100", value);
+    } else if (strcmp(arg, "--interval") == 0) {
+      if (parse_interval(value, &a->interval_ns) != 0)
+        return bad("--interval '%s' is not valid; accepted: a whole number with ns, us, ms or s",
+                   value);
+    } else if (strcmp(arg, "--reverse") == 0) {
+      a->reverse = true;
+      continue;
+    } else if (arg[0] == '-' && arg[1] == '-') {
+      return bad("unknown option '%s'; accepted: --title, --include, --exclude, --reverse, "
+                 "--minwidth, --interval", arg);
+    } else {
+      if (npos == 2)
+        return bad("one argument too many: '%s'; accepted: IN OUT", arg);
+      positional[npos++] = arg;
+      continue;
+    }
+    i++;
+  }
+  if (npos != 2)
+    return bad("%s", "convert needs IN and OUT");
+  a->in = positional[0];
+  a->out = positional[1];
+  if (fg_format_for_path(a->out) == FG_FORMAT_NONE) {
+    fprintf(stderr, "fgprof: %s: unknown output extension; accepted: %s\n", a->out,
+            fg_format_extensions());
+    return 2;
+  }
+  return 0;
+}
+
+static int compile(regex_t *re, const char *pattern, const char *option)
+{
+  int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+  if (rc == 0)
+    return 0;
+  char why[128];
+  regerror(rc, re, why, sizeof why);
+  fprintf(stderr, "fgprof: %s '%s' is not a valid POSIX extended regular expression: %s\n",
+          option, pattern, why);
+  return 2;
+}
+
+static int convert(int argc, char **argv)
+{
+  struct args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc != 0)
+    return rc;
+  regex_t include, exclude;
+  if (a.include && compile(&include, a.include, "--include") != 0)
+    return 2;
+  if (a.exclude && compile(&exclude, a.exclude, "--exclude") != 0) {
+    if (a.include)
+      regfree(&include);
+    return 2;
+  }
+
+  struct fg_profile in, out;
+  char err[1024];
+  fg_profile_init(&in);
+  fg_profile_init(&out);
+  rc = 0;
+  if (fg_read_collapsed_file(a.in, &in, err, sizeof err) != 0) {
+    fprintf(stderr, "fgprof: %s\n", err);
+    rc = 2;
+  }
+  if (rc == 0) {
+    in.stats.interval_ns = a.interval_ns;
+    struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
+    if (fg_profile_filter(&in, &f, &out) != 0) {
+      fprintf(stderr, "fgprof: out of memory\n");
+      rc = 2;
+    } else if (out.nstacks == 0) {
+      fprintf(stderr, "fgprof: %s: no stack is left after --include/--exclude\n", a.in);
+      rc = 2;
+    }
+  }
+  if (rc == 0) {
+    bool threads = out.nthreads > 1 || (out.nthreads == 1 && strcmp(out.threads[0].name, "all") != 0);
+    struct fg_output_settings cfg = {.per_thread = threads, .title = a.title, .min_width_pct = a.minwidth};
+    if (fg_write_profile_file(a.out, &out, &cfg, err, sizeof err) != 0) {
+      fprintf(stderr, "fgprof: %s\n", err + (strncmp(err, "fgagent: ", 9) == 0 ? 9 : 0));
+      rc = 2;
+    }
+  }
+  fg_profile_free(&in);
+  fg_profile_free(&out);
+  if (a.include)
+    regfree(&include);
+  if (a.exclude)
+    regfree(&exclude);
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                    strcmp(argv[1], "help") == 0)) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (argc >= 2 && strcmp(argv[1], "convert") == 0)
+    return convert(argc, argv);
+  fprintf(stderr, "fgprof: %s; accepted commands: convert, --help\n",
+          argc < 2 ? "no command given" : "unknown command");
+  fputs(usage, stderr);
+  return 2;
+}

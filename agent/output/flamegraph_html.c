@@ -1,0 +1,159 @@
+/* The HTML flame graph: one self-contained file, the page in
+ * flamegraph_template.html (compiled in), the profile embedded as JSON:
+ *   names, kinds (per name), kindNames, and the call tree depth-first as
+ *   n (name id), d (depth), v (samples in the frame and below); node 0 is "all".
+ * Drawn on a canvas, so 100 000 stacks open quickly. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/call_tree.h"
+#include "fg/output.h"
+#include "fg/profile.h"
+#include "json_text.h"
+
+extern const char fg_flamegraph_template[];
+
+static int put_u64_array(FILE *out, const char *key, const uint64_t *v, size_t n)
+{
+  if (fprintf(out, ",\"%s\":[", key) < 0)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    if (fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v[i]) < 0)
+      return -1;
+  return fputc(']', out) == EOF ? -1 : 0;
+}
+
+/* The tree depth-first into n/d/v, leaving out frames under min_samples. */
+struct flat {
+  uint64_t *n, *d, *v;
+  size_t len;
+};
+
+static int flatten(const struct fg_call_tree *t, uint32_t all_name, uint64_t min_samples,
+                   struct flat *f)
+{
+  f->n = malloc(t->n * sizeof *f->n);
+  f->d = malloc(t->n * sizeof *f->d);
+  f->v = malloc(t->n * sizeof *f->v);
+  uint32_t *todo = malloc(t->n * sizeof *todo), *depth = malloc(t->n * sizeof *depth);
+  int rc = f->n && f->d && f->v && todo && depth ? 0 : -1;
+  size_t top = 0;
+  f->len = 0;
+  if (rc == 0) {
+    todo[top] = 0;
+    depth[top++] = 0;
+  }
+  while (rc == 0 && top > 0) {
+    top--;
+    uint32_t node = todo[top], d = depth[top];
+    const struct fg_tree_node *tn = &t->nodes[node];
+    f->n[f->len] = node == 0 ? all_name : tn->name;
+    f->d[f->len] = d;
+    f->v[f->len++] = tn->total;
+    /* push children last-first so the first child comes out first */
+    size_t count = 0;
+    for (uint32_t c = tn->first_child; c != FG_NO_NODE; c = t->nodes[c].next_sibling)
+      if (t->nodes[c].total >= min_samples)
+        count++;
+    size_t i = top + count;
+    for (uint32_t c = tn->first_child; c != FG_NO_NODE; c = t->nodes[c].next_sibling)
+      if (t->nodes[c].total >= min_samples) {
+        todo[--i] = c;
+        depth[i] = d + 1;
+      }
+    top += count;
+  }
+  free(todo);
+  free(depth);
+  return rc;
+}
+
+static int put_data(FILE *out, const struct fg_profile *view, const struct flat *f,
+                    const struct fg_stats *stats, const char *title)
+{
+  if (fputs("{\"title\":", out) < 0 || fg_put_json_string(out, title) != 0 ||
+      fputs(",\"names\":[", out) < 0)
+    return -1;
+  for (uint32_t i = 0; i < view->nnames; i++)
+    if ((i && fputc(',', out) == EOF) || fg_put_json_string(out, view->names[i]) != 0)
+      return -1;
+  if (fputs("],\"kinds\":[", out) < 0)
+    return -1;
+  for (uint32_t i = 0; i < view->nnames; i++)
+    if (fprintf(out, i ? ",%u" : "%u", view->kinds[i]) < 0)
+      return -1;
+  if (fputs("],\"kindNames\":[", out) < 0)
+    return -1;
+  for (int k = 0; k < FG_KIND_COUNT; k++)
+    if (fprintf(out, k ? ",\"%s\"" : "\"%s\"", fg_kind_name((enum fg_frame_kind)k)) < 0)
+      return -1;
+  if (fputc(']', out) == EOF || put_u64_array(out, "n", f->n, f->len) ||
+      put_u64_array(out, "d", f->d, f->len) || put_u64_array(out, "v", f->v, f->len))
+    return -1;
+  return fprintf(out, ",\"unattributed\":%" PRIu64 ",\"intervalNs\":%" PRIu64 "}",
+                 fg_stats_failed_total(stats), stats->interval_ns) < 0 ? -1 : 0;
+}
+
+static int put_summary(FILE *out, const struct fg_stats *stats)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem)
+    return -1;
+  int rc = fg_write_summary(mem, stats);
+  fclose(mem);
+  if (rc == 0)
+    rc = fg_put_html_text(out, text);
+  free(text);
+  return rc;
+}
+
+int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  const char *title = cfg->title ? cfg->title : "fgagent flame graph";
+  struct fg_profile view;
+  struct fg_call_tree tree = {0};
+  struct flat f = {0};
+  int rc = fg_profile_merge_threads(p, cfg->per_thread, &view);
+  int64_t all = rc == 0 ? fg_profile_intern(&view, "all", FG_KIND_MARKER) : -1;
+  if (all < 0 || fg_call_tree_build(&tree, &view, FG_ALL_THREADS) != 0)
+    rc = -1;
+  uint64_t min_samples = 0;
+  if (rc == 0 && cfg->min_width_pct > 0)
+    min_samples = (uint64_t)(cfg->min_width_pct / 100.0 * (double)tree.nodes[0].total);
+  if (rc == 0)
+    rc = flatten(&tree, (uint32_t)all, min_samples, &f);
+
+  /* the template, with @@TITLE@@, @@SUMMARY@@ and @@DATA@@ filled in */
+  for (const char *t = fg_flamegraph_template; rc == 0 && *t;) {
+    const char *mark = strstr(t, "@@");
+    size_t plain = mark ? (size_t)(mark - t) : strlen(t);
+    if (fwrite(t, 1, plain, out) != plain) {
+      rc = -1;
+      break;
+    }
+    if (!mark)
+      break;
+    if (strncmp(mark, "@@TITLE@@", 9) == 0) {
+      rc = fg_put_html_text(out, title);
+      t = mark + 9;
+    } else if (strncmp(mark, "@@SUMMARY@@", 11) == 0) {
+      rc = put_summary(out, &p->stats);
+      t = mark + 11;
+    } else if (strncmp(mark, "@@DATA@@", 8) == 0) {
+      rc = put_data(out, &view, &f, &p->stats, title);
+      t = mark + 8;
+    } else {
+      rc = fputs("@@", out) < 0 ? -1 : 0;
+      t = mark + 2;
+    }
+  }
+  free(f.n);
+  free(f.d);
+  free(f.v);
+  fg_call_tree_free(&tree);
+  fg_profile_free(&view);
+  return rc;
+}

@@ -1,0 +1,302 @@
+/* pprof's profile.proto, gzip'd: what `go tool pprof` reads.
+ * Sample types samples/count and cpu/nanoseconds; one Location per frame,
+ * one Function per method (a name's ":line" suffix becomes the Line's line);
+ * the summary as comments; a "thread" label per sample when per_thread.
+ * The gzip stream uses stored (uncompressed) deflate blocks: no zlib needed. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/output.h"
+#include "fg/profile.h"
+
+/* ---- a byte buffer with protobuf encoding ---- */
+
+struct pb {
+  uint8_t *b;
+  size_t len, cap;
+  int failed;
+};
+
+static void pb_bytes_raw(struct pb *p, const void *data, size_t n)
+{
+  if (p->failed)
+    return;
+  if (p->len + n > p->cap) {
+    size_t cap = p->cap ? p->cap : 4096;
+    while (cap < p->len + n)
+      cap *= 2;
+    uint8_t *b = realloc(p->b, cap);
+    if (!b) {
+      p->failed = 1;
+      return;
+    }
+    p->b = b;
+    p->cap = cap;
+  }
+  memcpy(p->b + p->len, data, n);
+  p->len += n;
+}
+
+static void pb_varint(struct pb *p, uint64_t v)
+{
+  uint8_t buf[10];
+  size_t n = 0;
+  do {
+    buf[n] = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v)
+      buf[n] |= 0x80;
+    n++;
+  } while (v);
+  pb_bytes_raw(p, buf, n);
+}
+
+static void pb_int(struct pb *p, int field, uint64_t v)
+{
+  pb_varint(p, (uint64_t)field << 3 | 0);
+  pb_varint(p, v);
+}
+
+static void pb_bytes(struct pb *p, int field, const void *data, size_t n)
+{
+  pb_varint(p, (uint64_t)field << 3 | 2);
+  pb_varint(p, n);
+  pb_bytes_raw(p, data, n);
+}
+
+/* Appends msg as field and empties it for reuse. */
+static void pb_message(struct pb *p, int field, struct pb *msg)
+{
+  if (msg->failed)
+    p->failed = 1;
+  pb_bytes(p, field, msg->b, msg->len);
+  msg->len = 0;
+}
+
+/* ---- the string table ---- */
+
+struct strings {
+  char **s;
+  uint32_t n, cap;
+  uint32_t *index;      /* open addressing, id + 1 */
+  uint32_t index_cap;
+};
+
+static uint64_t hash_str(const char *s)
+{
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static int64_t string_id(struct strings *t, const char *s)
+{
+  if ((t->n + 1) * 2 > t->index_cap) {
+    uint32_t cap = t->index_cap ? t->index_cap * 2 : 1024;
+    uint32_t *index = calloc(cap, sizeof *index);
+    if (!index)
+      return -1;
+    for (uint32_t i = 0; i < t->n; i++) {
+      uint32_t j = (uint32_t)hash_str(t->s[i]) & (cap - 1);
+      while (index[j])
+        j = (j + 1) & (cap - 1);
+      index[j] = i + 1;
+    }
+    free(t->index);
+    t->index = index;
+    t->index_cap = cap;
+  }
+  uint32_t j = (uint32_t)hash_str(s) & (t->index_cap - 1);
+  for (; t->index[j]; j = (j + 1) & (t->index_cap - 1))
+    if (strcmp(t->s[t->index[j] - 1], s) == 0)
+      return t->index[j] - 1;
+  if (t->n == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 256;
+    char **a = realloc(t->s, cap * sizeof *a);
+    if (!a)
+      return -1;
+    t->s = a;
+    t->cap = cap;
+  }
+  if (!(t->s[t->n] = strdup(s)))
+    return -1;
+  t->index[j] = t->n + 1;
+  return t->n++;
+}
+
+static void strings_free(struct strings *t)
+{
+  for (uint32_t i = 0; i < t->n; i++)
+    free(t->s[i]);
+  free(t->s);
+  free(t->index);
+}
+
+/* ---- gzip with stored blocks ---- */
+
+static uint32_t crc32_of(const uint8_t *data, size_t n)
+{
+  static uint32_t table[256];
+  if (!table[1])
+    for (uint32_t i = 0; i < 256; i++) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; k++)
+        c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      table[i] = c;
+    }
+  uint32_t crc = 0xffffffffu;
+  for (size_t i = 0; i < n; i++)
+    crc = table[(crc ^ data[i]) & 0xff] ^ (crc >> 8);
+  return crc ^ 0xffffffffu;
+}
+
+static int put_le32(FILE *out, uint32_t v)
+{
+  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  return fwrite(b, 1, 4, out) == 4 ? 0 : -1;
+}
+
+static int write_gzip(FILE *out, const uint8_t *data, size_t n)
+{
+  static const uint8_t header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
+  if (fwrite(header, 1, sizeof header, out) != sizeof header)
+    return -1;
+  size_t pos = 0;
+  do {
+    size_t chunk = n - pos > 65535 ? 65535 : n - pos;
+    uint8_t block[5] = {(uint8_t)(pos + chunk == n), (uint8_t)chunk, (uint8_t)(chunk >> 8),
+                        (uint8_t)~chunk, (uint8_t)(~chunk >> 8)};
+    if (fwrite(block, 1, 5, out) != 5 || fwrite(data + pos, 1, chunk, out) != chunk)
+      return -1;
+    pos += chunk;
+  } while (pos < n);
+  return put_le32(out, crc32_of(data, n)) || put_le32(out, (uint32_t)n) ? -1 : 0;
+}
+
+/* ---- the profile ---- */
+
+/* "pkg/C.m:42" -> function "pkg/C.m", line 42; else the whole name, line 0. */
+static int64_t split_line(const char *name, char *function, size_t len)
+{
+  snprintf(function, len, "%s", name);
+  char *colon = strrchr(function, ':');
+  if (!colon || colon == function || colon[1] == '\0' || colon[-1] == ':')
+    return 0;
+  char *end;
+  long line = strtol(colon + 1, &end, 10);
+  if (*end != '\0' || line <= 0)
+    return 0;
+  *colon = '\0';
+  return line;
+}
+
+static uint64_t ns_per_sample(const struct fg_stats *s)
+{
+  if (s->cpu_ns > 0 && s->taken > 0)
+    return s->cpu_ns / s->taken;
+  return s->interval_ns;
+}
+
+static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, struct strings *st)
+{
+  struct pb m = {0}, sub = {0};
+  int rc = -1;
+  if (string_id(st, "") != 0)
+    goto done;
+  /* sample types, period type */
+  static const char *const types[2][2] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+  for (int i = 0; i < 2; i++) {
+    pb_int(&m, 1, (uint64_t)string_id(st, types[i][0]));
+    pb_int(&m, 2, (uint64_t)string_id(st, types[i][1]));
+    pb_message(out, 1, &m);
+  }
+  /* functions and locations: one each per frame name; ids are name id + 1 */
+  for (uint32_t id = 0; id < p->nnames; id++) {
+    char function[1024];
+    int64_t line = split_line(p->names[id], function, sizeof function);
+    const char *file = fg_profile_file(p, id);
+    pb_int(&m, 1, id + 1);
+    pb_int(&m, 2, (uint64_t)string_id(st, function));
+    pb_int(&m, 3, (uint64_t)string_id(st, function));
+    pb_int(&m, 4, (uint64_t)string_id(st, file ? file : ""));
+    pb_message(out, 5, &m);
+    pb_int(&sub, 1, id + 1);
+    pb_int(&sub, 2, (uint64_t)line);
+    pb_int(&m, 1, id + 1);
+    pb_message(&m, 4, &sub);
+    pb_message(out, 4, &m);
+  }
+  /* samples, leaf first */
+  uint64_t weight = ns_per_sample(&p->stats);
+  int64_t thread_key = string_id(st, "thread");
+  for (uint32_t i = 0; i < p->nstacks; i++) {
+    const struct fg_stack *s = &p->stacks[i];
+    const uint32_t *frames = fg_stack_frames(p, s);
+    for (uint32_t f = s->nframes; f-- > 0;)
+      pb_varint(&sub, frames[f] + 1);
+    pb_message(&m, 1, &sub);             /* packed location ids */
+    pb_varint(&sub, s->count);
+    pb_varint(&sub, s->count * weight);
+    pb_message(&m, 2, &sub);             /* packed values */
+    if (per_thread) {
+      const struct fg_thread_info *th = &p->threads[s->thread];
+      char label[300];
+      snprintf(label, sizeof label, "%s tid=%d", th->name, th->tid);
+      struct pb lab = {0};
+      pb_int(&lab, 1, (uint64_t)thread_key);
+      pb_int(&lab, 2, (uint64_t)string_id(st, label));
+      pb_message(&m, 3, &lab);
+      free(lab.b);
+    }
+    pb_message(out, 2, &m);
+  }
+  /* the summary, line by line, as comments */
+  char *summary = NULL;
+  size_t summary_len = 0;
+  FILE *mem = open_memstream(&summary, &summary_len);
+  if (mem && fg_write_summary(mem, &p->stats) == 0 && fclose(mem) == 0) {
+    for (char *line = strtok(summary, "\n"); line; line = strtok(NULL, "\n"))
+      pb_int(out, 13, (uint64_t)string_id(st, line));
+  } else if (mem) {
+    fclose(mem);
+  }
+  free(summary);
+  /* period: the time one sample stands for */
+  pb_int(&m, 1, (uint64_t)string_id(st, "cpu"));
+  pb_int(&m, 2, (uint64_t)string_id(st, "nanoseconds"));
+  pb_message(out, 11, &m);
+  pb_int(out, 12, weight);
+  pb_int(out, 10, p->stats.wall_ns);
+  pb_int(out, 14, (uint64_t)string_id(st, "cpu"));
+  /* the string table last: every string is known by now */
+  for (uint32_t i = 0; i < st->n; i++)
+    pb_bytes(out, 6, st->s[i], strlen(st->s[i]));
+  rc = out->failed || m.failed || sub.failed ? -1 : 0;
+done:
+  free(m.b);
+  free(sub.b);
+  return rc;
+}
+
+int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  struct pb buf = {0};
+  struct strings st = {0};
+  int rc;
+  if (cfg->per_thread) {
+    rc = encode(&buf, p, true, &st);
+  } else {
+    struct fg_profile merged;
+    rc = fg_profile_merge_threads(p, false, &merged);
+    if (rc == 0)
+      rc = encode(&buf, &merged, false, &st);
+    fg_profile_free(&merged);
+  }
+  if (rc == 0)
+    rc = write_gzip(out, buf.b, buf.len);
+  free(buf.b);
+  strings_free(&st);
+  return rc;
+}

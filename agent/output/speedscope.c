@@ -1,0 +1,114 @@
+/* speedscope's file format: shared frames (one per frame name), and a
+ * "sampled" profile per thread (per_thread) or one for all threads. Stacks
+ * are root first; weights are nanoseconds (samples x the time one sample
+ * stands for) when the interval is known, else sample counts. The summary's
+ * accounting line goes in "exporter". */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/output.h"
+#include "fg/profile.h"
+#include "json_text.h"
+
+static uint64_t ns_per_sample(const struct fg_stats *s)
+{
+  if (s->cpu_ns > 0 && s->taken > 0)
+    return s->cpu_ns / s->taken;
+  return s->interval_ns;
+}
+
+static int put_frames(FILE *out, const struct fg_profile *p)
+{
+  if (fputs("\"shared\":{\"frames\":[", out) < 0)
+    return -1;
+  for (uint32_t i = 0; i < p->nnames; i++) {
+    const char *file = fg_profile_file(p, i);
+    if ((i && fputc(',', out) == EOF) || fputs("{\"name\":", out) < 0 ||
+        fg_put_json_string(out, p->names[i]) != 0)
+      return -1;
+    if (file && (fputs(",\"file\":", out) < 0 || fg_put_json_string(out, file) != 0))
+      return -1;
+    if (fputc('}', out) == EOF)
+      return -1;
+  }
+  return fputs("]}", out) < 0 ? -1 : 0;
+}
+
+/* One sampled profile of the stacks of thread (or of all, FG_ALL_THREADS). */
+static int put_profile(FILE *out, const struct fg_profile *p, uint32_t thread, const char *name,
+                       uint64_t weight)
+{
+  const char *unit = weight ? "nanoseconds" : "none";
+  uint64_t unit_weight = weight ? weight : 1, total = 0;
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    if (thread == UINT32_MAX || p->stacks[i].thread == thread)
+      total += p->stacks[i].count * unit_weight;
+  if (fputs("{\"type\":\"sampled\",\"name\":", out) < 0 || fg_put_json_string(out, name) != 0 ||
+      fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
+              unit, total) < 0)
+    return -1;
+  int first = 1;
+  for (uint32_t i = 0; i < p->nstacks; i++) {
+    const struct fg_stack *s = &p->stacks[i];
+    if (thread != UINT32_MAX && s->thread != thread)
+      continue;
+    if ((!first && fputc(',', out) == EOF) || fputc('[', out) == EOF)
+      return -1;
+    const uint32_t *frames = fg_stack_frames(p, s);
+    for (uint32_t f = 0; f < s->nframes; f++)
+      if (fprintf(out, f ? ",%u" : "%u", frames[f]) < 0)
+        return -1;
+    if (fputc(']', out) == EOF)
+      return -1;
+    first = 0;
+  }
+  if (fputs("],\"weights\":[", out) < 0)
+    return -1;
+  first = 1;
+  for (uint32_t i = 0; i < p->nstacks; i++) {
+    if (thread != UINT32_MAX && p->stacks[i].thread != thread)
+      continue;
+    if (fprintf(out, first ? "%" PRIu64 : ",%" PRIu64, p->stacks[i].count * unit_weight) < 0)
+      return -1;
+    first = 0;
+  }
+  return fputs("]}", out) < 0 ? -1 : 0;
+}
+
+static int put_exporter(FILE *out, const struct fg_stats *s)
+{
+  char text[256];
+  snprintf(text, sizeof text, "fgagent: %" PRIu64 " samples stored of %" PRIu64 " taken, %" PRIu64
+           " lost, %" PRIu64 " failed walks, %" PRIu64 " without a JNIEnv; interval %.3f ms",
+           fg_stats_stored(s), s->taken, fg_stats_lost(s), fg_stats_failed_total(s), s->no_jnienv,
+           (double)s->interval_ns / 1e6);
+  return fputs("\"exporter\":", out) < 0 || fg_put_json_string(out, text) != 0 ? -1 : 0;
+}
+
+int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  const char *title = cfg->title ? cfg->title : "fgagent profile";
+  uint64_t weight = ns_per_sample(&p->stats);
+  if (fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":", out) < 0 ||
+      fg_put_json_string(out, title) != 0 || fputc(',', out) == EOF ||
+      put_exporter(out, &p->stats) != 0 || fputs(",\"activeProfileIndex\":0,", out) < 0 ||
+      put_frames(out, p) != 0 || fputs(",\"profiles\":[", out) < 0)
+    return -1;
+  if (!cfg->per_thread)
+    return put_profile(out, p, UINT32_MAX, "all threads", weight) || fputs("]}\n", out) < 0 ? -1 : 0;
+  int first = 1;
+  for (uint32_t t = 0; t < p->nthreads; t++) {
+    int used = 0;
+    for (uint32_t i = 0; i < p->nstacks && !used; i++)
+      used = p->stacks[i].thread == t;
+    if (!used)
+      continue;
+    char name[300];
+    snprintf(name, sizeof name, "%s tid=%d", p->threads[t].name, p->threads[t].tid);
+    if ((!first && fputc(',', out) == EOF) || put_profile(out, p, t, name, weight) != 0)
+      return -1;
+    first = 0;
+  }
+  return fputs("]}\n", out) < 0 ? -1 : 0;
+}

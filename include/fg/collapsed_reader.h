@@ -1,0 +1,23 @@
+/* Reads collapsed stacks ("root;caller;leaf count" per line), ours or any
+ * other tool's (async-profiler, flamegraph.pl's stackcollapse-*), into a
+ * profile. A pure decoder over a byte buffer: fuzzable on its own. */
+#ifndef FG_COLLAPSED_READER_H
+#define FG_COLLAPSED_READER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct fg_profile;
+
+/* Parses len bytes of text named source (for messages). Adds to p, which
+ * must be initialised. Blank lines and lines starting with '#' are skipped.
+ * On the first bad line returns -1 and writes "SOURCE:LINE: what is wrong;
+ * accepted: ..." into err; the profile then holds the lines before it. */
+int fg_parse_collapsed(const char *data, size_t len, const char *source, struct fg_profile *p,
+                       char *err, size_t errlen);
+
+/* Reads a whole file (path "-" reads standard input) and parses it.
+ * An empty file, or one with no stack, is an error too. */
+int fg_read_collapsed_file(const char *path, struct fg_profile *p, char *err, size_t errlen);
+
+#endif
