@@ -29,7 +29,7 @@ AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit integration bench install clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-convert install clean help
 
 all: deps lib cli java demo
 
@@ -37,8 +37,10 @@ help:
 	@echo "make              install missing Debian packages, build, profile the demo"
 	@echo "make test         unit tests (C) and integration tests (real JVMs)"
 	@echo "make unit         unit tests only"
+	@echo "make tools-test   output formats checked by go tool pprof, speedscope's schema, Chromium"
 	@echo "make integration  integration tests only"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
+	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make clean        remove build/"
 
@@ -106,11 +108,17 @@ unit: deps $(UNIT_TESTS)
 integration: deps lib java
 	@bash scripts/run-tests.sh integration
 
+tools-test: deps lib cli java
+	@bash scripts/run-tests.sh tools
+
 test: deps lib cli java $(UNIT_TESTS)
 	@bash scripts/run-tests.sh all
 
 bench: deps lib java
 	@bash scripts/bench-overhead.sh
+
+bench-convert: deps cli
+	@bash scripts/bench-convert.sh
 
 clean:
 	rm -rf build

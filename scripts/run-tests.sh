@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the unit tests (cmocka binaries in build/tests) and the integration
-# tests (real JVMs, java-test/harness), then prints one closing line:
+# Runs the unit tests (cmocka binaries in build/tests), the output-format
+# checks with real readers (tests/tools: go tool pprof, speedscope's schema,
+# headless Chromium) and the integration tests (real JVMs, java-test/harness),
+# then prints one closing line:
 #   N passed, N failed
-# Usage: run-tests.sh [unit|integration|all] [integration test name filter]
+# Usage: run-tests.sh [unit|tools|integration|all] [integration test name filter]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,11 +56,27 @@ run_integration() {
   skipped=$((skipped + ${s:-0}))
 }
 
+run_tools() {
+  out_file=$(mktemp)
+  bash tests/tools/run.sh | tee "$out_file"
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out_file" | tail -n 1)
+  rm -f "$out_file"
+  if [ -z "$line" ]; then
+    echo "FAIL tools: the suite ended without a result line"
+    failed=$((failed + 1))
+    return
+  fi
+  read -r p _ f _ <<<"$(echo "$line" | tr -d ',')"
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
 case "$what" in
   unit) run_unit ;;
+  tools) run_tools ;;
   integration) run_integration ;;
-  all) run_unit; run_integration ;;
-  *) echo "run-tests.sh: unknown suite '$what'; accepted: unit, integration, all" >&2; exit 2 ;;
+  all) run_unit; run_tools; run_integration ;;
+  *) echo "run-tests.sh: unknown suite '$what'; accepted: unit, tools, integration, all" >&2; exit 2 ;;
 esac
 
 echo

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The output formats, checked by the tools people read them with: go tool pprof,
+# speedscope's own schema, a headless Chromium; and fgprof's errors. Ends with
+# "N passed, N failed". Needs build/fgprof, build/libfgagent.so, build/java-test.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+work=build/tools-tests
+rm -rf "$work"
+mkdir -p "$work"
+export FG_NPM=$(pwd)/build/npm/node_modules
+export PPROF_TMPDIR=$work
+java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
+passed=0
+failed=0
+
+check() { # name command...
+  local name=$1
+  shift
+  if "$@" >"$work/$name.log" 2>&1; then
+    echo "PASS tools $name"
+    passed=$((passed + 1))
+  else
+    echo "FAIL tools $name"
+    sed 's/^/    /' "$work/$name.log" | tail -n 25
+    failed=$((failed + 1))
+  fi
+}
+
+# The npm readers, pinned in tests/tools/package.json, installed once into build/npm.
+if [ ! -d "$FG_NPM/playwright-core" ] || [ ! -d "$FG_NPM/speedscope" ] || [ ! -d "$FG_NPM/ajv" ]; then
+  mkdir -p build/npm
+  cp tests/tools/package.json build/npm/package.json
+  (cd build/npm && npm install --no-package-lock --no-audit --no-fund --loglevel=error) >"$work/npm.log" 2>&1 ||
+    { echo "FAIL tools npm_install"; tail -n 20 "$work/npm.log"; failed=$((failed + 1)); }
+fi
+
+# A fixture with known figures: 1310 samples, Main.hot in 800 of them.
+cat >"$work/in.collapsed" <<'STACKS'
+[main tid=1];Main.main;Main.work;Main.hot 600
+[main tid=1];Main.main;Main.cold 300
+[main tid=1];Main.main 100
+[main tid=1];Main.main;</script><img src=x onerror=window.pwned=1>.x 10
+[worker tid=2];Worker.run;Main.hot 200
+[worker tid=2];[GC_active] 50
+[GC Thread#0 tid=3];[GC Thread#0] 50
+STACKS
+sed 's/^\[[^]]*\];//' "$work/in.collapsed" >"$work/merged.collapsed"
+
+pprof_top() {
+  build/fgprof convert --interval 1ms "$work/in.collapsed" "$work/out.pb.gz" || return 1
+  go tool pprof -sample_index=samples -top "$work/out.pb.gz" >"$work/top.txt" 2>&1 || { cat "$work/top.txt"; return 1; }
+  cat "$work/top.txt"
+  # flat and cum of Main.hot (a leaf: 800 both), cum of Main.main (1010)
+  grep -Eq '^ +800 +[0-9.]+% +[0-9.]+% +800 +[0-9.]+% +Main\.hot$' "$work/top.txt" &&
+    grep -Eq ' 1010 +[0-9.]+% +Main\.main$' "$work/top.txt" &&
+    go tool pprof -top "$work/out.pb.gz" 2>/dev/null | grep -Eq '^ +0\.80s .*Main\.hot$'   # 800 x 1 ms
+}
+
+pprof_traces() {
+  build/fgprof convert --interval 1ms "$work/in.collapsed" "$work/out.pb.gz" || return 1
+  go tool pprof -sample_index=samples -traces "$work/out.pb.gz" >"$work/traces.txt" 2>&1 || return 1
+  cat "$work/traces.txt"
+  # the 600-sample stack, leaf first, under its thread label
+  awk '/thread: +main tid=1/ { t = 1 } t && /^ +600 +Main\.hot$/ { getline a; getline b;
+       if (a ~ /^ +Main\.work$/ && b ~ /^ +Main\.main$/) found = 1 } /^-+\+/ { t = 0 } END { exit !found }' "$work/traces.txt"
+}
+
+speedscope_schema() {
+  build/fgprof convert --interval 1ms "$work/in.collapsed" "$work/threads.speedscope.json" &&
+    build/fgprof convert "$work/merged.collapsed" "$work/merged.speedscope.json" &&
+    node tests/tools/validate-speedscope.mjs "$work/threads.speedscope.json" "$work/merged.speedscope.json" &&
+    grep -q '"name":"main tid=1"' "$work/threads.speedscope.json"
+}
+
+flamegraph_in_browser() {
+  build/fgprof convert --title 'fixture' "$work/in.collapsed" "$work/out.html" &&
+    node tests/tools/flamegraph-browser.mjs "$work/out.html" interact
+}
+
+# fgprof's errors: exit 2, one clear line with file and line, nothing half-written.
+cli_errors() {
+  local out=$work/never.html rc
+  printf 'a;b 1\nc;d 2\nno count here\n' >"$work/bad.collapsed"
+  build/fgprof convert "$work/bad.collapsed" "$out" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "bad.collapsed:3: the sample count is not a whole number" "$work/err.txt" && [ ! -e "$out" ] &&
+    [ -z "$(ls "$work" | grep 'never.html.tmp')" ] || return 1
+  : >"$work/empty.collapsed"
+  build/fgprof convert "$work/empty.collapsed" "$out" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "empty.collapsed: the file is empty" "$work/err.txt" || return 1
+  build/fgprof convert "$work/in.collapsed" "$work/out.svg" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "unknown output extension; accepted: .collapsed" "$work/err.txt" || return 1
+  build/fgprof convert --include '(' "$work/in.collapsed" "$out" 2>"$work/err.txt"; rc=$?
+  [ $rc -eq 2 ] && grep -q "is not a valid POSIX extended regular expression" "$work/err.txt" || return 1
+  build/fgprof convert "$work/missing.collapsed" "$out" 2>"$work/err.txt"; rc=$?
+  [ $rc -eq 2 ] && grep -q "missing.collapsed: cannot open" "$work/err.txt" || return 1
+  build/fgprof --help | grep -q "Usage: fgprof convert"
+}
+
+cli_filters() {
+  build/fgprof convert --include 'Main\.hot' --exclude '^Worker' --reverse "$work/in.collapsed" "$work/f.collapsed" &&
+    cat "$work/f.collapsed" && [ "$(cat "$work/f.collapsed")" = "[main tid=1];Main.hot;Main.work;Main.main 600" ]
+}
+
+# The agent writes the three formats itself, from a real JVM.
+agent_formats() {
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,threads,file=$work/agent.html,file=$work/agent.pb.gz,file=$work/agent.speedscope.json" \
+    -cp build/java-test HotMethods 1 || return 1
+  go tool pprof -top "$work/agent.pb.gz" 2>&1 | tee "$work/agent-top.txt" | grep -q 'HotMethods.alpha' &&
+    node tests/tools/validate-speedscope.mjs "$work/agent.speedscope.json" &&
+    node tests/tools/flamegraph-browser.mjs "$work/agent.html" smoke HotMethods.alpha
+}
+
+check pprof_top pprof_top
+check pprof_traces pprof_traces
+check speedscope_schema speedscope_schema
+check flamegraph_in_browser flamegraph_in_browser
+check cli_errors cli_errors
+check cli_filters cli_filters
+check agent_formats agent_formats
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
