@@ -40,3 +40,56 @@ int fg_put_html_text(FILE *out, const char *s)
   }
   return 0;
 }
+
+void fg_numbers_start(struct fg_numbers *n, FILE *out)
+{
+  n->out = out;
+  n->len = 0;
+  n->failed = 0;
+}
+
+static void flush_if_full(struct fg_numbers *n, size_t need)
+{
+  if (n->len + need <= sizeof n->buf)
+    return;
+  if (fwrite(n->buf, 1, n->len, n->out) != n->len)
+    n->failed = 1;
+  n->len = 0;
+}
+
+void fg_numbers_put(struct fg_numbers *n, char sep, uint64_t v)
+{
+  char digits[20];
+  int k = 0;
+  do {
+    digits[k++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  flush_if_full(n, (size_t)k + 1);
+  if (sep)
+    n->buf[n->len++] = sep;
+  while (k > 0)
+    n->buf[n->len++] = digits[--k];
+}
+
+void fg_numbers_text(struct fg_numbers *n, const char *s)
+{
+  size_t len = strlen(s);
+  if (len > sizeof n->buf) {
+    flush_if_full(n, sizeof n->buf);
+    if (fwrite(s, 1, len, n->out) != len)
+      n->failed = 1;
+    return;
+  }
+  flush_if_full(n, len);
+  memcpy(n->buf + n->len, s, len);
+  n->len += len;
+}
+
+int fg_numbers_end(struct fg_numbers *n)
+{
+  if (n->len && fwrite(n->buf, 1, n->len, n->out) != n->len)
+    n->failed = 1;
+  n->len = 0;
+  return n->failed ? -1 : 0;
+}

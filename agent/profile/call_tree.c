@@ -112,6 +112,18 @@ int fg_call_tree_build(struct fg_call_tree *t, const struct fg_profile *p, uint3
   memset(t, 0, sizeof *t);
   if (add_node(t, UINT32_MAX, FG_NO_NODE) < 0)
     return -1;
+  /* Size the index once for the most nodes the stacks can make: no rehashing. */
+  uint64_t most = 1;
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    if (thread == FG_ALL_THREADS || p->stacks[i].thread == thread)
+      most += p->stacks[i].nframes;
+  uint32_t cap = 1024;
+  while (cap < most * 2 && cap < (1u << 31))
+    cap *= 2;
+  t->index = calloc(cap, sizeof *t->index);
+  if (!t->index)
+    return -1;
+  t->index_cap = cap;
   for (uint32_t i = 0; i < p->nstacks; i++) {
     const struct fg_stack *s = &p->stacks[i];
     if (thread != FG_ALL_THREADS && s->thread != thread)

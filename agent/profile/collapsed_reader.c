@@ -159,11 +159,7 @@ static int add_line(struct fg_profile *p, const char *stack, size_t len, uint64_
     enum fg_frame_kind kind;
     if (!suffix_kind(frame, &flen, &kind))
       kind = guess_kind(frame, flen);
-    char *copy = strndup(frame, flen);
-    if (!copy)
-      return -1;
-    int64_t id = fg_profile_intern(p, copy, kind);
-    free(copy);
+    int64_t id = fg_profile_intern_n(p, frame, flen, kind);
     if (id < 0)
       return -1;
     ids[n++] = (uint32_t)id;

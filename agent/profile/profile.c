@@ -12,11 +12,11 @@ static uint64_t mix(uint64_t h, uint64_t v)
   return h ^ (h >> 33);
 }
 
-static uint64_t hash_string(const char *s, uint64_t seed)
+static uint64_t hash_bytes(const char *s, size_t len, uint64_t seed)
 {
   uint64_t h = 1469598103934665603ull ^ seed;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
   return mix(h, seed);
 }
 
@@ -100,13 +100,19 @@ void fg_profile_free(struct fg_profile *p)
 
 int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind)
 {
-  uint64_t h = hash_string(name, kind);
+  return fg_profile_intern_n(p, name, strlen(name), kind);
+}
+
+int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind)
+{
+  uint64_t h = hash_bytes(name, len, kind);
   if (index_reserve(&p->name_index, p->name_hashes, name_hash_of, p->nnames) != 0)
     return -1;
   uint32_t mask = p->name_index.capacity - 1, i = (uint32_t)h & mask;
   for (; p->name_index.slots[i]; i = (i + 1) & mask) {
     uint32_t id = p->name_index.slots[i] - 1;
-    if (p->name_hashes[id] == h && p->kinds[id] == kind && strcmp(p->names[id], name) == 0)
+    if (p->name_hashes[id] == h && p->kinds[id] == kind && strncmp(p->names[id], name, len) == 0 &&
+        p->names[id][len] == '\0')
       return id;
   }
   uint32_t cap = p->names_cap;
@@ -122,7 +128,7 @@ int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_
   if (grow((void **)&p->files, &cap, sizeof *p->files, p->nnames + 1) != 0)
     return -1;
   p->names_cap = cap;
-  char *copy = strdup(name);
+  char *copy = strndup(name, len);
   if (!copy)
     return -1;
   uint32_t id = p->nnames++;

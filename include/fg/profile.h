@@ -69,6 +69,8 @@ void fg_profile_free(struct fg_profile *p);
 
 /* The id of name with that kind, added if new; -1 if out of memory. */
 int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind);
+/* The same for the len bytes at name (no NUL needed). */
+int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind);
 const char *fg_profile_name(const struct fg_profile *p, uint32_t id);
 /* The source file of a frame name, NULL if unknown; set it once known. */
 const char *fg_profile_file(const struct fg_profile *p, uint32_t id);
