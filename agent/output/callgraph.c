@@ -183,6 +183,25 @@ static int print_tree(const struct walk *w)
   return rc;
 }
 
+/* The whole summary, each line behind "# ". */
+static int print_summary_comment(FILE *out, const struct fg_stats *s)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem)
+    return -1;
+  int rc = fg_write_summary(mem, s);
+  fclose(mem);
+  for (char *line = text, *nl; rc == 0 && line && *line; line = nl ? nl + 1 : NULL) {
+    nl = strchr(line, '\n');
+    if (fprintf(out, "# %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line) < 0)
+      rc = -1;
+  }
+  free(text);
+  return rc;
+}
+
 static int print_headers(FILE *out, const struct fg_stats *s, uint64_t ns_per_sample)
 {
   char asked[32], used[32];
@@ -192,7 +211,8 @@ static int print_headers(FILE *out, const struct fg_stats *s, uint64_t ns_per_sa
                    "# DURATION = samples x %s (interval asked: %s)\n"
                    "# %" PRIu64 " samples stored of %" PRIu64 " signals taken; the summary "
                    "accounts for every loss\n#\n",
-              used, asked, fg_stats_stored(s), s->taken) < 0)
+              used, asked, fg_stats_stored(s), s->taken) < 0 ||
+      print_summary_comment(out, s) != 0 || fputs("#\n", out) < 0)
     return -1;
   return put(out, "#   TASK/PID    |   DURATION    | FUNCTION CALLS\n"
                   "#    |    |     |    |   |      | |   |   |   |\n");

@@ -5,15 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CAPTURE(result, call_with_out)            \
-  do {                                            \
-    char *buf_ = NULL;                            \
-    size_t len_ = 0;                              \
-    FILE *out = open_memstream(&buf_, &len_);     \
-    int rc_ = (call_with_out);                    \
-    fclose(out);                                  \
-    assert_int_equal(rc_, 0);                     \
-    (result) = buf_;                              \
+#define CAPTURE(result, call_with_out)              \
+  do {                                              \
+    size_t len_ = 0;                                \
+    (result) = NULL;                                \
+    FILE *out = open_memstream(&(result), &len_);   \
+    int rc_ = (call_with_out);                      \
+    fclose(out);                                    \
+    assert_int_equal(rc_, 0);                       \
   } while (0)
 
 #endif
