@@ -29,6 +29,9 @@ try {
   await page.waitForFunction(() => window.fgFlameGraph !== undefined, null, { timeout: 30000 });
   const loadMs = Date.now() - t0;
   check(errors.length === 0, "console errors: " + errors.join(" | "));
+  // no frame name may become markup or script, whatever the mode
+  check(await page.evaluate(() => window.pwned === undefined && document.querySelectorAll("img").length === 0),
+        "a frame name became HTML or ran as script");
   check(await page.evaluate(() => window.fgFlameGraph.frames > 1), "no frames");
 
   if (mode === "time") {

@@ -114,6 +114,14 @@ agent_formats() {
     node tests/tools/flamegraph-browser.mjs "$work/agent.html" smoke HotMethods.alpha
 }
 
+# A class whose very name is an HTML injection, profiled by the agent: the name
+# must reach the flame graph as text, never as markup.
+agent_hostile_class_name() {
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,file=$work/evil.html" \
+    -cp build/java-test EvilNames 1 | grep -q '^LOADED Evil<<' || return 1
+  node tests/tools/flamegraph-browser.mjs "$work/evil.html" smoke 'Evil<</script><img src=x onerror=pwned=1>.spin'
+}
+
 check pprof_top pprof_top
 check pprof_traces pprof_traces
 check speedscope_schema speedscope_schema
@@ -121,6 +129,7 @@ check flamegraph_in_browser flamegraph_in_browser
 check cli_errors cli_errors
 check cli_filters cli_filters
 check agent_formats agent_formats
+check agent_hostile_class_name agent_hostile_class_name
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
