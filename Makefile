@@ -17,7 +17,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
            agent/output/callgraph.c agent/output/summary.c agent/output/profile_file.c \
            agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
-           agent/output/speedscope.c agent/profile/profile_filter.c
+           agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))
 # The command-line tool, on the same pure core.
@@ -68,12 +68,12 @@ build/libfgcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
-	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl
+	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm
 
 cli: build/fgprof
 
 build/fgprof: $(CLI_SRC) build/libfgcore.a
-	$(CC) $(CFLAGS_COMMON) -o $@ $(CLI_SRC) build/libfgcore.a
+	$(CC) $(CFLAGS_COMMON) -o $@ $(CLI_SRC) build/libfgcore.a -lm
 
 install: lib cli
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
@@ -83,7 +83,7 @@ install: lib cli
 
 build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/libfgcore.a -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/libfgcore.a -lcmocka -lm -o $@
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
 build/tests/test_handler: tests/unit/test_handler.c build/obj/agent/sampling/handler.o \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "fg/collapsed_reader.h"
 #include "fg/output.h"
 #include "fg/profile.h"
@@ -13,6 +14,8 @@
 
 static const char usage[] =
   "Usage: fgprof convert [OPTIONS] IN OUT\n"
+  "       fgprof diff [OPTIONS] BASE NEW\n"
+  "       fgprof diff [OPTIONS] --base FILE... --new FILE...\n"
   "       fgprof --help\n"
   "\n"
   "Reads collapsed stacks from IN ('-' for standard input): one 'frame;frame;... count'\n"
@@ -41,8 +44,25 @@ static const char usage[] =
   "                     graph, pprof and speedscope show time, not only samples\n"
   "REGEX is a POSIX extended regular expression matched against frame names.\n"
   "\n"
+  "fgprof diff compares two sets of runs (collapsed stacks, one file per run) frame\n"
+  "by frame: each frame's self share (samples with it on top / all samples). With two\n"
+  "or more runs a side, Welch's t-test over the runs' shares, so run-to-run noise is\n"
+  "measured; with one run a side, a two-proportion z-test over the sample counts.\n"
+  "A frame counts as slower (a regression) or faster when its share changed by at\n"
+  "least --threshold percent and --min-change points, with p below --alpha; a frame\n"
+  "found only in NEW counts as slower, one found only in BASE as faster, unless a\n"
+  "new and a gone frame of the same method or class look like a rename.\n"
+  "Exit status: 0 no regression, 1 a regression, 2 an error.\n"
+  "  --threshold PCT    least relative change of a self share that counts (10)\n"
+  "  --min-change PTS   least absolute change, in percentage points (0.5)\n"
+  "  --alpha A          significance level (0.01)\n"
+  "  --json             the verdict as JSON on standard output, for machines\n"
+  "  --html OUT         a differential flame graph: NEW's shape, red where a frame\n"
+  "                     grew, blue where it shrank; hovering shows both shares\n"
+  "\n"
   "Examples:\n"
   "  fgprof convert app.collapsed app.html\n"
+  "  fgprof diff --base main-*.collapsed --new branch-*.collapsed --html diff.html\n"
   "  fgprof convert --include 'com/acme/' --title 'checkout' app.collapsed checkout.html\n"
   "  fgprof convert --interval 10ms async-profiler.txt profile.pb.gz\n";
 
@@ -146,7 +166,7 @@ static int compile(regex_t *re, const char *pattern, const char *option)
   return 2;
 }
 
-static int convert(int argc, char **argv)
+int fg_cmd_convert(int argc, char **argv)
 {
   struct args a;
   int rc = parse_args(argc, argv, &a);
@@ -206,8 +226,10 @@ int main(int argc, char **argv)
     return 0;
   }
   if (argc >= 2 && strcmp(argv[1], "convert") == 0)
-    return convert(argc, argv);
-  fprintf(stderr, "fgprof: %s; accepted commands: convert, --help\n",
+    return fg_cmd_convert(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "diff") == 0)
+    return fg_cmd_diff(argc, argv);
+  fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, --help\n",
           argc < 2 ? "no command given" : "unknown command");
   fputs(usage, stderr);
   return 2;

@@ -32,27 +32,45 @@ static int put_u64_array(FILE *out, const char *key, const uint64_t *v, size_t n
 /* The tree depth-first into n/d/v, leaving out frames under min_samples. */
 struct flat {
   uint64_t *n, *d, *v;
+  uint64_t *b;          /* differential: the same path's samples in the base tree */
   size_t len;
 };
 
-static int flatten(const struct fg_call_tree *t, uint32_t all_name, uint64_t min_samples,
-                   struct flat *f)
+/* The child of base node under with the name of new-tree node name, or FG_NO_NODE. */
+static uint32_t base_child(const struct fg_call_tree *base, uint32_t under, uint32_t name)
+{
+  if (!base || under == FG_NO_NODE)
+    return FG_NO_NODE;
+  for (uint32_t c = base->nodes[under].first_child; c != FG_NO_NODE; c = base->nodes[c].next_sibling)
+    if (base->nodes[c].name == name)
+      return c;
+  return FG_NO_NODE;
+}
+
+/* base (may be NULL) must share t's name ids. */
+static int flatten(const struct fg_call_tree *t, const struct fg_call_tree *base, uint32_t all_name,
+                   uint64_t min_samples, struct flat *f)
 {
   f->n = malloc(t->n * sizeof *f->n);
   f->d = malloc(t->n * sizeof *f->d);
   f->v = malloc(t->n * sizeof *f->v);
+  f->b = base ? malloc(t->n * sizeof *f->b) : NULL;
   uint32_t *todo = malloc(t->n * sizeof *todo), *depth = malloc(t->n * sizeof *depth);
-  int rc = f->n && f->d && f->v && todo && depth ? 0 : -1;
+  uint32_t *match = malloc(t->n * sizeof *match);
+  int rc = f->n && f->d && f->v && todo && depth && match && (f->b || !base) ? 0 : -1;
   size_t top = 0;
   f->len = 0;
   if (rc == 0) {
     todo[top] = 0;
+    match[top] = base ? 0 : FG_NO_NODE;
     depth[top++] = 0;
   }
   while (rc == 0 && top > 0) {
     top--;
-    uint32_t node = todo[top], d = depth[top];
+    uint32_t node = todo[top], d = depth[top], in_base = match[top];
     const struct fg_tree_node *tn = &t->nodes[node];
+    if (f->b)
+      f->b[f->len] = in_base == FG_NO_NODE ? 0 : base->nodes[in_base].total;
     f->n[f->len] = node == 0 ? all_name : tn->name;
     f->d[f->len] = d;
     f->v[f->len++] = tn->total;
@@ -66,11 +84,13 @@ static int flatten(const struct fg_call_tree *t, uint32_t all_name, uint64_t min
       if (t->nodes[c].total >= min_samples) {
         todo[--i] = c;
         depth[i] = d + 1;
+        match[i] = base_child(base, in_base, t->nodes[c].name);
       }
     top += count;
   }
   free(todo);
   free(depth);
+  free(match);
   return rc;
 }
 
@@ -97,7 +117,8 @@ static int put_data(FILE *out, const struct fg_profile *view, const struct flat 
     if (fprintf(out, k ? ",\"%s\"" : "\"%s\"", fg_kind_name((enum fg_frame_kind)k)) < 0)
       return -1;
   if (fputc(']', out) == EOF || put_u64_array(out, "n", f->n, f->len) ||
-      put_u64_array(out, "d", f->d, f->len) || put_u64_array(out, "v", f->v, f->len))
+      put_u64_array(out, "d", f->d, f->len) || put_u64_array(out, "v", f->v, f->len) ||
+      (f->b && put_u64_array(out, "b", f->b, f->len)))
     return -1;
   return fprintf(out, ",\"unattributed\":%" PRIu64 ",\"intervalNs\":%" PRIu64 "}",
                  fg_stats_failed_total(stats), stats->interval_ns) < 0 ? -1 : 0;
@@ -118,9 +139,10 @@ static int put_summary(FILE *out, const struct fg_stats *stats)
   return rc;
 }
 
-int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+static int write_page(FILE *out, const struct fg_profile *p, const struct fg_profile *base,
+                      const struct fg_output_settings *cfg)
 {
-  const char *title = cfg->title ? cfg->title : "fgagent flame graph";
+  const char *title = cfg->title ? cfg->title : base ? "fgprof diff" : "fgagent flame graph";
   /* Per thread, each stack gets a [thread] root: that needs a copy. Otherwise
    * the tree merges the threads itself. */
   struct fg_profile merged;
@@ -134,13 +156,15 @@ int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct
     view = &merged;
   }
   uint32_t all = view->nnames;   /* put_data writes "all" after the profile's names */
-  if (rc != 0 || fg_call_tree_build(&tree, view, FG_ALL_THREADS) != 0)
+  struct fg_call_tree base_tree = {0};
+  if (rc != 0 || fg_call_tree_build(&tree, view, FG_ALL_THREADS) != 0 ||
+      (base && fg_call_tree_build(&base_tree, base, FG_ALL_THREADS) != 0))
     rc = -1;
   uint64_t min_samples = 0;
   if (rc == 0 && cfg->min_width_pct > 0)
     min_samples = (uint64_t)(cfg->min_width_pct / 100.0 * (double)tree.nodes[0].total);
   if (rc == 0)
-    rc = flatten(&tree, all, min_samples, &f);
+    rc = flatten(&tree, base ? &base_tree : NULL, all, min_samples, &f);
 
   /* the template, with @@TITLE@@, @@SUMMARY@@ and @@DATA@@ filled in */
   for (const char *t = fg_flamegraph_template; rc == 0 && *t;) {
@@ -169,7 +193,22 @@ int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct
   free(f.n);
   free(f.d);
   free(f.v);
+  free(f.b);
   fg_call_tree_free(&tree);
+  fg_call_tree_free(&base_tree);
   fg_profile_free(&merged);
   return rc;
+}
+
+int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  return write_page(out, p, NULL, cfg);
+}
+
+int fg_write_diff_flamegraph_html(FILE *out, const struct fg_profile *base, const struct fg_profile *p,
+                                  const struct fg_output_settings *cfg)
+{
+  struct fg_output_settings merged = *cfg;
+  merged.per_thread = false;   /* threads differ between runs; frames are compared */
+  return write_page(out, p, base, &merged);
 }

@@ -339,3 +339,43 @@ void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, u
     s->truncated += count;
   s->java += count;
 }
+
+int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src)
+{
+  uint32_t *ids = malloc((src->nnames ? src->nnames : 1) * sizeof *ids);
+  size_t longest = 1;
+  for (uint32_t i = 0; i < src->nstacks; i++)
+    if (src->stacks[i].nframes > longest)
+      longest = src->stacks[i].nframes;
+  uint32_t *frames = malloc(longest * sizeof *frames);
+  int rc = ids && frames && dst->nthreads > 0 ? 0 : -1;
+  for (uint32_t i = 0; rc == 0 && i < src->nnames; i++) {
+    int64_t id = fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]);
+    if (id < 0)
+      rc = -1;
+    else
+      ids[i] = (uint32_t)id;
+  }
+  for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
+    const struct fg_stack *s = &src->stacks[i];
+    const uint32_t *in = fg_stack_frames(src, s);
+    for (uint32_t k = 0; k < s->nframes; k++)
+      frames[k] = ids[in[k]];
+    rc = fg_profile_add(dst, 0, frames, s->nframes, s->count);
+  }
+  if (rc == 0) {
+    struct fg_stats *d = &dst->stats;
+    const struct fg_stats *s = &src->stats;
+    d->taken += s->taken;
+    d->java += s->java;
+    d->no_jnienv += s->no_jnienv;
+    d->overruns += s->overruns;
+    d->no_slot += s->no_slot;
+    d->truncated += s->truncated;
+    for (int t = 0; t <= FG_TICK_COUNT; t++)
+      d->failed[t] += s->failed[t];
+  }
+  free(ids);
+  free(frames);
+  return rc;
+}

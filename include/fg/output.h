@@ -35,6 +35,12 @@ int fg_write_collapsed(FILE *out, const struct fg_profile *p, const struct fg_ou
 int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_summary(FILE *out, const struct fg_stats *s);
 int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+/* The differential flame graph: p's shape, each frame coloured by how its
+ * share grew (red) or shrank (blue) against the same call path in base.
+ * A frame name must have the same id in both (fg_profile_append into a
+ * profile that starts with p's names gives that). */
+int fg_write_diff_flamegraph_html(FILE *out, const struct fg_profile *base, const struct fg_profile *p,
+                                  const struct fg_output_settings *cfg);
 int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 

@@ -99,6 +99,10 @@ void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, u
 /* Whether name is one of fgagent's marker frames: [tick names], [truncated], ... */
 int fg_is_known_marker(const char *name);
 
+/* Adds every stack of src to dst's thread 0 (which must exist), frame names
+ * interned by their text; adds src's stats too. 0, or -1 when out of memory. */
+int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src);
+
 /* dst (uninitialised) becomes src with every thread merged into one, named
  * "all"; with thread_roots each stack first gets a "[name tid=N]" frame.
  * Names, files and stats carry over. 0, or -1 when out of memory. */

@@ -3,6 +3,7 @@
 //   smoke NAME   loads with no console error, and NAME is one of the frames
 //   interact     the tools suite's fixture: zoom, reset, search share, highlight, invert, tooltip, injection
 //   time         prints how long the page took to load and draw: LOAD_MS <n>
+//   diff NAME    a differential page: NAME grew, so it is drawn red, and its tooltip shows both shares
 import { resolve } from "node:path";
 import { createRequire } from "node:module";
 
@@ -84,6 +85,18 @@ try {
     await page.check("#invert");
     check((await at("all"))[1] === 0, "inverted view does not put the root at the top");
     check((await page.textContent("#unattributed")).startsWith("3.82%"), "unattributed share is not 3.82% (50 of 1310)");
+  } else if (mode === "diff") {
+    check(await page.evaluate(() => Array.isArray(FG.b)), "no base data in a differential page");
+    const r = await page.evaluate((n) => window.fgFlameGraph.find(n), arg);
+    check(r !== null, "no frame " + arg);
+    const pixel = await page.evaluate((r) => {
+      const c = document.getElementById("canvas"), k = c.width / c.clientWidth;
+      return Array.from(c.getContext("2d").getImageData(Math.floor((r[0] + 2) * k), Math.floor((r[1] + 3) * k), 1, 1).data);
+    }, r);
+    check(pixel[0] === 255 && pixel[1] < 235 && pixel[1] === pixel[2], "a frame that grew is not red: rgb " + pixel);
+    await page.locator("#canvas").hover({ position: { x: r[0] + r[2] / 2, y: r[1] + 8 } });
+    const tip = await page.textContent("#tip");
+    check(/base \d+\.\d+% -> new \d+\.\d+%/.test(tip), "the tooltip does not show both shares: " + tip);
   } else {
     check(false, "unknown mode " + mode);
   }

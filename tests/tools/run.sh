@@ -122,6 +122,38 @@ agent_hostile_class_name() {
   node tests/tools/flamegraph-browser.mjs "$work/evil.html" smoke 'Evil<</script><img src=x onerror=pwned=1>.spin'
 }
 
+# fgprof diff on made-up runs: exit 0 same, 1 slower, 2 bad input; JSON; the differential page.
+diff_cli() {
+  local i rc
+  for i in 1 2 3; do
+    printf 'main;hot %d\nmain;cold %d\nmain;other %d\n' $((300 + i)) $((300 - i)) 400 >"$work/base-$i.collapsed"
+    printf 'main;hot %d\nmain;cold %d\nmain;other %d\n' $((301 - i)) $((299 + i)) 400 >"$work/same-$i.collapsed"
+    printf 'main;hot %d\nmain;cold %d\nmain;other %d\n' $((360 + 2 * i)) $((300 - i)) 400 >"$work/slow-$i.collapsed"
+  done
+  build/fgprof diff --base "$work"/base-*.collapsed --new "$work"/same-*.collapsed; rc=$?
+  [ $rc -eq 0 ] || { echo "same runs: exit $rc, not 0"; return 1; }
+  build/fgprof diff --json --base "$work"/base-*.collapsed --new "$work"/slow-*.collapsed >"$work/diff.json"; rc=$?
+  cat "$work/diff.json"
+  [ $rc -eq 1 ] && grep -q '"verdict":"regression"' "$work/diff.json" &&
+    grep -q '{"name":"hot","status":"slower"' "$work/diff.json" || { echo "slower runs: exit $rc"; return 1; }
+  build/fgprof diff --html "$work/diff.html" --base "$work"/base-*.collapsed --new "$work"/slow-*.collapsed >/dev/null
+  [ $? -eq 1 ] && node tests/tools/flamegraph-browser.mjs "$work/diff.html" diff hot || return 1
+  printf 'a;b 1\nc;d 2\nno count here\n' >"$work/diff-bad.collapsed"
+  : >"$work/diff-empty.collapsed"
+  build/fgprof diff "$work/base-1.collapsed" "$work/diff-bad.collapsed" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "diff-bad.collapsed:3:" "$work/err.txt" || return 1
+  build/fgprof diff "$work/diff-empty.collapsed" "$work/base-1.collapsed" 2>"$work/err.txt"; rc=$?
+  [ $rc -eq 2 ] && grep -q "the file is empty" "$work/err.txt" || return 1
+  build/fgprof diff --threshold lots "$work/base-1.collapsed" "$work/base-2.collapsed" 2>"$work/err.txt"; rc=$?
+  [ $rc -eq 2 ] && grep -q "threshold takes a percentage" "$work/err.txt"
+}
+
+# The whole gate once, with real JVMs: A/A quiet, +20% named, -20% an improvement.
+regression_gate() {
+  PAIRS=1 RUNS=5 bash scripts/regression-evidence.sh --check
+}
+
 check pprof_top pprof_top
 check pprof_traces pprof_traces
 check speedscope_schema speedscope_schema
@@ -130,6 +162,8 @@ check cli_errors cli_errors
 check cli_filters cli_filters
 check agent_formats agent_formats
 check agent_hostile_class_name agent_hostile_class_name
+check diff_cli diff_cli
+check regression_gate regression_gate
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
