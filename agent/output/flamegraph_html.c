@@ -18,15 +18,19 @@ extern const char fg_flamegraph_template[];
 
 static int put_u64_array(FILE *out, const char *key, const uint64_t *v, size_t n)
 {
-  static struct fg_numbers nums;   /* 64 KiB: not on the stack */
-  fg_numbers_start(&nums, out);
-  fg_numbers_text(&nums, ",\"");
-  fg_numbers_text(&nums, key);
-  fg_numbers_text(&nums, "\":[");
+  struct fg_numbers *nums = malloc(sizeof *nums);   /* 64 KiB: not on the stack */
+  if (!nums)
+    return -1;
+  fg_numbers_start(nums, out);
+  fg_numbers_text(nums, ",\"");
+  fg_numbers_text(nums, key);
+  fg_numbers_text(nums, "\":[");
   for (size_t i = 0; i < n; i++)
-    fg_numbers_put(&nums, i ? ',' : 0, v[i]);
-  fg_numbers_text(&nums, "]");
-  return fg_numbers_end(&nums);
+    fg_numbers_put(nums, i ? ',' : 0, v[i]);
+  fg_numbers_text(nums, "]");
+  int rc = fg_numbers_end(nums);
+  free(nums);
+  return rc;
 }
 
 /* The tree depth-first into n/d/v, leaving out frames under min_samples. */

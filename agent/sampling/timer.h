@@ -30,6 +30,7 @@ struct fg_timer {
   struct fg_perf_fd *fds;
   uint32_t nfds, cap;
   int generation;
+  int stopped;                   /* under the lock: no new counter after fg_timer_stop */
   uint64_t open_failures;
   char detail[96];
 };

@@ -57,7 +57,7 @@ static void remove_at(struct fg_timer *t, uint32_t i)
 
 static void add(struct fg_timer *t, int tid)
 {
-  if (tid == t->skip_tid)
+  if (tid == t->skip_tid || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
     return;
   if (t->nfds == t->cap) {
     uint32_t cap = t->cap ? t->cap * 2 : 64;
@@ -137,6 +137,7 @@ void fg_timer_scan(struct fg_timer *t)
 void fg_perf_close_all(struct fg_timer *t)
 {
   pthread_mutex_lock(&t->lock);
+  t->stopped = 1;
   for (uint32_t i = 0; i < t->nfds; i++) {
     ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     close(t->fds[i].fd);
