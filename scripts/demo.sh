@@ -11,7 +11,7 @@ mkdir -p "$out"
 
 echo "fgagent demo: profiling the order-processing demo for 5 s at interval=1ms ..."
 "$java_home/bin/java" \
-  "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,threads,file=$out/profile.txt,file=$out/profile.collapsed,log=$out/summary.txt" \
+  "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,threads,file=$out/flamegraph.html,file=$out/profile.txt,file=$out/profile.collapsed,file=$out/profile.pb.gz,file=$out/profile.speedscope.json,log=$out/summary.txt" \
   -cp build/java-test Demo 5 >"$out/demo-stdout.txt" 2>"$out/demo-stderr.txt"
 
 cat "$out/summary.txt"
@@ -23,6 +23,9 @@ awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";");
        printf "%8d  %s  ...%s\n", n, f[1], tail }' "$out/profile.collapsed" | sort -rn | awk 'NR <= 5' 
 echo
 echo "fgagent demo: outputs written to $out/"
-echo "  profile.txt        call graph, ftrace function_graph style"
-echo "  profile.collapsed  collapsed stacks (flamegraph.pl, speedscope, ...)"
-echo "  summary.txt        what happened to every sample"
+echo "  flamegraph.html          interactive flame graph: open it in a browser"
+echo "  profile.txt              call graph, ftrace function_graph style"
+echo "  profile.collapsed        collapsed stacks (flamegraph.pl, fgprof convert, ...)"
+echo "  profile.pb.gz            pprof: go tool pprof -top $out/profile.pb.gz"
+echo "  profile.speedscope.json  speedscope"
+echo "  summary.txt              what happened to every sample"

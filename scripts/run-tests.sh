@@ -37,16 +37,12 @@ run_unit() {
   done
 }
 
-run_integration() {
-  java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)}
-  rm -rf build/it-runs
-  out_file=$(mktemp)
-  "$java_home/bin/java" -cp build/java-test IntegrationTests build/libfgagent.so build/java-test \
-    build/it-runs $filter | tee "$out_file"
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out_file" | tail -n 1)
-  rm -f "$out_file"
+# Adds a suite's closing "N passed, N failed[, N skipped]" line from its output file.
+add_counts() { # suite output-file
+  local line p f s
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
   if [ -z "$line" ]; then
-    echo "FAIL integration: the harness ended without a result line"
+    echo "FAIL $1: the suite ended without a result line"
     failed=$((failed + 1))
     return
   fi
@@ -56,19 +52,21 @@ run_integration() {
   skipped=$((skipped + ${s:-0}))
 }
 
+run_integration() {
+  java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)}
+  rm -rf build/it-runs
+  out_file=$(mktemp)
+  "$java_home/bin/java" -cp build/java-test IntegrationTests build/libfgagent.so build/java-test \
+    build/it-runs $filter | tee "$out_file"
+  add_counts integration "$out_file"
+  rm -f "$out_file"
+}
+
 run_tools() {
   out_file=$(mktemp)
   bash tests/tools/run.sh | tee "$out_file"
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out_file" | tail -n 1)
+  add_counts tools "$out_file"
   rm -f "$out_file"
-  if [ -z "$line" ]; then
-    echo "FAIL tools: the suite ended without a result line"
-    failed=$((failed + 1))
-    return
-  fi
-  read -r p _ f _ <<<"$(echo "$line" | tr -d ',')"
-  passed=$((passed + p))
-  failed=$((failed + f))
 }
 
 case "$what" in

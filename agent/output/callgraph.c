@@ -186,13 +186,8 @@ static int print_tree(const struct walk *w)
 /* The whole summary, each line behind "# ". */
 static int print_summary_comment(FILE *out, const struct fg_stats *s)
 {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (!mem)
-    return -1;
-  int rc = fg_write_summary(mem, s);
-  fclose(mem);
+  char *text = fg_summary_text(s);
+  int rc = text ? 0 : -1;
   for (char *line = text, *nl; rc == 0 && line && *line; line = nl ? nl + 1 : NULL) {
     nl = strchr(line, '\n');
     if (fprintf(out, "# %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line) < 0)

@@ -130,15 +130,8 @@ static int put_data(FILE *out, const struct fg_profile *view, const struct flat 
 
 static int put_summary(FILE *out, const struct fg_stats *stats)
 {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (!mem)
-    return -1;
-  int rc = fg_write_summary(mem, stats);
-  fclose(mem);
-  if (rc == 0)
-    rc = fg_put_html_text(out, text);
+  char *text = fg_summary_text(stats);
+  int rc = text ? fg_put_html_text(out, text) : -1;
   free(text);
   return rc;
 }

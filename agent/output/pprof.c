@@ -253,15 +253,9 @@ static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, s
     pb_message(out, 2, &m);
   }
   /* the summary, line by line, as comments */
-  char *summary = NULL;
-  size_t summary_len = 0;
-  FILE *mem = open_memstream(&summary, &summary_len);
-  if (mem && fg_write_summary(mem, &p->stats) == 0 && fclose(mem) == 0) {
-    for (char *line = strtok(summary, "\n"); line; line = strtok(NULL, "\n"))
-      pb_int(out, 13, (uint64_t)string_id(st, line));
-  } else if (mem) {
-    fclose(mem);
-  }
+  char *summary = fg_summary_text(&p->stats);
+  for (char *line = summary ? strtok(summary, "\n") : NULL; line; line = strtok(NULL, "\n"))
+    pb_int(out, 13, (uint64_t)string_id(st, line));
   free(summary);
   /* period: the time one sample stands for */
   pb_int(&m, 1, (uint64_t)string_id(st, "cpu"));

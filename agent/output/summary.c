@@ -1,6 +1,7 @@
 /* The summary printed at the end of every run: what happened to every signal.
  * Its last accounting line checks taken == stored + lost. */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "fg/output.h"
 #include "fg/stats.h"
@@ -81,4 +82,19 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64
                       ": %s\n", s->taken, stored, lost,
                  s->taken == stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
+}
+
+char *fg_summary_text(const struct fg_stats *s)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem)
+    return NULL;
+  int rc = fg_write_summary(mem, s);
+  if (fclose(mem) != 0 || rc != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
 }

@@ -34,6 +34,8 @@ struct fg_output_settings {
 int fg_write_collapsed(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_summary(FILE *out, const struct fg_stats *s);
+/* The summary as text (the caller frees it), or NULL when out of memory. */
+char *fg_summary_text(const struct fg_stats *s);
 int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 /* The differential flame graph: p's shape, each frame coloured by how its
  * share grew (red) or shrank (blue) against the same call path in base.
