@@ -2,12 +2,14 @@
  * Parses the options, finds AsyncGetCallTrace, enables the JVMTI events;
  * sampling itself starts at VMInit (session.c). */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "fg/output.h"
 
 static struct fg_agent the_agent;
 
@@ -64,13 +66,43 @@ static void warn_if_debug_non_safepoints_off(void)
                     "not get frames of their own and time is credited to their callers\n");
 }
 
+/* Each output's directory must exist and be writable now, not only at exit,
+ * when it would be too late to ask for another. */
+static int check_output_dirs(const struct fg_options *o, char *err, size_t errlen)
+{
+  for (int i = 0; i <= o->nfiles; i++) {
+    const char *pattern = i < o->nfiles ? o->files[i] : o->log;
+    if (!pattern[0])
+      continue;
+    char path[4096];
+    if (fg_expand_path(pattern, getpid(), time(NULL), path, sizeof path) != 0)
+      continue;   /* the parser already rejects what does not expand */
+    char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    if (slash == path)
+      dir = "/";
+    else if (slash) {
+      *slash = '\0';
+      dir = path;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+      snprintf(err, errlen, "fgagent: option %s='%.300s': cannot write in directory '%.300s' (%s); "
+               "accepted: a path in an existing, writable directory", i < o->nfiles ? "file" : "log",
+               pattern, dir, strerror(errno));
+      return -1;
+    }
+  }
+  return 0;
+}
+
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
   (void)reserved;
   struct fg_agent *a = &the_agent;
   char err[1024];
 
-  if (fg_options_parse(options, &a->opts, err, sizeof err) != 0) {
+  if (fg_options_parse(options, &a->opts, err, sizeof err) != 0 ||
+      check_output_dirs(&a->opts, err, sizeof err) != 0) {
     fprintf(stderr, "%s\n", err);
     return JNI_ERR;
   }

@@ -119,10 +119,19 @@ static void write_outputs(struct fg_agent *a)
       fprintf(stderr, "fgagent: cannot expand file='%s'\n", a->opts.files[i]);
       continue;
     }
-    if (fg_write_profile_file(path, &a->profile, &cfg, err, sizeof err) != 0)
-      fprintf(stderr, "%s\n", err);
-    else
+    if (fg_write_profile_file(path, &a->profile, &cfg, err, sizeof err) == 0) {
       fprintf(stderr, "fgagent: wrote %s\n", path);
+      continue;
+    }
+    /* Nothing collected is lost: the same format in the temporary directory. */
+    fprintf(stderr, "%s\n", err);
+    char fallback[256];
+    snprintf(fallback, sizeof fallback, "/tmp/fgagent-%d-%d%s", (int)getpid(), i,
+             fg_format_extension(fg_format_for_path(path)));
+    if (fg_write_profile_file(fallback, &a->profile, &cfg, err, sizeof err) == 0)
+      fprintf(stderr, "fgagent: wrote %s instead\n", fallback);
+    else
+      fprintf(stderr, "%s\n", err);
   }
 }
 

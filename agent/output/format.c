@@ -31,6 +31,14 @@ enum fg_format fg_format_for_path(const char *path)
   return FG_FORMAT_NONE;
 }
 
+const char *fg_format_extension(enum fg_format format)
+{
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (formats[i].format == format)
+      return formats[i].ext;
+  return ".txt";
+}
+
 const char *fg_format_extensions(void)
 {
   return ".collapsed, .folded (collapsed stacks), .txt (call graph), .html (flame graph), "

@@ -24,7 +24,7 @@ int fg_write_profile_file(const char *path, const struct fg_profile *p,
   }
   FILE *out = fopen(tmp, "w");
   if (!out) {
-    snprintf(err, errlen, "fgagent: cannot write '%s': %s", tmp, strerror(errno));
+    snprintf(err, errlen, "fgagent: cannot write '%s': %s", path, strerror(errno));
     return -1;
   }
   int rc;

@@ -19,6 +19,8 @@ enum fg_format {
 enum fg_format fg_format_for_path(const char *path);
 /* The extensions fg_format_for_path accepts, for error messages. */
 const char *fg_format_extensions(void);
+/* The usual extension of a format: ".collapsed", ".txt", ".html", ".pb.gz", ... */
+const char *fg_format_extension(enum fg_format format);
 
 /* Expands %p (pid), %t (YYYYMMDD-HHMMSS local time) and %% in pattern.
  * Returns -1 if out is too small or a % is followed by anything else. */

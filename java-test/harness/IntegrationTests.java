@@ -273,12 +273,26 @@ public final class IntegrationTests {
       {"depth=0", "option depth='0' is not valid"},
       {"file=out.svg", "option file='out.svg' has no known extension"},
       {"colour=red", "unknown option 'colour'"},
+      {"file=/nonexistent-fgagent-dir/p.txt", "option file='/nonexistent-fgagent-dir/p.txt': cannot write in directory '/nonexistent-fgagent-dir'"},
     };
     for (String[] c : cases) {
       Run r = run(jdk, c[0], List.of(), "CpuBurn", "0.1");
       check(r.exit == 1, c[0] + ": exit " + r.exit + ", not 1");
       check(r.stderr.contains("fgagent: " + c[1]), c[0] + ": no message '" + c[1] + "' in:\n" + r.stderr);
     }
+  }
+
+  /** The output directory vanished before exit: the profile goes to /tmp instead, not lost. */
+  static void unwritableOutputFallsBackToTmp(Jdk jdk) throws Exception {
+    Path gone = Files.createTempDirectory(runs, "gone-");
+    Run r = run(jdk, "interval=1ms,file=" + gone + "/p.collapsed", List.of(), "RemoveDirAtExit", gone.toString(), "0.5");
+    r.expectCleanRun();
+    Matcher m = Pattern.compile("fgagent: wrote (/tmp/fgagent-\\d+-0\\.collapsed) instead").matcher(r.stderr);
+    check(m.find(), "no fallback file named:\n" + r.stderr);
+    Path fallback = Paths.get(m.group(1));
+    check(r.stderr.contains("cannot write '" + gone + "/p.collapsed'"), "the failure is not named:\n" + r.stderr);
+    check(sum(collapsed(fallback), k -> k.contains("Work.mix")) > 100, "the fallback file lacks the profile");
+    Files.delete(fallback);
   }
 
   /** No options: documented defaults, output in the working directory. */
@@ -331,6 +345,7 @@ public final class IntegrationTests {
       new Named("overruns_counted", IntegrationTests::overrunsAreCountedNotHidden),
       new Named("bad_options_exit_1", IntegrationTests::badOptionsExitWithOne),
       new Named("empty_options_defaults", IntegrationTests::emptyOptionsUseDefaults),
+      new Named("unwritable_output_falls_back", IntegrationTests::unwritableOutputFallsBackToTmp),
       new Named("log_and_call_graph", IntegrationTests::logAndCallGraph));
 
   static Path firstDir(String glob) throws IOException {

@@ -19,6 +19,9 @@ static void extensions_select_formats(void **state)
   assert_int_equal(fg_format_for_path(".txt"), FG_FORMAT_NONE);
   assert_int_equal(fg_format_for_path("a.txt.gz"), FG_FORMAT_NONE);
   assert_int_equal(fg_format_for_path("noext"), FG_FORMAT_NONE);
+  assert_string_equal(fg_format_extension(FG_FORMAT_PPROF), ".pb.gz");
+  assert_string_equal(fg_format_extension(FG_FORMAT_SPEEDSCOPE), ".speedscope.json");
+  assert_string_equal(fg_format_extension(FG_FORMAT_CALLGRAPH), ".txt");
 }
 
 static void paths_expand_pid_and_time(void **state)
