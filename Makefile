@@ -29,7 +29,7 @@ AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-convert install clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-convert install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -42,6 +42,7 @@ help:
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
+	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
 	@echo "make clean        remove build/"
 
 deps:
@@ -91,6 +92,18 @@ build/tests/test_handler: tests/unit/test_handler.c build/obj/agent/sampling/han
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/sampling/handler.o \
 	  build/obj/agent/jvmti/threads.o build/libfgcore.a -lcmocka -o $@
+
+# The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+             -Iinclude -Iagent/output -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+build/fuzz_collapsed_reader: tests/fuzz/fuzz_collapsed_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
+	@mkdir -p build
+	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
+
+# FUZZ_SECONDS (default 60) of fuzzing from tests/fuzz/corpus.
+fuzz: build/fuzz_collapsed_reader
+	@mkdir -p build/fuzz-corpus
+	build/fuzz_collapsed_reader -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 build/fuzz-corpus tests/fuzz/corpus
 
 java: build/java-test/.built
 

@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # golang-go: `go tool pprof` validates the pprof output; chromium: the flame graph is
-# tested in a real headless browser; nodejs: speedscope's schema check.
-packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs)
+# tested in a real headless browser; nodejs: speedscope's schema check; clang and its
+# runtime: the reader's libFuzzer target.
+packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs clang libclang-rt-14-dev)
 
 missing=()
 for pkg in "${packages[@]}"; do

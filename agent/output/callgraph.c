@@ -24,11 +24,16 @@ static int put(FILE *out, const char *s)
   return fputs(s, out) < 0 ? -1 : 0;
 }
 
+/* Indentation grows with the stack's depth: write it in blocks, not a byte at a time. */
 static int put_spaces(FILE *out, int n)
 {
-  for (int i = 0; i < n; i++)
-    if (fputc(' ', out) == EOF)
+  static const char blanks[] = "                                                                ";
+  while (n > 0) {
+    size_t chunk = n > (int)sizeof blanks - 1 ? sizeof blanks - 1 : (size_t)n;
+    if (fwrite(blanks, 1, chunk, out) != chunk)
       return -1;
+    n -= (int)chunk;
+  }
   return 0;
 }
 

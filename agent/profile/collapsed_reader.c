@@ -164,6 +164,8 @@ static int add_line(struct fg_profile *p, const char *stack, size_t len, uint64_
       return -1;
     ids[n++] = (uint32_t)id;
   }
+  if (n == 0)
+    return -3;   /* a thread root and nothing under it */
   if (thread < 0) {
     thread = thread_index(p, "all", 0);
     if (thread < 0)
@@ -214,6 +216,9 @@ int fg_parse_collapsed(const char *data, size_t len, const char *source, struct 
     int added = add_line(p, line, stack_len, count, ids, &thread_rooted);
     if (added == -2)
       rc = fail(err, errlen, source, lineno, "more than %d frames in one stack", MAX_FRAMES);
+    else if (added == -3)
+      rc = fail(err, errlen, source, lineno, "a thread root with no frame under it; accepted: "
+                "'[name tid=N];frame;... count'");
     else if (added != 0)
       rc = fail(err, errlen, source, lineno, "out of memory");
   }

@@ -225,7 +225,7 @@ int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames
   }
   if (grow((void **)&p->stacks, &p->stacks_cap, sizeof *p->stacks, p->nstacks + 1) != 0)
     return -1;
-  if (p->pool_len + n > p->pool_cap) {
+  if (p->pool_len + n > p->pool_cap || !p->frame_pool) {   /* never arithmetic on NULL */
     size_t cap = p->pool_cap ? p->pool_cap : 1024;
     while (cap < p->pool_len + n)
       cap *= 2;

@@ -149,6 +149,15 @@ diff_cli() {
   [ $rc -eq 2 ] && grep -q "threshold takes a percentage" "$work/err.txt"
 }
 
+# The collapsed reader and every writer under libFuzzer, ASan and UBSan, for a
+# fixed number of inputs from the seed corpus (new inputs go to a scratch dir).
+fuzz_collapsed_reader() {
+  make -s build/fuzz_collapsed_reader || return 1
+  mkdir -p "$work/fuzz-corpus"
+  build/fuzz_collapsed_reader -runs=50000 -max_len=4096 -seed=1 "$work/fuzz-corpus" tests/fuzz/corpus 2>&1 | tail -n 3
+  return "${PIPESTATUS[0]}"
+}
+
 # The whole gate once, with real JVMs: A/A quiet, +20% named, -20% an improvement.
 regression_gate() {
   PAIRS=1 RUNS=5 bash scripts/regression-evidence.sh --check
@@ -163,6 +172,7 @@ check cli_filters cli_filters
 check agent_formats agent_formats
 check agent_hostile_class_name agent_hostile_class_name
 check diff_cli diff_cli
+check fuzz_collapsed_reader fuzz_collapsed_reader
 check regression_gate regression_gate
 
 echo "$passed passed, $failed failed"

@@ -88,6 +88,7 @@ static void bad_lines_are_named_by_file_and_line(void **state)
     {"a;;b 5\n", "in.txt:1: a frame name is empty"},
     {";a 5\n", "in.txt:1: a frame name is empty"},
     {"a 99999999999999999999999\n", "in.txt:1: the sample count is too large"},
+    {"a;b 1\n[main tid=1] 3\n", "in.txt:2: a thread root with no frame under it"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     struct fg_profile p;

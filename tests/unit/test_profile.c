@@ -80,6 +80,7 @@ static void call_tree_totals_and_order(void **state)
   assert_int_equal(fg_call_tree_build(&t, &p, FG_ALL_THREADS), 0);
   assert_int_equal(t.nodes[0].total, 107);
   fg_call_tree_free(&t);
+  fg_profile_free(&p);
 }
 
 int main(void)
