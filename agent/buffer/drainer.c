@@ -189,7 +189,8 @@ static void drain_all(struct fg_drainer *d, JNIEnv *jni)
   st->no_slot = atomic_load(&d->sampler->foreign->no_slot);
 }
 
-void fg_drainer_pass(struct fg_drainer *d, JNIEnv *jni)
+/* One pass over every ring, with jni the calling thread's. Takes the lock. */
+static void drainer_pass(struct fg_drainer *d, JNIEnv *jni)
 {
   pthread_mutex_lock(&d->lock);
   if (!d->closed)
@@ -229,7 +230,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
   for (uint64_t pass = 0; !atomic_load(&d->stop); pass++) {
     if (pass % SCAN_EVERY == 0)
       fg_timer_scan(d->timer);
-    fg_drainer_pass(d, jni);
+    drainer_pass(d, jni);
     if (pass % RECLAIM_EVERY == RECLAIM_EVERY - 1) {
       pthread_mutex_lock(&d->lock);
       if (!d->closed)

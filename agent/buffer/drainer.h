@@ -50,9 +50,6 @@ int fg_drainer_init(struct fg_drainer *d);
 /* Starts the agent thread. -1 with a message in err. */
 int fg_drainer_start(struct fg_drainer *d, JNIEnv *jni, char *err, size_t errlen);
 
-/* One pass over every ring, with jni the calling thread's. Takes the lock. */
-void fg_drainer_pass(struct fg_drainer *d, JNIEnv *jni);
-
 /* The last pass, once sampling has stopped: drains everything with the
  * caller's jni and closes the drainer, so that any later pass (the agent
  * thread may be about to start one) leaves the profile alone. */

@@ -152,6 +152,9 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   if (a->names.unresolved)
     fprintf(log, "  note: %llu methods were unloaded before their names were read\n",
             (unsigned long long)a->names.unresolved);
+  /* The drainer is closed: nothing resolves names any more. JVMTI is still
+   * live in VMDeath, so the line tables it allocated go back to it. */
+  fg_method_names_free(&a->names, a->jvmti);
   if (log != stderr)
     fclose(log);
 }

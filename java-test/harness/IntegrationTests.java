@@ -282,6 +282,25 @@ public final class IntegrationTests {
     }
   }
 
+  /** lines: frames carry the source line the workload's source file has them on. */
+  static void linesNameTheSourceLine(Jdk jdk) throws Exception {
+    Run r = run(jdk, "interval=1ms,lines,file={dir}/p.collapsed", List.of(), "HotMethods", "1");
+    r.expectCleanRun();
+    List<String> source = Files.readAllLines(Paths.get("java-test/workloads/HotMethods.java"));
+    int line = 0;
+    for (int i = 0; i < source.size() && line == 0; i++)
+      if (source.get(i).contains("static long alpha("))
+        line = i + 1;
+    String frame = "HotMethods.alpha:" + line;
+    Map<String, Long> s = collapsed(r.file("p.collapsed"));
+    long right = sum(s, k -> hasFrame(k, frame));
+    long noLine = sum(s, k -> hasFrame(k, "HotMethods.alpha"));   /* bci unknown to ASGCT: no line invented */
+    long alpha = sum(s, k -> k.contains("HotMethods.alpha"));
+    System.out.printf("    %s in %d of %d samples in alpha, %d with no line%n", frame, right, alpha, noLine);
+    check(alpha > 100 && right + noLine == alpha, "some alpha frame names another line than " + line);
+    check(right >= alpha * 0.95, "only " + right + " of " + alpha + " alpha samples carry a line");
+  }
+
   /** The output directory vanished before exit: the profile goes to /tmp instead, not lost. */
   static void unwritableOutputFallsBackToTmp(Jdk jdk) throws Exception {
     Path gone = Files.createTempDirectory(runs, "gone-");
@@ -346,6 +365,7 @@ public final class IntegrationTests {
       new Named("bad_options_exit_1", IntegrationTests::badOptionsExitWithOne),
       new Named("empty_options_defaults", IntegrationTests::emptyOptionsUseDefaults),
       new Named("unwritable_output_falls_back", IntegrationTests::unwritableOutputFallsBackToTmp),
+      new Named("lines_name_the_source_line", IntegrationTests::linesNameTheSourceLine),
       new Named("log_and_call_graph", IntegrationTests::logAndCallGraph));
 
   static Path firstDir(String glob) throws IOException {
