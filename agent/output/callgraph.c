@@ -239,18 +239,10 @@ static int by_samples(const void *a, const void *b)
   return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-/* The time one sample stands for: the achieved interval when it was measured. */
-static uint64_t ns_per_sample(const struct fg_stats *s)
-{
-  if (s->cpu_ns > 0 && s->taken > 0)
-    return s->cpu_ns / s->taken;
-  return s->interval_ns;
-}
-
 int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
 {
   (void)cfg; /* the call graph is always one tree per thread */
-  uint64_t weight = ns_per_sample(&p->stats);
+  uint64_t weight = fg_stats_ns_per_sample(&p->stats);
   if (print_headers(out, &p->stats, weight) != 0)
     return -1;
   struct thread_total *order = calloc(p->nthreads ? p->nthreads : 1, sizeof *order);

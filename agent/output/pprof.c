@@ -192,13 +192,6 @@ static int64_t split_line(const char *name, char *function, size_t len)
   return line;
 }
 
-static uint64_t ns_per_sample(const struct fg_stats *s)
-{
-  if (s->cpu_ns > 0 && s->taken > 0)
-    return s->cpu_ns / s->taken;
-  return s->interval_ns;
-}
-
 static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, struct strings *st)
 {
   struct pb m = {0}, sub = {0};
@@ -229,7 +222,7 @@ static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, s
     pb_message(out, 4, &m);
   }
   /* samples, leaf first */
-  uint64_t weight = ns_per_sample(&p->stats);
+  uint64_t weight = fg_stats_ns_per_sample(&p->stats);
   int64_t thread_key = string_id(st, "thread");
   for (uint32_t i = 0; i < p->nstacks; i++) {
     const struct fg_stack *s = &p->stacks[i];

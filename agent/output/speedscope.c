@@ -11,13 +11,6 @@
 #include "fg/profile.h"
 #include "json_text.h"
 
-static uint64_t ns_per_sample(const struct fg_stats *s)
-{
-  if (s->cpu_ns > 0 && s->taken > 0)
-    return s->cpu_ns / s->taken;
-  return s->interval_ns;
-}
-
 static int put_frames(FILE *out, const struct fg_profile *p)
 {
   if (fputs("\"shared\":{\"frames\":[", out) < 0)
@@ -89,7 +82,7 @@ static int put_exporter(FILE *out, const struct fg_stats *s)
 int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
 {
   const char *title = cfg->title ? cfg->title : "fgagent profile";
-  uint64_t weight = ns_per_sample(&p->stats);
+  uint64_t weight = fg_stats_ns_per_sample(&p->stats);
   if (fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":", out) < 0 ||
       fg_put_json_string(out, title) != 0 || fputc(',', out) == EOF ||
       put_exporter(out, &p->stats) != 0 || fputs(",\"activeProfileIndex\":0,", out) < 0 ||

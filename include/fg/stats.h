@@ -39,6 +39,15 @@ static inline uint64_t fg_stats_stored(const struct fg_stats *s)
   return s->java + fg_stats_failed_total(s) + s->no_jnienv;
 }
 
+/* The time one sample stands for: the achieved interval when it was
+ * measured, else the interval asked (0 when neither is known). */
+static inline uint64_t fg_stats_ns_per_sample(const struct fg_stats *s)
+{
+  if (s->cpu_ns > 0 && s->taken > 0)
+    return s->cpu_ns / s->taken;
+  return s->interval_ns;
+}
+
 static inline uint64_t fg_stats_lost(const struct fg_stats *s)
 {
   return s->overruns + s->no_slot;
