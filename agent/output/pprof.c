@@ -74,64 +74,11 @@ static void pb_message(struct pb *p, int field, struct pb *msg)
   msg->len = 0;
 }
 
-/* ---- the string table ---- */
+/* ---- the string table: a profile's name table, every string of one kind ---- */
 
-struct strings {
-  char **s;
-  uint32_t n, cap;
-  uint32_t *index;      /* open addressing, id + 1 */
-  uint32_t index_cap;
-};
-
-static uint64_t hash_str(const char *s)
+static int64_t string_id(struct fg_profile *table, const char *s)
 {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-static int64_t string_id(struct strings *t, const char *s)
-{
-  if ((t->n + 1) * 2 > t->index_cap) {
-    uint32_t cap = t->index_cap ? t->index_cap * 2 : 1024;
-    uint32_t *index = calloc(cap, sizeof *index);
-    if (!index)
-      return -1;
-    for (uint32_t i = 0; i < t->n; i++) {
-      uint32_t j = (uint32_t)hash_str(t->s[i]) & (cap - 1);
-      while (index[j])
-        j = (j + 1) & (cap - 1);
-      index[j] = i + 1;
-    }
-    free(t->index);
-    t->index = index;
-    t->index_cap = cap;
-  }
-  uint32_t j = (uint32_t)hash_str(s) & (t->index_cap - 1);
-  for (; t->index[j]; j = (j + 1) & (t->index_cap - 1))
-    if (strcmp(t->s[t->index[j] - 1], s) == 0)
-      return t->index[j] - 1;
-  if (t->n == t->cap) {
-    uint32_t cap = t->cap ? t->cap * 2 : 256;
-    char **a = realloc(t->s, cap * sizeof *a);
-    if (!a)
-      return -1;
-    t->s = a;
-    t->cap = cap;
-  }
-  if (!(t->s[t->n] = strdup(s)))
-    return -1;
-  t->index[j] = t->n + 1;
-  return t->n++;
-}
-
-static void strings_free(struct strings *t)
-{
-  for (uint32_t i = 0; i < t->n; i++)
-    free(t->s[i]);
-  free(t->s);
-  free(t->index);
+  return fg_profile_intern(table, s, FG_KIND_MARKER);
 }
 
 /* ---- gzip with stored blocks ---- */
@@ -192,7 +139,7 @@ static int64_t split_line(const char *name, char *function, size_t len)
   return line;
 }
 
-static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, struct strings *st)
+static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, struct fg_profile *st)
 {
   struct pb m = {0}, sub = {0};
   int rc = -1;
@@ -258,8 +205,8 @@ static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, s
   pb_int(out, 10, p->stats.wall_ns);
   pb_int(out, 14, (uint64_t)string_id(st, "cpu"));
   /* the string table last: every string is known by now */
-  for (uint32_t i = 0; i < st->n; i++)
-    pb_bytes(out, 6, st->s[i], strlen(st->s[i]));
+  for (uint32_t i = 0; i < st->nnames; i++)
+    pb_bytes(out, 6, st->names[i], strlen(st->names[i]));
   rc = out->failed || m.failed || sub.failed ? -1 : 0;
 done:
   free(m.b);
@@ -270,7 +217,8 @@ done:
 int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
 {
   struct pb buf = {0};
-  struct strings st = {0};
+  struct fg_profile st;
+  fg_profile_init(&st);
   int rc;
   if (cfg->per_thread) {
     rc = encode(&buf, p, true, &st);
@@ -284,6 +232,6 @@ int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output
   if (rc == 0)
     rc = write_gzip(out, buf.b, buf.len);
   free(buf.b);
-  strings_free(&st);
+  fg_profile_free(&st);
   return rc;
 }
