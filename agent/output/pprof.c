@@ -203,7 +203,8 @@ static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, s
   pb_message(out, 11, &m);
   pb_int(out, 12, weight);
   pb_int(out, 10, p->stats.wall_ns);
-  pb_int(out, 14, (uint64_t)string_id(st, "cpu"));
+  /* the view pprof opens with: time when one sample's time is known, else counts */
+  pb_int(out, 14, (uint64_t)string_id(st, weight ? "cpu" : "samples"));
   /* the string table last: every string is known by now */
   for (uint32_t i = 0; i < st->nnames; i++)
     pb_bytes(out, 6, st->names[i], strlen(st->names[i]));

@@ -54,7 +54,10 @@ pprof_top() {
   # flat and cum of Main.hot (a leaf: 800 both), cum of Main.main (1010)
   grep -Eq '^ +800 +[0-9.]+% +[0-9.]+% +800 +[0-9.]+% +Main\.hot$' "$work/top.txt" &&
     grep -Eq ' 1010 +[0-9.]+% +Main\.main$' "$work/top.txt" &&
-    go tool pprof -top "$work/out.pb.gz" 2>/dev/null | grep -Eq '^ +0\.80s .*Main\.hot$'   # 800 x 1 ms
+    go tool pprof -top "$work/out.pb.gz" 2>/dev/null | grep -Eq '^ +0\.80s .*Main\.hot$' &&  # 800 x 1 ms
+    # with no interval there is no time: pprof opens on the sample counts
+    build/fgprof convert "$work/in.collapsed" "$work/counts.pb.gz" &&
+    go tool pprof -top "$work/counts.pb.gz" 2>/dev/null | grep -Eq '^ +800 .*Main\.hot$'
 }
 
 pprof_traces() {
