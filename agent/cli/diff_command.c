@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "fg/collapsed_reader.h"
@@ -121,6 +120,18 @@ static int read_runs(const char *const *paths, size_t n, struct fg_profile *runs
   return 0;
 }
 
+struct diff_page {
+  const struct fg_profile *base, *next;
+  const char *title;
+};
+
+static int write_diff_page(FILE *out, void *ctx)
+{
+  const struct diff_page *d = ctx;
+  struct fg_output_settings cfg = {.title = d->title};
+  return fg_write_diff_flamegraph_html(out, d->base, d->next, &cfg);
+}
+
 /* The new runs merged, and the base runs merged over the same name ids. */
 static int write_html(const struct diff_args *a, const struct fg_profile *base, const struct fg_profile *next)
 {
@@ -135,20 +146,12 @@ static int write_html(const struct diff_args *a, const struct fg_profile *base, 
       rc = -1;
   for (size_t i = 0; rc == 0 && i < a->nbase; i++)
     rc = fg_profile_append(&b, &base[i]);
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", a->html, (int)getpid());
-  FILE *out = rc == 0 ? fopen(tmp, "w") : NULL;
-  struct fg_output_settings cfg = {.title = a->title};
-  if (!out || fg_write_diff_flamegraph_html(out, &b, &n, &cfg) != 0)
-    rc = -1;
-  if (out && fclose(out) != 0)
-    rc = -1;
-  if (rc == 0 && rename(tmp, a->html) != 0)
-    rc = -1;
-  if (rc != 0) {
-    unlink(tmp);
-    fprintf(stderr, "fgprof diff: cannot write %s: %s\n", a->html, strerror(errno));
-  }
+  char err[4400] = "fgagent: out of memory";
+  struct diff_page page = {&b, &n, a->title};
+  if (rc == 0)
+    rc = fg_write_file_atomically(a->html, write_diff_page, &page, err, sizeof err);
+  if (rc != 0)
+    fprintf(stderr, "fgprof diff: %s\n", err + (strncmp(err, "fgagent: ", 9) == 0 ? 9 : 0));
   fg_profile_free(&b);
   fg_profile_free(&n);
   return rc;

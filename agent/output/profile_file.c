@@ -1,5 +1,6 @@
-/* Writes a profile to a file in the format its extension names, through a
- * temporary file renamed into place, so a reader never sees half a file. */
+/* Writes a file through a temporary file renamed into place, so a reader never
+ * sees half a file and a failed write leaves nothing behind; and a profile in
+ * the format its file name's extension selects. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,15 +9,9 @@
 #include "fg/output.h"
 #include "fg/profile.h"
 
-int fg_write_profile_file(const char *path, const struct fg_profile *p,
-                          const struct fg_output_settings *cfg, char *err, size_t errlen)
+int fg_write_file_atomically(const char *path, int (*write)(FILE *out, void *ctx), void *ctx,
+                             char *err, size_t errlen)
 {
-  enum fg_format format = fg_format_for_path(path);
-  if (format == FG_FORMAT_NONE) {
-    snprintf(err, errlen, "fgagent: cannot write '%s': unknown extension; accepted: %s", path,
-             fg_format_extensions());
-    return -1;
-  }
   char tmp[4200];
   if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
     snprintf(err, errlen, "fgagent: cannot write '%s': path too long", path);
@@ -27,14 +22,7 @@ int fg_write_profile_file(const char *path, const struct fg_profile *p,
     snprintf(err, errlen, "fgagent: cannot write '%s': %s", path, strerror(errno));
     return -1;
   }
-  int rc;
-  switch (format) {
-  case FG_FORMAT_COLLAPSED: rc = fg_write_collapsed(out, p, cfg); break;
-  case FG_FORMAT_CALLGRAPH: rc = fg_write_callgraph(out, p, cfg); break;
-  case FG_FORMAT_HTML: rc = fg_write_flamegraph_html(out, p, cfg); break;
-  case FG_FORMAT_PPROF: rc = fg_write_pprof(out, p, cfg); break;
-  default: rc = fg_write_speedscope(out, p, cfg); break;
-  }
+  int rc = write(out, ctx);
   int saved = errno;
   if (fclose(out) != 0 && rc == 0) {
     rc = -1;
@@ -49,4 +37,34 @@ int fg_write_profile_file(const char *path, const struct fg_profile *p,
     snprintf(err, errlen, "fgagent: cannot write '%s': %s", path, strerror(saved));
   }
   return rc;
+}
+
+struct profile_write {
+  enum fg_format format;
+  const struct fg_profile *p;
+  const struct fg_output_settings *cfg;
+};
+
+static int write_format(FILE *out, void *ctx)
+{
+  const struct profile_write *w = ctx;
+  switch (w->format) {
+  case FG_FORMAT_COLLAPSED: return fg_write_collapsed(out, w->p, w->cfg);
+  case FG_FORMAT_CALLGRAPH: return fg_write_callgraph(out, w->p, w->cfg);
+  case FG_FORMAT_HTML: return fg_write_flamegraph_html(out, w->p, w->cfg);
+  case FG_FORMAT_PPROF: return fg_write_pprof(out, w->p, w->cfg);
+  default: return fg_write_speedscope(out, w->p, w->cfg);
+  }
+}
+
+int fg_write_profile_file(const char *path, const struct fg_profile *p,
+                          const struct fg_output_settings *cfg, char *err, size_t errlen)
+{
+  struct profile_write w = {fg_format_for_path(path), p, cfg};
+  if (w.format == FG_FORMAT_NONE) {
+    snprintf(err, errlen, "fgagent: cannot write '%s': unknown extension; accepted: %s", path,
+             fg_format_extensions());
+    return -1;
+  }
+  return fg_write_file_atomically(path, write_format, &w, err, errlen);
 }

@@ -48,8 +48,14 @@ int fg_write_diff_flamegraph_html(FILE *out, const struct fg_profile *base, cons
 int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 
-/* Writes p to path in the format its extension selects, through a temporary
- * file renamed into place. Returns -1 with a message in err on failure. */
+/* Writes path through a temporary file renamed into place: write(out, ctx)
+ * does the writing and returns 0 or -1. On failure nothing is left behind and
+ * err holds "fgagent: cannot write 'PATH': why". */
+int fg_write_file_atomically(const char *path, int (*write)(FILE *out, void *ctx), void *ctx,
+                             char *err, size_t errlen);
+
+/* Writes p to path in the format its extension selects, through
+ * fg_write_file_atomically. Returns -1 with a message in err on failure. */
 int fg_write_profile_file(const char *path, const struct fg_profile *p,
                           const struct fg_output_settings *cfg, char *err, size_t errlen);
 
