@@ -17,7 +17,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
            agent/output/callgraph.c agent/output/summary.c agent/output/profile_file.c \
            agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
-           agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c
+           agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c agent/profile/u64_map.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))
 # The command-line tool, on the same pure core.
@@ -29,7 +29,7 @@ AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-convert install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-javac bench-convert install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -40,6 +40,7 @@ help:
 	@echo "make tools-test   output formats checked by go tool pprof, speedscope's schema, Chromium"
 	@echo "make integration  integration tests only"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
+	@echo "make bench-javac   unattributed samples on javac compiling java.xml, writes results/javac-unattributed.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
@@ -69,7 +70,7 @@ build/libfgcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
-	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm
+	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm -lunwind
 
 cli: build/fgprof
 
@@ -87,11 +88,16 @@ build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/libfgcore.a -lcmocka -lm -o $@
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
-build/tests/test_handler: tests/unit/test_handler.c build/obj/agent/sampling/handler.o \
-                          build/obj/agent/jvmti/threads.o build/libfgcore.a tests/unit/unit.h
+HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o \
+              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o
+build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/sampling/handler.o \
-	  build/obj/agent/jvmti/threads.o build/libfgcore.a -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -lunwind -o $@
+
+# The ELF symbol reader, on the test program's own functions.
+build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/native/symbols.o -lcmocka -lunwind -o $@
 
 # The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -129,6 +135,9 @@ test: deps lib cli java $(UNIT_TESTS)
 
 bench: deps lib java
 	@bash scripts/bench-overhead.sh
+
+bench-javac: deps lib
+	@bash scripts/bench-javac.sh
 
 bench-convert: deps cli
 	@bash scripts/bench-convert.sh

@@ -104,12 +104,27 @@ static int parse_size(const char *v, size_t *out)
   return 0;
 }
 
-size_t fg_sample_bytes(int depth)
+size_t fg_sample_bytes(int nframes)
 {
-  /* header, thread serial and tick/flags words; a jmethodID word per frame;
-   * the bcis packed two to a word (see fg/sample_record.h) */
-  return (3 + (size_t)depth + ((size_t)depth + 1) / 2) * sizeof(uint64_t);
+  /* header, thread serial and flags words; a method word per frame; the bcis
+   * packed two to a word, the frame types eight (see fg/sample_record.h) */
+  size_t n = (size_t)nframes;
+  return (3 + n + (n + 1) / 2 + (n + 7) / 8) * sizeof(uint64_t);
 }
+
+int fg_options_max_frames(const struct fg_options *o)
+{
+  return o->depth + 2 + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0);
+}
+
+static bool is_flag(const char *key)
+{
+  return strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0 || strcmp(key, "ann") == 0 ||
+         strcmp(key, "sched") == 0 || strcmp(key, "recover") == 0;
+}
+
+#define ACCEPTED_KEYS "interval, event, depth, cstack, ann, recover, sched, wallthreads, threads, " \
+                      "lines, ringsize, file, log"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
                       char *err, size_t errlen)
@@ -123,8 +138,25 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       o->event = FG_EVENT_CPU;
     else if (strcmp(value, "itimer") == 0)
       o->event = FG_EVENT_ITIMER;
+    else if (strcmp(value, "wall") == 0)
+      o->event = FG_EVENT_WALL;
     else
-      return fail(err, errlen, "fgagent: option event='%s' is not valid; accepted: cpu, itimer", value);
+      return fail(err, errlen, "fgagent: option event='%s' is not valid; accepted: cpu, itimer, wall",
+                  value);
+  } else if (strcmp(key, "cstack") == 0) {
+    if (strcmp(value, "native") == 0)
+      o->cstack = FG_CSTACK_NATIVE;
+    else if (strcmp(value, "no") == 0)
+      o->cstack = FG_CSTACK_NO;
+    else
+      return fail(err, errlen, "fgagent: option cstack='%s' is not valid; accepted: native, no", value);
+  } else if (strcmp(key, "wallthreads") == 0) {
+    uint64_t d;
+    const char *rest;
+    if (parse_u64(value, &d, &rest) != 0 || *rest != '\0' || d < 1 || d > 100000)
+      return fail(err, errlen, "fgagent: option wallthreads='%s' is not valid; accepted: a whole "
+                  "number from 1 to 100000", value);
+    o->wall_threads = (int)d;
   } else if (strcmp(key, "depth") == 0) {
     uint64_t d;
     const char *rest;
@@ -132,8 +164,12 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       return fail(err, errlen, "fgagent: option depth='%s' is not valid; accepted: a whole "
                   "number from 1 to %d", value, MAX_DEPTH);
     o->depth = (int)d;
-  } else if (strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0) {
-    bool *flag = key[0] == 't' ? &o->threads : &o->lines;
+  } else if (is_flag(key)) {
+    bool *flag = strcmp(key, "threads") == 0 ? &o->threads
+                 : strcmp(key, "lines") == 0 ? &o->lines
+                 : strcmp(key, "ann") == 0   ? &o->ann
+                 : strcmp(key, "sched") == 0 ? &o->sched
+                                             : &o->recover;
     if (parse_bool(value, flag) != 0)
       return fail(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "
                   "true/false, yes/no, on/off, 1/0", key, value, key);
@@ -160,8 +196,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       return fail(err, errlen, "fgagent: option log='%s' is not valid; accepted: a file path of "
                   "1 to %zu characters", value, sizeof o->log - 1);
   } else {
-    return fail(err, errlen, "fgagent: unknown option '%s'; accepted: interval, event, depth, "
-                "threads, lines, ringsize, file, log", key);
+    return fail(err, errlen, "fgagent: unknown option '%s'; accepted: " ACCEPTED_KEYS, key);
   }
   return 0;
 }
@@ -173,6 +208,9 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   o->event = FG_EVENT_CPU;
   o->depth = FG_DEFAULT_DEPTH;
   o->ring_bytes = FG_DEFAULT_RING_BYTES;
+  o->cstack = FG_CSTACK_NATIVE;
+  o->recover = true;
+  o->wall_threads = FG_DEFAULT_WALL_THREADS;
   if (err && errlen)
     err[0] = '\0';
 
@@ -191,12 +229,11 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     const char *value = eq ? eq + 1 : "";
     size_t keylen = eq ? (size_t)(eq - item) : len;
     if (copy_span(key, sizeof key, item, keylen) != 0)
-      return fail(err, errlen, "fgagent: unknown option '%.40s'; accepted: interval, event, "
-                  "depth, threads, lines, ringsize, file, log", item);
-    bool bare_ok = strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0;
-    if (!eq && !bare_ok && (strcmp(key, "interval") == 0 || strcmp(key, "event") == 0 ||
-                            strcmp(key, "depth") == 0 || strcmp(key, "ringsize") == 0 ||
-                            strcmp(key, "file") == 0 || strcmp(key, "log") == 0))
+      return fail(err, errlen, "fgagent: unknown option '%.40s'; accepted: " ACCEPTED_KEYS, item);
+    if (!eq && !is_flag(key) && (strcmp(key, "interval") == 0 || strcmp(key, "event") == 0 ||
+                                 strcmp(key, "depth") == 0 || strcmp(key, "ringsize") == 0 ||
+                                 strcmp(key, "file") == 0 || strcmp(key, "log") == 0 ||
+                                 strcmp(key, "cstack") == 0 || strcmp(key, "wallthreads") == 0))
       return fail(err, errlen, "fgagent: option %s has no value; accepted: %s=VALUE", key, key);
     if (set_option(o, key, value, err, errlen) != 0)
       return -1;
@@ -211,7 +248,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     o->nfiles = 1;
   }
   /* A record is sure to fit an empty ring only if it is at most half of it. */
-  size_t need = 2 * fg_sample_bytes(o->depth);
+  size_t need = 2 * fg_sample_bytes(fg_options_max_frames(o));
   if (o->ring_bytes < need)
     return fail(err, errlen, "fgagent: option ringsize=%zu is too small for depth=%d; accepted: "
                 "a ringsize of at least %zu bytes, or a smaller depth", o->ring_bytes, o->depth, need);

@@ -5,8 +5,14 @@ set -euo pipefail
 
 # golang-go: `go tool pprof` validates the pprof output; chromium: the flame graph is
 # tested in a real headless browser; nodejs: speedscope's schema check; clang and its
-# runtime: the reader's libFuzzer target.
-packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs clang libclang-rt-14-dev)
+# runtime: the reader's libFuzzer target; libunwind-dev: native frames in the agent.
+packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs clang libclang-rt-14-dev
+          libunwind-dev)
+# `install-deps.sh bench` adds what only the benchmarks need: the JDK's own sources,
+# which the javac benchmark compiles.
+if [ "${1:-}" = bench ]; then
+  packages+=(openjdk-17-source)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do

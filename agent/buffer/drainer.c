@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fg/sample_record.h"
+#include "../walk/walker.h"
 
 #define PASS_NS 10000000ull            /* drain every 10 ms */
 #define SCAN_EVERY 10                  /* look for new threads every 100 ms */
@@ -17,8 +18,10 @@
 
 int fg_drainer_init(struct fg_drainer *d)
 {
-  d->frames = calloc((size_t)d->depth + 2, sizeof *d->frames);
-  if (!d->frames || pthread_mutex_init(&d->lock, NULL) != 0)
+  d->frames = calloc((size_t)d->max_frames + 4, sizeof *d->frames);
+  d->symbols = fg_symbols_new();
+  fg_u64_map_init(&d->native_names);
+  if (!d->frames || !d->symbols || pthread_mutex_init(&d->lock, NULL) != 0)
     return -1;
   return 0;
 }
@@ -39,15 +42,61 @@ static uint32_t profile_thread_of(struct fg_drainer *d, struct fg_thread *t)
   return t->profile_thread;
 }
 
-/* Turns one sample record into a profile stack, root first. */
-static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, const uint64_t *rec)
+static int64_t native_name(struct fg_drainer *d, uint64_t pc)
+{
+  uint32_t id;
+  if (fg_u64_map_get(&d->native_names, pc, &id))
+    return id;
+  char name[512];
+  fg_symbols_name(d->symbols, (uintptr_t)pc, name, sizeof name);
+  int64_t got = intern(d, name, FG_KIND_NATIVE);
+  if (got >= 0)
+    fg_u64_map_put(&d->native_names, pc, (uint32_t)got);
+  return got;
+}
+
+static enum fg_frame_kind kind_of_type(uint8_t type)
+{
+  switch (type) {
+  case FG_FRAME_INTERPRETED: return FG_KIND_INTERPRETED;
+  case FG_FRAME_COMPILED: return FG_KIND_COMPILED;
+  case FG_FRAME_INLINED: return FG_KIND_INLINED;
+  default: return FG_KIND_JAVA;
+  }
+}
+
+/* The name id of frame i of a record. */
+static int64_t frame_name(struct fg_drainer *d, JNIEnv *jni, const uint64_t *rec, uint32_t i)
+{
+  uint8_t type = fg_sample_type(rec, i);
+  if (type == FG_FRAME_NATIVE_PC)
+    return native_name(d, fg_sample_method_word(rec, i));
+  if (type == FG_FRAME_STUB) {
+    const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_sample_method_word(rec, i);
+    return intern(d, stub->name[0] ? stub->name : "[stub]", FG_KIND_NATIVE);
+  }
+  int64_t id = fg_method_name(d->names, d->jvmti, jni, d->profile, fg_sample_method(rec, i),
+                              fg_sample_bci(rec, i));
+  enum fg_frame_kind kind = kind_of_type(type);
+  if (id >= 0 && kind != FG_KIND_JAVA && fg_profile_kind(d->profile, (uint32_t)id) == FG_KIND_JAVA)
+    id = intern(d, fg_profile_name(d->profile, (uint32_t)id), kind);
+  return id;
+}
+
+/* Turns one sample record into a profile stack, root first. thread_frame is
+ * the "[name]" root of a thread with no JNIEnv, or -1. */
+static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64_t thread_frame,
+                       const uint64_t *rec)
 {
   struct fg_stats *st = &d->profile->stats;
-  int32_t n = fg_sample_num_frames(rec);
+  uint32_t n = fg_sample_nframes(rec), flags = fg_sample_flags(rec);
   uint32_t count = 0;
   int64_t id;
-  if (n <= 0) {
-    int tick = fg_tick_index(n);
+  if (thread_frame >= 0) {
+    st->no_jnienv++;
+    d->frames[count++] = (uint32_t)thread_frame;
+  } else if (flags & FG_SAMPLE_FAILED) {
+    int tick = fg_tick_index(fg_sample_tick(rec));
     char name[48];
     snprintf(name, sizeof name, "[%s]", fg_tick_name(tick));
     st->failed[tick]++;
@@ -55,17 +104,25 @@ static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, const
       d->frames[count++] = (uint32_t)id;
   } else {
     st->java++;
-    if (fg_sample_flags(rec) & FG_SAMPLE_TRUNCATED) {
+    if (flags & FG_SAMPLE_RECOVERED)
+      st->recovered++;
+    if (flags & FG_SAMPLE_TRUNCATED) {
       st->truncated++;
       if ((id = intern(d, "[truncated]", FG_KIND_MARKER)) >= 0)
         d->frames[count++] = (uint32_t)id;
     }
-    for (int32_t i = n - 1; i >= 0; i--) {   /* records are leaf first */
-      id = fg_method_name(d->names, d->jvmti, jni, d->profile, fg_sample_method(rec, (uint32_t)i),
-                          fg_sample_bci(rec, (uint32_t)i));
-      if (id >= 0)
+  }
+  int cut = (flags & FG_SAMPLE_NATIVE_CUT) != 0;
+  if (cut)
+    st->native_cut++;
+  for (uint32_t i = n; i-- > 0;) {   /* records are leaf first */
+    if (cut && fg_sample_type(rec, i) == FG_FRAME_NATIVE_PC) {
+      cut = 0;   /* between the Java frames and the native ones */
+      if ((id = intern(d, "[native_cut]", FG_KIND_MARKER)) >= 0)
         d->frames[count++] = (uint32_t)id;
     }
+    if ((id = frame_name(d, jni, rec, i)) >= 0)
+      d->frames[count++] = (uint32_t)id;
   }
   fg_profile_add(d->profile, thread, d->frames, count, 1);
 }
@@ -80,7 +137,7 @@ static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE)
-      add_sample(d, jni, thread, rec);
+      add_sample(d, jni, thread, -1, rec);
     fg_ring_release(&t->ring, rec);
   }
   struct fg_stats *st = &d->profile->stats;
@@ -174,8 +231,85 @@ static void reclaim_foreign(struct fg_drainer *d)
   d->foreign_used = 0;
 }
 
+/* The mapping holding sp, from /proc/self/maps: a thread's stack. */
+static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  int found = 0;
+  while (f && !found && fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && sp >= a && sp < b) {
+      *lo = a;
+      *hi = b;
+      found = 1;
+    }
+  }
+  if (f)
+    fclose(f);
+  return found;
+}
+
+/* A pool record: a thread with no JNIEnv that keeps its native stacks. Its
+ * tid and serial were written before its first sample was committed, so
+ * they are read only once the ring has something. */
+static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
+{
+  int state = atomic_load(&t->state);
+  if (state == FG_THREAD_FREE || state == FG_THREAD_CLAIMING)
+    return;
+  const uint64_t *rec = fg_ring_peek(&t->ring);
+  if (rec && t->profile_serial != t->serial) {
+    struct fg_foreign_name *f = foreign_name(d, t->tid);
+    t->profile_thread = f ? f->profile_thread : 0;
+    t->pool_frame = f ? (int64_t)f->frame : -1;
+    t->profile_serial = t->serial;
+    uintptr_t lo, hi;
+    if (mapping_of(t->claim_sp, &lo, &hi)) {   /* from now on its walks may follow rbp */
+      t->stack_lo = lo;
+      __atomic_store_n(&t->stack_hi, hi, __ATOMIC_RELEASE);
+    }
+  }
+  for (; rec; rec = fg_ring_peek(&t->ring)) {
+    if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE && t->pool_frame >= 0)
+      add_sample(d, NULL, t->profile_thread, t->pool_frame, rec);
+    else
+      d->profile->stats.no_slot++;   /* no name for it: counted as lost */
+    fg_ring_release(&t->ring, rec);
+  }
+  struct fg_stats *st = &d->profile->stats;
+  uint64_t taken = atomic_load(&t->taken), overruns = atomic_load(&t->overruns);
+  uint64_t handler_ns = atomic_load(&t->handler_ns);
+  st->taken += taken - t->counted_taken;
+  st->overruns += overruns - t->counted_overruns;
+  st->handler_ns += handler_ns - t->counted_handler_ns;
+  st->walks += taken - t->counted_taken;
+  t->counted_taken = taken;
+  t->counted_overruns = overruns;
+  t->counted_handler_ns = handler_ns;
+  if (state == FG_THREAD_ENDED) {
+    t->profile_serial = 0;
+    atomic_store(&t->state, FG_THREAD_FREE);
+  }
+}
+
+/* Pool records of threads that are gone become ENDED, to be freed once drained. */
+static void reclaim_pool(struct fg_drainer *d)
+{
+  struct fg_thread_pool *p = d->sampler->pool;
+  for (uint32_t i = 0; p && i < p->n; i++) {
+    struct fg_thread *t = p->records[i];
+    if (atomic_load(&t->state) == FG_THREAD_LIVE && fg_ring_peek(&t->ring) == NULL &&
+        !tid_alive(t->tid))
+      atomic_store(&t->state, FG_THREAD_ENDED);
+  }
+}
+
 static void drain_all(struct fg_drainer *d, JNIEnv *jni)
 {
+  struct fg_thread_pool *pool = d->sampler->pool;
+  for (uint32_t i = 0; pool && i < pool->n; i++)
+    drain_pool_record(d, pool->records[i]);
   pthread_mutex_lock(&d->registry->lock);
   for (uint32_t i = 0; i < d->registry->n; i++)
     drain_thread(d, jni, d->registry->all[i]);
@@ -233,8 +367,10 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     drainer_pass(d, jni);
     if (pass % RECLAIM_EVERY == RECLAIM_EVERY - 1) {
       pthread_mutex_lock(&d->lock);
-      if (!d->closed)
+      if (!d->closed) {
+        reclaim_pool(d);
         reclaim_foreign(d);
+      }
       pthread_mutex_unlock(&d->lock);
     }
     atomic_store(&d->cpu_ns, thread_cpu_ns());

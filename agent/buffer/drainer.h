@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "fg/profile.h"
+#include "fg/u64_map.h"
+#include "../native/symbols.h"
 #include "../jvmti/threads.h"
 #include "../profile/method_names.h"
 #include "../sampling/sampler.h"
@@ -30,10 +32,12 @@ struct fg_drainer {
   struct fg_timer *timer;
   struct fg_profile *profile;
   struct fg_method_names *names;
-  int depth;
+  int max_frames;              /* most frames one record holds */
 
   pthread_mutex_t lock;        /* held for a pass: the profile is the holder's */
-  uint32_t *frames;            /* depth + 1 name ids, root first */
+  uint32_t *frames;            /* one stack's name ids, root first */
+  struct fg_symbols *symbols;  /* native pcs -> names */
+  struct fg_u64_map native_names; /* pc -> profile name id */
   struct fg_foreign_name *foreign_names;
   uint32_t foreign_capacity, foreign_used;
   uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */

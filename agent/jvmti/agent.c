@@ -13,6 +13,10 @@
 
 static struct fg_agent the_agent;
 
+/* Records for JVM threads with no JNIEnv (GC workers, compilers, the VM
+ * thread); beyond them such threads are counted, not walked. */
+#define FG_POOL_RECORDS 64
+
 static fg_asgct_fn find_asgct(void)
 {
   void *sym = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
@@ -106,8 +110,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     fprintf(stderr, "%s\n", err);
     return JNI_ERR;
   }
-  a->sampler.asgct = find_asgct();
-  if (!a->sampler.asgct) {
+  fg_asgct_fn asgct = find_asgct();
+  if (!asgct) {
     fprintf(stderr, "fgagent: AsyncGetCallTrace not found in this JVM (is it HotSpot?); "
                     "fgagent needs a HotSpot JVM that exports it\n");
     return JNI_ERR;
@@ -119,7 +123,27 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   (*a->jvmti)->SetEnvironmentLocalStorage(a->jvmti, a);
   warn_if_debug_non_safepoints_off();
 
-  a->sampler.depth = a->opts.depth;
+  int frames = fg_options_max_frames(&a->opts);
+  if (fg_code_map_init(&a->code) != 0) {
+    fprintf(stderr, "fgagent: out of memory at start-up\n");
+    return JNI_ERR;
+  }
+  a->sampler.walker = (struct fg_walker){
+    .asgct = asgct,
+    .code = &a->code,
+    .depth = a->opts.depth,
+    .native_depth = a->opts.cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0,
+    .recover = a->opts.recover,
+    .annotate = a->opts.ann,
+  };
+  fg_walker_init();
+  if (a->opts.cstack == FG_CSTACK_NATIVE) {
+    if (fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, a->opts.ring_bytes, frames) != 0) {
+      fprintf(stderr, "fgagent: out of memory at start-up\n");
+      return JNI_ERR;
+    }
+    a->sampler.pool = &a->pool;
+  }
   a->sampler.foreign = &a->foreign;
   fg_profile_init(&a->profile);
   fg_method_names_init(&a->names, a->opts.lines);
@@ -129,8 +153,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   a->drainer.timer = &a->timer;
   a->drainer.profile = &a->profile;
   a->drainer.names = &a->names;
-  a->drainer.depth = a->opts.depth;
-  if (fg_registry_init(&a->registry, a->opts.ring_bytes, a->opts.depth) != 0 ||
+  a->drainer.max_frames = frames;
+  if (fg_registry_init(&a->registry, a->opts.ring_bytes, frames) != 0 ||
       fg_drainer_init(&a->drainer) != 0) {
     fprintf(stderr, "fgagent: out of memory at start-up\n");
     return JNI_ERR;

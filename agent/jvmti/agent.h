@@ -16,6 +16,7 @@
 #include "../profile/method_names.h"
 #include "../sampling/sampler.h"
 #include "../sampling/timer.h"
+#include "../walk/code_map.h"
 #include "threads.h"
 
 struct fg_agent {
@@ -28,6 +29,8 @@ struct fg_agent {
   struct fg_drainer drainer;
   struct fg_profile profile;
   struct fg_method_names names;
+  struct fg_code_map code;     /* stubs and compiled methods, for the walker */
+  struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
 
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int finished;        /* outputs written */

@@ -60,13 +60,21 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
                                             const void *code_addr, jint map_length,
                                             const jvmtiAddrLocationMap *map, const void *compile_info)
 {
-  (void)jvmti;
-  (void)method;
-  (void)code_size;
-  (void)code_addr;
   (void)map_length;
   (void)map;
-  (void)compile_info;
+  fg_code_map_add_method(&agent_of(jvmti)->code, method, code_addr, code_size, compile_info);
+}
+
+static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
+{
+  fg_code_map_remove_method(&agent_of(jvmti)->code, method, code_addr);
+}
+
+/* Stubs, adapters and the interpreter: where the walker recovers from. */
+static void JNICALL on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, const void *address,
+                                              jint length)
+{
+  fg_code_map_add_stub(&agent_of(jvmti)->code, name, address, length);
 }
 
 int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
@@ -91,6 +99,8 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   cb.ClassLoad = on_class_load;
   cb.ClassPrepare = on_class_prepare;
   cb.CompiledMethodLoad = on_compiled_method_load;
+  cb.CompiledMethodUnload = on_compiled_method_unload;
+  cb.DynamicCodeGenerated = on_dynamic_code_generated;
   if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
     snprintf(err, errlen, "fgagent: JVMTI SetEventCallbacks failed with error %d", (int)e);
     return -1;
@@ -98,6 +108,7 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   static const jvmtiEvent events[] = {
     JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
     JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD,
+    JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
   };
   for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
     e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);

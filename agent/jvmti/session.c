@@ -7,6 +7,7 @@
 
 #include "agent.h"
 #include "fg/output.h"
+#include "../walk/vm_structs.h"
 
 static uint64_t clock_ns(clockid_t clock)
 {
@@ -73,9 +74,34 @@ static FILE *open_log(struct fg_agent *a)
   return f ? f : stderr;
 }
 
+/* Where a thread's JNIEnv sits inside its JavaThread: java.lang.Thread's
+ * eetop field holds the JavaThread's address. -1 when it cannot be told. */
+static long env_offset_in_thread(JNIEnv *jni, jthread thread)
+{
+  jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+  jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
+  if (!eetop) {
+    (*jni)->ExceptionClear(jni);
+    return -1;
+  }
+  jlong vm_thread = (*jni)->GetLongField(jni, thread, eetop);
+  long off = (long)((intptr_t)jni - (intptr_t)vm_thread);
+  return vm_thread && off > 0 && off < 65536 ? off : -1;
+}
+
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
   fg_classes_preload_all(a, jni);
+  uintptr_t lo, hi;
+  if (fg_vm_code_cache_bounds(&lo, &hi))
+    fg_code_map_set_bounds(&a->code, lo, hi);
+  long env = env_offset_in_thread(jni, thread);
+  long anchor = fg_vm_field_offset("JavaThread", "_anchor");
+  struct fg_walker *w = &a->sampler.walker;
+  w->env_to_anchor = anchor - env;
+  w->anchor_sp = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_sp");
+  w->anchor_pc = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_pc");
+  w->anchor_known = env >= 0 && anchor >= 0 && w->anchor_sp >= 0 && w->anchor_pc >= 0;
   a->start_time = time(NULL);
 
   char msg[512];

@@ -8,12 +8,62 @@
 
 __thread struct fg_thread *fg_current_thread __attribute__((tls_model("initial-exec")));
 
-int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int depth)
+int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int frames)
 {
   memset(r, 0, sizeof *r);
   r->ring_bytes = ring_bytes;
-  r->depth = depth;
+  r->frames = frames;
   return pthread_mutex_init(&r->lock, NULL) == 0 ? 0 : -1;
+}
+
+struct fg_thread *fg_thread_new(size_t ring_bytes, int frames)
+{
+  struct fg_thread *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->scratch = calloc((size_t)frames, sizeof *t->scratch);
+  t->types = calloc((size_t)frames, 1);
+  if (!t->scratch || !t->types || fg_ring_init(&t->ring, ring_bytes) != 0) {
+    free(t->scratch);
+    free(t->types);
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes, int frames)
+{
+  memset(p, 0, sizeof *p);
+  p->records = calloc(n, sizeof *p->records);
+  if (!p->records)
+    return -1;
+  for (; p->n < n; p->n++)
+    if (!(p->records[p->n] = fg_thread_new(ring_bytes, frames)))
+      return -1;
+  /* pool serials start at 2^63 - 1 and count up, far from the registry's */
+  atomic_store(&p->next_serial, UINT64_MAX / 2);
+  return 0;
+}
+
+struct fg_thread *fg_thread_pool_claim(struct fg_thread_pool *p, int tid)
+{
+  for (uint32_t i = 0; i < p->n; i++) {
+    struct fg_thread *t = p->records[i];
+    int expected = FG_THREAD_FREE;
+    if (atomic_load_explicit(&t->state, memory_order_relaxed) != FG_THREAD_FREE ||
+        !atomic_compare_exchange_strong(&t->state, &expected, FG_THREAD_CLAIMING))
+      continue;
+    /* The drainer leaves a CLAIMING record alone; LIVE publishes these. */
+    t->serial = atomic_fetch_add(&p->next_serial, 1);
+    t->env = NULL;
+    t->tid = tid;
+    __atomic_store_n(&t->stack_hi, 0, __ATOMIC_RELEASE);
+    t->stack_lo = 0;
+    atomic_store_explicit(&t->state, FG_THREAD_LIVE, memory_order_release);
+    return t;
+  }
+  return NULL;
 }
 
 /* A free record, or a new one. Under the lock. */
@@ -30,17 +80,27 @@ static struct fg_thread *take_record(struct fg_registry *r)
     r->all = all;
     r->cap = cap;
   }
-  struct fg_thread *t = calloc(1, sizeof *t);
+  struct fg_thread *t = fg_thread_new(r->ring_bytes, r->frames);
   if (!t)
     return NULL;
-  t->scratch = calloc((size_t)r->depth + 1, sizeof *t->scratch);
-  if (!t->scratch || fg_ring_init(&t->ring, r->ring_bytes) != 0) {
-    free(t->scratch);
-    free(t);
-    return NULL;
-  }
   r->all[r->n++] = t;
   return t;
+}
+
+/* The calling thread's stack, for the walker's guarded reads. */
+static void stack_bounds(struct fg_thread *t)
+{
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  t->stack_lo = t->stack_hi = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    t->stack_lo = (uintptr_t)addr;
+    t->stack_hi = (uintptr_t)addr + size;
+  }
+  pthread_attr_destroy(&attr);
 }
 
 struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid, const char *name)
@@ -63,7 +123,9 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
     atomic_store(&t->taken, 0);
     atomic_store(&t->overruns, 0);
     atomic_store(&t->handler_ns, 0);
-    t->counted_taken = t->counted_overruns = t->counted_handler_ns = 0;
+    atomic_store(&t->recovered, 0);
+    t->counted_taken = t->counted_overruns = t->counted_handler_ns = t->counted_recovered = 0;
+    stack_bounds(t);
     atomic_store(&t->state, FG_THREAD_LIVE);
   }
   pthread_mutex_unlock(&r->lock);

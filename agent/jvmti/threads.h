@@ -14,7 +14,7 @@
 #include "fg/forte.h"
 #include "fg/ring.h"
 
-enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED };
+enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREAD_CLAIMING };
 
 struct fg_thread {
   /* set while registering, before the __thread pointer is published */
@@ -22,21 +22,30 @@ struct fg_thread {
   JNIEnv *env;
   int tid;
   struct fg_ring ring;
-  ASGCT_CallFrame *scratch;     /* depth + 1 frames for AsyncGetCallTrace */
+  ASGCT_CallFrame *scratch;     /* one walk's frames (fg_walk_capacity) */
+  uint8_t *types;               /* and their types */
+  uintptr_t stack_lo, stack_hi; /* the thread's stack, for the walker's guarded reads */
+  uintptr_t claim_sp;           /* pool records: an sp seen at claim, to find the stack by */
 
   /* written only by this thread's signal handler */
   _Atomic uint64_t taken;
+  _Atomic uint64_t recovered;   /* walks ASGCT failed and fgagent's walker mended */
   _Atomic uint64_t overruns;
   _Atomic uint64_t handler_ns;  /* time spent walking and storing */
+
+  /* event=wall: the thread's kernel state, set by the wall sampler just
+   * before it signals the thread; copied into the sample */
+  _Atomic uint32_t wall_state;
 
   /* registry's, under its lock */
   _Atomic int state;
   char name[128];
 
   /* drainer's */
-  uint64_t counted_taken, counted_overruns, counted_handler_ns;
+  uint64_t counted_taken, counted_overruns, counted_handler_ns, counted_recovered;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint32_t profile_thread;
+  int64_t pool_frame;           /* pool records: the "[thread name]" frame id */
 };
 
 /* The calling thread's record, or NULL. Read by the signal handler. */
@@ -48,10 +57,28 @@ struct fg_registry {
   uint32_t n, cap;
   uint64_t next_serial;
   size_t ring_bytes;
-  int depth;
+  int frames;                   /* scratch frames per record */
 };
 
-int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int depth);
+int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int frames);
+
+/* A record with its ring and scratch space, state FREE; NULL when out of memory. */
+struct fg_thread *fg_thread_new(size_t ring_bytes, int frames);
+
+/* Records for threads without a JNIEnv (GC, JIT compiler, VM threads): a
+ * signal handler on such a thread claims one for itself with a
+ * compare-and-swap, so that its native stacks are kept like a Java thread's.
+ * Made at load, never grown. */
+struct fg_thread_pool {
+  struct fg_thread **records;
+  uint32_t n;
+  _Atomic uint64_t next_serial;
+};
+
+int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes, int frames);
+
+/* Async-signal-safe: a FREE record made LIVE for tid, or NULL when none is left. */
+struct fg_thread *fg_thread_pool_claim(struct fg_thread_pool *p, int tid);
 
 /* Registers the calling thread with its JNIEnv; idempotent for the same env
  * (main gets VMInit then ThreadStart), re-registers when the env changed

@@ -18,6 +18,18 @@ static int by_text(const void *a, const void *b)
   return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
+/* flamegraph.pl's annotation of how a frame ran, as async-profiler writes it. */
+static const char *kind_suffix(enum fg_frame_kind kind)
+{
+  switch (kind) {
+  case FG_KIND_COMPILED: return "_[j]";
+  case FG_KIND_INLINED: return "_[i]";
+  case FG_KIND_INTERPRETED: return "_[0]";
+  case FG_KIND_KERNEL: return "_[k]";
+  default: return "";
+  }
+}
+
 /* The stack as "root;...;leaf", with a [thread tid=N] root when per_thread. */
 static char *stack_text(const struct fg_profile *p, const struct fg_stack *s, bool per_thread)
 {
@@ -34,6 +46,7 @@ static char *stack_text(const struct fg_profile *p, const struct fg_stack *s, bo
     if (i > 0 || per_thread)
       fg_text_add(&t, ";");
     fg_text_add_sanitized(&t, fg_profile_name(p, frames[i]), ";\r\n");
+    fg_text_add(&t, kind_suffix(fg_profile_kind(p, frames[i])));
   }
   return fg_text_take(&t);
 }

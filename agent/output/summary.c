@@ -68,7 +68,17 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "    Java stacks:     %" PRIu64 " (%.2f%%)\n",
               s->taken, stored, pct(stored, s->taken), s->java, pct(s->java, stored)) < 0)
     return -1;
+  if (s->recovered &&
+      fprintf(out, "      recovered:     %" PRIu64 " (%.2f%%), AsyncGetCallTrace failed, fgagent's "
+                   "walker found the stack from a popped stub or method frame\n",
+              s->recovered, pct(s->recovered, stored)) < 0)
+    return -1;
   if (print_failures(out, s) != 0)
+    return -1;
+  if (s->native_cut &&
+      fprintf(out, "    native cut:      %" PRIu64 " (%.2f%%), native frames stop short of the Java "
+                   "ones, marked [native_cut]\n",
+              s->native_cut, pct(s->native_cut, stored)) < 0)
     return -1;
   if (fprintf(out, "    no JNIEnv:       %" PRIu64 " (%.2f%%), GC/JIT/VM threads, kept under "
                    "their thread name\n"

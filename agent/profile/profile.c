@@ -299,7 +299,8 @@ int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, st
 
 int fg_is_known_marker(const char *name)
 {
-  static const char *const others[] = {"[truncated]", "[unknown_method_id]", "[unloaded_method]"};
+  static const char *const others[] = {"[truncated]", "[unknown_method_id]", "[unloaded_method]",
+                                       "[native_cut]"};
   for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
     if (strcmp(name, others[i]) == 0)
       return 1;

@@ -1,29 +1,30 @@
 /* The SIGPROF handler: one stack walk per signal, written into the current
  * thread's ring.
  *
- * Async-signal-safe code only. It may call: AsyncGetCallTrace (made for this),
- * the fg_ring producer functions, fg_foreign_add, fg_sample_encode, the
- * gettid syscall, clock_gettime(CLOCK_MONOTONIC) and C11 atomics. It never calls JNI or JVMTI (not even
- * GetEnv: on thread churn that deadlocks the JVM inside malloc), never
- * allocates, never locks, never uses stdio, and restores errno. */
+ * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
+ * libunwind's local unwinder, guarded reads), the fg_ring producer functions,
+ * fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the gettid syscall,
+ * clock_gettime(CLOCK_MONOTONIC) and C11 atomics. It never calls JNI or JVMTI
+ * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
+ * never allocates, never locks, never uses stdio, and restores errno. */
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "fg/sample_record.h"
 #include "sampler.h"
-#include "../jvmti/threads.h"
 
 static struct fg_sampler *active_sampler;
 
-static void count_foreign(struct fg_sampler *s)
+static void count_foreign(struct fg_sampler *s, int tid)
 {
   atomic_fetch_add_explicit(&s->foreign_taken, 1, memory_order_relaxed);
-  fg_foreign_add(s->foreign, (int)syscall(SYS_gettid));
+  fg_foreign_add(s->foreign, tid);
 }
 
 static void bump(_Atomic uint64_t *counter)
@@ -44,20 +45,27 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
 {
   uint64_t start = now_ns();
   bump(&t->taken);
-  ASGCT_CallTrace trace = {t->env, 0, t->scratch};
-  /* ASGCT fills at most depth frames and says nothing of what it left out:
-   * ask for one more than we keep to know that a stack was cut. */
-  s->asgct(&trace, s->depth + 1, ucontext);
-  int32_t n = trace.num_frames;
+  /* a pool record's bounds are filled in by the drainer: hi last, read first */
+  uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
+  uintptr_t lo = hi ? t->stack_lo : 0;
+  struct fg_walk walk = fg_walk_stack(&s->walker, t->env, ucontext, lo, hi, t->scratch, t->types);
   uint32_t flags = 0;
-  if (n > s->depth) {
-    n = s->depth;        /* keep the leaf side; the root side is lost */
+  if (walk.flags & FG_WALK_TRUNCATED)
     flags |= FG_SAMPLE_TRUNCATED;
+  if (walk.flags & FG_WALK_NATIVE_CUT)
+    flags |= FG_SAMPLE_NATIVE_CUT;
+  if (walk.flags & FG_WALK_RECOVERED) {
+    flags |= FG_SAMPLE_RECOVERED;
+    bump(&t->recovered);
   }
-  uint32_t words = fg_sample_words(n > 0 ? (uint32_t)n : 0);
+  if (walk.flags & FG_WALK_FAILED)
+    flags = fg_sample_flags_with_tick(flags, walk.tick);
+  flags = fg_sample_flags_with_state(flags, atomic_load_explicit(&t->wall_state, memory_order_relaxed));
+  uint32_t n = (uint32_t)walk.n;
+  uint32_t words = fg_sample_words(n);
   uint64_t *w = fg_ring_reserve(&t->ring, words);
   if (w) {
-    fg_sample_encode(w, t->serial, n, flags, t->scratch);
+    fg_sample_encode(w, t->serial, n, flags, t->scratch, t->types);
     fg_ring_commit(&t->ring, words);
   } else {
     bump(&t->overruns);
@@ -78,10 +86,20 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
     atomic_fetch_add(&s->in_handler, 1);
     if (atomic_load_explicit(&s->enabled, memory_order_acquire)) {
       struct fg_thread *t = fg_current_thread;
+      if (!t && s->pool) {
+        /* a JVM thread with no JNIEnv: keep its native stacks under its own record */
+        int tid = (int)syscall(SYS_gettid);
+        if ((t = fg_thread_pool_claim(s->pool, tid)) != NULL) {
+          t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
+          fg_current_thread = t;
+        }
+        else
+          count_foreign(s, tid);
+      } else if (!t) {
+        count_foreign(s, (int)syscall(SYS_gettid));
+      }
       if (t)
         walk_and_store(s, t, ucontext);
-      else
-        count_foreign(s);
     }
     atomic_fetch_sub(&s->in_handler, 1);
   }

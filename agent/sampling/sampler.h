@@ -7,10 +7,12 @@
 
 #include "fg/forte.h"
 #include "fg/foreign_threads.h"
+#include "../jvmti/threads.h"
+#include "../walk/walker.h"
 
 struct fg_sampler {
-  fg_asgct_fn asgct;
-  int depth;                          /* frames kept; ASGCT is asked for depth + 1 */
+  struct fg_walker walker;            /* ASGCT and what fgagent adds to it */
+  struct fg_thread_pool *pool;        /* records for threads without a JNIEnv (cstack=native) */
   struct fg_foreign_threads *foreign; /* counts for threads without a record */
   _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
   _Atomic int enabled;                /* 0: a late signal does nothing */

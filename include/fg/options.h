@@ -6,12 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum fg_event { FG_EVENT_CPU, FG_EVENT_ITIMER };
+enum fg_event { FG_EVENT_CPU, FG_EVENT_ITIMER, FG_EVENT_WALL };
+enum fg_cstack { FG_CSTACK_NATIVE, FG_CSTACK_NO };
 
 #define FG_MAX_FILES 8
 #define FG_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms */
 #define FG_DEFAULT_DEPTH 2048
 #define FG_DEFAULT_RING_BYTES (64u * 1024u)
+#define FG_MAX_NATIVE_DEPTH 128
+#define FG_DEFAULT_WALL_THREADS 64
 #define FG_DEFAULT_FILE "fgagent-%p.txt"
 
 struct fg_options {
@@ -20,6 +23,11 @@ struct fg_options {
   int depth;                     /* most Java frames kept per sample */
   bool threads;                  /* split outputs per thread */
   bool lines;                    /* frame names carry source line numbers */
+  enum fg_cstack cstack;         /* native frames: walked (native) or not (no) */
+  bool ann;                      /* Java frames say interpreted/compiled/inlined */
+  bool recover;                  /* retry failed AsyncGetCallTrace walks from a popped frame */
+  bool sched;                    /* kernel context-switch records (perf_events) */
+  int wall_threads;              /* event=wall: most threads signalled per tick */
   size_t ring_bytes;             /* per-thread sample buffer */
   int nfiles;
   char files[FG_MAX_FILES][512]; /* output patterns, %p and %t unexpanded */
@@ -30,8 +38,12 @@ struct fg_options {
  * writes one line into err naming the option, the value and what is accepted. */
 int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t errlen);
 
-/* Bytes one sample of depth frames takes in a ring (header included). A ring
+/* Most frames one sample holds: depth Java frames, two recovered ones, and
+ * the native frames when cstack=native. */
+int fg_options_max_frames(const struct fg_options *o);
+
+/* Bytes one sample of nframes frames takes in a ring (header included). A ring
  * must hold two of the largest, so that one always fits however it wraps. */
-size_t fg_sample_bytes(int depth);
+size_t fg_sample_bytes(int nframes);
 
 #endif

@@ -15,6 +15,8 @@ struct fg_stats {
   uint64_t overruns;                       /* lost: the thread's ring was full */
   uint64_t no_slot;                        /* lost: no slot left for a thread with no JNIEnv */
   uint64_t truncated;                      /* stored, but deeper than depth */
+  uint64_t recovered;                      /* Java stacks ASGCT failed on and fgagent's walker found */
+  uint64_t native_cut;                     /* native frames that stop short of the Java ones */
 
   uint64_t interval_ns;                    /* asked */
   uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling */

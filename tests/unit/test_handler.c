@@ -12,20 +12,33 @@
 #include "fg/sample_record.h"
 #include "../../agent/jvmti/threads.h"
 #include "../../agent/sampling/sampler.h"
+#include "../../agent/walk/code_map.h"
+
+#include <ucontext.h>
 
 static struct fg_sampler sampler;
 static struct fg_foreign_threads foreign;
 static struct fg_registry registry;
+static struct fg_code_map code;
+static struct fg_thread_pool pool;
+#define FRAMES (8 + 3 + 16)   /* depth 8, 16 native frames */
 static JNIEnv *const fake_env = (JNIEnv *)0x1234;
 
 /* What the fake walker returns next, and what it was asked. */
 static int fake_frames;
 static jint asked_depth;
 static JNIEnv *asked_env;
+/* when set, the fake fails with unknown_Java unless the context's pc is good_pc */
+static uintptr_t good_pc;
+static uintptr_t asked_pc;
 
 static void fake_asgct(ASGCT_CallTrace *trace, jint depth, void *ucontext)
 {
-  (void)ucontext;
+  asked_pc = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
+  if (good_pc && asked_pc != good_pc) {
+    trace->num_frames = FG_TICK_UNKNOWN_JAVA;
+    return;
+  }
   asked_depth = depth;
   asked_env = trace->env_id;
   errno = 7;   /* the handler must restore the interrupted code's errno */
@@ -46,10 +59,11 @@ static int setup(void **state)
   (void)state;
   memset(&sampler, 0, sizeof sampler);
   memset(&foreign, 0, sizeof foreign);
-  sampler.asgct = fake_asgct;
-  sampler.depth = 8;
+  fg_code_map_init(&code);
+  good_pc = 0;
+  sampler.walker = (struct fg_walker){.asgct = fake_asgct, .code = &code, .depth = 8, .recover = 1};
   sampler.foreign = &foreign;
-  fg_registry_init(&registry, 4096, 8);
+  fg_registry_init(&registry, 4096, FRAMES);
   fg_sampler_install(&sampler);
   return 0;
 }
@@ -59,6 +73,7 @@ static int teardown(void **state)
   (void)state;
   fg_registry_detach(&registry, NULL);
   fg_sampler_shutdown(&sampler);
+  fg_code_map_free(&code);
   return 0;
 }
 
@@ -82,8 +97,9 @@ static void stores_a_walk_and_restores_errno(void **state)
   assert_int_equal(atomic_load(&t->taken), 1);
   assert_true(atomic_load(&t->handler_ns) > 0);
   const uint64_t *rec = take_one(t);
-  assert_int_equal(fg_sample_num_frames(rec), 5);
+  assert_int_equal(fg_sample_nframes(rec), 5);
   assert_int_equal(fg_sample_flags(rec), 0);
+  assert_int_equal(fg_sample_type(rec, 0), FG_FRAME_JAVA);
   assert_int_equal(fg_sample_serial(rec), t->serial);
   assert_ptr_equal(fg_sample_method(rec, 4), (jmethodID)(uintptr_t)0x1004);
   fg_ring_release(&t->ring, rec);
@@ -96,7 +112,7 @@ static void deeper_than_depth_is_cut_and_flagged(void **state)
   fake_frames = 100;
   raise(SIGPROF);
   const uint64_t *rec = take_one(t);
-  assert_int_equal(fg_sample_num_frames(rec), 8);
+  assert_int_equal(fg_sample_nframes(rec), 8);
   assert_int_equal(fg_sample_flags(rec), FG_SAMPLE_TRUNCATED);
   assert_ptr_equal(fg_sample_method(rec, 0), (jmethodID)(uintptr_t)0x1000);   /* leaf kept */
   fg_ring_release(&t->ring, rec);
@@ -116,7 +132,9 @@ static void tick_codes_are_stored(void **state)
     fake_frames = tick;
     raise(SIGPROF);
     const uint64_t *rec = take_one(t);
-    assert_int_equal(fg_sample_num_frames(rec), tick);
+    assert_int_equal(fg_sample_nframes(rec), 0);
+    assert_true(fg_sample_flags(rec) & FG_SAMPLE_FAILED);
+    assert_int_equal(fg_sample_tick(rec), tick);
     fg_ring_release(&t->ring, rec);
   }
 }
@@ -125,19 +143,19 @@ static void full_ring_counts_overruns(void **state)
 {
   (void)state;
   struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
-  fake_frames = 8;   /* 3 + 8 + 4 = 15 words; a 512-word ring holds 34 */
+  fake_frames = 8;   /* 3 + 8 + 4 + 1 = 16 words; a 512-word ring holds 32 */
   uint64_t before = atomic_load(&t->taken);
   for (int i = 0; i < 50; i++)
     raise(SIGPROF);
   assert_int_equal(atomic_load(&t->taken) - before, 50);
-  assert_int_equal(atomic_load(&t->overruns), 50 - 34);
+  assert_int_equal(atomic_load(&t->overruns), 50 - 32);
   int stored = 0;
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     stored++;
     fg_ring_release(&t->ring, rec);
   }
-  assert_int_equal(stored, 34);
+  assert_int_equal(stored, 32);
 }
 
 static void unregistered_thread_is_counted_by_tid(void **state)
@@ -167,6 +185,91 @@ static void after_shutdown_signals_are_ignored(void **state)
   assert_int_equal(atomic_load(&t->taken), 0);
 }
 
+static void native_frames_come_first_and_a_cut_is_flagged(void **state)
+{
+  (void)state;
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  sampler.walker.native_depth = 16;
+  fake_frames = 2;
+  raise(SIGPROF);
+  const uint64_t *rec = take_one(t);
+  uint32_t n = fg_sample_nframes(rec);
+  assert_true(n >= 3);   /* raise's own native frames, then the two Java ones */
+  assert_int_equal(fg_sample_type(rec, 0), FG_FRAME_NATIVE_PC);
+  assert_int_equal(fg_sample_type(rec, n - 2), FG_FRAME_JAVA);
+  assert_ptr_equal(fg_sample_method(rec, n - 1), (jmethodID)(uintptr_t)0x1001);
+  /* no code cache here, so the native walk never reaches Java: said so */
+  assert_true(fg_sample_flags(rec) & FG_SAMPLE_NATIVE_CUT);
+  fg_ring_release(&t->ring, rec);
+}
+
+static void thread_without_env_keeps_native_frames_in_a_pool_record(void **state)
+{
+  (void)state;
+  fg_registry_detach(&registry, NULL);
+  assert_int_equal(fg_thread_pool_init(&pool, 2, 4096, FRAMES), 0);
+  sampler.pool = &pool;
+  sampler.walker.native_depth = 16;
+  raise(SIGPROF);
+  struct fg_thread *t = fg_current_thread;
+  assert_non_null(t);
+  assert_int_equal(t->tid, (int)syscall(SYS_gettid));
+  assert_int_equal(atomic_load(&t->state), FG_THREAD_LIVE);
+  const uint64_t *rec = take_one(t);
+  assert_true(fg_sample_nframes(rec) >= 1);
+  assert_true(fg_sample_flags(rec) & FG_SAMPLE_FAILED);
+  assert_int_equal(fg_sample_tick(rec), FG_TICK_NO_JAVA_FRAME);
+  assert_int_equal(fg_sample_type(rec, 0), FG_FRAME_NATIVE_PC);
+  fg_ring_release(&t->ring, rec);
+  assert_int_equal(atomic_load(&sampler.foreign_taken), 0);
+  fg_current_thread = NULL;
+  sampler.pool = NULL;
+}
+
+/* A frame HotSpot's ASGCT gives up on: pc inside a stub that begins with
+ * push rbp; mov rbp, rsp. The walker pops it through rbp and retries from
+ * inside the caller's call instruction. */
+static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
+{
+  (void)state;
+  static uint8_t stub[64];
+  memset(stub, 0x90, sizeof stub);
+  memcpy(stub, "\x55\x48\x89\xe5", 4);
+  fg_code_map_add_stub(&code, "jint_arraycopy", stub, sizeof stub);
+  static uint8_t caller[64];
+  fg_code_map_add_stub(&code, "caller", caller, sizeof caller);
+  uintptr_t ret = (uintptr_t)caller + 20;
+  uintptr_t stack[16] = {0};
+  stack[4] = 0xdead;   /* the caller's rbp, saved by the stub */
+  stack[5] = ret;      /* the return address into the caller */
+  ucontext_t uc;
+  memset(&uc, 0, sizeof uc);
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(stub + 10);
+  uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&stack[2];
+  uc.uc_mcontext.gregs[REG_RBP] = (greg_t)(uintptr_t)&stack[4];
+  good_pc = ret - 1;
+  fake_frames = 2;
+  ASGCT_CallFrame frames[FRAMES];
+  uint8_t types[FRAMES];
+  struct fg_walk w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack,
+                                   (uintptr_t)(stack + 16), frames, types);
+  assert_int_equal(w.n, 3);
+  assert_int_equal(w.flags, FG_WALK_RECOVERED);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)frames[0].method_id)->name, "jint_arraycopy");
+  assert_ptr_equal(frames[1].method_id, (jmethodID)(uintptr_t)0x1000);
+
+  /* with recovery off, or a saved rbp outside the stack, the failure stays */
+  sampler.walker.recover = 0;
+  w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), frames, types);
+  assert_int_equal(w.flags, FG_WALK_FAILED);
+  assert_int_equal(w.tick, FG_TICK_UNKNOWN_JAVA);
+  sampler.walker.recover = 1;
+  w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 4), frames, types);
+  assert_int_equal(w.flags, FG_WALK_FAILED);
+  assert_int_equal(w.n, 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -176,6 +279,9 @@ int main(void)
     cmocka_unit_test_setup_teardown(full_ring_counts_overruns, setup, teardown),
     cmocka_unit_test_setup_teardown(unregistered_thread_is_counted_by_tid, setup, teardown),
     cmocka_unit_test_setup_teardown(after_shutdown_signals_are_ignored, setup, teardown),
+    cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),
+    cmocka_unit_test_setup_teardown(thread_without_env_keeps_native_frames_in_a_pool_record, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_stub_frame_is_popped_and_the_walk_retried, setup, teardown),
   };
   return cmocka_run_group_tests_name("handler", tests, NULL, NULL);
 }

@@ -69,14 +69,17 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("interval=5us", "interval='5us'", "from 10us to 60s");
   assert_rejected("interval=-1ms", "interval='-1ms'", "ns, us, ms or s");
   assert_rejected("interval=99999999999999999999s", "interval=", "ns, us, ms or s");
-  assert_rejected("event=wall", "event='wall'", "cpu, itimer");
+  assert_rejected("event=perf", "event='perf'", "cpu, itimer, wall");
+  assert_rejected("cstack=dwarf", "cstack='dwarf'", "native, no");
+  assert_rejected("wallthreads=0", "wallthreads='0'", "from 1 to 100000");
+  assert_rejected("ann=sometimes", "ann='sometimes'", "true/false");
   assert_rejected("depth=0", "depth='0'", "from 1 to");
   assert_rejected("depth=12x", "depth='12x'", "from 1 to");
   assert_rejected("threads=maybe", "threads='maybe'", "true/false");
   assert_rejected("file=out.svg", "file='out.svg'", ".collapsed");
   assert_rejected("file=out-%q.txt", "file='out-%q.txt'", "p (pid), t (time)");
   assert_rejected("ringsize=3000", "ringsize='3000'", "power of two");
-  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 49200");
+  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 56688");
   assert_rejected("colour=red", "unknown option 'colour'", "interval, event, depth");
   assert_rejected("interval", "option interval has no value", "interval=VALUE");
   assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");
@@ -86,8 +89,20 @@ static void bad_values_name_option_value_and_accepted(void **state)
 static void small_depth_allows_small_ring(void **state)
 {
   (void)state;
-  assert_int_equal(fg_options_parse("depth=64,ringsize=4k", &o, err, sizeof err), 0);
+  assert_int_equal(fg_options_parse("depth=64,cstack=no,ringsize=4k", &o, err, sizeof err), 0);
   assert_int_equal(o.ring_bytes, 4096);
+  /* native frames need room of their own */
+  assert_int_equal(fg_options_parse("depth=64,ringsize=4k", &o, err, sizeof err), -1);
+  assert_int_equal(fg_options_parse("depth=64,ringsize=8k", &o, err, sizeof err), 0);
+  assert_int_equal(o.cstack, FG_CSTACK_NATIVE);
+  assert_true(o.recover);
+  assert_false(o.ann);
+  assert_int_equal(fg_options_parse("event=wall,ann,sched,recover=no,wallthreads=8", &o, err, sizeof err), 0);
+  assert_int_equal(o.event, FG_EVENT_WALL);
+  assert_true(o.ann);
+  assert_true(o.sched);
+  assert_false(o.recover);
+  assert_int_equal(o.wall_threads, 8);
 }
 
 static void too_many_files(void **state)

@@ -1,0 +1,231 @@
+/* ELF symbol tables of loaded libraries; see symbols.h. */
+#define UNW_LOCAL_ONLY
+#include "symbols.h"
+
+#include <libunwind.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct symbol {
+  uintptr_t start, end;   /* runtime addresses */
+  char *name;             /* demangled, owned */
+};
+
+struct module {
+  uintptr_t base;         /* dladdr's dli_fbase */
+  char *short_name;       /* file name without directories */
+  struct symbol *syms;
+  size_t nsyms;
+};
+
+struct fg_symbols {
+  struct module *modules;
+  size_t nmodules, cap;
+  char *(*demangle)(const char *, char *, size_t *, int *);
+};
+
+struct fg_symbols *fg_symbols_new(void)
+{
+  struct fg_symbols *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  void *fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+  if (!fn) {   /* a JVM built with a static libstdc++ (Temurin's) exports none */
+    void *lib = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+    fn = lib ? dlsym(lib, "__cxa_demangle") : NULL;
+  }
+  s->demangle = (char *(*)(const char *, char *, size_t *, int *))fn;
+  return s;
+}
+
+void fg_symbols_free(struct fg_symbols *s)
+{
+  if (!s)
+    return;
+  for (size_t i = 0; i < s->nmodules; i++) {
+    for (size_t j = 0; j < s->modules[i].nsyms; j++)
+      free(s->modules[i].syms[j].name);
+    free(s->modules[i].syms);
+    free(s->modules[i].short_name);
+  }
+  free(s->modules);
+  free(s);
+}
+
+/* "ns::Class::method(int) const" -> "ns::Class::method": the parameters
+ * make flame graphs wide without telling functions apart any better. */
+static char *readable(struct fg_symbols *s, const char *raw)
+{
+  char *out = NULL;
+  if (s->demangle && raw[0] == '_' && raw[1] == 'Z') {
+    int status = -1;
+    char *d = s->demangle(raw, NULL, NULL, &status);
+    if (d && status == 0) {
+      int depth = 0;
+      for (char *p = d; *p; p++) {
+        if (*p == '<')
+          depth++;
+        else if (*p == '>')
+          depth--;
+        else if (*p == '(' && depth == 0 && p != d && strncmp(p - 8 > d ? p - 8 : d, "operator", 8) != 0) {
+          *p = '\0';
+          break;
+        }
+      }
+      out = d;
+    } else {
+      free(d);
+    }
+  }
+  return out ? out : strdup(raw);
+}
+
+static int by_start(const void *a, const void *b)
+{
+  const struct symbol *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Function symbols of one section, relocated by bias. */
+static void add_section(struct fg_symbols *s, struct module *m, const uint8_t *file, size_t size,
+                        const Elf64_Shdr *symtab, const Elf64_Shdr *strtab, uintptr_t bias)
+{
+  if (symtab->sh_offset + symtab->sh_size > size || strtab->sh_offset + strtab->sh_size > size ||
+      symtab->sh_entsize != sizeof(Elf64_Sym))
+    return;
+  const Elf64_Sym *syms = (const Elf64_Sym *)(file + symtab->sh_offset);
+  size_t n = symtab->sh_size / sizeof *syms;
+  const char *names = (const char *)file + strtab->sh_offset;
+  struct symbol *grown = realloc(m->syms, (m->nsyms + n) * sizeof *grown);
+  if (!grown)
+    return;
+  m->syms = grown;
+  for (size_t i = 0; i < n; i++) {
+    int type = ELF64_ST_TYPE(syms[i].st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || syms[i].st_shndx == SHN_UNDEF ||
+        !syms[i].st_value || syms[i].st_name >= strtab->sh_size)
+      continue;
+    char *name = readable(s, names + syms[i].st_name);
+    if (!name)
+      continue;
+    uintptr_t start = bias + syms[i].st_value;
+    m->syms[m->nsyms++] = (struct symbol){start, start + syms[i].st_size, name};
+  }
+}
+
+static void load_symbols(struct fg_symbols *s, struct module *m, const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0)
+    return;
+  if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+    close(fd);
+    return;
+  }
+  size_t size = (size_t)st.st_size;
+  const uint8_t *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (file == MAP_FAILED)
+    return;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
+  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size ||
+      eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > size) {
+    munmap((void *)file, size);
+    return;
+  }
+  /* runtime = base + (vaddr - first PT_LOAD's page-aligned vaddr) */
+  uintptr_t first = 0;
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(file + eh->e_phoff);
+  for (int i = 0; i < eh->e_phnum; i++)
+    if (ph[i].p_type == PT_LOAD) {
+      first = ph[i].p_vaddr & ~(uintptr_t)0xfff;
+      break;
+    }
+  uintptr_t bias = m->base - first;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)(file + eh->e_shoff);
+  int have_symtab = 0;
+  for (int i = 0; i < eh->e_shnum; i++)
+    have_symtab |= sh[i].sh_type == SHT_SYMTAB;
+  for (int i = 0; i < eh->e_shnum; i++) {
+    Elf64_Word want = have_symtab ? SHT_SYMTAB : SHT_DYNSYM;
+    if (sh[i].sh_type == want && sh[i].sh_link < eh->e_shnum)
+      add_section(s, m, file, size, &sh[i], &sh[sh[i].sh_link], bias);
+  }
+  munmap((void *)file, size);
+  qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
+}
+
+static struct module *module_for(struct fg_symbols *s, uintptr_t base, const char *path)
+{
+  for (size_t i = 0; i < s->nmodules; i++)
+    if (s->modules[i].base == base)
+      return &s->modules[i];
+  if (s->nmodules == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 32;
+    struct module *grown = realloc(s->modules, cap * sizeof *grown);
+    if (!grown)
+      return NULL;
+    s->modules = grown;
+    s->cap = cap;
+  }
+  struct module *m = &s->modules[s->nmodules++];
+  memset(m, 0, sizeof *m);
+  m->base = base;
+  const char *slash = strrchr(path, '/');
+  m->short_name = strdup(slash ? slash + 1 : path);
+  char exe[4096];
+  if (!path[0]) {   /* the main program */
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    path = exe;
+  }
+  load_symbols(s, m, path);
+  return m;
+}
+
+void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
+{
+  Dl_info info;
+  if (!dladdr((void *)pc, &info) || !info.dli_fbase) {
+    snprintf(buf, len, "[unknown_native]");
+    return;
+  }
+  struct module *m = module_for(s, (uintptr_t)info.dli_fbase, info.dli_fname ? info.dli_fname : "");
+  if (m && m->nsyms) {
+    size_t lo = 0, hi = m->nsyms;   /* last symbol starting at or below pc */
+    while (hi - lo > 1) {
+      size_t mid = (lo + hi) / 2;
+      if (m->syms[mid].start <= pc)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const struct symbol *sym = &m->syms[lo];
+    if (sym->start <= pc && (pc < sym->end || (sym->end == sym->start && lo + 1 == m->nsyms))) {
+      snprintf(buf, len, "%s", sym->name);
+      return;
+    }
+  }
+  if (info.dli_sname && info.dli_saddr) {
+    snprintf(buf, len, "%s", info.dli_sname);
+    return;
+  }
+  /* A stripped library: name the function by where its unwind entry says it
+   * starts, so that all of one function's samples share one frame. */
+  uintptr_t start = pc;
+  unw_proc_info_t pi;
+  if (unw_get_proc_info_by_ip(unw_local_addr_space, (unw_word_t)pc, &pi, NULL) == 0 && pi.start_ip &&
+      pi.start_ip <= pc)
+    start = (uintptr_t)pi.start_ip;
+  snprintf(buf, len, "%s+0x%lx", m && m->short_name ? m->short_name : "?",
+           (unsigned long)(start - (uintptr_t)info.dli_fbase));
+}

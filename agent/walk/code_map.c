@@ -1,0 +1,181 @@
+/* The code map; see code_map.h. */
+#include "code_map.h"
+
+#include <jvmticmlr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fg_code_map_init(struct fg_code_map *m)
+{
+  memset(m, 0, sizeof *m);
+  atomic_store(&m->lo, UINTPTR_MAX);
+  return pthread_mutex_init(&m->lock, NULL) == 0 ? 0 : -1;
+}
+
+static void free_list(struct fg_code_list *l)
+{
+  for (int i = 0; i < FG_CODE_CHUNKS; i++)
+    free(l->chunks[i]);
+  memset(l, 0, sizeof *l);
+}
+
+void fg_code_map_free(struct fg_code_map *m)
+{
+  free_list(&m->stubs);
+  free_list(&m->methods);
+}
+
+void fg_code_map_set_bounds(struct fg_code_map *m, uintptr_t lo, uintptr_t hi)
+{
+  pthread_mutex_lock(&m->lock);
+  atomic_store(&m->lo, lo);
+  atomic_store(&m->hi, hi);
+  atomic_store(&m->bounds_fixed, 1);
+  pthread_mutex_unlock(&m->lock);
+}
+
+/* One allocation holding the inline records of compile_info, or NULL. */
+static struct fg_pc_scopes *scopes_of(const void *compile_info)
+{
+  const jvmtiCompiledMethodLoadRecordHeader *h = compile_info;
+  for (; h; h = h->next) {
+    if (h->kind != JVMTI_CMLR_INLINE_INFO)
+      continue;
+    const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
+    if (r->numpcs <= 0)
+      return NULL;
+    size_t npcs = (size_t)r->numpcs, nframes = 0;
+    for (size_t i = 0; i < npcs; i++) {
+      if (r->pcinfo[i].numstackframes < 0 || (i && r->pcinfo[i].pc < r->pcinfo[i - 1].pc))
+        return NULL;   /* not the ascending table we rely on */
+      nframes += (size_t)r->pcinfo[i].numstackframes;
+    }
+    struct fg_pc_scopes *s = malloc(sizeof *s + npcs * sizeof(uintptr_t) + (npcs + 1) * sizeof(uint32_t) +
+                                    nframes * (sizeof(jmethodID) + sizeof(jint)));
+    if (!s)
+      return NULL;
+    s->npcs = (uint32_t)npcs;
+    s->pc = (uintptr_t *)(s + 1);
+    s->methods = (jmethodID *)(s->pc + npcs);
+    s->bcis = (jint *)(s->methods + nframes);
+    s->start = (uint32_t *)(s->bcis + nframes);
+    uint32_t k = 0;
+    for (size_t i = 0; i < npcs; i++) {
+      const PCStackInfo *p = &r->pcinfo[i];
+      s->pc[i] = (uintptr_t)p->pc;
+      s->start[i] = k;
+      for (jint j = 0; j < p->numstackframes; j++, k++) {
+        s->methods[k] = p->methods[j];
+        s->bcis[k] = p->bcis[j];
+      }
+    }
+    s->start[npcs] = k;
+    return s;
+  }
+  return NULL;
+}
+
+int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc)
+{
+  if (!s || !s->npcs || s->pc[s->npcs - 1] < pc)
+    return -1;
+  uint32_t lo = 0, hi = s->npcs - 1;   /* first with pc[i] >= pc */
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (s->pc[mid] >= pc)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return (int)lo;
+}
+
+int fg_pc_scopes_at_or_below(const struct fg_pc_scopes *s, uintptr_t pc)
+{
+  if (!s || !s->npcs || s->pc[0] > pc)
+    return -1;
+  uint32_t lo = 0, hi = s->npcs;
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+    if (s->pc[mid] <= pc)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (int)lo;
+}
+
+/* Under the lock. */
+static void append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
+                   jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes)
+{
+  uint32_t n = atomic_load_explicit(&l->count, memory_order_relaxed);
+  uint32_t chunk = n / FG_CODE_CHUNK;
+  if (chunk >= FG_CODE_CHUNKS) {
+    m->dropped++;
+    return;
+  }
+  if (!l->chunks[chunk] && !(l->chunks[chunk] = calloc(FG_CODE_CHUNK, sizeof *l->chunks[chunk]))) {
+    m->dropped++;
+    return;
+  }
+  struct fg_code_blob *b = &l->chunks[chunk][n % FG_CODE_CHUNK];
+  b->start = start;
+  b->end = end;
+  snprintf(b->name, sizeof b->name, "%s", name ? name : "");
+  b->scopes = scopes;
+  atomic_store_explicit(&b->method, method, memory_order_relaxed);
+  if (!atomic_load(&m->bounds_fixed)) {
+    if (start < atomic_load(&m->lo))
+      atomic_store(&m->lo, start);
+    if (end > atomic_load(&m->hi))
+      atomic_store(&m->hi, end);
+  }
+  atomic_store_explicit(&l->count, n + 1, memory_order_release);
+}
+
+void fg_code_map_add_stub(struct fg_code_map *m, const char *name, const void *addr, int32_t len)
+{
+  if (!addr || len <= 0)
+    return;
+  pthread_mutex_lock(&m->lock);
+  append(m, &m->stubs, name, NULL, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, NULL);
+  pthread_mutex_unlock(&m->lock);
+}
+
+void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void *addr, int32_t len,
+                            const void *compile_info)
+{
+  if (!addr || len <= 0 || !method)
+    return;
+  struct fg_pc_scopes *scopes = scopes_of(compile_info);
+  pthread_mutex_lock(&m->lock);
+  append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes);
+  pthread_mutex_unlock(&m->lock);
+}
+
+void fg_code_map_remove_method(struct fg_code_map *m, jmethodID method, const void *addr)
+{
+  pthread_mutex_lock(&m->lock);
+  uint32_t n = atomic_load(&m->methods.count);
+  for (uint32_t i = n; i-- > 0;) {
+    struct fg_code_blob *b = &m->methods.chunks[i / FG_CODE_CHUNK][i % FG_CODE_CHUNK];
+    if (b->start == (uintptr_t)addr && atomic_load(&b->method) == method) {
+      atomic_store(&b->method, NULL);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&m->lock);
+}
+
+const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc)
+{
+  uint32_t n = atomic_load_explicit(&l->count, memory_order_acquire);
+  for (uint32_t i = n; i-- > 0;) {
+    const struct fg_code_blob *b = &l->chunks[i / FG_CODE_CHUNK][i % FG_CODE_CHUNK];
+    if (pc >= b->start && pc < b->end)
+      return b;
+  }
+  return NULL;
+}

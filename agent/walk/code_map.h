@@ -1,0 +1,83 @@
+/* Where HotSpot's generated code lives: the stubs (DynamicCodeGenerated:
+ * arraycopy, the interpreter, adapters, ...) and the compiled methods
+ * (CompiledMethodLoad/Unload), so that the signal handler can tell what the
+ * interrupted pc was running when AsyncGetCallTrace could not.
+ *
+ * Written by JVMTI callbacks under a lock; read by the signal handler without
+ * one. Entries are appended in fixed chunks that are never freed or moved, and
+ * a count published with release order says how many are complete, so a
+ * reader never sees half an entry. An unloaded method's entry is emptied
+ * (method NULL) rather than removed. */
+#ifndef FG_CODE_MAP_H
+#define FG_CODE_MAP_H
+
+#include <jni.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define FG_CODE_CHUNK 4096
+#define FG_CODE_CHUNKS 256            /* up to 1M entries */
+
+/* A compiled method's debug scopes, from CompiledMethodLoad's inline records:
+ * at pc[i] (ascending) the frames methods/bcis[start[i] .. start[i+1]),
+ * innermost first. Immutable once published; never freed (a handler may be
+ * reading it), so a recompilation-heavy run keeps its old tables. */
+struct fg_pc_scopes {
+  uint32_t npcs;
+  uintptr_t *pc;
+  uint32_t *start;
+  jmethodID *methods;
+  jint *bcis;
+};
+
+struct fg_code_blob {
+  uintptr_t start, end;               /* [start, end) */
+  _Atomic(jmethodID) method;          /* compiled method; NULL for a stub or once unloaded */
+  const struct fg_pc_scopes *scopes;  /* compiled method's scopes, or NULL */
+  char name[48];                      /* stub name ("jint_arraycopy"); "" for a method */
+};
+
+struct fg_code_list {
+  struct fg_code_blob *chunks[FG_CODE_CHUNKS];
+  _Atomic uint32_t count;
+};
+
+struct fg_code_map {
+  pthread_mutex_t lock;
+  struct fg_code_list stubs, methods;
+  _Atomic uintptr_t lo, hi;           /* bounds of every entry seen, or the code cache's */
+  _Atomic int bounds_fixed;           /* lo/hi come from the VM: do not widen */
+  uint64_t dropped;                   /* entries that did not fit */
+};
+
+int fg_code_map_init(struct fg_code_map *m);
+void fg_code_map_free(struct fg_code_map *m);
+
+/* Sets the code cache's bounds as the VM knows them (gHotSpotVMStructs). */
+void fg_code_map_set_bounds(struct fg_code_map *m, uintptr_t lo, uintptr_t hi);
+
+/* Not async-signal-safe (they lock and allocate): JVMTI callbacks only. */
+void fg_code_map_add_stub(struct fg_code_map *m, const char *name, const void *addr, int32_t len);
+void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void *addr, int32_t len,
+                            const void *compile_info);
+void fg_code_map_remove_method(struct fg_code_map *m, jmethodID method, const void *addr);
+
+/* Async-signal-safe lookups (plain loads, no calls). */
+static inline int fg_code_map_contains(const struct fg_code_map *m, uintptr_t pc)
+{
+  return pc >= atomic_load_explicit(&m->lo, memory_order_relaxed) &&
+         pc < atomic_load_explicit(&m->hi, memory_order_relaxed);
+}
+
+/* The newest entry holding pc, or NULL. Linear in the list's size: used on
+ * the failure path only. */
+const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc);
+
+/* Index of the first scope at or above pc, or -1. Async-signal-safe. */
+int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc);
+
+/* Index of the last scope at or below pc, or -1. Async-signal-safe. */
+int fg_pc_scopes_at_or_below(const struct fg_pc_scopes *s, uintptr_t pc);
+
+#endif

@@ -1,0 +1,74 @@
+/* The stack walker the signal handler calls: AsyncGetCallTrace's inputs and
+ * tick codes, with three things HotSpot's walker does not do.
+ *  - Native frames: from the interrupted pc up to the first JIT/interpreter
+ *    frame, walked by libunwind, joined leaf-side to the Java frames.
+ *  - Stitching: when the thread is in native code called from Java without a
+ *    frame anchor (a leaf call such as SharedRuntime::dsin), ASGCT is retried
+ *    from the Java frame the native walk reached.
+ *  - Recovery: when ASGCT gives up inside a stub (arraycopy, a vtable stub)
+ *    or a compiled method's prologue or epilogue, the frame is popped by the
+ *    layouts HotSpot generates on x86-64 and ASGCT retried from the caller;
+ *    the stub or method stays on the stack as a frame of its own.
+ * Every memory read is checked against the thread's stack or a known code
+ * blob first. Async-signal-safe: no locks, no allocation. */
+#ifndef FG_WALKER_H
+#define FG_WALKER_H
+
+#include <stdint.h>
+
+#include "fg/forte.h"
+#include "code_map.h"
+
+/* What a frame in a walk is; kept per frame in the sample record. */
+enum fg_frame_type {
+  FG_FRAME_JAVA = 0,         /* a Java frame, how it runs unknown */
+  FG_FRAME_INTERPRETED = 1,
+  FG_FRAME_COMPILED = 2,
+  FG_FRAME_INLINED = 3,
+  FG_FRAME_NATIVE_PC = 4,    /* method_id holds a native pc */
+  FG_FRAME_STUB = 5,         /* method_id holds a const struct fg_code_blob * */
+};
+
+#define FG_WALK_TRUNCATED 1u     /* more Java frames than depth */
+#define FG_WALK_RECOVERED 2u     /* ASGCT failed; fgagent's recovery found the stack */
+#define FG_WALK_NATIVE_CUT 4u    /* the native walk stopped before reaching Java frames */
+#define FG_WALK_FAILED 8u        /* no Java stack: tick holds the code */
+
+#define FG_MAX_NATIVE_FRAMES 128
+
+struct fg_walker {
+  fg_asgct_fn asgct;
+  const struct fg_code_map *code;
+  int depth;                 /* Java frames kept; ASGCT is asked for depth + 1 */
+  int native_depth;          /* native frames kept; 0 = cstack=no */
+  int recover;               /* retry ASGCT from a popped stub/method frame */
+  int annotate;              /* classify the top Java frames (ann) */
+  /* From gHotSpotVMStructs, -1 when unknown: where a thread's frame anchor
+   * is, relative to its JNIEnv (JDK-8178287: a thread in the VM called from
+   * a C2 runtime stub has an anchor with no pc, and ASGCT gives up) */
+  int anchor_known;
+  long env_to_anchor, anchor_sp, anchor_pc;
+};
+
+struct fg_walk {
+  int32_t n;                 /* frames written, leaf first */
+  uint32_t flags;
+  int tick;                  /* ASGCT's code when it failed (FG_WALK_FAILED) */
+};
+
+/* Walks the interrupted thread. frames/types hold fg_walk_capacity(w)
+ * entries. stack_lo/hi bound the thread's stack (0, 0 when unknown: no
+ * recovery then). env NULL: a thread with no JNIEnv, native frames only. */
+struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontext,
+                             uintptr_t stack_lo, uintptr_t stack_hi,
+                             ASGCT_CallFrame *frames, uint8_t *types);
+
+static inline int fg_walk_capacity(const struct fg_walker *w)
+{
+  return w->native_depth + w->depth + 3;
+}
+
+/* Sets up libunwind for use in signal handlers; call once at load. */
+void fg_walker_init(void);
+
+#endif
