@@ -14,10 +14,10 @@ CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthr
 CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
            agent/profile/profile.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
-           agent/output/callgraph.c agent/output/summary.c agent/output/profile_file.c \
+           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c \
            agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
-           agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c agent/profile/u64_map.c
+           agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c agent/profile/u64_map.c agent/sched/switch_decoder.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))
 # The command-line tool, on the same pure core.
@@ -29,7 +29,7 @@ AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-javac bench-convert install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-javac bench-wall-idle bench-convert install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -41,6 +41,7 @@ help:
 	@echo "make integration  integration tests only"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
 	@echo "make bench-javac   unattributed samples on javac compiling java.xml, writes results/javac-unattributed.md"
+	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
@@ -106,10 +107,16 @@ build/fuzz_collapsed_reader: tests/fuzz/fuzz_collapsed_reader.c $(CORE_SRC) buil
 	@mkdir -p build
 	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
 
+build/fuzz_switch_decoder: tests/fuzz/fuzz_switch_decoder.c agent/sched/switch_decoder.c include/fg/switch_decoder.h
+	@mkdir -p build
+	clang $(FUZZ_FLAGS) -o $@ $< agent/sched/switch_decoder.c
+
 # FUZZ_SECONDS (default 60) of fuzzing from tests/fuzz/corpus.
-fuzz: build/fuzz_collapsed_reader
+fuzz: build/fuzz_collapsed_reader build/fuzz_switch_decoder
 	@mkdir -p build/fuzz-corpus
 	build/fuzz_collapsed_reader -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 build/fuzz-corpus tests/fuzz/corpus
+	@mkdir -p build/fuzz-switch-corpus
+	build/fuzz_switch_decoder -max_total_time=$${FUZZ_SECONDS:-60} -max_len=2048 build/fuzz-switch-corpus tests/fuzz/switch-corpus
 
 java: build/java-test/.built
 
@@ -138,6 +145,9 @@ bench: deps lib java
 
 bench-javac: deps lib
 	@bash scripts/bench-javac.sh
+
+bench-wall-idle: deps lib java
+	@bash scripts/bench-wall-idle.sh
 
 bench-convert: deps cli
 	@bash scripts/bench-convert.sh

@@ -106,10 +106,10 @@ static int parse_size(const char *v, size_t *out)
 
 size_t fg_sample_bytes(int nframes)
 {
-  /* header, thread serial and flags words; a method word per frame; the bcis
-   * packed two to a word, the frame types eight (see fg/sample_record.h) */
+  /* header, thread serial, flags and time words; a method word per frame; the
+   * bcis packed two to a word, the frame types eight (see fg/sample_record.h) */
   size_t n = (size_t)nframes;
-  return (3 + n + (n + 1) / 2 + (n + 7) / 8) * sizeof(uint64_t);
+  return (4 + n + (n + 1) / 2 + (n + 7) / 8) * sizeof(uint64_t);
 }
 
 int fg_options_max_frames(const struct fg_options *o)
@@ -120,11 +120,11 @@ int fg_options_max_frames(const struct fg_options *o)
 static bool is_flag(const char *key)
 {
   return strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0 || strcmp(key, "ann") == 0 ||
-         strcmp(key, "sched") == 0 || strcmp(key, "recover") == 0;
+         strcmp(key, "sched") == 0 || strcmp(key, "recover") == 0 || strcmp(key, "timeline") == 0;
 }
 
-#define ACCEPTED_KEYS "interval, event, depth, cstack, ann, recover, sched, wallthreads, threads, " \
-                      "lines, ringsize, file, log"
+#define ACCEPTED_KEYS "interval, event, depth, cstack, ann, recover, sched, timeline, wallthreads, " \
+                      "threads, lines, ringsize, file, log"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
                       char *err, size_t errlen)
@@ -169,6 +169,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                  : strcmp(key, "lines") == 0 ? &o->lines
                  : strcmp(key, "ann") == 0   ? &o->ann
                  : strcmp(key, "sched") == 0 ? &o->sched
+                 : strcmp(key, "timeline") == 0 ? &o->timeline
                                              : &o->recover;
     if (parse_bool(value, flag) != 0)
       return fail(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "

@@ -5,19 +5,25 @@
 # seconds, so a pair sees the same load and the median of the pairs' ratios
 # is the overhead. Writes results/overhead.md.
 # Environment: ROUNDS (pairs per mode, default 15), BATCHES (work per run,
-# default 300: about 1 s).
+# default 300: about 1 s), MODES (space-separated, default the four below;
+# also cpu-1ms-sched, cpu-1ms-nocstack, wall-10ms, wall-1ms), OUT (default
+# results/overhead.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-15}
 batches=${BATCHES:-300}
-modes=(cpu-10ms cpu-1ms cpu-100us itimer-1ms)
+read -r -a modes <<<"${MODES:-cpu-10ms cpu-1ms cpu-100us itimer-1ms}"
+out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 agent_opts() {
   case "$1" in
+    cpu-*-sched) local i=${1#cpu-}; echo "event=cpu,interval=${i%-sched},sched" ;;
+    cpu-*-nocstack) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nocstack},cstack=no" ;;
+    wall-*) echo "event=wall,interval=${1#wall-}" ;;
     cpu-*) echo "event=cpu,interval=${1#cpu-}" ;;
     itimer-*) echo "event=itimer,interval=${1#itimer-}" ;;
   esac
@@ -59,8 +65,11 @@ for round in $(seq 1 "$rounds"); do
     echo "$with" >>"$work/$mode.with"
     awk -v a="$with" -v b="$without" 'BEGIN { print a / b }' >>"$work/$mode.ratio"
     sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$tag.log" >>"$work/$mode.rate"
+    # wall: samples per second of one thread's wall time
+    sed -n 's/.*rate achieved: *one sample every \([0-9.]*\) ms of each thread.*/\1/p' "$work/$tag.log" |
+      awk '{print 1000 / $1}' >>"$work/$mode.rate"
     sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$work/$tag.log" >>"$work/$mode.handler"
-    sed -n 's/.*fgagent.s own thread used \([0-9.]*\) s CPU.*/\1/p' "$work/$tag.log" >>"$work/$mode.drainer"
+    sed -n 's/.*fgagent.s own threads* used \([0-9.]*\) s CPU.*/\1/p' "$work/$tag.log" >>"$work/$mode.drainer"
   done
   echo "  round $round of $rounds done"
 done
@@ -118,5 +127,9 @@ mkdir -p results
   for mode in "${modes[@]}"; do
     echo "- $mode: $(paste -d/ "$work/$mode.none" "$work/$mode.with" | tr '\n' ' ')"
   done
-} >results/overhead.md
-cat results/overhead.md
+  echo
+  echo "For wall modes, *samples per CPU-second* is samples per second of each thread's wall time, and the"
+  echo "estimate counts only the signalled samples' cost at that rate: idle threads are counted without a"
+  echo "signal, and the sampler thread's own CPU is in *drainer CPU* (fgagent's threads)."
+} >"$out"
+cat "$out"

@@ -60,7 +60,7 @@ run_bench() { # name main args...
     printf '%s\t%s\t%s\t%s\t%s\n' "$i" "$((t1 - t0))" \
       "$(sed -n 's/^ *samples stored: *\([0-9]*\).*/\1/p' "$dir/run-$i.summary")" \
       "$(sed -n 's/^ *handler time: *\([0-9.]*\) us.*/\1/p' "$dir/run-$i.summary")" \
-      "$(sed -n 's/.*own thread used \([0-9.]*\) s CPU.*/\1/p' "$dir/run-$i.summary")" >>"$dir/runs.tsv"
+      "$(sed -n 's/.*own threads* used \([0-9.]*\) s CPU.*/\1/p' "$dir/run-$i.summary")" >>"$dir/runs.tsv"
   done
   echo "ci-bench: $label/$name: $runs runs"
 }

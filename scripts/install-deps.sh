@@ -9,9 +9,9 @@ set -euo pipefail
 packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs clang libclang-rt-14-dev
           libunwind-dev)
 # `install-deps.sh bench` adds what only the benchmarks need: the JDK's own sources,
-# which the javac benchmark compiles.
+# which the javac benchmark compiles, and the tools the benchmark scripts call.
 if [ "${1:-}" = bench ]; then
-  packages+=(openjdk-17-source)
+  packages+=(openjdk-17-source unzip time bc)
 fi
 
 missing=()

@@ -38,6 +38,7 @@ static uint32_t profile_thread_of(struct fg_drainer *d, struct fg_thread *t)
     int64_t idx = fg_profile_add_thread(d->profile, t->tid, t->name);
     t->profile_thread = idx < 0 ? 0 : (uint32_t)idx;
     t->profile_serial = t->serial;
+    t->last_nframes = 0;
   }
   return t->profile_thread;
 }
@@ -83,10 +84,52 @@ static int64_t frame_name(struct fg_drainer *d, JNIEnv *jni, const uint64_t *rec
   return id;
 }
 
+/* Keeps a copy of a wall sample's stack in its thread's record. */
+static void remember(struct fg_thread *t, const uint32_t *frames, uint32_t n)
+{
+  if (n > t->last_cap) {
+    uint32_t *grown = realloc(t->last_frames, n * sizeof *grown);
+    if (!grown)
+      return;
+    t->last_frames = grown;
+    t->last_cap = n;
+  }
+  memcpy(t->last_frames, frames, n * sizeof *frames);
+  t->last_nframes = n;
+}
+
+/* event=wall: an idle thread counted again with its last stack. */
+static void add_repeats(struct fg_drainer *d)
+{
+  const uint64_t *rec;
+  while ((rec = fg_ring_peek(&d->wall->repeats)) != NULL) {
+    struct fg_thread *t = (struct fg_thread *)(uintptr_t)rec[1];
+    uint32_t n = 0;
+    if (t->serial == rec[2] && t->profile_serial == t->serial && t->last_nframes) {
+      memcpy(d->frames, t->last_frames, t->last_nframes * sizeof *d->frames);
+      n = t->last_nframes;
+      int64_t id = intern(d, fg_wall_state_frame((uint32_t)rec[3]), FG_KIND_MARKER);
+      if (id >= 0)
+        d->frames[n++] = (uint32_t)id;
+      fg_profile_add(d->profile, t->profile_thread, d->frames, n, 1);
+      fg_profile_account(d->profile, d->frames, n, 1);
+    } else {
+      d->profile->stats.taken++;      /* no stack to repeat: counted as lost */
+      d->profile->stats.overruns++;
+    }
+    fg_ring_release(&d->wall->repeats, rec);
+  }
+  struct fg_stats *st = &d->profile->stats;
+  st->wall_signals = atomic_load(&d->wall->signals);
+  st->wall_repeats = atomic_load(&d->wall->repeats_taken);
+  st->wall_per_tick = (uint64_t)d->wall->per_tick;
+}
+
 /* Turns one sample record into a profile stack, root first. thread_frame is
- * the "[name]" root of a thread with no JNIEnv, or -1. */
+ * the "[name]" root of a thread with no JNIEnv, or -1. last: where a wall
+ * sample's stack is kept for repeats, or NULL. */
 static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64_t thread_frame,
-                       const uint64_t *rec)
+                       const uint64_t *rec, struct fg_thread *last)
 {
   struct fg_stats *st = &d->profile->stats;
   uint32_t n = fg_sample_nframes(rec), flags = fg_sample_flags(rec);
@@ -124,7 +167,13 @@ static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64
     if ((id = frame_name(d, jni, rec, i)) >= 0)
       d->frames[count++] = (uint32_t)id;
   }
-  fg_profile_add(d->profile, thread, d->frames, count, 1);
+  if (fg_sample_state(rec)) {   /* event=wall: the kernel's state as the leaf */
+    if (last)
+      remember(last, d->frames, count);
+    if ((id = intern(d, fg_wall_state_frame(fg_sample_state(rec)), FG_KIND_MARKER)) >= 0)
+      d->frames[count++] = (uint32_t)id;
+  }
+  fg_profile_add_timed(d->profile, thread, d->frames, count, fg_sample_time(rec), fg_sample_cpu(rec));
 }
 
 static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
@@ -137,7 +186,7 @@ static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE)
-      add_sample(d, jni, thread, -1, rec);
+      add_sample(d, jni, thread, -1, rec, t);
     fg_ring_release(&t->ring, rec);
   }
   struct fg_stats *st = &d->profile->stats;
@@ -272,7 +321,7 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
   }
   for (; rec; rec = fg_ring_peek(&t->ring)) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE && t->pool_frame >= 0)
-      add_sample(d, NULL, t->profile_thread, t->pool_frame, rec);
+      add_sample(d, NULL, t->profile_thread, t->pool_frame, rec, NULL);
     else
       d->profile->stats.no_slot++;   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);
@@ -313,6 +362,8 @@ static void drain_all(struct fg_drainer *d, JNIEnv *jni)
   pthread_mutex_lock(&d->registry->lock);
   for (uint32_t i = 0; i < d->registry->n; i++)
     drain_thread(d, jni, d->registry->all[i]);
+  if (d->wall)   /* after the rings: a repeat needs its thread's last stack */
+    add_repeats(d);
   pthread_mutex_unlock(&d->registry->lock);
 
   fg_foreign_drain(d->sampler->foreign, add_foreign, d);
@@ -327,8 +378,11 @@ static void drain_all(struct fg_drainer *d, JNIEnv *jni)
 static void drainer_pass(struct fg_drainer *d, JNIEnv *jni)
 {
   pthread_mutex_lock(&d->lock);
-  if (!d->closed)
+  if (!d->closed) {
     drain_all(d, jni);
+    if (d->sched)
+      fg_sched_drain(d->sched);
+  }
   pthread_mutex_unlock(&d->lock);
 }
 

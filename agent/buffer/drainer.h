@@ -13,6 +13,8 @@
 #include "fg/profile.h"
 #include "fg/u64_map.h"
 #include "../native/symbols.h"
+#include "../sched/sched.h"
+#include "../sampling/wall.h"
 #include "../jvmti/threads.h"
 #include "../profile/method_names.h"
 #include "../sampling/sampler.h"
@@ -32,6 +34,8 @@ struct fg_drainer {
   struct fg_timer *timer;
   struct fg_profile *profile;
   struct fg_method_names *names;
+  struct fg_sched *sched;      /* drained each pass; NULL without sched */
+  struct fg_wall *wall;        /* event=wall: its ring of idle threads' repeats; else NULL */
   int max_frames;              /* most frames one record holds */
 
   pthread_mutex_t lock;        /* held for a pass: the profile is the holder's */

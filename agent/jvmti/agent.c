@@ -146,6 +146,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   }
   a->sampler.foreign = &a->foreign;
   fg_profile_init(&a->profile);
+  if (a->opts.timeline)
+    a->profile.timeline.max = FG_TIMELINE_MAX;
   fg_method_names_init(&a->names, a->opts.lines);
   a->drainer.jvmti = a->jvmti;
   a->drainer.registry = &a->registry;
@@ -154,6 +156,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   a->drainer.profile = &a->profile;
   a->drainer.names = &a->names;
   a->drainer.max_frames = frames;
+  a->drainer.sched = a->opts.sched ? &a->sched : NULL;
   if (fg_registry_init(&a->registry, a->opts.ring_bytes, frames) != 0 ||
       fg_drainer_init(&a->drainer) != 0) {
     fprintf(stderr, "fgagent: out of memory at start-up\n");

@@ -16,7 +16,9 @@
 #include "../profile/method_names.h"
 #include "../sampling/sampler.h"
 #include "../sampling/timer.h"
+#include "../sampling/wall.h"
 #include "../walk/code_map.h"
+#include "../sched/sched.h"
 #include "threads.h"
 
 struct fg_agent {
@@ -31,6 +33,8 @@ struct fg_agent {
   struct fg_method_names names;
   struct fg_code_map code;     /* stubs and compiled methods, for the walker */
   struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
+  struct fg_sched sched;       /* context-switch records (sched) */
+  struct fg_wall wall;         /* event=wall's sampler thread */
 
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int finished;        /* outputs written */

@@ -47,8 +47,10 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   char name[128];
   thread_name(a, jni, thread, name, sizeof name);
   int tid = current_tid();
-  if (fg_registry_attach(&a->registry, jni, tid, name))
+  if (fg_registry_attach(&a->registry, jni, tid, name)) {
     fg_timer_thread_start(&a->timer, tid);
+    fg_sched_thread_start(&a->sched, tid);
+  }
 }
 
 void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
@@ -58,6 +60,7 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   char name[128];
   thread_name(a, jni, thread, name, sizeof name);
   fg_timer_thread_end(&a->timer, current_tid());
+  fg_sched_thread_end(&a->sched, current_tid());
   fg_registry_detach(&a->registry, name);
 }
 
@@ -116,6 +119,18 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   }
   if (msg[0])
     fprintf(stderr, "%s\n", msg);
+  if (a->opts.sched && !fg_sched_start(&a->sched, msg, sizeof msg))
+    fprintf(stderr, "%s\n", msg);
+  if (a->timer.event == FG_EVENT_WALL) {
+    if (fg_wall_start(&a->wall, &a->registry, a->opts.interval_ns, a->opts.wall_threads) != 0) {
+      fprintf(stderr, "fgagent: cannot start the wall-clock sampler thread; not profiling\n");
+      fg_sampler_shutdown(&a->sampler);
+      return;
+    }
+    a->drainer.wall = &a->wall;
+    snprintf(a->timer.detail, sizeof a->timer.detail, "a sampler thread signals up to %d Java threads a tick",
+             a->opts.wall_threads);
+  }
   a->start_wall_ns = clock_ns(CLOCK_MONOTONIC);
   a->start_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   atomic_store(&a->live, 1);
@@ -132,13 +147,18 @@ static void fill_stats(struct fg_agent *a)
   s->cpu_ns = cpu > s->profiler_cpu_ns ? cpu - s->profiler_cpu_ns : 0;
   s->wall_ns = clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
   s->interval_ns = a->opts.interval_ns;
-  snprintf(s->event, sizeof s->event, "%s", a->timer.event == FG_EVENT_CPU ? "cpu" : "itimer");
+  snprintf(s->event, sizeof s->event, "%s",
+           a->timer.event == FG_EVENT_CPU ? "cpu" : a->timer.event == FG_EVENT_WALL ? "wall" : "itimer");
+  if (a->timer.event == FG_EVENT_WALL) {
+    s->cpu_ns = atomic_load(&a->wall.sampled_ns);   /* what the samples stand for: thread wall time */
+    s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns);
+  }
   snprintf(s->event_detail, sizeof s->event_detail, "%s", a->timer.detail);
 }
 
 static void write_outputs(struct fg_agent *a)
 {
-  struct fg_output_settings cfg = {.per_thread = a->opts.threads};
+  struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline};
   for (int i = 0; i < a->opts.nfiles; i++) {
     char path[4096], err[4400];
     if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, path, sizeof path) != 0) {
@@ -168,12 +188,15 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   /* Disarm, ignore late signals, wait out running handlers: then no sample
    * can arrive after the final pass, and the accounting closes exactly. */
   fg_timer_stop(&a->timer);
+  fg_wall_stop(&a->wall);
   fg_sampler_shutdown(&a->sampler);
   fg_drainer_finish(&a->drainer, jni);
+  fg_sched_stop(&a->sched);
   fill_stats(a);
   write_outputs(a);
   FILE *log = open_log(a);
-  if (fg_write_summary(log, &a->profile.stats) != 0)
+  if (fg_write_summary(log, &a->profile.stats) != 0 ||
+      fg_sched_write_summary(log, &a->sched, &a->profile) != 0)
     fprintf(stderr, "fgagent: cannot write the summary\n");
   if (a->names.unresolved)
     fprintf(log, "  note: %llu methods were unloaded before their names were read\n",

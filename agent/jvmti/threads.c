@@ -21,6 +21,7 @@ struct fg_thread *fg_thread_new(size_t ring_bytes, int frames)
   struct fg_thread *t = calloc(1, sizeof *t);
   if (!t)
     return NULL;
+  t->wall_stat_fd = -1;
   t->scratch = calloc((size_t)frames, sizeof *t->scratch);
   t->types = calloc((size_t)frames, 1);
   if (!t->scratch || !t->types || fg_ring_init(&t->ring, ring_bytes) != 0) {

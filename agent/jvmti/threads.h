@@ -36,6 +36,13 @@ struct fg_thread {
   /* event=wall: the thread's kernel state, set by the wall sampler just
    * before it signals the thread; copied into the sample */
   _Atomic uint32_t wall_state;
+  _Atomic uint64_t cpu_at_sample; /* the thread's CPU clock as its last wall sample ended */
+
+  /* the wall sampler's (under the registry lock) */
+  uint64_t wall_serial;         /* the registration the fields below belong to */
+  int wall_stat_fd;             /* /proc/self/task/TID/stat, -1 until opened */
+  uint64_t wall_last_ns;
+  uint32_t wall_last_state;
 
   /* registry's, under its lock */
   _Atomic int state;
@@ -46,6 +53,8 @@ struct fg_thread {
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint32_t profile_thread;
   int64_t pool_frame;           /* pool records: the "[thread name]" frame id */
+  uint32_t *last_frames;        /* event=wall: the last stack, for an idle thread's repeats */
+  uint32_t last_nframes, last_cap;
 };
 
 /* The calling thread's record, or NULL. Read by the signal handler. */

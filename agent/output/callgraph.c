@@ -15,85 +15,7 @@
 #include "fg/output.h"
 #include "fg/profile.h"
 
-#define INDENT 2
-#define TASK_WIDTH 14   /* as ftrace's TRACE_GRAPH_PROCINFO_LENGTH */
-#define DURATION_DIGITS 8
-
-static int put(FILE *out, const char *s)
-{
-  return fputs(s, out) < 0 ? -1 : 0;
-}
-
-/* Indentation grows with the stack's depth: write it in blocks, not a byte at a time. */
-static int put_spaces(FILE *out, int n)
-{
-  static const char blanks[] = "                                                                ";
-  while (n > 0) {
-    size_t chunk = n > (int)sizeof blanks - 1 ? sizeof blanks - 1 : (size_t)n;
-    if (fwrite(blanks, 1, chunk, out) != chunk)
-      return -1;
-    n -= (int)chunk;
-  }
-  return 0;
-}
-
-/* "name-tid" centred in TASK_WIDTH, then the column separator. */
-static int print_task(FILE *out, const struct fg_thread_info *th)
-{
-  char cell[256];
-  snprintf(cell, sizeof cell, "%s-%d", th->name, th->tid);
-  for (char *c = cell; *c; c++)
-    if (*c == '\n' || *c == '\r')
-      *c = '_';
-  int spaces = TASK_WIDTH - (int)strlen(cell);
-  if (spaces < 0)
-    spaces = 0;
-  if (put(out, " ") || put_spaces(out, spaces / 2) || put(out, cell) ||
-      put_spaces(out, spaces - spaces / 2) || put(out, " | "))
-    return -1;
-  return 0;
-}
-
-static char overhead_mark(uint64_t ns)
-{
-  static const struct { uint64_t over_ns; char mark; } marks[] = {
-    {1000000000ull, '$'}, {100000000ull, '@'}, {10000000ull, '*'},
-    {1000000ull, '#'}, {100000ull, '!'}, {10000ull, '+'},
-  };
-  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
-    if (ns > marks[i].over_ns)
-      return marks[i].mark;
-  return ' ';
-}
-
-/* "# 1234.567 us |": at most 7 digits before the unit, as ftrace prints it. */
-static int print_duration(FILE *out, uint64_t ns)
-{
-  char usecs[32], nsecs[8];
-  snprintf(usecs, sizeof usecs, "%" PRIu64, ns / 1000);
-  int len = (int)strlen(usecs);
-  if (fprintf(out, "%c %s", overhead_mark(ns), usecs) < 0)
-    return -1;
-  if (len < 7) {
-    snprintf(nsecs, (size_t)(8 - len), "%03" PRIu64, ns % 1000);
-    if (fprintf(out, ".%s", nsecs) < 0)
-      return -1;
-    len += (int)strlen(nsecs) + 1;
-  }
-  if (put(out, " us ") || put_spaces(out, DURATION_DIGITS - len) || put(out, "| "))
-    return -1;
-  return 0;
-}
-
-static int print_no_duration(FILE *out)
-{
-  return put_spaces(out, 2 + DURATION_DIGITS + 4) || put(out, "| ") ? -1 : 0;
-}
-
-static int print_indent(FILE *out, uint32_t depth)
-{
-  return put_spaces(out, (int)(depth * INDENT));
-}
+#include "ftrace_columns.h"
 
 static const char *call_suffix(const struct fg_profile *p, uint32_t name)
 {
@@ -121,8 +43,8 @@ struct walk {
 
 static int print_leaf(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
 {
-  if (print_task(w->out, w->thread) || print_duration(w->out, n->total * w->ns_per_sample) ||
-      print_indent(w->out, depth))
+  if (fg_ft_task(w->out, w->thread) || fg_ft_duration(w->out, n->total * w->ns_per_sample) ||
+      fg_ft_indent(w->out, depth))
     return -1;
   const char *name = fg_profile_name(w->p, n->name);
   return fprintf(w->out, "%s%s; /* %" PRIu64 " samples, %.1f%% */\n", name,
@@ -132,7 +54,7 @@ static int print_leaf(const struct walk *w, const struct fg_tree_node *n, uint32
 
 static int print_open(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
 {
-  if (print_task(w->out, w->thread) || print_no_duration(w->out) || print_indent(w->out, depth))
+  if (fg_ft_task(w->out, w->thread) || fg_ft_no_duration(w->out) || fg_ft_indent(w->out, depth))
     return -1;
   const char *name = fg_profile_name(w->p, n->name);
   return fprintf(w->out, "%s%s {\n", name, call_suffix(w->p, n->name)) < 0 ? -1 : 0;
@@ -140,8 +62,8 @@ static int print_open(const struct walk *w, const struct fg_tree_node *n, uint32
 
 static int print_close(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
 {
-  if (print_task(w->out, w->thread) || print_duration(w->out, n->total * w->ns_per_sample) ||
-      print_indent(w->out, depth))
+  if (fg_ft_task(w->out, w->thread) || fg_ft_duration(w->out, n->total * w->ns_per_sample) ||
+      fg_ft_indent(w->out, depth))
     return -1;
   return fprintf(w->out, "} /* %s %" PRIu64 " samples, %.1f%%, self %" PRIu64 " */\n",
                  fg_profile_name(w->p, n->name), n->total,
@@ -214,7 +136,7 @@ static int print_headers(FILE *out, const struct fg_stats *s, uint64_t ns_per_sa
               used, asked, fg_stats_stored(s), s->taken) < 0 ||
       print_summary_comment(out, s) != 0 || fputs("#\n", out) < 0)
     return -1;
-  return put(out, "#   TASK/PID    |   DURATION    | FUNCTION CALLS\n"
+  return fg_ft_put(out, "#   TASK/PID    |   DURATION    | FUNCTION CALLS\n"
                   "#    |    |     |    |   |      | |   |   |   |\n");
 }
 

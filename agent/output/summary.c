@@ -2,6 +2,7 @@
  * Its last accounting line checks taken == stored + lost. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fg/output.h"
 #include "fg/stats.h"
@@ -19,6 +20,13 @@ static int print_rate(FILE *out, const struct fg_stats *s)
     return -1;
   if (s->cpu_ns == 0 || s->taken == 0)
     return fprintf(out, "  rate achieved:     not measured (no CPU time or no signal)\n") < 0;
+  if (strcmp(s->event, "wall") == 0)
+    return fprintf(out, "  rate achieved:     one sample every %.3f ms of each thread's wall time (%.3f s of "
+                        "thread wall time sampled; up to %" PRIu64 " threads a tick)\n"
+                        "  wall sampling:     %" PRIu64 " threads signalled, %" PRIu64 " idle threads counted "
+                        "again without waking them\n",
+                   (double)s->cpu_ns / (double)s->taken / 1e6, (double)s->cpu_ns / 1e9, s->wall_per_tick,
+                   s->wall_signals, s->wall_repeats) < 0 ? -1 : 0;
   double cpu_s = (double)s->cpu_ns / 1e9;
   return fprintf(out, "  rate achieved:     %.1f samples per CPU-second, one every %.3f ms "
                       "(%.3f s of CPU sampled)\n",
@@ -55,7 +63,7 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                      s->event_detail) < 0 || print_rate(out, s) != 0) {
     return -1;
   }
-  if (fprintf(out, "  wall time:         %.3f s sampled; fgagent's own thread used %.3f s CPU\n",
+  if (fprintf(out, "  wall time:         %.3f s sampled; fgagent's own threads used %.3f s CPU\n",
               (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
     return -1;
   if (s->walks > 0 &&

@@ -94,6 +94,7 @@ void fg_profile_free(struct fg_profile *p)
   free(p->threads);
   free(p->stacks);
   free(p->stack_index.slots);
+  free(p->timeline.entries);
   free(p->frame_pool);
   memset(p, 0, sizeof *p);
 }
@@ -208,8 +209,40 @@ static uint64_t hash_stack(uint32_t thread, const uint32_t *frames, uint32_t n)
   return mix(h, n);
 }
 
+/* Index of the stack, added with count 0 if new; -1 if out of memory. */
+static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n);
+
 int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
                    uint64_t count)
+{
+  int64_t i = stack_index(p, thread, frames, n);
+  if (i < 0)
+    return -1;
+  p->stacks[i].count += count;
+  return 0;
+}
+
+int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
+                         uint64_t time_ns, uint32_t cpu)
+{
+  int64_t i = stack_index(p, thread, frames, n);
+  if (i < 0)
+    return -1;
+  p->stacks[i].count++;
+  struct fg_timeline *t = &p->timeline;
+  if (t->n == t->max) {
+    t->dropped += t->max > 0;
+    return 0;
+  }
+  if (grow((void **)&t->entries, &t->cap, sizeof *t->entries, t->n + 1) != 0) {
+    t->dropped++;
+    return 0;
+  }
+  t->entries[t->n++] = (struct fg_timeline_entry){time_ns, cpu, thread, (uint32_t)i};
+  return 0;
+}
+
+static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n)
 {
   uint64_t h = hash_stack(thread, frames, n);
   if (index_reserve(&p->stack_index, p->stacks, stack_hash_of, p->nstacks) != 0)
@@ -218,10 +251,8 @@ int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames
   for (; p->stack_index.slots[i]; i = (i + 1) & mask) {
     struct fg_stack *s = &p->stacks[p->stack_index.slots[i] - 1];
     if (s->hash == h && s->thread == thread && s->nframes == n &&
-        memcmp(fg_stack_frames(p, s), frames, n * sizeof *frames) == 0) {
-      s->count += count;
-      return 0;
-    }
+        memcmp(fg_stack_frames(p, s), frames, n * sizeof *frames) == 0)
+      return p->stack_index.slots[i] - 1;
   }
   if (grow((void **)&p->stacks, &p->stacks_cap, sizeof *p->stacks, p->nstacks + 1) != 0)
     return -1;
@@ -240,12 +271,12 @@ int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames
   s->thread = thread;
   s->nframes = n;
   s->first = p->pool_len;
-  s->count = count;
+  s->count = 0;
   s->hash = h;
   p->pool_len += n;
   p->stack_index.slots[i] = ++p->nstacks;
   p->stack_index.used++;
-  return 0;
+  return p->nstacks - 1;
 }
 
 uint64_t fg_profile_total(const struct fg_profile *p)

@@ -4,7 +4,8 @@
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * libunwind's local unwinder, guarded reads), the fg_ring producer functions,
  * fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the gettid syscall,
- * clock_gettime(CLOCK_MONOTONIC) and C11 atomics. It never calls JNI or JVMTI
+ * clock_gettime (CLOCK_MONOTONIC; CLOCK_THREAD_CPUTIME_ID in wall mode), sched_getcpu
+ * and C11 atomics. It never calls JNI or JVMTI
  * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
  * never allocates, never locks, never uses stdio, and restores errno. */
 #include <errno.h>
@@ -44,6 +45,7 @@ static uint64_t now_ns(void)
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
 {
   uint64_t start = now_ns();
+  int cpu = sched_getcpu();   /* rseq or vDSO: no lock */
   bump(&t->taken);
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
@@ -61,14 +63,23 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   if (walk.flags & FG_WALK_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
   flags = fg_sample_flags_with_state(flags, atomic_load_explicit(&t->wall_state, memory_order_relaxed));
+  flags = fg_sample_flags_with_cpu(flags, cpu);
   uint32_t n = (uint32_t)walk.n;
   uint32_t words = fg_sample_words(n);
   uint64_t *w = fg_ring_reserve(&t->ring, words);
   if (w) {
-    fg_sample_encode(w, t->serial, n, flags, t->scratch, t->types);
+    fg_sample_encode(w, t->serial, start, n, flags, t->scratch, t->types);
     fg_ring_commit(&t->ring, words);
   } else {
     bump(&t->overruns);
+  }
+  if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) != 0) {
+    /* event=wall: where this thread's CPU clock stands once sampled, so the
+     * wall sampler can tell that it has not run since (and not wake it) */
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    atomic_store_explicit(&t->cpu_at_sample, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+                          memory_order_relaxed);
   }
   /* fgagent's own cost, reported in the summary (single writer: this thread) */
   atomic_store_explicit(&t->handler_ns,

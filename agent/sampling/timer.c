@@ -14,6 +14,11 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   warn[0] = '\0';
   t->interval_ns = interval_ns;
   pthread_mutex_init(&t->lock, NULL);
+  if (asked == FG_EVENT_WALL) {   /* the wall sampler thread signals; no timer here */
+    t->event = FG_EVENT_WALL;
+    snprintf(t->detail, sizeof t->detail, "wall clock: a sampler thread signals Java threads");
+    return 0;
+  }
   if (asked == FG_EVENT_CPU) {
     /* Probe on this thread: with kernel time if allowed, else user time only. */
     int self = (int)syscall(SYS_gettid);
@@ -46,6 +51,6 @@ void fg_timer_stop(struct fg_timer *t)
 {
   if (t->event == FG_EVENT_CPU)
     fg_perf_close_all(t);
-  else
+  else if (t->event == FG_EVENT_ITIMER)
     fg_itimer_disarm();
 }

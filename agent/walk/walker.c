@@ -351,6 +351,32 @@ static int top_scopes(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *
   return n;
 }
 
+/* A thread blocked in the VM below a stub (C1's monitorenter, a C2 runtime
+ * stub), where ASGCT walks only from the frame anchor and fails: the stub
+ * is popped through rbp and the compiled method it returns to, with what
+ * that method inlined at the call, is kept; the callers stay unknown. */
+static int caller_of_stub(const struct fg_walker *w, struct bounds b, struct regs r, ASGCT_CallFrame *f,
+                          uint8_t *types, int room)
+{
+  const struct fg_code_blob *stub = fg_code_map_find(&w->code->stubs, r.pc);
+  if (!stub || room < 2 || !pop_stub(stub, b, &r) || !fg_code_map_contains(w->code, r.pc))
+    return 0;
+  const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, r.pc);
+  jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
+  int at = id ? fg_pc_scopes_at_or_above(m->scopes, r.pc) : -1;
+  if (at < 0)
+    return 0;
+  f[0] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)stub};
+  types[0] = FG_FRAME_STUB;
+  int n = 1;
+  const struct fg_pc_scopes *s = m->scopes;
+  for (uint32_t i = s->start[at]; i < s->start[at + 1] && n < room; i++, n++) {
+    f[n] = (ASGCT_CallFrame){s->bcis[i], s->methods[i]};
+    types[n] = FG_FRAME_JAVA;
+  }
+  return n;
+}
+
 struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontext,
                              uintptr_t stack_lo, uintptr_t stack_hi,
                              ASGCT_CallFrame *frames, uint8_t *types)
@@ -421,5 +447,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
    * right method even though its callers are unknown. */
   if (w->recover && (res.tick == FG_TICK_UNKNOWN_JAVA || res.tick == FG_TICK_NOT_WALKABLE_JAVA))
     res.n = k + top_scopes(w, reached_java ? java.pc : top.pc, frames + k, types + k, room);
+  else if (w->recover && k > 0 && reached_java && b.hi)
+    res.n = k + caller_of_stub(w, b, java, frames + k, types + k, room);
   return res;
 }

@@ -15,6 +15,7 @@ enum fg_cstack { FG_CSTACK_NATIVE, FG_CSTACK_NO };
 #define FG_DEFAULT_RING_BYTES (64u * 1024u)
 #define FG_MAX_NATIVE_DEPTH 128
 #define FG_DEFAULT_WALL_THREADS 64
+#define FG_TIMELINE_MAX 200000   /* samples kept in time order with timeline */
 #define FG_DEFAULT_FILE "fgagent-%p.txt"
 
 struct fg_options {
@@ -27,6 +28,7 @@ struct fg_options {
   bool ann;                      /* Java frames say interpreted/compiled/inlined */
   bool recover;                  /* retry failed AsyncGetCallTrace walks from a popped frame */
   bool sched;                    /* kernel context-switch records (perf_events) */
+  bool timeline;                 /* .txt outputs: samples in time order per CPU */
   int wall_threads;              /* event=wall: most threads signalled per tick */
   size_t ring_bytes;             /* per-thread sample buffer */
   int nfiles;

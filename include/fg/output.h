@@ -30,11 +30,14 @@ struct fg_output_settings {
   bool per_thread;          /* a [thread] root frame on every stack */
   const char *title;        /* HTML title; NULL: "fgagent flame graph" */
   double min_width_pct;     /* HTML: leave out frames under this share of all samples */
+  bool timeline;            /* .txt: the timeline (samples in time order per CPU), not trees */
 };
 
 /* Each returns 0, or -1 when a write failed (errno set). */
 int fg_write_collapsed(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+/* The call graph's timeline mode: p->timeline's samples per CPU in time order. */
+int fg_write_timeline(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_summary(FILE *out, const struct fg_stats *s);
 /* The summary as text (the caller frees it), or NULL when out of memory. */
 char *fg_summary_text(const struct fg_stats *s);

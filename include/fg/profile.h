@@ -44,6 +44,21 @@ struct fg_id_index {  /* open addressing over entry ids; 0 = empty, else id + 1 
   uint32_t used;
 };
 
+/* Samples in the order they were taken, for the call graph's timeline mode:
+ * kept only when max > 0, at most max of them (then counted as dropped). */
+struct fg_timeline_entry {
+  uint64_t time_ns;                /* CLOCK_MONOTONIC */
+  uint32_t cpu;
+  uint32_t thread;
+  uint32_t stack;                  /* index into stacks */
+};
+
+struct fg_timeline {
+  struct fg_timeline_entry *entries;
+  uint32_t n, cap, max;
+  uint64_t dropped;
+};
+
 struct fg_profile {
   char **names;
   char **files;                    /* source file of each name, or NULL */
@@ -62,6 +77,7 @@ struct fg_profile {
   size_t pool_len, pool_cap;
 
   struct fg_stats stats;           /* accounting that travels with the profile */
+  struct fg_timeline timeline;
 };
 
 void fg_profile_init(struct fg_profile *p);
@@ -84,6 +100,10 @@ int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *
 /* Adds count samples of the stack frames[0..n) (root first) on thread. */
 int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
                    uint64_t count);
+
+/* The same for one sample taken at time_ns on cpu, kept in the timeline too. */
+int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
+                         uint64_t time_ns, uint32_t cpu);
 
 static inline const uint32_t *fg_stack_frames(const struct fg_profile *p, const struct fg_stack *s)
 {

@@ -17,14 +17,18 @@ struct fg_stats {
   uint64_t truncated;                      /* stored, but deeper than depth */
   uint64_t recovered;                      /* Java stacks ASGCT failed on and fgagent's walker found */
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */
+  uint64_t wall_signals;                   /* event=wall: threads signalled */
+  uint64_t wall_repeats;                   /* event=wall: idle threads counted again, not woken */
+  uint64_t wall_per_tick;                  /* event=wall: most threads looked at per tick */
 
   uint64_t interval_ns;                    /* asked */
-  uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling */
+  uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling
+                                              (event=wall: the threads' wall time sampled) */
   uint64_t profiler_cpu_ns;                /* CPU time of fgagent's own thread */
   uint64_t handler_ns;                     /* time the handler spent walking and storing */
   uint64_t walks;                          /* signals on registered threads: walks timed */
   uint64_t wall_ns;                        /* how long sampling ran */
-  char event[16];                          /* "cpu" or "itimer" */
+  char event[16];                          /* "cpu", "itimer" or "wall" */
   char event_detail[96];                   /* how the timer was made, fallbacks */
 };
 

@@ -40,6 +40,13 @@ public final class IntegrationTests {
       return Long.parseLong(m.group(1));
     }
 
+    /** The number printed just before text in the summary. */
+    long numberBefore(String text) {
+      Matcher m = Pattern.compile("(\\d+) " + Pattern.quote(text)).matcher(stderr);
+      check(m.find(), "no '" + text + "' in the summary:\n" + stderr);
+      return Long.parseLong(m.group(1));
+    }
+
     void expectCleanRun() {
       check(exit == 0, "JVM exited with " + exit + "\nstderr:\n" + stderr);
       check(stderr.contains("accounting:") && stderr.matches("(?s).*accounting:[^\n]*: OK\n.*"),
@@ -423,6 +430,69 @@ public final class IntegrationTests {
     check(sum(o, k -> k.endsWith("java/util/zip/Deflater.deflateBytesBytes")) > 0, "cstack=no lost the Java frames");
   }
 
+  static double schedOffPercent(Run r, String thread) {
+    Matcher m = Pattern.compile("(?m)^\\s+" + Pattern.quote(thread) + "\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+\\s+([0-9.]+)%")
+        .matcher(r.stderr);
+    check(m.find(), "no sched line for " + thread + ":\n" + r.stderr);
+    return Double.parseDouble(m.group(1));
+  }
+
+  /**
+   * event=wall and sched on one thread that computes half the time and sleeps half, one that
+   * only computes and one parked throughout: both report the first ~50% off-CPU (within 5
+   * points of what the thread measured itself), the second ~0%; the parked thread is counted
+   * without being woken.
+   */
+  static void wallAndSchedSeeOffCpuTime(Jdk jdk) throws Exception {
+    Run r = run(jdk, "event=wall,interval=5ms,threads,sched,file={dir}/p.collapsed", List.of(), "ComputeSleep", "4");
+    r.expectCleanRun();
+    Matcher m = Pattern.compile("THREAD_TIMES half (\\d+) (\\d+)").matcher(r.stdout);
+    check(m.find(), "no ground truth printed");
+    double truth = 100.0 * (1 - Double.parseDouble(m.group(1)) / Double.parseDouble(m.group(2)));
+    Map<String, Long> s = collapsed(r.file("p.collapsed"));
+    long half = sum(s, k -> k.startsWith("[half tid="));
+    long halfOff = sum(s, k -> k.startsWith("[half tid=") && !k.endsWith(";[state=running]"));
+    long spin = sum(s, k -> k.startsWith("[spin tid="));
+    long spinOff = sum(s, k -> k.startsWith("[spin tid=") && !k.endsWith(";[state=running]"));
+    long parked = sum(s, k -> k.startsWith("[parked tid=") && k.endsWith(";[state=sleeping]"));
+    double wallHalf = 100.0 * halfOff / half, wallSpin = 100.0 * spinOff / spin;
+    double schedHalf = schedOffPercent(r, "half"), schedSpin = schedOffPercent(r, "spin");
+    long repeats = r.numberBefore("idle threads counted again");
+    System.out.printf("    half off-CPU: truth %.1f%%, wall %.1f%% (%d samples), sched %.1f%%; spin: wall %.1f%%, "
+        + "sched %.1f%%; parked: %d samples; idle repeats %d, signals %d%n", truth, wallHalf, half, schedHalf,
+        wallSpin, schedSpin, parked, repeats, r.stat("wall sampling"));
+    check(half > 400 && Math.abs(wallHalf - truth) <= 5, "wall mode: half is " + wallHalf + "% off-CPU, truth " + truth);
+    check(Math.abs(schedHalf - truth) <= 5, "sched: half is " + schedHalf + "% off-CPU, truth " + truth);
+    check(wallSpin <= 5 && schedSpin <= 5, "the spinning thread is off-CPU: wall " + wallSpin + "%, sched " + schedSpin + "%");
+    check(parked > 400 && repeats >= parked * 0.95, "the parked thread was woken: " + parked + " samples, "
+        + repeats + " repeats in all");
+  }
+
+  /** event=wall on threads contending for one monitor: the waiters' stacks end at the monitor. */
+  static void lockContentionShowsWaiters(Jdk jdk) throws Exception {
+    Run r = run(jdk, "event=wall,interval=5ms,threads,file={dir}/p.collapsed", List.of(), "LockContention", "4", "3");
+    r.expectCleanRun();
+    Map<String, Long> s = collapsed(r.file("p.collapsed"));
+    long all = sum(s, k -> k.startsWith("[contender-"));
+    long waiting = sum(s, k -> k.startsWith("[contender-") && k.contains("LockContention.critical;")
+        && k.matches(".*;ObjectMonitor::enter;.*") && k.endsWith(";[state=sleeping]"));
+    System.out.printf("    contenders: %d samples, %.1f%% waiting in ObjectMonitor::enter under critical()%n", all,
+        100.0 * waiting / all);
+    check(all > 1000, "too few samples: " + all);
+    check(waiting >= all * 0.5, "only " + waiting + " of " + all + " samples wait at the monitor");
+  }
+
+  /** timeline: the .txt output is samples per CPU in time order, with switch banners. */
+  static void timelineShowsSwitchBanners(Jdk jdk) throws Exception {
+    Run r = run(jdk, "interval=1ms,timeline,file={dir}/p.txt", List.of(), "ComputeSleep", "1");
+    r.expectCleanRun();
+    String t = Files.readString(r.file("p.txt"));
+    check(t.startsWith("# fgagent timeline: "), "not a timeline:\n" + t.lines().limit(5).reduce("", (a, b) -> a + b + "\n"));
+    check(Pattern.compile("(?m)^ \\d+\\) \\S.* => \\S.*$").matcher(t).find(), "no context-switch banner");
+    check(Pattern.compile("(?m)^ \\d+\\)\\s+spin-\\d+\\s+\\|.*\\| +ComputeSleep\\.spin\\(\\) \\{$").matcher(t).find(),
+        "no line opening ComputeSleep.spin for the spin thread");
+  }
+
   // ---------------------------------------------------------------- runner
 
   interface Test { void run(Jdk jdk) throws Exception; }
@@ -447,7 +517,10 @@ public final class IntegrationTests {
       new Named("arraycopy_attributed_to_caller", IntegrationTests::arraycopyIsAttributedToItsCaller),
       new Named("zlib_frames_under_deflater", IntegrationTests::zlibFramesShowUnderDeflater),
       new Named("gc_threads_native_stacks", IntegrationTests::gcThreadsShowNativeStacks),
-      new Named("annotations_and_cstack_off", IntegrationTests::annotationsAndCstackOff));
+      new Named("annotations_and_cstack_off", IntegrationTests::annotationsAndCstackOff),
+      new Named("wall_and_sched_off_cpu", IntegrationTests::wallAndSchedSeeOffCpuTime),
+      new Named("lock_contention_waiters", IntegrationTests::lockContentionShowsWaiters),
+      new Named("timeline_switch_banners", IntegrationTests::timelineShowsSwitchBanners));
 
   static Path firstDir(String glob) throws IOException {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(Paths.get("/usr/lib/jvm"), glob)) {

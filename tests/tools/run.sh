@@ -161,6 +161,14 @@ fuzz_collapsed_reader() {
   return "${PIPESTATUS[0]}"
 }
 
+# The context-switch decoder under libFuzzer, ASan and UBSan, 1 000 000 inputs.
+fuzz_switch_decoder() {
+  make -s build/fuzz_switch_decoder || return 1
+  mkdir -p "$work/fuzz-switch-corpus"
+  build/fuzz_switch_decoder -runs=1000000 -max_len=2048 -seed=1 "$work/fuzz-switch-corpus" tests/fuzz/switch-corpus 2>&1 | tail -n 3
+  return "${PIPESTATUS[0]}"
+}
+
 # The whole gate once, with real JVMs: A/A quiet, +20% named, -20% an improvement.
 regression_gate() {
   PAIRS=1 RUNS=5 bash scripts/regression-evidence.sh --check
@@ -176,6 +184,7 @@ check agent_formats agent_formats
 check agent_hostile_class_name agent_hostile_class_name
 check diff_cli diff_cli
 check fuzz_collapsed_reader fuzz_collapsed_reader
+check fuzz_switch_decoder fuzz_switch_decoder
 check regression_gate regression_gate
 
 echo "$passed passed, $failed failed"

@@ -1,0 +1,164 @@
+/* The wall-clock sampler thread; see wall.h. */
+#include "wall.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fg/sample_record.h"
+
+#define IDLE_CPU_NS 50000   /* returning from our own handler to sleep costs a few us */
+
+const char *fg_wall_state_frame(uint32_t state)
+{
+  static const char *const names[] = {"", "[state=running]", "[state=sleeping]", "[state=uninterruptible]",
+                                      "[state=stopped]", "[state=other]"};
+  return state < sizeof names / sizeof names[0] ? names[state] : "[state=other]";
+}
+
+static uint64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Another thread's CPU clock: the kernel's encoding of a per-thread clockid. */
+static uint64_t thread_cpu_ns(int tid)
+{
+  struct timespec ts;
+  clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6);
+  if (clock_gettime(clock, &ts) != 0)
+    return 0;
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The state letter in /proc/self/task/TID/stat, after the ") " closing the name. */
+static uint32_t kernel_state(struct fg_thread *t)
+{
+  char buf[512];
+  if (t->wall_stat_fd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", t->tid);
+    t->wall_stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  ssize_t n = t->wall_stat_fd >= 0 ? pread(t->wall_stat_fd, buf, sizeof buf - 1, 0) : -1;
+  if (n <= 0)
+    return FG_STATE_OTHER;
+  buf[n] = '\0';
+  char *close = strrchr(buf, ')');
+  switch (close && close[1] ? close[2] : '?') {
+  case 'R': return FG_STATE_RUNNING;
+  case 'S': return FG_STATE_SLEEPING;
+  case 'D': return FG_STATE_UNINTERRUPTIBLE;
+  case 'T': case 't': return FG_STATE_STOPPED;
+  default: return FG_STATE_OTHER;
+  }
+}
+
+static void repeat(struct fg_wall *w, struct fg_thread *t)
+{
+  uint64_t *rec = fg_ring_reserve(&w->repeats, 4);
+  if (!rec) {
+    atomic_fetch_add(&w->repeats_lost, 1);
+    return;
+  }
+  rec[0] = fg_ring_header(4, FG_RECORD_REPEAT);
+  rec[1] = (uint64_t)(uintptr_t)t;
+  rec[2] = t->serial;
+  rec[3] = t->wall_last_state;
+  fg_ring_commit(&w->repeats, 4);
+  atomic_fetch_add(&w->repeats_taken, 1);
+}
+
+/* One look at one thread. Under the registry lock. */
+static void visit(struct fg_wall *w, struct fg_thread *t, uint64_t now, pid_t pid)
+{
+  if (t->wall_serial != t->serial) {   /* a new registration in this record */
+    if (t->wall_stat_fd >= 0)
+      close(t->wall_stat_fd);
+    t->wall_stat_fd = -1;
+    t->wall_serial = t->serial;
+    t->wall_last_ns = now - w->interval_ns;
+    t->wall_last_state = FG_STATE_NONE;
+  }
+  atomic_fetch_add(&w->sampled_ns, now - t->wall_last_ns);
+  t->wall_last_ns = now;
+  uint64_t cpu = thread_cpu_ns(t->tid);
+  uint64_t after = atomic_load(&t->cpu_at_sample);
+  if (t->wall_last_state != FG_STATE_NONE && t->wall_last_state != FG_STATE_RUNNING && after &&
+      cpu < after + IDLE_CPU_NS) {
+    repeat(w, t);   /* asleep where it was: do not wake it */
+    return;
+  }
+  uint32_t state = kernel_state(t);
+  t->wall_last_state = state;
+  atomic_store(&t->wall_state, state);
+  if (syscall(SYS_tgkill, pid, t->tid, SIGPROF) == 0)
+    atomic_fetch_add(&w->signals, 1);
+}
+
+static void *wall_main(void *arg)
+{
+  struct fg_wall *w = arg;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPROF);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  pid_t pid = getpid();
+  uint64_t next = now_ns();
+  while (!atomic_load(&w->stop)) {
+    next += w->interval_ns;
+    uint64_t now = now_ns();
+    struct fg_registry *r = w->registry;
+    pthread_mutex_lock(&r->lock);
+    int visited = 0;
+    for (uint32_t step = 0; step < r->n && visited < w->per_tick; step++) {
+      struct fg_thread *t = r->all[(w->cursor + step) % r->n];
+      if (atomic_load(&t->state) != FG_THREAD_LIVE)
+        continue;
+      visit(w, t, now, pid);
+      visited++;
+      if (visited == w->per_tick)
+        w->cursor = (w->cursor + step + 1) % r->n;
+    }
+    pthread_mutex_unlock(&r->lock);
+    struct timespec cpu;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    atomic_store(&w->cpu_ns, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
+    now = now_ns();
+    if (next > now) {
+      struct timespec ts = {(time_t)((next - now) / 1000000000ull), (long)((next - now) % 1000000000ull)};
+      nanosleep(&ts, NULL);
+    } else {
+      next = now;   /* fell behind: do not burst */
+    }
+  }
+  return NULL;
+}
+
+int fg_wall_start(struct fg_wall *w, struct fg_registry *r, uint64_t interval_ns, int per_tick)
+{
+  w->registry = r;
+  w->interval_ns = interval_ns;
+  w->per_tick = per_tick;
+  if (fg_ring_init(&w->repeats, 256 * 1024) != 0)
+    return -1;
+  if (pthread_create(&w->thread, NULL, wall_main, w) != 0)
+    return -1;
+  w->started = 1;
+  return 0;
+}
+
+void fg_wall_stop(struct fg_wall *w)
+{
+  if (!w->started)
+    return;
+  atomic_store(&w->stop, 1);
+  pthread_join(w->thread, NULL);
+  w->started = 0;
+}

@@ -1,0 +1,55 @@
+/* event=wall: a sampler thread that, every interval, looks at up to
+ * wall_threads registered Java threads (round robin, so the cost per tick is
+ * bounded however many threads there are) whatever their state:
+ *  - the thread's kernel state is read from /proc/self/task/TID/stat (R, S,
+ *    D, ...: the kernel's, not Java's, which calls a thread in Socket.read
+ *    RUNNABLE) and handed to the thread's own handler with SIGPROF, which
+ *    walks the stack as usual;
+ *  - a thread that has used no CPU since its last sample (its per-thread CPU
+ *    clock, read with clock_gettime, against the value its handler noted) is
+ *    asleep where it was: it is not woken, its last stack is counted again.
+ * So a thread parked for 30 s costs one clock read a tick, not a signal. */
+#ifndef FG_WALL_H
+#define FG_WALL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fg/ring.h"
+#include "../jvmti/threads.h"
+
+#define FG_RECORD_REPEAT 2u   /* in the wall ring: [header, thread pointer, serial, state] */
+
+enum fg_wall_state {
+  FG_STATE_NONE = 0,          /* not a wall sample */
+  FG_STATE_RUNNING,           /* R: on a CPU or waiting for one */
+  FG_STATE_SLEEPING,          /* S: interruptible sleep (lock, park, sleep, socket read, ...) */
+  FG_STATE_UNINTERRUPTIBLE,   /* D: disk or other uninterruptible wait */
+  FG_STATE_STOPPED,           /* T, t: stopped or traced */
+  FG_STATE_OTHER,
+};
+
+/* "[state=running]", ... */
+const char *fg_wall_state_frame(uint32_t state);
+
+struct fg_wall {
+  struct fg_registry *registry;
+  uint64_t interval_ns;
+  int per_tick;
+  pthread_t thread;
+  _Atomic int stop;
+  int started;
+  uint32_t cursor;
+  struct fg_ring repeats;          /* sampler -> drainer: idle threads' repeated samples */
+  _Atomic uint64_t signals;        /* threads signalled */
+  _Atomic uint64_t repeats_taken;  /* idle threads counted without a signal */
+  _Atomic uint64_t repeats_lost;   /* the repeat ring was full */
+  _Atomic uint64_t sampled_ns;     /* thread wall time the samples stand for */
+  _Atomic uint64_t cpu_ns;         /* the sampler thread's own CPU time */
+};
+
+int fg_wall_start(struct fg_wall *w, struct fg_registry *r, uint64_t interval_ns, int per_tick);
+void fg_wall_stop(struct fg_wall *w);
+
+#endif
