@@ -44,13 +44,20 @@ for round in $(seq 1 "$runs"); do
     failed=$(awk '/^ +\[(unknown_Java|not_walkable_Java|not_walkable_not_Java|unknown_not_Java)\]/ {n += $2} END {print n + 0}' "$log")
     recovered=$(sed -n 's/^ *recovered: *\([0-9]*\).*/\1/p' "$log")
     ok=$(sed -n 's/.*accounting:.*: \([A-Z]*\)$/\1/p' "$log")
-    read -r main mainfail < <(awk '/^\[main tid=/ {m += $NF; if ($0 ~ /^\[main tid=[0-9]+\];\[(unknown|not_walkable)_/) f += $NF}
-                                  END {print m + 0, f + 0}' "$work/$tag.collapsed")
+    # bare: failure frames after which no Java frame was recovered (the method itself unknown)
+    read -r main mainfail bare < <(awk '
+      function java(f) { return f !~ /^\[/ && f !~ /::/ && f !~ /\.so/ && (f ~ /\// || f ~ /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z0-9_$<>]+$/) }
+      { c = $NF; line = $0; sub(/ [0-9]+$/, "", line); n = split(line, f, ";")
+        failed = f[2] ~ /^\[(unknown|not_walkable)_/
+        if (failed) { known = 0; for (i = 3; i <= n; i++) if (java(f[i])) known = 1; if (!known) b += c }
+        if (f[1] ~ /^\[main tid=/) { m += c; if (failed) mf += c } }
+      END {print m + 0, mf + 0, b + 0}' "$work/$tag.collapsed")
     row=$(awk -v mode="$mode" -v run="$round" -v wall="$start" -v wend="$end" -v stored="$stored" -v failed="$failed" \
-      -v main="$main" -v mainfail="$mainfail" -v recovered="${recovered:-0}" -v handler="${handler:-0}" -v cpu="${cpu:-0}" \
+      -v main="$main" -v mainfail="$mainfail" -v bare="$bare" -v recovered="${recovered:-0}" -v handler="${handler:-0}" -v cpu="${cpu:-0}" \
       -v ok="$ok" 'BEGIN {
-        printf "| %s | %d | %.1f | %d | %d | %.2f%% | %.2f%% | %d | %.2f%% | %s |", mode, run, wend - wall, stored, failed,
-          100 * failed / stored, main ? 100 * mainfail / main : 0, recovered, cpu ? 100 * handler / cpu : 0, ok }')
+        printf "| %s | %d | %.1f | %d | %d | %.2f%% | %.2f%% | %.2f%% | %d | %.2f%% | %s |", mode, run, wend - wall, stored,
+          failed, 100 * failed / stored, main ? 100 * mainfail / main : 0, 100 * bare / stored, recovered,
+          cpu ? 100 * handler / cpu : 0, ok }')
     echo "$row"
     rows+=("$row")
   done
@@ -63,7 +70,9 @@ done
   echo "javac (\`-m java.xml\`, $files files from the JDK's src.zip) at interval=1ms, event=cpu, $runs runs per mode,"
   echo "modes interleaved. *failed* counts the failure frames [unknown_Java], [not_walkable_Java],"
   echo "[not_walkable_not_Java] and [unknown_not_Java]; *main* is the same share among the main thread's"
-  echo "samples (javac's own work; the rest are JIT compiler and GC threads). *handler* is the time spent in"
+  echo "samples (javac's own work; the rest are JIT compiler and GC threads). *no method* counts the failure"
+  echo "frames after which not even the method is known (recovery keeps the compiled method the pc is in"
+  echo "under the marker when the stack beyond it is lost). *handler* is the time spent in"
   echo "fgagent's signal handler as a share of the CPU time sampled (the kernel's signal delivery, about"
   echo "4.3 us a sample here, comes on top)."
   echo
@@ -71,8 +80,8 @@ done
   echo "- recover: \`cstack=no\`, with the walker's recovery"
   echo "- default: recovery and native frames"
   echo
-  echo "| mode | run | wall s | samples | failed | failed share | main thread failed | recovered | handler | accounting |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| mode | run | wall s | samples | failed | failed share | main thread failed | no method | recovered | handler | accounting |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}" | sort -s -t'|' -k2,2
 } >"$out"
 echo "bench-javac: wrote $out"

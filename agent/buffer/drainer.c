@@ -176,6 +176,21 @@ static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64
   fg_profile_add_timed(d->profile, thread, d->frames, count, fg_sample_time(rec), fg_sample_cpu(rec));
 }
 
+/* What t's handler counted since the last pass: signals, overruns, time. */
+static void count_signals(struct fg_drainer *d, struct fg_thread *t)
+{
+  struct fg_stats *st = &d->profile->stats;
+  uint64_t taken = atomic_load(&t->taken), overruns = atomic_load(&t->overruns);
+  uint64_t handler_ns = atomic_load(&t->handler_ns);
+  st->taken += taken - t->counted_taken;
+  st->overruns += overruns - t->counted_overruns;
+  st->handler_ns += handler_ns - t->counted_handler_ns;
+  st->walks += taken - t->counted_taken;
+  t->counted_taken = taken;
+  t->counted_overruns = overruns;
+  t->counted_handler_ns = handler_ns;
+}
+
 static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
 {
   /* Read the state first: a thread seen ENDED has written its last sample. */
@@ -189,16 +204,7 @@ static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
       add_sample(d, jni, thread, -1, rec, t);
     fg_ring_release(&t->ring, rec);
   }
-  struct fg_stats *st = &d->profile->stats;
-  uint64_t taken = atomic_load(&t->taken), overruns = atomic_load(&t->overruns);
-  uint64_t handler_ns = atomic_load(&t->handler_ns);
-  st->taken += taken - t->counted_taken;
-  st->overruns += overruns - t->counted_overruns;
-  st->handler_ns += handler_ns - t->counted_handler_ns;
-  st->walks += taken - t->counted_taken;
-  t->counted_taken = taken;
-  t->counted_overruns = overruns;
-  t->counted_handler_ns = handler_ns;
+  count_signals(d, t);
   if (state == FG_THREAD_ENDED) {
     fg_profile_rename_thread(d->profile, thread, t->name);
     atomic_store(&t->state, FG_THREAD_FREE);
@@ -326,16 +332,7 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
       d->profile->stats.no_slot++;   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);
   }
-  struct fg_stats *st = &d->profile->stats;
-  uint64_t taken = atomic_load(&t->taken), overruns = atomic_load(&t->overruns);
-  uint64_t handler_ns = atomic_load(&t->handler_ns);
-  st->taken += taken - t->counted_taken;
-  st->overruns += overruns - t->counted_overruns;
-  st->handler_ns += handler_ns - t->counted_handler_ns;
-  st->walks += taken - t->counted_taken;
-  t->counted_taken = taken;
-  t->counted_overruns = overruns;
-  t->counted_handler_ns = handler_ns;
+  count_signals(d, t);
   if (state == FG_THREAD_ENDED) {
     t->profile_serial = 0;
     atomic_store(&t->state, FG_THREAD_FREE);

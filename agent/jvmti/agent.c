@@ -146,7 +146,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   }
   a->sampler.foreign = &a->foreign;
   fg_profile_init(&a->profile);
-  if (a->opts.timeline)
+  if (a->opts.timeline || a->opts.sched)   /* sched looks up the stacks of off-CPU periods */
     a->profile.timeline.max = FG_TIMELINE_MAX;
   fg_method_names_init(&a->names, a->opts.lines);
   a->drainer.jvmti = a->jvmti;

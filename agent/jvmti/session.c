@@ -6,15 +6,9 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "fg/clock.h"
 #include "fg/output.h"
 #include "../walk/vm_structs.h"
-
-static uint64_t clock_ns(clockid_t clock)
-{
-  struct timespec ts;
-  clock_gettime(clock, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int current_tid(void)
 {
@@ -131,8 +125,8 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
     snprintf(a->timer.detail, sizeof a->timer.detail, "a sampler thread signals up to %d Java threads a tick",
              a->opts.wall_threads);
   }
-  a->start_wall_ns = clock_ns(CLOCK_MONOTONIC);
-  a->start_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
+  a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   atomic_store(&a->live, 1);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
@@ -142,10 +136,10 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
 static void fill_stats(struct fg_agent *a)
 {
   struct fg_stats *s = &a->profile.stats;
-  uint64_t cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - a->start_cpu_ns;
+  uint64_t cpu = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - a->start_cpu_ns;
   s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns);
   s->cpu_ns = cpu > s->profiler_cpu_ns ? cpu - s->profiler_cpu_ns : 0;
-  s->wall_ns = clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
+  s->wall_ns = fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
   s->interval_ns = a->opts.interval_ns;
   snprintf(s->event, sizeof s->event, "%s",
            a->timer.event == FG_EVENT_CPU ? "cpu" : a->timer.event == FG_EVENT_WALL ? "wall" : "itimer");

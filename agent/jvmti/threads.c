@@ -124,8 +124,7 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
     atomic_store(&t->taken, 0);
     atomic_store(&t->overruns, 0);
     atomic_store(&t->handler_ns, 0);
-    atomic_store(&t->recovered, 0);
-    t->counted_taken = t->counted_overruns = t->counted_handler_ns = t->counted_recovered = 0;
+    t->counted_taken = t->counted_overruns = t->counted_handler_ns = 0;
     stack_bounds(t);
     atomic_store(&t->state, FG_THREAD_LIVE);
   }

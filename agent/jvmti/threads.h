@@ -29,7 +29,6 @@ struct fg_thread {
 
   /* written only by this thread's signal handler */
   _Atomic uint64_t taken;
-  _Atomic uint64_t recovered;   /* walks ASGCT failed and fgagent's walker mended */
   _Atomic uint64_t overruns;
   _Atomic uint64_t handler_ns;  /* time spent walking and storing */
 
@@ -49,7 +48,7 @@ struct fg_thread {
   char name[128];
 
   /* drainer's */
-  uint64_t counted_taken, counted_overruns, counted_handler_ns, counted_recovered;
+  uint64_t counted_taken, counted_overruns, counted_handler_ns;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint32_t profile_thread;
   int64_t pool_frame;           /* pool records: the "[thread name]" frame id */

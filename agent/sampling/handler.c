@@ -17,6 +17,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "fg/clock.h"
 #include "fg/sample_record.h"
 #include "sampler.h"
 
@@ -35,16 +36,9 @@ static void bump(_Atomic uint64_t *counter)
                         memory_order_relaxed);
 }
 
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);   /* vDSO: no syscall, async-signal-safe */
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
 {
-  uint64_t start = now_ns();
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
   int cpu = sched_getcpu();   /* rseq or vDSO: no lock */
   bump(&t->taken);
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
@@ -56,10 +50,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     flags |= FG_SAMPLE_TRUNCATED;
   if (walk.flags & FG_WALK_NATIVE_CUT)
     flags |= FG_SAMPLE_NATIVE_CUT;
-  if (walk.flags & FG_WALK_RECOVERED) {
+  if (walk.flags & FG_WALK_RECOVERED)
     flags |= FG_SAMPLE_RECOVERED;
-    bump(&t->recovered);
-  }
   if (walk.flags & FG_WALK_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
   flags = fg_sample_flags_with_state(flags, atomic_load_explicit(&t->wall_state, memory_order_relaxed));
@@ -76,14 +68,11 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) != 0) {
     /* event=wall: where this thread's CPU clock stands once sampled, so the
      * wall sampler can tell that it has not run since (and not wake it) */
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    atomic_store_explicit(&t->cpu_at_sample, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
-                          memory_order_relaxed);
+    atomic_store_explicit(&t->cpu_at_sample, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID), memory_order_relaxed);
   }
   /* fgagent's own cost, reported in the summary (single writer: this thread) */
-  atomic_store_explicit(&t->handler_ns,
-                        atomic_load_explicit(&t->handler_ns, memory_order_relaxed) + now_ns() - start,
+  uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - start;
+  atomic_store_explicit(&t->handler_ns, atomic_load_explicit(&t->handler_ns, memory_order_relaxed) + spent,
                         memory_order_relaxed);
 }
 

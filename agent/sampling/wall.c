@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fg/clock.h"
 #include "fg/sample_record.h"
 
 #define IDLE_CPU_NS 50000   /* returning from our own handler to sleep costs a few us */
@@ -18,13 +19,6 @@ const char *fg_wall_state_frame(uint32_t state)
   static const char *const names[] = {"", "[state=running]", "[state=sleeping]", "[state=uninterruptible]",
                                       "[state=stopped]", "[state=other]"};
   return state < sizeof names / sizeof names[0] ? names[state] : "[state=other]";
-}
-
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Another thread's CPU clock: the kernel's encoding of a per-thread clockid. */
@@ -110,10 +104,10 @@ static void *wall_main(void *arg)
   sigaddset(&set, SIGPROF);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   pid_t pid = getpid();
-  uint64_t next = now_ns();
+  uint64_t next = fg_clock_ns(CLOCK_MONOTONIC);
   while (!atomic_load(&w->stop)) {
     next += w->interval_ns;
-    uint64_t now = now_ns();
+    uint64_t now = fg_clock_ns(CLOCK_MONOTONIC);
     struct fg_registry *r = w->registry;
     pthread_mutex_lock(&r->lock);
     int visited = 0;
@@ -127,10 +121,8 @@ static void *wall_main(void *arg)
         w->cursor = (w->cursor + step + 1) % r->n;
     }
     pthread_mutex_unlock(&r->lock);
-    struct timespec cpu;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-    atomic_store(&w->cpu_ns, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
-    now = now_ns();
+    atomic_store(&w->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
+    now = fg_clock_ns(CLOCK_MONOTONIC);
     if (next > now) {
       struct timespec ts = {(time_t)((next - now) / 1000000000ull), (long)((next - now) % 1000000000ull)};
       nanosleep(&ts, NULL);

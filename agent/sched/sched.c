@@ -11,16 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fg/clock.h"
 #include "fg/profile.h"
 
 #define DATA_PAGES 16          /* 64 KiB a thread: ~2000 switches between 10 ms drains */
-
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int open_switches(int tid)
 {
@@ -57,17 +51,35 @@ bool fg_sched_start(struct fg_sched *s, char *warn, size_t warnlen)
   return s->enabled;
 }
 
+/* Whether tid already has an open stream (main comes back as DestroyJavaVM). */
+static bool has_stream(struct fg_sched *s, int tid)
+{
+  pthread_mutex_lock(&s->lock);
+  bool found = false;
+  for (uint32_t i = 0; i < s->n && !found; i++)
+    found = s->threads[i].tid == tid && s->threads[i].fd >= 0 && !s->threads[i].ended;
+  pthread_mutex_unlock(&s->lock);
+  return found;
+}
+
 void fg_sched_thread_start(struct fg_sched *s, int tid)
 {
-  if (!s->enabled)
+  if (!s->enabled || has_stream(s, tid))
     return;
   int fd = open_switches(tid);
   long page = sysconf(_SC_PAGESIZE);
   size_t len = (size_t)page * (1 + DATA_PAGES);
   void *ring = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
   pthread_mutex_lock(&s->lock);
-  if (ring == MAP_FAILED || (s->n == s->cap && !(s->cap = s->cap ? s->cap * 2 : 64,
-                                                   s->threads = realloc(s->threads, s->cap * sizeof *s->threads)))) {
+  if (ring != MAP_FAILED && s->n == s->cap) {
+    uint32_t cap = s->cap ? s->cap * 2 : 64;
+    struct fg_sched_thread *grown = realloc(s->threads, cap * sizeof *grown);
+    if (grown) {
+      s->threads = grown;
+      s->cap = cap;
+    }
+  }
+  if (ring == MAP_FAILED || s->n == s->cap) {
     s->open_failures++;
     pthread_mutex_unlock(&s->lock);
     if (ring != MAP_FAILED)
@@ -82,7 +94,7 @@ void fg_sched_thread_start(struct fg_sched *s, int tid)
   t->fd = fd;
   t->ring = ring;
   t->ring_len = len;
-  t->opened_ns = now_ns();
+  t->opened_ns = fg_clock_ns(CLOCK_MONOTONIC);
   fg_switch_stream_init(&t->stream, (uint32_t)tid);
   pthread_mutex_unlock(&s->lock);
 }
@@ -95,7 +107,7 @@ void fg_sched_thread_end(struct fg_sched *s, int tid)
   for (uint32_t i = s->n; i-- > 0;)
     if (s->threads[i].tid == tid && s->threads[i].fd >= 0 && !s->threads[i].ended) {
       s->threads[i].ended = true;
-      s->threads[i].closed_ns = now_ns();
+      s->threads[i].closed_ns = fg_clock_ns(CLOCK_MONOTONIC);
       break;
     }
   pthread_mutex_unlock(&s->lock);
@@ -103,8 +115,10 @@ void fg_sched_thread_end(struct fg_sched *s, int tid)
 
 static void off_period(struct fg_sched_thread *t, uint64_t in)
 {
-  if (t->last_out_ns && in > t->last_out_ns && in - t->last_out_ns > t->longest_off_ns)
+  if (t->last_out_ns && in > t->last_out_ns && in - t->last_out_ns > t->longest_off_ns) {
     t->longest_off_ns = in - t->last_out_ns;
+    t->longest_off_start = t->last_out_ns;
+  }
 }
 
 static void on_execution(void *ctx, const struct fg_execution *e)
@@ -157,7 +171,7 @@ static void drain_one(struct fg_sched *s, struct fg_sched_thread *t)
 static void close_one(struct fg_sched_thread *t)
 {
   if (!t->closed_ns)
-    t->closed_ns = now_ns();
+    t->closed_ns = fg_clock_ns(CLOCK_MONOTONIC);
   fg_switch_finish(&t->stream, on_execution, t);
   off_period(t, t->closed_ns);   /* still off-CPU at the end */
   munmap(t->ring, t->ring_len);
@@ -197,6 +211,32 @@ void fg_sched_stop(struct fg_sched *s)
   pthread_mutex_unlock(&s->lock);
 }
 
+/* The leaf side of the last sample of tid taken before time (a little slack:
+ * a wall sample's own wake-up and return to sleep come just before the
+ * switch-out), as "a <- b <- c". */
+static void stack_before(const struct fg_profile *p, int tid, uint64_t time, char *buf, size_t len)
+{
+  const struct fg_timeline_entry *best = NULL;
+  uint64_t limit = time + 200000;
+  for (uint32_t i = 0; i < p->timeline.n; i++) {
+    const struct fg_timeline_entry *e = &p->timeline.entries[i];
+    if (p->threads[e->thread].tid == tid && e->time_ns <= limit && (!best || e->time_ns > best->time_ns))
+      best = e;
+  }
+  buf[0] = '\0';
+  if (!best)
+    return;
+  const struct fg_stack *s = &p->stacks[best->stack];
+  const uint32_t *f = fg_stack_frames(p, s);
+  size_t used = 0;
+  for (uint32_t k = 0; k < s->nframes && k < 6 && used + 1 < len; k++) {
+    int n = snprintf(buf + used, len - used, "%s%s", k ? " <- " : "", fg_profile_name(p, f[s->nframes - 1 - k]));
+    if (n < 0)
+      break;
+    used += (size_t)n < len - used ? (size_t)n : len - used - 1;
+  }
+}
+
 static const char *name_of(const struct fg_profile *p, int tid)
 {
   const char *name = NULL;
@@ -213,6 +253,11 @@ int fg_sched_write_summary(FILE *out, const struct fg_sched *s, const struct fg_
   uint64_t lost = 0;
   for (uint32_t i = 0; i < s->n; i++)
     lost += s->threads[i].stream.lost;
+  if (s->open_failures &&
+      fprintf(out, "  sched: %" PRIu64 " threads got no context-switch records (perf_event_open or its ring "
+                   "refused: perf_event_mlock_kb for non-root users, or the thread ended)\n",
+              s->open_failures) < 0)
+    return -1;
   if (fprintf(out, "  sched (kernel context switches, %u threads, %" PRIu64 " records lost):\n"
                    "    %-24s %8s %10s %10s %7s %9s %12s\n",
               s->n, lost, "thread", "tid", "on-CPU s", "off-CPU s", "off %", "switches", "longest off") < 0)
@@ -226,6 +271,12 @@ int fg_sched_write_summary(FILE *out, const struct fg_sched *s, const struct fg_
                 t->switch_outs, (double)t->longest_off_ns / 1e9, t->error[0] ? "  decoding stopped: " : "",
                 t->error) < 0)
       return -1;
+    char stack[600];
+    if (t->longest_off_ns >= 1000000) {
+      stack_before(p, t->tid, t->longest_off_start, stack, sizeof stack);
+      if (stack[0] && fprintf(out, "      longest off-CPU period began in: %s\n", stack) < 0)
+        return -1;
+    }
   }
   return 0;
 }

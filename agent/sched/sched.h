@@ -25,7 +25,8 @@ struct fg_sched_thread {
   uint64_t opened_ns, closed_ns;  /* CLOCK_MONOTONIC: the span observed */
   uint64_t on_cpu_ns;
   uint64_t switch_outs;
-  uint64_t longest_off_ns;      /* the longest complete off-CPU period */
+  uint64_t longest_off_ns;      /* the longest off-CPU period */
+  uint64_t longest_off_start;   /* when it began: the switch-out (CLOCK_MONOTONIC) */
   uint64_t last_out_ns;         /* the last switch-out seen, 0 if none or back in */
   bool ended;                   /* ThreadEnd seen: drain, then close */
   char error[200];              /* the decoder's error, if it stopped */
@@ -49,7 +50,9 @@ void fg_sched_thread_end(struct fg_sched *s, int tid);
 void fg_sched_drain(struct fg_sched *s);
 /* The last drain, closes everything. */
 void fg_sched_stop(struct fg_sched *s);
-/* Per-thread on/off-CPU totals, matched to the profile's threads by tid. */
+/* Per-thread on/off-CPU totals, matched to the profile's threads by tid;
+ * with the profile's timeline, the stack the thread was in when its longest
+ * off-CPU period began (its last sample before that switch-out). */
 int fg_sched_write_summary(FILE *out, const struct fg_sched *s, const struct fg_profile *p);
 
 #endif

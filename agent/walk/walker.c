@@ -19,10 +19,11 @@ void fg_walker_init(void)
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
 }
 
-/* A word of the thread's own stack, or 0 when addr is not inside it. */
+/* A word of the thread's own stack, or 0 when addr is not inside it (or the
+ * stack is not known). */
 static int read_stack(struct bounds b, uintptr_t addr, uintptr_t *out)
 {
-  if (addr % sizeof(uintptr_t) || addr < b.lo || addr > b.hi - sizeof(uintptr_t))
+  if (b.hi < sizeof(uintptr_t) || addr % sizeof(uintptr_t) || addr < b.lo || addr > b.hi - sizeof(uintptr_t))
     return 0;
   *out = *(const uintptr_t *)addr;
   return 1;
@@ -126,6 +127,15 @@ static int pop_method(const struct fg_code_blob *m, struct bounds b, struct regs
     r->sp += 16;
     return 1;
   }
+  if (m->frame_bytes && r->pc > m->start + 15) {   /* in the body: the whole frame is built */
+    uintptr_t sender_sp = r->sp + m->frame_bytes, ret, saved;
+    if (!read_stack(b, sender_sp - 8, &ret) || !read_stack(b, sender_sp - 16, &saved))
+      return 0;
+    r->pc = ret;
+    r->sp = sender_sp;
+    r->fp = saved;
+    return 1;
+  }
   return 0;
 }
 
@@ -145,6 +155,22 @@ static int recoverable(int tick)
 {
   return tick == FG_TICK_UNKNOWN_JAVA || tick == FG_TICK_NOT_WALKABLE_JAVA ||
          tick == FG_TICK_UNKNOWN_NOT_JAVA || tick == FG_TICK_NOT_WALKABLE_NOT_JAVA;
+}
+
+/* The frames of compiled method m at the first debug record at or after pc,
+ * innermost first; 0 when m has none there. */
+static int scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFrame *f, uint8_t *types, int room)
+{
+  int at = fg_pc_scopes_at_or_above(m->scopes, pc);
+  if (at < 0)
+    return 0;
+  const struct fg_pc_scopes *s = m->scopes;
+  int n = 0;
+  for (uint32_t i = s->start[at]; i < s->start[at + 1] && n < room; i++, n++) {
+    f[n] = (ASGCT_CallFrame){s->bcis[i], s->methods[i]};
+    types[n] = FG_FRAME_JAVA;
+  }
+  return n;
 }
 
 /* A stub called from compiled code is a call without debug info of its
@@ -189,7 +215,8 @@ static int recover(const struct fg_walker *w, void *env, const ucontext_t *uc, s
                    struct regs r, ASGCT_CallFrame *out, uint8_t *types, int room)
 {
   int popped = 0;
-  for (int attempt = 0; attempt < 2 && popped < room - 1; attempt++) {
+  int limit = room - (w->depth + 1);   /* what ASGCT may write after the popped frames */
+  for (int attempt = 0; attempt < 3 && popped < limit - 1; attempt++) {
     if (!fg_code_map_contains(w->code, r.pc))
       return 0;
     const struct fg_code_blob *blob = fg_code_map_find(&w->code->stubs, r.pc);
@@ -202,9 +229,16 @@ static int recover(const struct fg_walker *w, void *env, const ucontext_t *uc, s
       jmethodID m = atomic_load_explicit(&blob->method, memory_order_relaxed);
       if (!m)
         return 0;
-      out[popped] = (ASGCT_CallFrame){-1, m};
-      types[popped] = FG_FRAME_COMPILED;
+      /* the method and what it inlined at pc: for the top frame by HotSpot's
+       * rule (the first record after pc), for a caller the call's own record */
+      int own = scopes_at(blob, attempt == 0 ? r.pc + 1 : r.pc, out + popped, types + popped, limit - popped - 1);
+      if (own <= 0) {
+        out[popped] = (ASGCT_CallFrame){-1, m};
+        types[popped] = FG_FRAME_COMPILED;
+        own = 1;
+      }
       ok = pop_method(blob, b, &r);
+      popped += own - 1;
     } else {
       return 0;
     }
@@ -284,24 +318,43 @@ static void annotate(const struct fg_walker *w, uintptr_t pc, const ASGCT_CallFr
 /* Native frames from the signal context up to the first pc in the code
  * cache (whose registers land in java) or the end of the stack. libunwind
  * reads DWARF unwind tables, which is right for any library but costs
- * microseconds a frame; with fp_after_first (a JVM thread's own stack, all
- * HotSpot code, built with frame pointers) only the first step uses it and
- * the rest follows the rbp chain, each link checked against the stack. */
-static int walk_native(const struct fg_walker *w, ucontext_t *uc, struct bounds b, int fp_after_first,
+ * microseconds a frame; with fp_only (a JVM thread without Java frames whose
+ * stack bounds are known: HotSpot's code keeps frame pointers) the walk
+ * follows the rbp chain instead. A leaf that has not set up its frame yet
+ * hides its caller then. */
+static int walk_native(const struct fg_walker *w, ucontext_t *uc, struct bounds b, int fp_only,
                        ASGCT_CallFrame *frames, uint8_t *types, struct regs *java, int *reached_java)
 {
-  unw_cursor_t c;
   *reached_java = 0;
+  int n = 0;
+  if (fp_only && b.hi) {
+    /* a JVM thread on its own stack: HotSpot's code keeps frame pointers, so
+     * the rbp chain is the walk, each link checked against the stack */
+    struct regs r = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+                     (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
+    frames[n] = (ASGCT_CallFrame){0, (jmethodID)r.pc};
+    types[n++] = FG_FRAME_NATIVE_PC;
+    while (n < w->native_depth && r.fp >= r.sp && pop_rbp_frame(b, &r) && r.pc) {
+      if (fg_code_map_contains(w->code, r.pc)) {
+        *java = r;
+        *reached_java = 1;
+        break;
+      }
+      frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(r.pc - 1)};
+      types[n++] = FG_FRAME_NATIVE_PC;
+    }
+    return n;
+  }
+  unw_cursor_t c;
   if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
     return 0;
-  int n = 0;
   for (;;) {
     unw_word_t ip, sp, fp;
     if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || ip == 0)
       break;
-    unw_get_reg(&c, UNW_REG_SP, &sp);
-    unw_get_reg(&c, UNW_X86_64_RBP, &fp);
     if (fg_code_map_contains(w->code, (uintptr_t)ip)) {
+      unw_get_reg(&c, UNW_REG_SP, &sp);
+      unw_get_reg(&c, UNW_X86_64_RBP, &fp);
       *java = (struct regs){(uintptr_t)ip, (uintptr_t)sp, (uintptr_t)fp};
       *reached_java = 1;
       break;
@@ -311,19 +364,6 @@ static int walk_native(const struct fg_walker *w, ucontext_t *uc, struct bounds 
     /* return addresses point after the call: name the call's own byte */
     frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(n ? ip - 1 : ip)};
     types[n++] = FG_FRAME_NATIVE_PC;
-    if (n >= 2 && fp_after_first && b.hi) {
-      struct regs r = {(uintptr_t)ip, (uintptr_t)sp, (uintptr_t)fp};
-      while (n < w->native_depth && r.fp >= r.sp && pop_rbp_frame(b, &r) && r.pc) {
-        if (fg_code_map_contains(w->code, r.pc)) {
-          *java = r;
-          *reached_java = 1;
-          return n;
-        }
-        frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(r.pc - 1)};
-        types[n++] = FG_FRAME_NATIVE_PC;
-      }
-      break;
-    }
     if (unw_step(&c) <= 0)
       break;
   }
@@ -339,16 +379,7 @@ static int top_scopes(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *
   const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, pc);
   if (!m || !atomic_load_explicit(&m->method, memory_order_relaxed))
     return 0;
-  int at = fg_pc_scopes_at_or_above(m->scopes, pc + 1);
-  if (at < 0)
-    return 0;
-  const struct fg_pc_scopes *s = m->scopes;
-  int n = 0;
-  for (uint32_t i = s->start[at]; i < s->start[at + 1] && n < room; i++, n++) {
-    f[n] = (ASGCT_CallFrame){s->bcis[i], s->methods[i]};
-    types[n] = FG_FRAME_JAVA;
-  }
-  return n;
+  return scopes_at(m, pc + 1, f, types, room);
 }
 
 /* A thread blocked in the VM below a stub (C1's monitorenter, a C2 runtime
@@ -362,19 +393,14 @@ static int caller_of_stub(const struct fg_walker *w, struct bounds b, struct reg
   if (!stub || room < 2 || !pop_stub(stub, b, &r) || !fg_code_map_contains(w->code, r.pc))
     return 0;
   const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, r.pc);
-  jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
-  int at = id ? fg_pc_scopes_at_or_above(m->scopes, r.pc) : -1;
-  if (at < 0)
+  if (!m || !atomic_load_explicit(&m->method, memory_order_relaxed))
+    return 0;
+  int n = scopes_at(m, r.pc, f + 1, types + 1, room - 1);
+  if (n <= 0)
     return 0;
   f[0] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)stub};
   types[0] = FG_FRAME_STUB;
-  int n = 1;
-  const struct fg_pc_scopes *s = m->scopes;
-  for (uint32_t i = s->start[at]; i < s->start[at + 1] && n < room; i++, n++) {
-    f[n] = (ASGCT_CallFrame){s->bcis[i], s->methods[i]};
-    types[n] = FG_FRAME_JAVA;
-  }
-  return n;
+  return n + 1;
 }
 
 struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontext,
@@ -400,7 +426,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
 
   ASGCT_CallFrame *jf = frames + k;
   uint8_t *jt = types + k;
-  int room = w->depth + 3;   /* up to two popped frames and depth + 1 Java ones */
+  int room = w->depth + 1 + FG_MAX_RECOVERED_FRAMES;   /* recovered frames, then depth + 1 Java ones */
   ASGCT_CallTrace trace = {env, 0, jf};
   w->asgct(&trace, w->depth + 1, ucontext);
   int n = trace.num_frames;

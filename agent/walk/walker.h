@@ -63,9 +63,13 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
                              uintptr_t stack_lo, uintptr_t stack_hi,
                              ASGCT_CallFrame *frames, uint8_t *types);
 
+/* Frames a walk may write: native ones, the depth + 1 ASGCT is asked for,
+ * and what recovery puts before them (a stub and a method's inlined
+ * frames, FG_MAX_RECOVERED_FRAMES at most). fg_options_max_frames agrees. */
+#define FG_MAX_RECOVERED_FRAMES 66
 static inline int fg_walk_capacity(const struct fg_walker *w)
 {
-  return w->native_depth + w->depth + 3;
+  return w->native_depth + w->depth + 1 + FG_MAX_RECOVERED_FRAMES;
 }
 
 /* Sets up libunwind for use in signal handlers; call once at load. */

@@ -40,8 +40,9 @@ struct fg_options {
  * writes one line into err naming the option, the value and what is accepted. */
 int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t errlen);
 
-/* Most frames one sample holds: depth Java frames, two recovered ones, and
- * the native frames when cstack=native. */
+/* Most frames one walk writes: depth + 1 Java frames, up to 66 recovered
+ * ones (a stub and a method's inlined frames), and the native frames when
+ * cstack=native. Scratch space and ring records are sized by it. */
 int fg_options_max_frames(const struct fg_options *o);
 
 /* Bytes one sample of nframes frames takes in a ring (header included). A ring

@@ -79,7 +79,7 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("file=out.svg", "file='out.svg'", ".collapsed");
   assert_rejected("file=out-%q.txt", "file='out-%q.txt'", "p (pid), t (time)");
   assert_rejected("ringsize=3000", "ringsize='3000'", "power of two");
-  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 56704");
+  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 58400");
   assert_rejected("colour=red", "unknown option 'colour'", "interval, event, depth");
   assert_rejected("interval", "option interval has no value", "interval=VALUE");
   assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");
