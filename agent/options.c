@@ -114,8 +114,8 @@ size_t fg_sample_bytes(int nframes)
 
 int fg_options_max_frames(const struct fg_options *o)
 {
-  /* as fg_walk_capacity: depth + 1 asked of ASGCT, 66 recovered frames before them */
-  return o->depth + 1 + 66 + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0);
+  /* as fg_walk_capacity: depth + 1 asked of ASGCT, the recovered frames before them */
+  return o->depth + 1 + FG_MAX_RECOVERED_FRAMES + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0);
 }
 
 static bool is_flag(const char *key)

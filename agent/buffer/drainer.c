@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fg/clock.h"
 #include "fg/sample_record.h"
 #include "../walk/walker.h"
 
@@ -393,13 +394,6 @@ void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni)
   pthread_mutex_unlock(&d->lock);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
   (void)jvmti;
@@ -424,10 +418,10 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
       }
       pthread_mutex_unlock(&d->lock);
     }
-    atomic_store(&d->cpu_ns, thread_cpu_ns());
+    atomic_store(&d->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
     nanosleep(&period, NULL);
   }
-  atomic_store(&d->cpu_ns, thread_cpu_ns());
+  atomic_store(&d->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
   atomic_store(&d->running, 0);
 }
 

@@ -45,14 +45,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
   uintptr_t lo = hi ? t->stack_lo : 0;
   struct fg_walk walk = fg_walk_stack(&s->walker, t->env, ucontext, lo, hi, t->scratch, t->types);
-  uint32_t flags = 0;
-  if (walk.flags & FG_WALK_TRUNCATED)
-    flags |= FG_SAMPLE_TRUNCATED;
-  if (walk.flags & FG_WALK_NATIVE_CUT)
-    flags |= FG_SAMPLE_NATIVE_CUT;
-  if (walk.flags & FG_WALK_RECOVERED)
-    flags |= FG_SAMPLE_RECOVERED;
-  if (walk.flags & FG_WALK_FAILED)
+  uint32_t flags = walk.flags;
+  if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
   flags = fg_sample_flags_with_state(flags, atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   flags = fg_sample_flags_with_cpu(flags, cpu);

@@ -24,11 +24,7 @@ const char *fg_wall_state_frame(uint32_t state)
 /* Another thread's CPU clock: the kernel's encoding of a per-thread clockid. */
 static uint64_t thread_cpu_ns(int tid)
 {
-  struct timespec ts;
-  clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6);
-  if (clock_gettime(clock, &ts) != 0)
-    return 0;
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  return fg_clock_ns((clockid_t)((~(unsigned)tid << 3) | 6));
 }
 
 /* The state letter in /proc/self/task/TID/stat, after the ") " closing the name. */

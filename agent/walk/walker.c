@@ -419,7 +419,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
     k = walk_native(w, uc, b, env == NULL, frames, types, &java, &reached_java);
   if (!env) {   /* no Java on this thread */
     res.n = k;
-    res.flags = FG_WALK_FAILED;
+    res.flags = FG_SAMPLE_FAILED;
     res.tick = FG_TICK_NO_JAVA_FRAME;
     return res;
   }
@@ -453,21 +453,21 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
   }
   if (n > 0) {
     if (first_tick <= 0)
-      res.flags |= FG_WALK_RECOVERED;
+      res.flags |= FG_SAMPLE_RECOVERED;
     if (w->annotate && !recovered)
       annotate(w, reached_java ? java.pc : top.pc, jf, jt, n);
     if (n > w->depth) {
       n = w->depth;
-      res.flags |= FG_WALK_TRUNCATED;
+      res.flags |= FG_SAMPLE_TRUNCATED;
     }
     if (k > 0 && !reached_java)
-      res.flags |= FG_WALK_NATIVE_CUT;
+      res.flags |= FG_SAMPLE_NATIVE_CUT;
     res.n = k + n;
     return res;
   }
   res.n = k;
-  res.flags = FG_WALK_FAILED;
-  res.tick = first_tick <= 0 ? first_tick : n;
+  res.flags = FG_SAMPLE_FAILED;
+  res.tick = first_tick;   /* <= 0: a first walk that succeeded returned above */
   /* The stack is lost, but when pc is in a compiled method its own frames
    * are known: keep them above the tick marker, so the time lands on the
    * right method even though its callers are unknown. */

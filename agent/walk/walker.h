@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include "fg/forte.h"
+#include "fg/options.h"
+#include "fg/sample_record.h"
 #include "code_map.h"
 
 /* What a frame in a walk is; kept per frame in the sample record. */
@@ -28,11 +30,6 @@ enum fg_frame_type {
   FG_FRAME_NATIVE_PC = 4,    /* method_id holds a native pc */
   FG_FRAME_STUB = 5,         /* method_id holds a const struct fg_code_blob * */
 };
-
-#define FG_WALK_TRUNCATED 1u     /* more Java frames than depth */
-#define FG_WALK_RECOVERED 2u     /* ASGCT failed; fgagent's recovery found the stack */
-#define FG_WALK_NATIVE_CUT 4u    /* the native walk stopped before reaching Java frames */
-#define FG_WALK_FAILED 8u        /* no Java stack: tick holds the code */
 
 #define FG_MAX_NATIVE_FRAMES 128
 
@@ -52,8 +49,8 @@ struct fg_walker {
 
 struct fg_walk {
   int32_t n;                 /* frames written, leaf first */
-  uint32_t flags;
-  int tick;                  /* ASGCT's code when it failed (FG_WALK_FAILED) */
+  uint32_t flags;            /* FG_SAMPLE_TRUNCATED, _RECOVERED, _NATIVE_CUT, _FAILED: the record's */
+  int tick;                  /* ASGCT's code when it failed (FG_SAMPLE_FAILED) */
 };
 
 /* Walks the interrupted thread. frames/types hold fg_walk_capacity(w)
@@ -64,9 +61,8 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
                              ASGCT_CallFrame *frames, uint8_t *types);
 
 /* Frames a walk may write: native ones, the depth + 1 ASGCT is asked for,
- * and what recovery puts before them (a stub and a method's inlined
- * frames, FG_MAX_RECOVERED_FRAMES at most). fg_options_max_frames agrees. */
-#define FG_MAX_RECOVERED_FRAMES 66
+ * and what recovery puts before them (FG_MAX_RECOVERED_FRAMES at most).
+ * fg_options_max_frames agrees for the walker the options make. */
 static inline int fg_walk_capacity(const struct fg_walker *w)
 {
   return w->native_depth + w->depth + 1 + FG_MAX_RECOVERED_FRAMES;

@@ -14,6 +14,7 @@ enum fg_cstack { FG_CSTACK_NATIVE, FG_CSTACK_NO };
 #define FG_DEFAULT_DEPTH 2048
 #define FG_DEFAULT_RING_BYTES (64u * 1024u)
 #define FG_MAX_NATIVE_DEPTH 128
+#define FG_MAX_RECOVERED_FRAMES 66   /* a stub and a compiled method's inlined frames */
 #define FG_DEFAULT_WALL_THREADS 64
 #define FG_TIMELINE_MAX 200000   /* samples kept in time order with timeline */
 #define FG_DEFAULT_FILE "fgagent-%p.txt"

@@ -254,7 +254,7 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
   struct fg_walk w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack,
                                    (uintptr_t)(stack + 16), frames, types);
   assert_int_equal(w.n, 3);
-  assert_int_equal(w.flags, FG_WALK_RECOVERED);
+  assert_int_equal(w.flags, FG_SAMPLE_RECOVERED);
   assert_int_equal(types[0], FG_FRAME_STUB);
   assert_string_equal(((const struct fg_code_blob *)(uintptr_t)frames[0].method_id)->name, "jint_arraycopy");
   assert_ptr_equal(frames[1].method_id, (jmethodID)(uintptr_t)0x1000);
@@ -262,11 +262,11 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
   /* with recovery off, or a saved rbp outside the stack, the failure stays */
   sampler.walker.recover = 0;
   w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), frames, types);
-  assert_int_equal(w.flags, FG_WALK_FAILED);
+  assert_int_equal(w.flags, FG_SAMPLE_FAILED);
   assert_int_equal(w.tick, FG_TICK_UNKNOWN_JAVA);
   sampler.walker.recover = 1;
   w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 4), frames, types);
-  assert_int_equal(w.flags, FG_WALK_FAILED);
+  assert_int_equal(w.flags, FG_SAMPLE_FAILED);
   assert_int_equal(w.n, 0);
 }
 
