@@ -43,7 +43,7 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   int tid = current_tid();
   if (fg_registry_attach(&a->registry, jni, tid, name)) {
     fg_timer_thread_start(&a->timer, tid);
-    fg_sched_thread_start(&a->sched, tid);
+    fg_sched_thread_start(&a->sched, tid, name);
   }
 }
 
@@ -54,7 +54,7 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   char name[128];
   thread_name(a, jni, thread, name, sizeof name);
   fg_timer_thread_end(&a->timer, current_tid());
-  fg_sched_thread_end(&a->sched, current_tid());
+  fg_sched_thread_end(&a->sched, current_tid(), name);
   fg_registry_detach(&a->registry, name);
 }
 

@@ -62,7 +62,7 @@ static bool has_stream(struct fg_sched *s, int tid)
   return found;
 }
 
-void fg_sched_thread_start(struct fg_sched *s, int tid)
+void fg_sched_thread_start(struct fg_sched *s, int tid, const char *name)
 {
   if (!s->enabled || has_stream(s, tid))
     return;
@@ -95,11 +95,12 @@ void fg_sched_thread_start(struct fg_sched *s, int tid)
   t->ring = ring;
   t->ring_len = len;
   t->opened_ns = fg_clock_ns(CLOCK_MONOTONIC);
+  snprintf(t->name, sizeof t->name, "%s", name && *name ? name : "?");
   fg_switch_stream_init(&t->stream, (uint32_t)tid);
   pthread_mutex_unlock(&s->lock);
 }
 
-void fg_sched_thread_end(struct fg_sched *s, int tid)
+void fg_sched_thread_end(struct fg_sched *s, int tid, const char *final_name)
 {
   if (!s->enabled)
     return;
@@ -108,6 +109,8 @@ void fg_sched_thread_end(struct fg_sched *s, int tid)
     if (s->threads[i].tid == tid && s->threads[i].fd >= 0 && !s->threads[i].ended) {
       s->threads[i].ended = true;
       s->threads[i].closed_ns = fg_clock_ns(CLOCK_MONOTONIC);
+      if (final_name && *final_name)
+        snprintf(s->threads[i].name, sizeof s->threads[i].name, "%s", final_name);
       break;
     }
   pthread_mutex_unlock(&s->lock);
@@ -180,7 +183,8 @@ static void close_one(struct fg_sched_thread *t)
   t->ring = NULL;
 }
 
-void fg_sched_drain(struct fg_sched *s)
+/* Decodes every open ring; closes those of ended threads, or all of them. */
+static void drain_all(struct fg_sched *s, bool closing)
 {
   if (!s->enabled)
     return;
@@ -190,25 +194,20 @@ void fg_sched_drain(struct fg_sched *s)
     if (t->fd < 0)
       continue;
     drain_one(s, t);
-    if (t->ended)
+    if (closing || t->ended)
       close_one(t);
   }
   pthread_mutex_unlock(&s->lock);
 }
 
+void fg_sched_drain(struct fg_sched *s)
+{
+  drain_all(s, false);
+}
+
 void fg_sched_stop(struct fg_sched *s)
 {
-  if (!s->enabled)
-    return;
-  pthread_mutex_lock(&s->lock);
-  for (uint32_t i = 0; i < s->n; i++) {
-    struct fg_sched_thread *t = &s->threads[i];
-    if (t->fd < 0)
-      continue;
-    drain_one(s, t);
-    close_one(t);
-  }
-  pthread_mutex_unlock(&s->lock);
+  drain_all(s, true);
 }
 
 /* The leaf side of the last sample of tid taken before time (a little slack:
@@ -237,15 +236,6 @@ static void stack_before(const struct fg_profile *p, int tid, uint64_t time, cha
   }
 }
 
-static const char *name_of(const struct fg_profile *p, int tid)
-{
-  const char *name = NULL;
-  for (uint32_t i = 0; i < p->nthreads; i++)
-    if (p->threads[i].tid == tid)
-      name = p->threads[i].name;
-  return name && *name ? name : "?";
-}
-
 int fg_sched_write_summary(FILE *out, const struct fg_sched *s, const struct fg_profile *p)
 {
   if (!s->enabled)
@@ -266,7 +256,7 @@ int fg_sched_write_summary(FILE *out, const struct fg_sched *s, const struct fg_
     const struct fg_sched_thread *t = &s->threads[i];
     uint64_t span = t->closed_ns > t->opened_ns ? t->closed_ns - t->opened_ns : 0;
     uint64_t on = t->on_cpu_ns < span ? t->on_cpu_ns : span, off = span - on;
-    if (fprintf(out, "    %-24.24s %8d %10.3f %10.3f %6.1f%% %9" PRIu64 " %10.3f s%s%s\n", name_of(p, t->tid), t->tid,
+    if (fprintf(out, "    %-24.24s %8d %10.3f %10.3f %6.1f%% %9" PRIu64 " %10.3f s%s%s\n", t->name, t->tid,
                 (double)on / 1e9, (double)off / 1e9, span ? 100.0 * (double)off / (double)span : 0.0,
                 t->switch_outs, (double)t->longest_off_ns / 1e9, t->error[0] ? "  decoding stopped: " : "",
                 t->error) < 0)

@@ -29,6 +29,7 @@ struct fg_sched_thread {
   uint64_t longest_off_start;   /* when it began: the switch-out (CLOCK_MONOTONIC) */
   uint64_t last_out_ns;         /* the last switch-out seen, 0 if none or back in */
   bool ended;                   /* ThreadEnd seen: drain, then close */
+  char name[64];                /* the Java thread's name, its final one once ended */
   char error[200];              /* the decoder's error, if it stopped */
 };
 
@@ -44,14 +45,14 @@ struct fg_sched {
 
 /* Probes perf_events. false (and one line in warn) when not permitted. */
 bool fg_sched_start(struct fg_sched *s, char *warn, size_t warnlen);
-void fg_sched_thread_start(struct fg_sched *s, int tid);
-void fg_sched_thread_end(struct fg_sched *s, int tid);
+void fg_sched_thread_start(struct fg_sched *s, int tid, const char *name);
+void fg_sched_thread_end(struct fg_sched *s, int tid, const char *final_name);
 /* Reads and decodes every ring (drainer thread). */
 void fg_sched_drain(struct fg_sched *s);
 /* The last drain, closes everything. */
 void fg_sched_stop(struct fg_sched *s);
-/* Per-thread on/off-CPU totals, matched to the profile's threads by tid;
- * with the profile's timeline, the stack the thread was in when its longest
+/* Per-thread on/off-CPU totals under each registration's own name; with
+ * the profile's timeline, the stack the thread was in when its longest
  * off-CPU period began (its last sample before that switch-out). */
 int fg_sched_write_summary(FILE *out, const struct fg_sched *s, const struct fg_profile *p);
 
