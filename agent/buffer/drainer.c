@@ -134,24 +134,27 @@ static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64
 {
   struct fg_stats *st = &d->profile->stats;
   uint32_t n = fg_sample_nframes(rec), flags = fg_sample_flags(rec);
+  uint64_t weight = fg_sample_weight(rec);   /* 1 + the signals skipped just before it */
   uint32_t count = 0;
   int64_t id;
+  if (flags & FG_SAMPLE_BUDGET)
+    st->budget_cut += weight;
   if (thread_frame >= 0) {
-    st->no_jnienv++;
+    st->no_jnienv += weight;
     d->frames[count++] = (uint32_t)thread_frame;
   } else if (flags & FG_SAMPLE_FAILED) {
     int tick = fg_tick_index(fg_sample_tick(rec));
     char name[48];
     snprintf(name, sizeof name, "[%s]", fg_tick_name(tick));
-    st->failed[tick]++;
+    st->failed[tick] += weight;
     if ((id = intern(d, name, FG_KIND_MARKER)) >= 0)
       d->frames[count++] = (uint32_t)id;
   } else {
-    st->java++;
+    st->java += weight;
     if (flags & FG_SAMPLE_RECOVERED)
-      st->recovered++;
+      st->recovered += weight;
     if (flags & FG_SAMPLE_TRUNCATED) {
-      st->truncated++;
+      st->truncated += weight;
       if ((id = intern(d, "[truncated]", FG_KIND_MARKER)) >= 0)
         d->frames[count++] = (uint32_t)id;
     }
@@ -174,22 +177,34 @@ static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64
     if ((id = intern(d, fg_wall_state_frame(fg_sample_state(rec)), FG_KIND_MARKER)) >= 0)
       d->frames[count++] = (uint32_t)id;
   }
-  fg_profile_add_timed(d->profile, thread, d->frames, count, fg_sample_time(rec), fg_sample_cpu(rec));
+  fg_profile_add_timed(d->profile, thread, d->frames, count, weight, fg_sample_time(rec), fg_sample_cpu(rec));
 }
 
-/* What t's handler counted since the last pass: signals, overruns, time. */
-static void count_signals(struct fg_drainer *d, struct fg_thread *t)
+/* Adds what a counter grew by since the last pass. */
+static void add_growth(uint64_t *total, _Atomic uint64_t *counter, uint64_t *counted)
+{
+  uint64_t now = atomic_load(counter);
+  *total += now - *counted;
+  *counted = now;
+}
+
+/* What t's handler counted since the last pass: signals, overruns, time,
+ * the back-off's skips. ended: the handler is done with t, so the skipped
+ * signals no later sample will carry are lost. */
+static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended)
 {
   struct fg_stats *st = &d->profile->stats;
-  uint64_t taken = atomic_load(&t->taken), overruns = atomic_load(&t->overruns);
-  uint64_t handler_ns = atomic_load(&t->handler_ns);
-  st->taken += taken - t->counted_taken;
-  st->overruns += overruns - t->counted_overruns;
-  st->handler_ns += handler_ns - t->counted_handler_ns;
-  st->walks += taken - t->counted_taken;
-  t->counted_taken = taken;
-  t->counted_overruns = overruns;
-  t->counted_handler_ns = handler_ns;
+  uint64_t taken_before = st->taken, skipped_before = st->skipped;
+  add_growth(&st->taken, &t->taken, &t->counted_taken);
+  add_growth(&st->skipped, &t->skipped, &t->counted_skipped);
+  st->walks += (st->taken - taken_before) - (st->skipped - skipped_before);   /* the signals walked */
+  add_growth(&st->overruns, &t->overruns, &t->counted_overruns);
+  add_growth(&st->handler_ns, &t->handler_ns, &t->counted_handler_ns);
+  add_growth(&st->depth_cuts, &t->depth_cuts, &t->counted_depth_cuts);
+  if (ended || d->closing) {
+    st->skipped_lost += t->backoff.carry;
+    t->backoff.carry = 0;
+  }
 }
 
 static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
@@ -205,7 +220,7 @@ static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
       add_sample(d, jni, thread, -1, rec, t);
     fg_ring_release(&t->ring, rec);
   }
-  count_signals(d, t);
+  count_signals(d, t, state == FG_THREAD_ENDED);
   if (state == FG_THREAD_ENDED) {
     fg_profile_rename_thread(d->profile, thread, t->name);
     atomic_store(&t->state, FG_THREAD_FREE);
@@ -333,7 +348,7 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
       d->profile->stats.no_slot++;   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);
   }
-  count_signals(d, t);
+  count_signals(d, t, state == FG_THREAD_ENDED);
   if (state == FG_THREAD_ENDED) {
     t->profile_serial = 0;
     atomic_store(&t->state, FG_THREAD_FREE);
@@ -388,6 +403,7 @@ void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni)
 {
   atomic_store(&d->stop, 1);
   pthread_mutex_lock(&d->lock);
+  d->closing = 1;   /* sampling has stopped: no handler touches a record any more */
   if (!d->closed)
     drain_all(d, jni);
   d->closed = 1;

@@ -46,6 +46,7 @@ struct fg_drainer {
   uint32_t foreign_capacity, foreign_used;
   uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */
 
+  int closing;                 /* under lock: the final pass is running */
   int closed;                  /* under lock: the final pass is done */
   _Atomic int stop;
   _Atomic int running;

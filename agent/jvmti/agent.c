@@ -145,6 +145,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     a->sampler.pool = &a->pool;
   }
   a->sampler.foreign = &a->foreign;
+  a->sampler.interval_ns = a->opts.interval_ns;
   fg_profile_init(&a->profile);
   if (a->opts.timeline || a->opts.sched)   /* sched looks up the stacks of off-CPU periods */
     a->profile.timeline.max = FG_TIMELINE_MAX;

@@ -61,10 +61,27 @@ struct fg_thread *fg_thread_pool_claim(struct fg_thread_pool *p, int tid)
     t->tid = tid;
     __atomic_store_n(&t->stack_hi, 0, __ATOMIC_RELEASE);
     t->stack_lo = 0;
+    /* counters go on from the last claim (the drainer counts differences);
+     * the back-off starts afresh: the drainer took its carry at ENDED */
+    memset(&t->backoff, 0, sizeof t->backoff);
     atomic_store_explicit(&t->state, FG_THREAD_LIVE, memory_order_release);
     return t;
   }
   return NULL;
+}
+
+/* A recycled record's counters start again; the drainer took the old ones
+ * (and any back-off carry) before it freed the record. */
+static void reset_counts(struct fg_thread *t)
+{
+  atomic_store(&t->taken, 0);
+  atomic_store(&t->overruns, 0);
+  atomic_store(&t->handler_ns, 0);
+  atomic_store(&t->skipped, 0);
+  atomic_store(&t->depth_cuts, 0);
+  memset(&t->backoff, 0, sizeof t->backoff);
+  t->counted_taken = t->counted_overruns = t->counted_handler_ns = 0;
+  t->counted_skipped = t->counted_depth_cuts = 0;
 }
 
 /* A free record, or a new one. Under the lock. */
@@ -121,10 +138,7 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
     t->env = env;
     t->tid = tid;
     snprintf(t->name, sizeof t->name, "%s", name ? name : "");
-    atomic_store(&t->taken, 0);
-    atomic_store(&t->overruns, 0);
-    atomic_store(&t->handler_ns, 0);
-    t->counted_taken = t->counted_overruns = t->counted_handler_ns = 0;
+    reset_counts(t);
     stack_bounds(t);
     atomic_store(&t->state, FG_THREAD_LIVE);
   }

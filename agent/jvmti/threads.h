@@ -13,6 +13,7 @@
 
 #include "fg/forte.h"
 #include "fg/ring.h"
+#include "../sampling/backoff.h"
 
 enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREAD_CLAIMING };
 
@@ -29,8 +30,11 @@ struct fg_thread {
 
   /* written only by this thread's signal handler */
   _Atomic uint64_t taken;
-  _Atomic uint64_t overruns;
+  _Atomic uint64_t overruns;    /* samples lost, with the skipped signals they carried */
   _Atomic uint64_t handler_ns;  /* time spent walking and storing */
+  _Atomic uint64_t skipped;     /* signals skipped by the back-off */
+  _Atomic uint64_t depth_cuts;  /* times the time budget halved the walk depth */
+  struct fg_backoff backoff;    /* zeroed with the record; read by the drainer once ENDED */
 
   /* event=wall: the thread's kernel state, set by the wall sampler just
    * before it signals the thread; copied into the sample */
@@ -48,7 +52,7 @@ struct fg_thread {
   char name[128];
 
   /* drainer's */
-  uint64_t counted_taken, counted_overruns, counted_handler_ns;
+  uint64_t counted_taken, counted_overruns, counted_handler_ns, counted_skipped, counted_depth_cuts;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint32_t profile_thread;
   int64_t pool_frame;           /* pool records: the "[thread name]" frame id */

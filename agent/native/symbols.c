@@ -15,7 +15,7 @@
 
 struct symbol {
   uintptr_t start, end;   /* runtime addresses */
-  char *name;             /* demangled, owned */
+  const char *raw;        /* mangled, in the module's mapped file */
 };
 
 struct module {
@@ -23,6 +23,8 @@ struct module {
   char *short_name;       /* file name without directories */
   struct symbol *syms;
   size_t nsyms;
+  const uint8_t *file;    /* the library's file, mapped while names may be asked */
+  size_t file_size;
 };
 
 struct fg_symbols {
@@ -50,8 +52,8 @@ void fg_symbols_free(struct fg_symbols *s)
   if (!s)
     return;
   for (size_t i = 0; i < s->nmodules; i++) {
-    for (size_t j = 0; j < s->modules[i].nsyms; j++)
-      free(s->modules[i].syms[j].name);
+    if (s->modules[i].file)
+      munmap((void *)s->modules[i].file, s->modules[i].file_size);
     free(s->modules[i].syms);
     free(s->modules[i].short_name);
   }
@@ -94,7 +96,7 @@ static int by_start(const void *a, const void *b)
 }
 
 /* Function symbols of one section, relocated by bias. */
-static void add_section(struct fg_symbols *s, struct module *m, const uint8_t *file, size_t size,
+static void add_section(struct module *m, const uint8_t *file, size_t size,
                         const Elf64_Shdr *symtab, const Elf64_Shdr *strtab, uintptr_t bias)
 {
   if (symtab->sh_offset + symtab->sh_size > size || strtab->sh_offset + strtab->sh_size > size ||
@@ -112,15 +114,14 @@ static void add_section(struct fg_symbols *s, struct module *m, const uint8_t *f
     if ((type != STT_FUNC && type != STT_GNU_IFUNC) || syms[i].st_shndx == SHN_UNDEF ||
         !syms[i].st_value || syms[i].st_name >= strtab->sh_size)
       continue;
-    char *name = readable(s, names + syms[i].st_name);
-    if (!name)
-      continue;
+    /* demangled only when asked for: a JVM's libjvm has some 60 000
+     * functions and a profile names a few hundred of them */
     uintptr_t start = bias + syms[i].st_value;
-    m->syms[m->nsyms++] = (struct symbol){start, start + syms[i].st_size, name};
+    m->syms[m->nsyms++] = (struct symbol){start, start + syms[i].st_size, names + syms[i].st_name};
   }
 }
 
-static void load_symbols(struct fg_symbols *s, struct module *m, const char *path)
+static void load_symbols(struct module *m, const char *path)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
@@ -158,9 +159,14 @@ static void load_symbols(struct fg_symbols *s, struct module *m, const char *pat
   for (int i = 0; i < eh->e_shnum; i++) {
     Elf64_Word want = have_symtab ? SHT_SYMTAB : SHT_DYNSYM;
     if (sh[i].sh_type == want && sh[i].sh_link < eh->e_shnum)
-      add_section(s, m, file, size, &sh[i], &sh[sh[i].sh_link], bias);
+      add_section(m, file, size, &sh[i], &sh[sh[i].sh_link], bias);
   }
-  munmap((void *)file, size);
+  if (m->nsyms) {
+    m->file = file;   /* the names point into it */
+    m->file_size = size;
+  } else {
+    munmap((void *)file, size);
+  }
   qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
 }
 
@@ -188,7 +194,7 @@ static struct module *module_for(struct fg_symbols *s, uintptr_t base, const cha
     exe[n > 0 ? n : 0] = '\0';
     path = exe;
   }
-  load_symbols(s, m, path);
+  load_symbols(m, path);
   return m;
 }
 
@@ -211,7 +217,9 @@ void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
     }
     const struct symbol *sym = &m->syms[lo];
     if (sym->start <= pc && (pc < sym->end || (sym->end == sym->start && lo + 1 == m->nsyms))) {
-      snprintf(buf, len, "%s", sym->name);
+      char *name = readable(s, sym->raw);
+      snprintf(buf, len, "%s", name ? name : sym->raw);
+      free(name);
       return;
     }
   }

@@ -6,6 +6,7 @@
 
 #include "fg/output.h"
 #include "fg/stats.h"
+#include "../sampling/backoff.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -52,6 +53,20 @@ static int print_failures(FILE *out, const struct fg_stats *s)
   return 0;
 }
 
+/* What kept sampling within its share of each thread's CPU (sampling/backoff.h). */
+static int print_backoff(FILE *out, const struct fg_stats *s)
+{
+  if (fprintf(out, "  back-off:          %" PRIu64 " signals skipped after walks costing over %u%% of the "
+                   "interval, their time credited to their thread's next sample\n",
+              s->skipped, FG_SHARE_LIMIT_PCT) < 0)
+    return -1;
+  if (s->depth_cuts == 0 && s->budget_cut == 0)
+    return 0;
+  return fprintf(out, "  time budget:       walk depth halved %" PRIu64 " times after walks over %.1f ms; "
+                      "%" PRIu64 " samples cut short (fewer frames, marked [truncated], or no retry)\n",
+                 s->depth_cuts, FG_WALK_BUDGET_NS / 1e6, s->budget_cut) < 0 ? -1 : 0;
+}
+
 int fg_write_summary(FILE *out, const struct fg_stats *s)
 {
   uint64_t stored = fg_stats_stored(s), lost = fg_stats_lost(s);
@@ -67,9 +82,12 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
               (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
     return -1;
   if (s->walks > 0 &&
-      fprintf(out, "  handler time:      %.2f us per stack walk on average (%.3f s in all); the "
-                   "kernel's signal delivery comes on top\n",
-              (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9) < 0)
+      fprintf(out, "  handler time:      %.2f us per stack walk on average (%.3f s in all, %.2f%% of the "
+                   "CPU sampled); the kernel's signal delivery comes on top\n",
+              (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9,
+              pct(s->handler_ns, s->cpu_ns)) < 0)
+    return -1;
+  if (s->event[0] && print_backoff(out, s) != 0)
     return -1;
   if (fprintf(out, "  signals taken:     %" PRIu64 "\n"
                    "  samples stored:    %" PRIu64 " (%.2f%%)\n"
@@ -93,9 +111,10 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "  samples lost:      %" PRIu64 " (%.2f%%)\n"
                    "    overruns:        %" PRIu64 " (a thread's buffer was full)\n"
                    "    no slot:         %" PRIu64 " (too many threads without a JNIEnv)\n"
+                   "    back-off:        %" PRIu64 " (skipped signals whose thread ended before its next sample)\n"
                    "  truncated stacks:  %" PRIu64 " (deeper than depth, marked [truncated])\n",
               s->no_jnienv, pct(s->no_jnienv, stored), lost, pct(lost, s->taken), s->overruns,
-              s->no_slot, s->truncated) < 0)
+              s->no_slot, s->skipped_lost, s->truncated) < 0)
     return -1;
   return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64
                       ": %s\n", s->taken, stored, lost,

@@ -223,12 +223,12 @@ int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames
 }
 
 int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
-                         uint64_t time_ns, uint32_t cpu)
+                         uint64_t count, uint64_t time_ns, uint32_t cpu)
 {
   int64_t i = stack_index(p, thread, frames, n);
   if (i < 0)
     return -1;
-  p->stacks[i].count++;
+  p->stacks[i].count += count;
   struct fg_timeline *t = &p->timeline;
   if (t->n == t->max) {
     t->dropped += t->max > 0;

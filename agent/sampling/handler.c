@@ -3,8 +3,9 @@
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * libunwind's local unwinder, guarded reads), the fg_ring producer functions,
- * fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the gettid syscall,
- * clock_gettime (CLOCK_MONOTONIC; CLOCK_THREAD_CPUTIME_ID in wall mode), sched_getcpu
+ * fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
+ * arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
+ * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times), sched_getcpu
  * and C11 atomics. It never calls JNI or JVMTI
  * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
  * never allocates, never locks, never uses stdio, and restores errno. */
@@ -29,45 +30,59 @@ static void count_foreign(struct fg_sampler *s, int tid)
   fg_foreign_add(s->foreign, tid);
 }
 
-static void bump(_Atomic uint64_t *counter)
+static void add_to(_Atomic uint64_t *counter, uint64_t n)
 {
   /* single writer: this thread */
-  atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
+  atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
                         memory_order_relaxed);
 }
 
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
 {
+  add_to(&t->taken, 1);
+  struct fg_backoff *b = &t->backoff;
+  if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
+    add_to(&t->skipped, 1);
+    return;
+  }
+  if (b->depth == 0)
+    b->depth = s->walker.depth;
+  int precise = fg_backoff_precise(b);
+  uint64_t cpu_start = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
   int cpu = sched_getcpu();   /* rseq or vDSO: no lock */
-  bump(&t->taken);
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
   uintptr_t lo = hi ? t->stack_lo : 0;
-  struct fg_walk walk = fg_walk_stack(&s->walker, t->env, ucontext, lo, hi, t->scratch, t->types);
+  struct fg_walk walk = fg_walk_stack(&s->walker, b->depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
+                                      lo, hi, t->scratch, t->types);
   uint32_t flags = walk.flags;
   if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
   flags = fg_sample_flags_with_state(flags, atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   flags = fg_sample_flags_with_cpu(flags, cpu);
+  uint32_t weight = fg_backoff_take_weight(b);
   uint32_t n = (uint32_t)walk.n;
   uint32_t words = fg_sample_words(n);
   uint64_t *w = fg_ring_reserve(&t->ring, words);
   if (w) {
-    fg_sample_encode(w, t->serial, start, n, flags, t->scratch, t->types);
+    fg_sample_encode(w, t->serial, start, n, flags, weight, t->scratch, t->types);
     fg_ring_commit(&t->ring, words);
   } else {
-    bump(&t->overruns);
+    add_to(&t->overruns, weight);   /* the sample, and the skipped intervals it carried */
   }
   if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) != 0) {
     /* event=wall: where this thread's CPU clock stands once sampled, so the
      * wall sampler can tell that it has not run since (and not wake it) */
     atomic_store_explicit(&t->cpu_at_sample, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID), memory_order_relaxed);
   }
-  /* fgagent's own cost, reported in the summary (single writer: this thread) */
+  /* fgagent's own cost, reported in the summary, and what it allows next */
   uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - start;
-  atomic_store_explicit(&t->handler_ns, atomic_load_explicit(&t->handler_ns, memory_order_relaxed) + spent,
-                        memory_order_relaxed);
+  uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;
+  struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth, precise);
+  if (v.cut)
+    add_to(&t->depth_cuts, 1);
+  add_to(&t->handler_ns, spent);
 }
 
 static void on_sigprof(int signo, siginfo_t *info, void *ucontext)

@@ -14,6 +14,7 @@ struct fg_sampler {
   struct fg_walker walker;            /* ASGCT and what fgagent adds to it */
   struct fg_thread_pool *pool;        /* records for threads without a JNIEnv (cstack=native) */
   struct fg_foreign_threads *foreign; /* counts for threads without a record */
+  uint64_t interval_ns;               /* between signals, for the back-off's share */
   _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
   _Atomic int enabled;                /* 0: a late signal does nothing */
   _Atomic int in_handler;             /* handlers running now, for shutdown */

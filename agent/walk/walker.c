@@ -6,6 +6,8 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "fg/clock.h"
+
 struct regs {
   uintptr_t pc, sp, fp;
 };
@@ -139,6 +141,12 @@ static int pop_method(const struct fg_code_blob *m, struct bounds b, struct regs
   return 0;
 }
 
+/* Whether the walk's time budget is spent: no further retry then. */
+static int past(uint64_t deadline_ns)
+{
+  return fg_clock_ns(CLOCK_MONOTONIC) > deadline_ns;
+}
+
 static int asgct_from(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct regs *r,
                       ASGCT_CallFrame *frames)
 {
@@ -180,7 +188,8 @@ static int scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFrame
  * those of the last debug record at or before the return address, so the
  * caller's inlined frames are taken from there, the rest from ASGCT.
  * Returns the new frame count. */
-static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_CallFrame *f, int n, int room)
+static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_CallFrame *f, uint8_t *types,
+                              int n, int room)
 {
   const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, ret);
   jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
@@ -205,6 +214,11 @@ static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_Ca
   memmove(f + count, f + own, (size_t)rest * sizeof *f);
   for (uint32_t i = 0; i < count; i++)
     f[i] = (ASGCT_CallFrame){s->bcis[first + i], s->methods[first + i]};
+  /* every frame written here is a Java one: the types past ASGCT's count
+   * still hold an earlier walk's, and a stale FG_FRAME_STUB there made the
+   * drainer read a jmethodID as a stub and print its bytes as a name */
+  for (int i = 0; i < total; i++)
+    types[i] = FG_FRAME_JAVA;
   return total;
 }
 
@@ -212,11 +226,13 @@ static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_Ca
  * method's epilogue) and retries ASGCT. On success the popped frames are
  * written at out[0..] and the Java frames after them; returns the total. */
 static int recover(const struct fg_walker *w, void *env, const ucontext_t *uc, struct bounds b,
-                   struct regs r, ASGCT_CallFrame *out, uint8_t *types, int room)
+                   struct regs r, ASGCT_CallFrame *out, uint8_t *types, int room, uint64_t deadline_ns)
 {
   int popped = 0;
   int limit = room - (w->depth + 1);   /* what ASGCT may write after the popped frames */
   for (int attempt = 0; attempt < 3 && popped < limit - 1; attempt++) {
+    if (attempt > 0 && past(deadline_ns))
+      return 0;
     if (!fg_code_map_contains(w->code, r.pc))
       return 0;
     const struct fg_code_blob *blob = fg_code_map_find(&w->code->stubs, r.pc);
@@ -256,7 +272,7 @@ static int recover(const struct fg_walker *w, void *env, const ucontext_t *uc, s
       for (int i = 0; i < n && popped + i < room; i++)
         types[popped + i] = FG_FRAME_JAVA;
       if (blob && !atomic_load_explicit(&blob->method, memory_order_relaxed))
-        n = scopes_before_call(w, r.pc, out + popped, n, room - popped);
+        n = scopes_before_call(w, r.pc, out + popped, types + popped, n, room - popped);
       return popped + n;
     }
     if (!recoverable(n))
@@ -403,10 +419,14 @@ static int caller_of_stub(const struct fg_walker *w, struct bounds b, struct reg
   return n + 1;
 }
 
-struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontext,
-                             uintptr_t stack_lo, uintptr_t stack_hi,
+struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t deadline_ns, void *env,
+                             void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi,
                              ASGCT_CallFrame *frames, uint8_t *types)
 {
+  struct fg_walker walker = *config;   /* this walk's own, at the depth its budget allows */
+  if (depth > 0 && depth < walker.depth)
+    walker.depth = depth;
+  const struct fg_walker *w = &walker;
   ucontext_t *uc = ucontext;
   struct fg_walk res = {0, 0, 0};
   struct regs top = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
@@ -431,18 +451,21 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
   w->asgct(&trace, w->depth + 1, ucontext);
   int n = trace.num_frames;
   int first_tick = n;
-  if (n <= 0 && k > 0 && reached_java) {
+  if (n <= 0 && past(deadline_ns)) {
+    res.flags |= FG_SAMPLE_BUDGET;   /* no retry: the first walk took the whole budget */
+  } else if (n <= 0 && k > 0 && reached_java) {
     /* a native leaf call from Java: walk Java from where the native part ended */
     n = asgct_from(w, env, uc, &java, jf);
   }
   int recovered = 0;
-  if (n <= 0 && w->recover && (n == FG_TICK_UNKNOWN_NOT_JAVA || n == FG_TICK_NOT_WALKABLE_NOT_JAVA)) {
+  int retry = !(res.flags & FG_SAMPLE_BUDGET);
+  if (n <= 0 && retry && w->recover && (n == FG_TICK_UNKNOWN_NOT_JAVA || n == FG_TICK_NOT_WALKABLE_NOT_JAVA)) {
     int r = retry_with_anchor_pc(w, env, ucontext, b, jf);
     if (r > 0)
       n = r;
   }
-  if (n <= 0 && w->recover && b.hi && recoverable(n)) {
-    int r = recover(w, env, uc, b, reached_java ? java : top, jf, jt, room);
+  if (n <= 0 && retry && w->recover && b.hi && recoverable(n)) {
+    int r = recover(w, env, uc, b, reached_java ? java : top, jf, jt, room, deadline_ns);
     if (r > 0) {
       n = r;
       recovered = 1;
@@ -459,6 +482,8 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
     if (n > w->depth) {
       n = w->depth;
       res.flags |= FG_SAMPLE_TRUNCATED;
+      if (w->depth < config->depth)
+        res.flags |= FG_SAMPLE_BUDGET;   /* cut shorter than depth by the time budget */
     }
     if (k > 0 && !reached_java)
       res.flags |= FG_SAMPLE_NATIVE_CUT;
@@ -466,7 +491,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontex
     return res;
   }
   res.n = k;
-  res.flags = FG_SAMPLE_FAILED;
+  res.flags |= FG_SAMPLE_FAILED;
   res.tick = first_tick;   /* <= 0: a first walk that succeeded returned above */
   /* The stack is lost, but when pc is in a compiled method its own frames
    * are known: keep them above the tick marker, so the time lands on the

@@ -49,15 +49,19 @@ struct fg_walker {
 
 struct fg_walk {
   int32_t n;                 /* frames written, leaf first */
-  uint32_t flags;            /* FG_SAMPLE_TRUNCATED, _RECOVERED, _NATIVE_CUT, _FAILED: the record's */
+  uint32_t flags;            /* FG_SAMPLE_TRUNCATED, _RECOVERED, _NATIVE_CUT, _FAILED, _BUDGET: the record's */
   int tick;                  /* ASGCT's code when it failed (FG_SAMPLE_FAILED) */
 };
 
 /* Walks the interrupted thread. frames/types hold fg_walk_capacity(w)
- * entries. stack_lo/hi bound the thread's stack (0, 0 when unknown: no
- * recovery then). env NULL: a thread with no JNIEnv, native frames only. */
-struct fg_walk fg_walk_stack(const struct fg_walker *w, void *env, void *ucontext,
-                             uintptr_t stack_lo, uintptr_t stack_hi,
+ * entries. depth: the Java frames this walk may keep, at most w->depth (the
+ * thread's time budget may have lowered it; a stack cut by it is flagged
+ * FG_SAMPLE_BUDGET too). deadline_ns (CLOCK_MONOTONIC): past it, no retry
+ * (stitching, recovery) is started. stack_lo/hi bound the thread's stack
+ * (0, 0 when unknown: no recovery then). env NULL: a thread with no JNIEnv,
+ * native frames only. */
+struct fg_walk fg_walk_stack(const struct fg_walker *w, int depth, uint64_t deadline_ns, void *env,
+                             void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi,
                              ASGCT_CallFrame *frames, uint8_t *types);
 
 /* Frames a walk may write: native ones, the depth + 1 ASGCT is asked for,

@@ -101,9 +101,10 @@ int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *
 int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
                    uint64_t count);
 
-/* The same for one sample taken at time_ns on cpu, kept in the timeline too. */
+/* The same for one sample taken at time_ns on cpu, standing for count
+ * samples (its weight), kept once in the timeline too. */
 int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
-                         uint64_t time_ns, uint32_t cpu);
+                         uint64_t count, uint64_t time_ns, uint32_t cpu);
 
 static inline const uint32_t *fg_stack_frames(const struct fg_profile *p, const struct fg_stack *s)
 {

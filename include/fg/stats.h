@@ -1,6 +1,9 @@
 /* What happened to every signal: the accounting the summary prints.
  * Invariant once sampling has stopped and every buffer is drained:
- *   taken == fg_stats_stored(s) + fg_stats_lost(s). */
+ *   taken == fg_stats_stored(s) + fg_stats_lost(s).
+ * Stored samples are counted by weight: a signal the back-off skipped is
+ * credited to its thread's next sample (sampling/backoff.h), so it is stored
+ * with it; one whose thread ended before its next sample is lost. */
 #ifndef FG_STATS_H
 #define FG_STATS_H
 
@@ -14,6 +17,10 @@ struct fg_stats {
   uint64_t no_jnienv;                      /* stored under a thread with no JNIEnv (GC, JIT, VM) */
   uint64_t overruns;                       /* lost: the thread's ring was full */
   uint64_t no_slot;                        /* lost: no slot left for a thread with no JNIEnv */
+  uint64_t skipped_lost;                   /* lost: skipped by the back-off, thread ended before its next sample */
+  uint64_t skipped;                        /* signals the back-off skipped (stored as weight or lost) */
+  uint64_t depth_cuts;                     /* times a thread's walk depth was halved by the time budget */
+  uint64_t budget_cut;                     /* stored samples whose walk the time budget cut short */
   uint64_t truncated;                      /* stored, but deeper than depth */
   uint64_t recovered;                      /* Java stacks ASGCT failed on and fgagent's walker found */
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */
@@ -56,7 +63,7 @@ static inline uint64_t fg_stats_ns_per_sample(const struct fg_stats *s)
 
 static inline uint64_t fg_stats_lost(const struct fg_stats *s)
 {
-  return s->overruns + s->no_slot;
+  return s->overruns + s->no_slot + s->skipped_lost;
 }
 
 #endif

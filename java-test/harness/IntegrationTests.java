@@ -545,7 +545,9 @@ public final class IntegrationTests {
     } else {
       System.out.println("SKIP temurin25: no Temurin 25 JDK under /usr/lib/jvm; its integration tests are skipped");
     }
-    for (Named t : TESTS) {
+    List<Named> all = new ArrayList<>(TESTS);
+    all.addAll(RobustnessTests.TESTS);
+    for (Named t : all) {
       if (!t.name.contains(only))
         continue;
       if (temurin == null)

@@ -112,8 +112,9 @@ cli_filters() {
 agent_formats() {
   "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,threads,file=$work/agent.html,file=$work/agent.pb.gz,file=$work/agent.speedscope.json" \
     -cp build/java-test HotMethods 1 || return 1
-  go tool pprof -top "$work/agent.pb.gz" 2>&1 | tee "$work/agent-top.txt" | grep -q 'HotMethods.alpha' &&
-    node tests/tools/validate-speedscope.mjs "$work/agent.speedscope.json" &&
+  go tool pprof -top "$work/agent.pb.gz" >"$work/agent-top.txt" 2>&1 || { cat "$work/agent-top.txt"; return 1; }
+  grep -q 'HotMethods.alpha' "$work/agent-top.txt" || { echo "no HotMethods.alpha in:"; head -n 30 "$work/agent-top.txt"; return 1; }
+  node tests/tools/validate-speedscope.mjs "$work/agent.speedscope.json" &&
     node tests/tools/flamegraph-browser.mjs "$work/agent.html" smoke HotMethods.alpha
 }
 

@@ -14,6 +14,8 @@
 #include "../../agent/sampling/sampler.h"
 #include "../../agent/walk/code_map.h"
 
+#include <jvmticmlr.h>
+#include <time.h>
 #include <ucontext.h>
 
 static struct fg_sampler sampler;
@@ -31,10 +33,21 @@ static JNIEnv *asked_env;
 /* when set, the fake fails with unknown_Java unless the context's pc is good_pc */
 static uintptr_t good_pc;
 static uintptr_t asked_pc;
+/* how long the fake walk burns CPU */
+static uint64_t fake_spin_ns;
+
+static uint64_t thread_cpu_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void fake_asgct(ASGCT_CallTrace *trace, jint depth, void *ucontext)
 {
   asked_pc = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
+  for (uint64_t until = thread_cpu_ns() + fake_spin_ns; fake_spin_ns && thread_cpu_ns() < until;)
+    ;
   if (good_pc && asked_pc != good_pc) {
     trace->num_frames = FG_TICK_UNKNOWN_JAVA;
     return;
@@ -61,6 +74,8 @@ static int setup(void **state)
   memset(&foreign, 0, sizeof foreign);
   fg_code_map_init(&code);
   good_pc = 0;
+  fake_spin_ns = 0;
+  sampler.interval_ns = 1000000;
   sampler.walker = (struct fg_walker){.asgct = fake_asgct, .code = &code, .depth = 8, .recover = 1};
   sampler.foreign = &foreign;
   fg_registry_init(&registry, 4096, FRAMES);
@@ -143,19 +158,19 @@ static void full_ring_counts_overruns(void **state)
 {
   (void)state;
   struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
-  fake_frames = 8;   /* 4 + 8 + 4 + 1 = 17 words; a 512-word ring holds 30 */
+  fake_frames = 8;   /* 5 + 8 + 4 + 1 = 18 words; a 512-word ring holds 28 */
   uint64_t before = atomic_load(&t->taken);
   for (int i = 0; i < 50; i++)
     raise(SIGPROF);
   assert_int_equal(atomic_load(&t->taken) - before, 50);
-  assert_int_equal(atomic_load(&t->overruns), 50 - 30);
+  assert_int_equal(atomic_load(&t->overruns), 50 - 28);
   int stored = 0;
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     stored++;
     fg_ring_release(&t->ring, rec);
   }
-  assert_int_equal(stored, 30);
+  assert_int_equal(stored, 28);
 }
 
 static void unregistered_thread_is_counted_by_tid(void **state)
@@ -251,7 +266,7 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
   fake_frames = 2;
   ASGCT_CallFrame frames[FRAMES];
   uint8_t types[FRAMES];
-  struct fg_walk w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack,
+  struct fg_walk w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack,
                                    (uintptr_t)(stack + 16), frames, types);
   assert_int_equal(w.n, 3);
   assert_int_equal(w.flags, FG_SAMPLE_RECOVERED);
@@ -261,13 +276,96 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
 
   /* with recovery off, or a saved rbp outside the stack, the failure stays */
   sampler.walker.recover = 0;
-  w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), frames, types);
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), frames, types);
   assert_int_equal(w.flags, FG_SAMPLE_FAILED);
   assert_int_equal(w.tick, FG_TICK_UNKNOWN_JAVA);
   sampler.walker.recover = 1;
-  w = fg_walk_stack(&sampler.walker, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 4), frames, types);
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 4), frames, types);
   assert_int_equal(w.flags, FG_SAMPLE_FAILED);
   assert_int_equal(w.n, 0);
+}
+
+/* A walk that costs more than its share of the interval: the thread skips the
+ * signals after it, and the next sample carries them as its weight. */
+static void a_costly_walk_is_followed_by_skipped_signals(void **state)
+{
+  (void)state;
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  fake_frames = 2;
+  fake_spin_ns = 2000000;   /* 2 ms a walk at 1 ms */
+  raise(SIGPROF);           /* slow on the wall clock: the next walk is timed on the CPU clock */
+  raise(SIGPROF);           /* proven: 19 x 2 ms of quiet, 37 signals or a few more skipped */
+  uint32_t skip = t->backoff.skip_left;
+  assert_in_range(skip, 37, 40);
+  fake_spin_ns = 0;
+  for (uint32_t i = 0; i < skip; i++)
+    raise(SIGPROF);
+  assert_int_equal(atomic_load(&t->skipped), skip);
+  raise(SIGPROF);
+  assert_int_equal(atomic_load(&t->taken), 3 + skip);
+  uint64_t weights[3] = {0}, n = 0;
+  const uint64_t *rec;
+  while ((rec = fg_ring_peek(&t->ring)) != NULL) {
+    assert_true(n < 3);
+    weights[n++] = fg_sample_weight(rec);
+    fg_ring_release(&t->ring, rec);
+  }
+  assert_int_equal(n, 3);
+  assert_int_equal(weights[0], 1);
+  assert_int_equal(weights[1], 1);
+  assert_int_equal(weights[2], 1 + skip);   /* itself and the signals it followed */
+  assert_int_equal(weights[0] + weights[1] + weights[2], atomic_load(&t->taken));
+}
+
+/* A stub called from a compiled method whose debug record at the call holds
+ * more inlined frames than AsyncGetCallTrace gave: the frames added are Java
+ * frames, whatever an earlier walk left in the thread's type buffer (a
+ * stale FG_FRAME_STUB there once printed a jmethodID's bytes as a name). */
+static void frames_taken_from_the_call_record_are_java(void **state)
+{
+  (void)state;
+  static uint8_t stub[64];
+  memset(stub, 0x90, sizeof stub);
+  fg_code_map_add_stub(&code, "jbyte_disjoint_arraycopy", stub, sizeof stub);
+  static uint8_t method[64];
+  uintptr_t ret = (uintptr_t)method + 20;
+  /* at the call (pc 19): shift inlined into delete inlined into the method itself (0x1000) */
+  struct {
+    jvmtiCompiledMethodLoadInlineRecord r;
+    PCStackInfo pc;
+    jmethodID methods[3];
+    jint bcis[3];
+  } info;
+  memset(&info, 0, sizeof info);
+  info.r.header.kind = JVMTI_CMLR_INLINE_INFO;
+  info.r.header.majorinfoversion = JVMTI_CMLR_MAJOR_VERSION;
+  info.r.numpcs = 1;
+  info.r.pcinfo = &info.pc;
+  info.methods[0] = (jmethodID)(uintptr_t)0x2002;
+  info.methods[1] = (jmethodID)(uintptr_t)0x2001;
+  info.methods[2] = (jmethodID)(uintptr_t)0x1000;
+  info.pc = (PCStackInfo){(void *)(ret - 1), 3, info.methods, info.bcis};
+  fg_code_map_add_method(&code, (jmethodID)(uintptr_t)0x1000, method, sizeof method, &info);
+  uintptr_t stack[16] = {0};
+  stack[2] = ret;   /* the stub is frameless: the return address on top */
+  ucontext_t uc;
+  memset(&uc, 0, sizeof uc);
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)stub;
+  uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&stack[2];
+  good_pc = ret - 1;
+  fake_frames = 2;   /* ASGCT: the method (0x1000), its caller (0x1001) */
+  ASGCT_CallFrame frames[FRAMES];
+  uint8_t types[FRAMES];
+  memset(types, FG_FRAME_STUB, sizeof types);   /* what an earlier walk left */
+  struct fg_walk w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack,
+                                   (uintptr_t)(stack + 16), frames, types);
+  assert_int_equal(w.n, 5);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  static const uintptr_t want[] = {0x2002, 0x2001, 0x1000, 0x1001};
+  for (int i = 0; i < 4; i++) {
+    assert_ptr_equal(frames[1 + i].method_id, (jmethodID)want[i]);
+    assert_int_equal(types[1 + i], FG_FRAME_JAVA);
+  }
 }
 
 /* Frame sizes from compiled methods' entry code, as C1 and C2 emit it. */
@@ -303,6 +401,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),
     cmocka_unit_test_setup_teardown(thread_without_env_keeps_native_frames_in_a_pool_record, setup, teardown),
     cmocka_unit_test_setup_teardown(a_stub_frame_is_popped_and_the_walk_retried, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_costly_walk_is_followed_by_skipped_signals, setup, teardown),
+    cmocka_unit_test_setup_teardown(frames_taken_from_the_call_record_are_java, setup, teardown),
     cmocka_unit_test(frame_size_is_read_from_entry_code),
   };
   return cmocka_run_group_tests_name("handler", tests, NULL, NULL);

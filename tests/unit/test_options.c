@@ -36,7 +36,7 @@ static void intervals_take_every_unit(void **state)
   (void)state;
   static const struct { const char *text; uint64_t ns; } cases[] = {
     {"interval=1ms", 1000000}, {"interval=100us", 100000}, {"interval=250000ns", 250000},
-    {"interval=2s", 2000000000}, {"interval=10us", 10000},
+    {"interval=2s", 2000000000}, {"interval=100000ns", 100000},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     assert_int_equal(fg_options_parse(cases[i].text, &o, err, sizeof err), 0);
@@ -66,7 +66,8 @@ static void bad_values_name_option_value_and_accepted(void **state)
   (void)state;
   assert_rejected("interval=1", "interval='1'", "ns, us, ms or s");
   assert_rejected("interval=fast", "interval='fast'", "ns, us, ms or s");
-  assert_rejected("interval=5us", "interval='5us'", "from 10us to 60s");
+  assert_rejected("interval=5us", "interval='5us'", "from 100us to 60s");
+  assert_rejected("interval=99us", "interval='99us'", "delivery of the signals alone");
   assert_rejected("interval=-1ms", "interval='-1ms'", "ns, us, ms or s");
   assert_rejected("interval=99999999999999999999s", "interval=", "ns, us, ms or s");
   assert_rejected("event=perf", "event='perf'", "cpu, itimer, wall");
@@ -79,7 +80,7 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("file=out.svg", "file='out.svg'", ".collapsed");
   assert_rejected("file=out-%q.txt", "file='out-%q.txt'", "p (pid), t (time)");
   assert_rejected("ringsize=3000", "ringsize='3000'", "power of two");
-  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 58400");
+  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 58416");
   assert_rejected("colour=red", "unknown option 'colour'", "interval, event, depth");
   assert_rejected("interval", "option interval has no value", "interval=VALUE");
   assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");

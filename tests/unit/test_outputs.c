@@ -186,7 +186,8 @@ static void summary_accounts_for_every_signal(void **state)
     "event:             cpu (perf_events cpu-clock)",
     "interval asked:    1.000 ms",
     "rate achieved:     1000.0 samples per CPU-second, one every 1.000 ms",
-    "handler time:      4.50 us per stack walk on average (0.004 s in all)",
+    "handler time:      4.50 us per stack walk on average (0.004 s in all, 0.43% of the CPU sampled)",
+    "back-off:          0 signals skipped after walks costing over 5% of the interval",
     "signals taken:     1000",
     "samples stored:    980 (98.00%)",
     "Java stacks:     900",
@@ -207,6 +208,23 @@ static void summary_accounts_for_every_signal(void **state)
   s.taken = 1001;
   CAPTURE(text, fg_write_summary(out, &s));
   assert_non_null(strstr(text, "taken 1001 = stored 980 + lost 20: MISMATCH"));
+  free(text);
+  /* skipped signals are stored as weight, or lost with their thread */
+  s.skipped = 9;
+  s.skipped_lost = 2;
+  s.depth_cuts = 1;
+  s.budget_cut = 3;
+  s.taken = 1002;
+  CAPTURE(text, fg_write_summary(out, &s));
+  static const char *const backoff[] = {
+    "back-off:          9 signals skipped",
+    "back-off:        2 (skipped signals whose thread ended before its next sample)",
+    "time budget:       walk depth halved 1 times after walks over 1.0 ms; 3 samples cut short",
+    "accounting:        taken 1002 = stored 980 + lost 22: OK",
+  };
+  for (size_t i = 0; i < sizeof backoff / sizeof backoff[0]; i++)
+    if (!strstr(text, backoff[i]))
+      fail_msg("no '%s' in:\n%s", backoff[i], text);
   free(text);
 }
 

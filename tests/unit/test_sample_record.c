@@ -16,8 +16,8 @@ static void frames_and_bcis_round_trip(void **state)
       types[i] = (uint8_t)(i % 6);
     }
     uint64_t w[64];
-    fg_sample_encode(w, 42, 123456789, (uint32_t)n, fg_sample_flags_with_cpu(FG_SAMPLE_TRUNCATED, 17), frames,
-                     types);
+    fg_sample_encode(w, 42, 123456789, (uint32_t)n, fg_sample_flags_with_cpu(FG_SAMPLE_TRUNCATED, 17),
+                     (uint32_t)n * 3, frames, types);
     assert_int_equal(fg_ring_header_words(w[0]), fg_sample_words((uint32_t)n));
     assert_int_equal(fg_ring_header_tag(w[0]), FG_RECORD_SAMPLE);
     assert_int_equal(fg_sample_serial(w), 42);
@@ -25,6 +25,7 @@ static void frames_and_bcis_round_trip(void **state)
     assert_int_equal(fg_sample_flags(w) & 15u, FG_SAMPLE_TRUNCATED);
     assert_int_equal(fg_sample_cpu(w), 17);
     assert_int_equal(fg_sample_time(w), 123456789);
+    assert_int_equal(fg_sample_weight(w), n * 3);
     for (int i = 0; i < n; i++) {
       assert_ptr_equal(fg_sample_method(w, (uint32_t)i), frames[i].method_id);
       assert_int_equal(fg_sample_bci(w, (uint32_t)i), frames[i].lineno);
@@ -36,11 +37,11 @@ static void frames_and_bcis_round_trip(void **state)
 static void tick_codes_and_states_ride_in_the_flags(void **state)
 {
   (void)state;
-  uint64_t w[5];
+  uint64_t w[6];
   for (int tick = 0; tick >= -12; tick--) {
     uint32_t flags = fg_sample_flags_with_state(fg_sample_flags_with_tick(FG_SAMPLE_RECOVERED, tick), 3);
-    fg_sample_encode(w, 7, 1, 0, flags, NULL, NULL);
-    assert_int_equal(fg_ring_header_words(w[0]), 4);
+    fg_sample_encode(w, 7, 1, 0, flags, 1, NULL, NULL);
+    assert_int_equal(fg_ring_header_words(w[0]), FG_SAMPLE_HEADER_WORDS);
     assert_int_equal(fg_sample_nframes(w), 0);
     assert_int_equal(fg_sample_tick(w), tick);
     assert_int_equal(fg_sample_state(w), 3);

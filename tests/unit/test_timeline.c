@@ -37,11 +37,11 @@ static void samples_in_time_order_per_cpu_with_switch_banners(void **state)
   uint32_t run = id(&p, "Main.run"), hot = id(&p, "Main.hot"), cold = id(&p, "Main.cold"), loop = id(&p, "W.loop");
   uint32_t a[] = {run, hot}, b[] = {run, cold}, c[] = {loop};
   /* added out of order: the writer sorts by CPU, then time */
-  assert_int_equal(fg_profile_add_timed(&p, main_t, b, 2, 3000000, 1), 0);
-  assert_int_equal(fg_profile_add_timed(&p, main_t, a, 2, 1000000, 1), 0);
-  assert_int_equal(fg_profile_add_timed(&p, main_t, a, 2, 2000000, 1), 0);
-  assert_int_equal(fg_profile_add_timed(&p, work_t, c, 1, 4000000, 1), 0);
-  assert_int_equal(fg_profile_add_timed(&p, work_t, c, 1, 1500000, 0), 0);
+  assert_int_equal(fg_profile_add_timed(&p, main_t, b, 2, 1, 3000000, 1), 0);
+  assert_int_equal(fg_profile_add_timed(&p, main_t, a, 2, 1, 1000000, 1), 0);
+  assert_int_equal(fg_profile_add_timed(&p, main_t, a, 2, 1, 2000000, 1), 0);
+  assert_int_equal(fg_profile_add_timed(&p, work_t, c, 1, 1, 4000000, 1), 0);
+  assert_int_equal(fg_profile_add_timed(&p, work_t, c, 1, 1, 1500000, 0), 0);
   char *text = render(&p);
   const char *expect_cpu1 =
       " 1)     main-1     |               | Main.run() {\n"
@@ -73,9 +73,9 @@ static void frames_close_when_a_later_sample_leaves_them(void **state)
   uint32_t t = (uint32_t)fg_profile_add_thread(&p, 7, "t");
   uint32_t x = id(&p, "X.x"), y = id(&p, "Y.y"), z = id(&p, "Z.z"), w = id(&p, "W.w");
   uint32_t deep[] = {x, y, z}, other[] = {w};
-  fg_profile_add_timed(&p, t, deep, 3, 10, 0);
-  fg_profile_add_timed(&p, t, other, 1, 20, 0);
-  fg_profile_add_timed(&p, t, other, 1, 30, 0);   /* beyond max: counted, not kept */
+  fg_profile_add_timed(&p, t, deep, 3, 1, 10, 0);
+  fg_profile_add_timed(&p, t, other, 1, 1, 20, 0);
+  fg_profile_add_timed(&p, t, other, 1, 1, 30, 0);   /* beyond max: counted, not kept */
   char *text = render(&p);
   assert_non_null(strstr(text, "|     Z.z();\n"));
   assert_non_null(strstr(text, "|   } /* Y.y */\n"));

@@ -1,0 +1,117 @@
+/* How much of a thread's CPU sampling may take, whatever its stack.
+ *
+ * A per-thread CPU-time timer counts the handler's own time too: when one
+ * walk costs more than the interval, the next signal is already pending when
+ * the handler returns and the thread does nothing but walk its stack (a
+ * livelock). Three rules, per thread, keep that from happening:
+ *  - share: after a walk of h ns, the next ceil(h * (100 / FG_SHARE_LIMIT_PCT
+ *    - 1) / interval) - 1 signals are skipped, so walks take at most about
+ *    FG_SHARE_LIMIT_PCT percent of the thread's CPU. A skipped signal costs
+ *    only its delivery; its interval is credited to the thread's next stored
+ *    sample (its weight), so the profile still counts every interval.
+ *  - budget: a walk longer than FG_WALK_BUDGET_NS halves the frames the
+ *    thread's next walks ask for (down to FG_MIN_WALK_DEPTH; the stacks cut
+ *    are marked [truncated]); FG_RESTORE_AFTER walks within half the budget
+ *    double it again, up to depth.
+ *  - proof: a walk's duration is first taken from CLOCK_MONOTONIC (cheap), which
+ *    counts time the thread spent preempted inside the handler. Only a walk
+ *    timed on the thread's own CPU clock (two system calls) triggers the two
+ *    rules above: one slow wall-clock walk makes the next FG_PRECISE_WALKS walks
+ *    be timed that way.
+ * Pure arithmetic on one thread's state, async-signal-safe; unit-tested alone. */
+#ifndef FG_BACKOFF_H
+#define FG_BACKOFF_H
+
+#include <stdint.h>
+
+#define FG_SHARE_LIMIT_PCT 5u
+#define FG_WALK_BUDGET_NS 1000000ull   /* 1 ms: the longest pause a walk may cause */
+#define FG_MIN_WALK_DEPTH 64
+#define FG_RESTORE_AFTER 64u
+#define FG_PRECISE_WALKS 16u
+#define FG_MAX_SKIP 100000u            /* a walk of 5 s at 1 ms; bounds the weight */
+
+struct fg_backoff {
+  uint32_t skip_left;      /* signals to skip before the next walk */
+  uint32_t carry;          /* signals skipped since the last stored sample */
+  uint32_t precise_left;   /* walks still to be timed on the thread's CPU clock */
+  uint32_t within_budget;  /* consecutive walks within half the budget */
+  int depth;               /* Java frames the next walk asks for */
+};
+
+/* What a walk's measured duration changed. */
+struct fg_backoff_verdict {
+  uint32_t skipped_next;   /* signals the thread will skip now */
+  int cut;                 /* the depth was halved */
+};
+
+static inline void fg_backoff_reset(struct fg_backoff *b, int depth)
+{
+  *b = (struct fg_backoff){0, 0, 0, 0, depth};
+}
+
+/* On a signal: 1 when it is to be skipped (counted into carry). */
+static inline int fg_backoff_skip(struct fg_backoff *b)
+{
+  if (b->skip_left == 0)
+    return 0;
+  b->skip_left--;
+  b->carry++;
+  return 1;
+}
+
+/* The weight of a sample stored now (1 + the signals skipped before it); the
+ * carry starts again from zero. */
+static inline uint32_t fg_backoff_take_weight(struct fg_backoff *b)
+{
+  uint32_t w = 1 + b->carry;
+  b->carry = 0;
+  return w;
+}
+
+/* Whether the walk about to start is timed on the thread's CPU clock. */
+static inline int fg_backoff_precise(const struct fg_backoff *b)
+{
+  return b->precise_left > 0;
+}
+
+/* After a walk that took ns (on the thread's CPU clock when precise, else
+ * wall time), with interval_ns between signals and max_depth the option. */
+static inline struct fg_backoff_verdict fg_backoff_after_walk(struct fg_backoff *b, uint64_t ns,
+                                                             uint64_t interval_ns, int max_depth,
+                                                             int precise)
+{
+  struct fg_backoff_verdict v = {0, 0};
+  uint64_t factor = 100 / FG_SHARE_LIMIT_PCT - 1;   /* quiet time per unit of walk time */
+  int over_share = interval_ns > 0 && ns * factor > interval_ns;
+  int over_budget = ns > FG_WALK_BUDGET_NS;
+  if (!precise) {
+    if (over_share || over_budget)
+      b->precise_left = FG_PRECISE_WALKS;   /* prove it on the CPU clock first */
+  } else {
+    b->precise_left--;
+    if (over_share || over_budget)
+      b->precise_left = FG_PRECISE_WALKS;
+    if (over_share) {
+      uint64_t quiet = ns * factor;
+      uint64_t skip = (quiet + interval_ns - 1) / interval_ns - 1;
+      if (skip > FG_MAX_SKIP)
+        skip = FG_MAX_SKIP;
+      b->skip_left = (uint32_t)skip;
+      v.skipped_next = (uint32_t)skip;
+    }
+    if (over_budget && b->depth > FG_MIN_WALK_DEPTH) {
+      b->depth = b->depth / 2 < FG_MIN_WALK_DEPTH ? FG_MIN_WALK_DEPTH : b->depth / 2;
+      v.cut = 1;
+    }
+  }
+  if (over_budget || ns * 2 > FG_WALK_BUDGET_NS) {
+    b->within_budget = 0;
+  } else if (b->depth < max_depth && ++b->within_budget >= FG_RESTORE_AFTER) {
+    b->depth = b->depth * 2 > max_depth ? max_depth : b->depth * 2;
+    b->within_budget = 0;
+  }
+  return v;
+}
+
+#endif

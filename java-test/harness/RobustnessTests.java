@@ -1,0 +1,57 @@
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Integration tests of what the profiler must never do to the program it
+ * profiles: take more than a bounded share of a thread's CPU, whatever the
+ * stack, or stop at the smallest interval it accepts. Run by IntegrationTests.
+ */
+final class RobustnessTests {
+  private RobustnessTests() {}
+
+  /** The summary's handler share: "(... s in all, X% of the CPU sampled)". */
+  static double handlerShare(IntegrationTests.Run r) {
+    Matcher m = Pattern.compile("in all, ([0-9.]+)% of the CPU sampled").matcher(r.stderr());
+    IntegrationTests.check(m.find(), "no handler share in the summary:\n" + r.stderr());
+    return Double.parseDouble(m.group(1));
+  }
+
+  /**
+   * Walks of a 6000-frame stack cost more than 5% of a 100 us interval: the thread skips
+   * signals after each, their time credited to the next sample. Without the back-off the
+   * walks took most of the thread's CPU (the timer counts the handler's time too).
+   */
+  static void costlyWalksBackOff(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk,
+        "interval=100us,depth=8192,ringsize=512k,threads,file={dir}/p.collapsed", List.of(),
+        "DeepRecursion", "6000", "2");
+    r.expectCleanRun();
+    long skipped = r.numberBefore("signals skipped after walks");
+    double share = handlerShare(r);
+    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+    long deep = IntegrationTests.sum(s, k -> k.startsWith("[deep tid="));
+    long whole = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.split(";").length > 6000);
+    System.out.printf("    %d signals skipped, handler share %.2f%%, deep: %d samples, %d with every frame%n",
+        skipped, share, deep, whole);
+    IntegrationTests.check(skipped > 0, "no signal was skipped after walks of 6000 frames at 100 us");
+    /* 5% for the walks the back-off allows, plus the proof walks timed on the CPU clock */
+    IntegrationTests.check(share < 8.0, "the handler took " + share + "% of the CPU sampled");
+    IntegrationTests.check(whole >= 0.9 * deep, "only " + whole + " of " + deep + " samples kept every frame");
+  }
+
+  /** A hello world at the smallest interval accepted finishes, every signal accounted. */
+  static void helloAtTheSmallestInterval(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=100us,file={dir}/p.collapsed", List.of(), "Hello");
+    r.expectCleanRun();
+    IntegrationTests.check(r.stdout().contains("hello"), "no hello:\n" + r.stdout());
+    IntegrationTests.Run low = IntegrationTests.run(jdk, "interval=10us", List.of(), "Hello");
+    IntegrationTests.check(low.exit() == 1 && low.stderr().contains("from 100us to 60s"),
+        "interval=10us was not refused with the accepted range:\n" + low.stderr());
+  }
+
+  static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("costly_walks_back_off", RobustnessTests::costlyWalksBackOff),
+      new IntegrationTests.Named("hello_at_the_smallest_interval", RobustnessTests::helloAtTheSmallestInterval));
+}

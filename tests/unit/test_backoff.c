@@ -1,0 +1,124 @@
+/* The back-off: whatever a walk costs, sampling takes a bounded share of its
+ * thread's CPU, and every skipped interval is credited to a stored sample. */
+#include "unit.h"
+
+#include "../../agent/sampling/backoff.h"
+
+#define MS 1000000ull
+#define US 1000ull
+
+/* A thread signalled every interval whose walks each take walk_ns, for
+ * signals signals: the share of its CPU the walks take, and the weights. */
+struct run {
+  double share;
+  uint64_t walks, weights, carry;
+};
+
+static struct run simulate(uint64_t walk_ns, uint64_t interval_ns, uint64_t signals)
+{
+  struct fg_backoff b;
+  fg_backoff_reset(&b, 2048);
+  struct run r = {0, 0, 0, 0};
+  uint64_t walk_time = 0;
+  for (uint64_t i = 0; i < signals; i++) {
+    if (fg_backoff_skip(&b))
+      continue;
+    r.walks++;
+    r.weights += fg_backoff_take_weight(&b);
+    walk_time += walk_ns;
+    fg_backoff_after_walk(&b, walk_ns, interval_ns, 2048, fg_backoff_precise(&b));
+  }
+  r.carry = b.carry;
+  /* the program's own CPU: an interval between signals, the walks on top */
+  r.share = (double)walk_time / (double)(walk_time + signals * interval_ns);
+  return r;
+}
+
+static void cheap_walks_are_never_skipped(void **state)
+{
+  (void)state;
+  struct run r = simulate(5 * US, 1 * MS, 10000);
+  assert_int_equal(r.walks, 10000);
+  assert_int_equal(r.weights, 10000);
+}
+
+static void any_walk_cost_keeps_the_share_bounded(void **state)
+{
+  (void)state;
+  static const uint64_t costs[] = {60 * US, 200 * US, 1 * MS, 5 * MS, 66900 * US};
+  for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+    struct run r = simulate(costs[i], 1 * MS, 200000);
+    /* FG_PRECISE proof walks come first, one more than the share allows */
+    if (r.share > 0.055)
+      fail_msg("walks of %llu ns take %.1f%% of the thread", (unsigned long long)costs[i], 100 * r.share);
+    /* every signal is a stored sample's weight, or still carried */
+    assert_int_equal(r.weights + r.carry, 200000);
+  }
+  /* without the back-off, 66.9 ms walks at 1 ms would take 98.5% */
+}
+
+static void the_first_slow_walk_is_proven_on_the_cpu_clock(void **state)
+{
+  (void)state;
+  struct fg_backoff b;
+  fg_backoff_reset(&b, 2048);
+  /* a cheap walk whose thread was preempted: wall time 4 ms */
+  struct fg_backoff_verdict v = fg_backoff_after_walk(&b, 4 * MS, 1 * MS, 2048, 0);
+  assert_int_equal(v.skipped_next, 0);
+  assert_int_equal(b.depth, 2048);
+  assert_true(fg_backoff_precise(&b));
+  /* timed on its CPU clock it cost 5 us: nothing changes */
+  v = fg_backoff_after_walk(&b, 5 * US, 1 * MS, 2048, 1);
+  assert_int_equal(v.skipped_next, 0);
+  assert_int_equal(b.skip_left, 0);
+  /* a real 66.9 ms walk: 19 x 66.9 ms of quiet, 1271 signals skipped */
+  v = fg_backoff_after_walk(&b, 66900 * US, 1 * MS, 2048, 1);
+  assert_int_equal(v.skipped_next, 1271);
+  assert_int_equal(v.cut, 1);
+  assert_int_equal(b.depth, 1024);
+  for (int i = 0; i < 1271; i++)
+    assert_true(fg_backoff_skip(&b));
+  assert_false(fg_backoff_skip(&b));
+  assert_int_equal(fg_backoff_take_weight(&b), 1272);
+  assert_int_equal(fg_backoff_take_weight(&b), 1);
+}
+
+static void the_budget_halves_depth_and_fast_walks_restore_it(void **state)
+{
+  (void)state;
+  struct fg_backoff b;
+  fg_backoff_reset(&b, 2048);
+  for (int i = 0; i < 20; i++)
+    fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, 1);
+  assert_int_equal(b.depth, FG_MIN_WALK_DEPTH);   /* never below */
+  for (unsigned i = 0; i < FG_RESTORE_AFTER - 1; i++)
+    fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, 0);
+  assert_int_equal(b.depth, FG_MIN_WALK_DEPTH);
+  fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, 0);
+  assert_int_equal(b.depth, 2 * FG_MIN_WALK_DEPTH);
+  for (int i = 0; i < 100; i++)
+    for (unsigned j = 0; j < FG_RESTORE_AFTER; j++)
+      fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, 0);
+  assert_int_equal(b.depth, 2048);                 /* never above the option */
+}
+
+static void the_skip_is_bounded(void **state)
+{
+  (void)state;
+  struct fg_backoff b;
+  fg_backoff_reset(&b, 2048);
+  struct fg_backoff_verdict v = fg_backoff_after_walk(&b, 60ull * 1000 * MS, 100 * US, 2048, 1);
+  assert_int_equal(v.skipped_next, FG_MAX_SKIP);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(cheap_walks_are_never_skipped),
+    cmocka_unit_test(any_walk_cost_keeps_the_share_bounded),
+    cmocka_unit_test(the_first_slow_walk_is_proven_on_the_cpu_clock),
+    cmocka_unit_test(the_budget_halves_depth_and_fast_walks_restore_it),
+    cmocka_unit_test(the_skip_is_bounded),
+  };
+  return cmocka_run_group_tests_name("backoff", tests, NULL, NULL);
+}
