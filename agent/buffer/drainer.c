@@ -11,6 +11,7 @@
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
+#include "fg/utf8.h"
 #include "../walk/walker.h"
 
 #define PASS_NS 10000000ull            /* drain every 10 ms */
@@ -237,6 +238,7 @@ static void thread_comm(int tid, char *buf, size_t len)
     snprintf(buf, len, "tid %d", tid);
   } else {
     buf[strcspn(buf, "\n")] = '\0';
+    fg_utf8_trim_partial(buf);   /* the kernel cut the name at 15 bytes, characters or not */
   }
   if (f)
     fclose(f);

@@ -8,6 +8,7 @@
 #include "agent.h"
 #include "fg/clock.h"
 #include "fg/output.h"
+#include "fg/utf8.h"
 #include "../walk/vm_structs.h"
 
 static int current_tid(void)
@@ -22,7 +23,7 @@ static void thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, char *b
   buf[0] = '\0';
   if ((*a->jvmti)->GetThreadInfo(a->jvmti, thread, &info) != JVMTI_ERROR_NONE)
     return;
-  snprintf(buf, len, "%s", info.name ? info.name : "");
+  fg_utf8_copy(buf, len, info.name ? info.name : "");
   if (info.name)
     (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)info.name);
   if (info.thread_group)
@@ -38,7 +39,7 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
     return;
   if (a->drainer.thread && (*jni)->IsSameObject(jni, thread, a->drainer.thread))
     return;   /* fgagent's own thread is never sampled */
-  char name[128];
+  char name[256];
   thread_name(a, jni, thread, name, sizeof name);
   int tid = current_tid();
   if (fg_registry_attach(&a->registry, jni, tid, name)) {
@@ -51,7 +52,7 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
   if (!fg_current_thread)
     return;
-  char name[128];
+  char name[256];
   thread_name(a, jni, thread, name, sizeof name);
   fg_timer_thread_end(&a->timer, current_tid());
   fg_sched_thread_end(&a->sched, current_tid(), name);

@@ -1,5 +1,6 @@
 /* Thread registry; see threads.h. */
 #include "threads.h"
+#include "fg/utf8.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -137,7 +138,7 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
     t->serial = ++r->next_serial;
     t->env = env;
     t->tid = tid;
-    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    fg_utf8_copy(t->name, sizeof t->name, name ? name : "");
     reset_counts(t);
     stack_bounds(t);
     atomic_store(&t->state, FG_THREAD_LIVE);
@@ -162,7 +163,7 @@ void fg_registry_detach(struct fg_registry *r, const char *final_name)
   atomic_signal_fence(memory_order_seq_cst);
   pthread_mutex_lock(&r->lock);
   if (final_name && *final_name)
-    snprintf(t->name, sizeof t->name, "%s", final_name);
+    fg_utf8_copy(t->name, sizeof t->name, final_name);
   atomic_store(&t->state, FG_THREAD_ENDED);
   pthread_mutex_unlock(&r->lock);
 }

@@ -49,7 +49,7 @@ struct fg_thread {
 
   /* registry's, under its lock */
   _Atomic int state;
-  char name[128];
+  char name[256];
 
   /* drainer's */
   uint64_t counted_taken, counted_overruns, counted_handler_ns, counted_skipped, counted_depth_cuts;

@@ -1,5 +1,6 @@
 /* The columns of ftrace's function_graph output, shared by the call graph
  * and its timeline mode. */
+#include "fg/utf8.h"
 #include "ftrace_columns.h"
 
 #include <inttypes.h>
@@ -29,8 +30,8 @@ int fg_ft_spaces(FILE *out, int n)
 /* "name-tid" centred in TASK_WIDTH, then the column separator. */
 int fg_ft_task(FILE *out, const struct fg_thread_info *th)
 {
-  char cell[256];
-  snprintf(cell, sizeof cell, "%s-%d", th->name, th->tid);
+  char cut[200], cell[256];   /* a long name is cut on a character boundary */
+  snprintf(cell, sizeof cell, "%s-%d", fg_utf8_copy(cut, sizeof cut, th->name), th->tid);
   for (char *c = cell; *c; c++)
     if (*c == '\n' || *c == '\r')
       *c = '_';

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/utf8.h"
 #include "fg/output.h"
 #include "fg/profile.h"
 
@@ -182,8 +183,8 @@ static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, s
     pb_message(&m, 2, &sub);             /* packed values */
     if (per_thread) {
       const struct fg_thread_info *th = &p->threads[s->thread];
-      char label[300];
-      snprintf(label, sizeof label, "%s tid=%d", th->name, th->tid);
+      char cut[256], label[300];   /* a long name is cut on a character boundary */
+      snprintf(label, sizeof label, "%s tid=%d", fg_utf8_copy(cut, sizeof cut, th->name), th->tid);
       struct pb lab = {0};
       pb_int(&lab, 1, (uint64_t)thread_key);
       pb_int(&lab, 2, (uint64_t)string_id(st, label));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/utf8.h"
 #include "fg/output.h"
 #include "fg/profile.h"
 #include "json_text.h"
@@ -97,8 +98,8 @@ int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_o
       used = p->stacks[i].thread == t;
     if (!used)
       continue;
-    char name[300];
-    snprintf(name, sizeof name, "%s tid=%d", p->threads[t].name, p->threads[t].tid);
+    char cut[256], name[300];   /* a long name is cut on a character boundary */
+    snprintf(name, sizeof name, "%s tid=%d", fg_utf8_copy(cut, sizeof cut, p->threads[t].name), p->threads[t].tid);
     if ((!first && fputc(',', out) == EOF) || put_profile(out, p, t, name, weight) != 0)
       return -1;
     first = 0;

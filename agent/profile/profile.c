@@ -1,5 +1,6 @@
 /* The aggregated profile: interned frame names and a table of unique stacks. */
 #include "fg/profile.h"
+#include "fg/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,15 @@ int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_
 
 int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind)
 {
+  if (!fg_utf8_valid(name, len)) {   /* names are kept as strict UTF-8, so every output is */
+    size_t clean_len;
+    char *clean = fg_utf8_sanitize(name, len, &clean_len);
+    if (!clean)
+      return -1;
+    int64_t id = fg_profile_intern_n(p, clean, clean_len, kind);
+    free(clean);
+    return id;
+  }
   uint64_t h = hash_bytes(name, len, kind);
   if (index_reserve(&p->name_index, p->name_hashes, name_hash_of, p->nnames) != 0)
     return -1;
@@ -156,7 +166,7 @@ int fg_profile_set_file(struct fg_profile *p, uint32_t id, const char *file)
 {
   if (id >= p->nnames)
     return -1;
-  char *copy = strdup(file);
+  char *copy = fg_utf8_sanitize(file, strlen(file), NULL);
   if (!copy)
     return -1;
   free(p->files[id]);
@@ -181,7 +191,7 @@ int64_t fg_profile_add_thread(struct fg_profile *p, int tid, const char *name)
 {
   if (grow((void **)&p->threads, &p->threads_cap, sizeof *p->threads, p->nthreads + 1) != 0)
     return -1;
-  char *copy = strdup(name ? name : "");
+  char *copy = fg_utf8_sanitize(name ? name : "", name ? strlen(name) : 0, NULL);
   if (!copy)
     return -1;
   p->threads[p->nthreads].tid = tid;
@@ -193,7 +203,7 @@ int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *
 {
   if (thread >= p->nthreads)
     return -1;
-  char *copy = strdup(name);
+  char *copy = fg_utf8_sanitize(name, strlen(name), NULL);
   if (!copy)
     return -1;
   free(p->threads[thread].name);
@@ -307,8 +317,9 @@ int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, st
   uint32_t *frames = malloc((longest + 1) * sizeof *frames);
   int rc = roots && frames ? 0 : -1;
   for (uint32_t t = 0; rc == 0 && thread_roots && t < src->nthreads; t++) {
-    char name[300];
-    snprintf(name, sizeof name, "[%s tid=%d]", src->threads[t].name, src->threads[t].tid);
+    char cut[256], name[300];   /* a long name is cut on a character boundary */
+    snprintf(name, sizeof name, "[%s tid=%d]", fg_utf8_copy(cut, sizeof cut, src->threads[t].name),
+             src->threads[t].tid);
     int64_t id = fg_profile_intern(dst, name, FG_KIND_THREAD);
     if (id < 0)
       rc = -1;

@@ -1,5 +1,6 @@
 /* Per-thread context-switch records; see sched.h. */
 #include "sched.h"
+#include "fg/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -95,7 +96,7 @@ void fg_sched_thread_start(struct fg_sched *s, int tid, const char *name)
   t->ring = ring;
   t->ring_len = len;
   t->opened_ns = fg_clock_ns(CLOCK_MONOTONIC);
-  snprintf(t->name, sizeof t->name, "%s", name && *name ? name : "?");
+  fg_utf8_copy(t->name, sizeof t->name, name && *name ? name : "?");
   fg_switch_stream_init(&t->stream, (uint32_t)tid);
   pthread_mutex_unlock(&s->lock);
 }

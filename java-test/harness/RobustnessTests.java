@@ -1,3 +1,8 @@
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -51,7 +56,32 @@ final class RobustnessTests {
         "interval=10us was not refused with the accepted range:\n" + low.stderr());
   }
 
+  /**
+   * Thread names cut by the kernel's 15-byte comm and fixed buffers, renamed threads: every
+   * text output decodes as strict UTF-8 (a strict JSON parser rejected the speedscope file).
+   */
+  static void outputsAreValidUtf8(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed,"
+        + "file={dir}/p.html,file={dir}/p.speedscope.json,file={dir}/p.txt", List.of(), "Utf8Names", "1", "40");
+    r.expectCleanRun();
+    for (String f : List.of("p.collapsed", "p.html", "p.speedscope.json", "p.txt")) {
+      byte[] bytes = Files.readAllBytes(r.file(f));
+      try {
+        StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+      } catch (CharacterCodingException e) {
+        throw new AssertionError(f + " is not valid UTF-8: " + e);
+      }
+    }
+    String collapsed = Files.readString(r.file("p.collapsed"));
+    IntegrationTests.check(collapsed.contains("[ww" + "é".repeat(100) + " tid="),
+        "the wide thread's whole name is not in the collapsed stacks");
+    IntegrationTests.check(collapsed.contains("[renamed-") && collapsed.contains("-é中 tid="),
+        "no renamed thread with its whole name");
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("outputs_are_valid_utf8", RobustnessTests::outputsAreValidUtf8),
       new IntegrationTests.Named("costly_walks_back_off", RobustnessTests::costlyWalksBackOff),
       new IntegrationTests.Named("hello_at_the_smallest_interval", RobustnessTests::helloAtTheSmallestInterval));
 }

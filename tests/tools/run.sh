@@ -118,6 +118,20 @@ agent_formats() {
     node tests/tools/flamegraph-browser.mjs "$work/agent.html" smoke HotMethods.alpha
 }
 
+# Collapsed stacks with bytes that are not UTF-8 (a pointer's bytes, a cut
+# character, the JVM's surrogate pairs): every output decodes as strict UTF-8.
+convert_invalid_utf8() {
+  printf '[t\303\251 tid=1];Deopt.main;\266\177;java/lang/Integer.parseInt 3\n[renamed-304-\303\251\344 tid=2];a\355\240\275\355\270\200 2\n' \
+    >"$work/bad-utf8.collapsed"
+  local ext
+  for ext in html speedscope.json collapsed txt; do
+    build/fgprof convert "$work/bad-utf8.collapsed" "$work/bad-utf8.$ext" || return 1
+    node -e 'new TextDecoder("utf-8", {fatal: true}).decode(require("fs").readFileSync(process.argv[1]))' \
+      "$work/bad-utf8.$ext" || { echo "$ext: not valid UTF-8"; return 1; }
+  done
+  grep -q $'a\360\237\230\200' "$work/bad-utf8.collapsed" || { echo "the surrogate pair was not joined"; return 1; }
+}
+
 # A class whose very name is an HTML injection, profiled by the agent: the name
 # must reach the flame graph as text, never as markup.
 agent_hostile_class_name() {
@@ -181,6 +195,7 @@ check speedscope_schema speedscope_schema
 check flamegraph_in_browser flamegraph_in_browser
 check cli_errors cli_errors
 check cli_filters cli_filters
+check convert_invalid_utf8 convert_invalid_utf8
 check agent_formats agent_formats
 check agent_hostile_class_name agent_hostile_class_name
 check diff_cli diff_cli
