@@ -425,8 +425,15 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 
   struct timespec period = {0, (long)PASS_NS};
   for (uint64_t pass = 0; !atomic_load(&d->stop); pass++) {
-    if (pass % SCAN_EVERY == 0)
+    if (pass % SCAN_EVERY == 0) {
       fg_timer_scan(d->timer);
+      if (!d->signal_lost && !fg_sampler_owns_signal()) {
+        d->signal_lost = 1;   /* said once: from here on the other handler gets the signals */
+        fprintf(stderr, "fgagent: warning: another SIGPROF handler replaced fgagent's (JFR's "
+                        "jdk.CPUTimeSample, or another profiler): fgagent takes no samples from now on; "
+                        "the two cannot share SIGPROF, use one of them\n");
+      }
+    }
     drainer_pass(d, jni);
     if (pass % RECLAIM_EVERY == RECLAIM_EVERY - 1) {
       pthread_mutex_lock(&d->lock);

@@ -47,6 +47,7 @@ struct fg_drainer {
   uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */
 
   int closing;                 /* under lock: the final pass is running */
+  int signal_lost;             /* another SIGPROF handler replaced ours (said once) */
   int closed;                  /* under lock: the final pass is done */
   _Atomic int stop;
   _Atomic int running;

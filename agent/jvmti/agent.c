@@ -105,6 +105,19 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   struct fg_agent *a = &the_agent;
   char err[1024];
 
+  /* One fgagent per JVM: a second -agentpath (this library or another copy
+   * of it) would replace the first one's SIGPROF handler and leave its
+   * profile empty. The mark carries the pid, so child processes are free. */
+  char pid[24], *mark = getenv("FGAGENT_LOADED_IN_PID");
+  snprintf(pid, sizeof pid, "%d", (int)getpid());
+  if (mark && strcmp(mark, pid) == 0) {
+    fprintf(stderr, "fgagent: warning: fgagent is already loaded in this JVM; this second -agentpath "
+                    "('%s') is ignored; accepted: one fgagent per JVM, with a file= option per output\n",
+            options ? options : "");
+    return JNI_OK;
+  }
+  setenv("FGAGENT_LOADED_IN_PID", pid, 1);
+
   if (fg_options_parse(options, &a->opts, err, sizeof err) != 0 ||
       check_output_dirs(&a->opts, err, sizeof err) != 0) {
     fprintf(stderr, "%s\n", err);

@@ -1,5 +1,6 @@
 /* A profiling session: sampling starts at VMInit and stops at VMDeath, where
  * the last samples are drained and every output and the summary written. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -103,10 +104,14 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->start_time = time(NULL);
 
   char msg[512];
-  if (fg_sampler_install(&a->sampler) != 0) {
+  int foreign = 0;
+  if (fg_sampler_install(&a->sampler, &foreign) != 0) {
     fprintf(stderr, "fgagent: cannot install the SIGPROF handler; not profiling\n");
     return;
   }
+  if (foreign)
+    fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
+                    "fgagent replaced it, and that tool will record nothing\n");
   if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
     fg_sampler_shutdown(&a->sampler);
@@ -176,6 +181,18 @@ static void write_outputs(struct fg_agent *a)
   }
 }
 
+/* The summary, sched's table and notes, flushed; -1 when a write failed. */
+static int write_summary(struct fg_agent *a, FILE *log)
+{
+  if (fg_write_summary(log, &a->profile.stats) != 0 || fg_sched_write_summary(log, &a->sched, &a->profile) != 0)
+    return -1;
+  if (a->names.unresolved &&
+      fprintf(log, "  note: %llu methods were unloaded before their names were read\n",
+              (unsigned long long)a->names.unresolved) < 0)
+    return -1;
+  return fflush(log) != 0 || ferror(log) ? -1 : 0;
+}
+
 void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
 {
   if (!atomic_load(&a->live) || atomic_exchange(&a->finished, 1))
@@ -190,15 +207,18 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   fill_stats(a);
   write_outputs(a);
   FILE *log = open_log(a);
-  if (fg_write_summary(log, &a->profile.stats) != 0 ||
-      fg_sched_write_summary(log, &a->sched, &a->profile) != 0)
+  int failed = write_summary(a, log) != 0;
+  if (log != stderr)
+    failed |= fclose(log) != 0;   /* a full disk shows only here, at the last flush */
+  if (failed && log != stderr) {
+    /* nothing collected is lost: the summary goes to stderr instead */
+    fprintf(stderr, "fgagent: cannot write the summary to log='%s' (%s); it follows here\n", a->opts.log,
+            strerror(errno));
+    failed = write_summary(a, stderr) != 0;
+  }
+  if (failed)
     fprintf(stderr, "fgagent: cannot write the summary\n");
-  if (a->names.unresolved)
-    fprintf(log, "  note: %llu methods were unloaded before their names were read\n",
-            (unsigned long long)a->names.unresolved);
   /* The drainer is closed: nothing resolves names any more. JVMTI is still
    * live in VMDeath, so the line tables it allocated go back to it. */
   fg_method_names_free(&a->names, a->jvmti);
-  if (log != stderr)
-    fclose(log);
 }

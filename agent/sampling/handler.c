@@ -115,16 +115,24 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
   errno = saved_errno;
 }
 
-int fg_sampler_install(struct fg_sampler *s)
+int fg_sampler_install(struct fg_sampler *s, int *replaced_foreign)
 {
   active_sampler = s;
-  struct sigaction sa;
+  struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   atomic_store(&s->enabled, 1);
-  return sigaction(SIGPROF, &sa, NULL);
+  int rc = sigaction(SIGPROF, &sa, &old);
+  *replaced_foreign = rc == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN;
+  return rc;
+}
+
+int fg_sampler_owns_signal(void)
+{
+  struct sigaction now;
+  return sigaction(SIGPROF, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigprof;
 }
 
 void fg_sampler_shutdown(struct fg_sampler *s)

@@ -20,8 +20,14 @@ struct fg_sampler {
   _Atomic int in_handler;             /* handlers running now, for shutdown */
 };
 
-/* Installs the SIGPROF handler for s. Returns -1 with errno on failure. */
-int fg_sampler_install(struct fg_sampler *s);
+/* Installs the SIGPROF handler for s; *replaced_foreign says whether another
+ * handler was there (another profiler, JFR's CPU-time sampler). Returns -1
+ * with errno on failure. */
+int fg_sampler_install(struct fg_sampler *s, int *replaced_foreign);
+
+/* Whether SIGPROF still reaches fgagent's handler (JFR's jdk.CPUTimeSample on
+ * JDK 25 installs its own, also on SIGPROF, when a recording starts). */
+int fg_sampler_owns_signal(void);
 
 /* Stops sampling: late signals are ignored (SIG_IGN, never SIG_DFL, which
  * would kill the JVM) and returns once no handler is running any more. */

@@ -80,7 +80,29 @@ final class RobustnessTests {
         "no renamed thread with its whole name");
   }
 
+  /** A log on a full device: the summary is not lost, it goes to stderr with the reason. */
+  static void fullLogFallsBackToStderr(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,log=/dev/full,file={dir}/p.collapsed",
+        List.of(), "Hello");
+    r.expectCleanRun();   /* the summary, with its accounting, is on stderr */
+    IntegrationTests.check(r.stderr().contains("cannot write the summary to log='/dev/full'"),
+        "no word of the full log:\n" + r.stderr());
+  }
+
+  /** Two -agentpath for fgagent: the second is refused with a message, the first profiles. */
+  static void secondLoadIsRefused(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,file={dir}/first.collapsed",
+        List.of("-agentpath:" + IntegrationTests.agent + "=file=second.collapsed"), "HotMethods", "1");
+    r.expectCleanRun();
+    IntegrationTests.check(r.stderr().contains("already loaded in this JVM"), "no refusal:\n" + r.stderr());
+    long samples = IntegrationTests.sum(IntegrationTests.collapsed(r.file("first.collapsed")), k -> true);
+    IntegrationTests.check(samples > 500, "the first agent's profile has " + samples + " samples");
+    IntegrationTests.check(!Files.exists(r.file("second.collapsed")), "the second agent wrote a profile");
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("full_log_falls_back_to_stderr", RobustnessTests::fullLogFallsBackToStderr),
+      new IntegrationTests.Named("second_load_is_refused", RobustnessTests::secondLoadIsRefused),
       new IntegrationTests.Named("outputs_are_valid_utf8", RobustnessTests::outputsAreValidUtf8),
       new IntegrationTests.Named("costly_walks_back_off", RobustnessTests::costlyWalksBackOff),
       new IntegrationTests.Named("hello_at_the_smallest_interval", RobustnessTests::helloAtTheSmallestInterval));

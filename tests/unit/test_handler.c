@@ -79,7 +79,8 @@ static int setup(void **state)
   sampler.walker = (struct fg_walker){.asgct = fake_asgct, .code = &code, .depth = 8, .recover = 1};
   sampler.foreign = &foreign;
   fg_registry_init(&registry, 4096, FRAMES);
-  fg_sampler_install(&sampler);
+  int foreign;
+  fg_sampler_install(&sampler, &foreign);
   return 0;
 }
 
