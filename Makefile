@@ -29,7 +29,7 @@ AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-javac bench-wall-idle bench-convert install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-javac bench-wall-idle bench-convert stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -43,6 +43,7 @@ help:
 	@echo "make bench-javac   unattributed samples on javac compiling java.xml, writes results/javac-unattributed.md"
 	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
+	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
 	@echo "make clean        remove build/"
@@ -151,6 +152,9 @@ bench-wall-idle: deps lib java
 
 bench-convert: deps cli
 	@bash scripts/bench-convert.sh
+
+stress: deps lib java
+	@bash scripts/stress.sh
 
 clean:
 	rm -rf build
