@@ -162,6 +162,14 @@ static void callgraph_survives_very_deep_stacks(void **state)
   fg_profile_free(&p);
 }
 
+/* Fails naming the first of the n lines that text does not contain. */
+static void expect_all(const char *text, const char *const *lines, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!strstr(text, lines[i]))
+      fail_msg("no '%s' in:\n%s", lines[i], text);
+}
+
 static void summary_accounts_for_every_signal(void **state)
 {
   (void)state;
@@ -201,9 +209,7 @@ static void summary_accounts_for_every_signal(void **state)
     "truncated stacks:  3",
     "accounting:        taken 1000 = stored 980 + lost 20: OK",
   };
-  for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
-    if (!strstr(text, expected[i]))
-      fail_msg("no '%s' in:\n%s", expected[i], text);
+  expect_all(text, expected, sizeof expected / sizeof expected[0]);
   free(text);
   s.taken = 1001;
   CAPTURE(text, fg_write_summary(out, &s));
@@ -222,9 +228,7 @@ static void summary_accounts_for_every_signal(void **state)
     "time budget:       walk depth halved 1 times after walks over 1.0 ms; 3 samples cut short",
     "accounting:        taken 1002 = stored 980 + lost 22: OK",
   };
-  for (size_t i = 0; i < sizeof backoff / sizeof backoff[0]; i++)
-    if (!strstr(text, backoff[i]))
-      fail_msg("no '%s' in:\n%s", backoff[i], text);
+  expect_all(text, backoff, sizeof backoff / sizeof backoff[0]);
   free(text);
 }
 
