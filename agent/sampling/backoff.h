@@ -9,10 +9,16 @@
  *    FG_SHARE_LIMIT_PCT percent of the thread's CPU. A skipped signal costs
  *    only its delivery; its interval is credited to the thread's next stored
  *    sample (its weight), so the profile still counts every interval.
- *  - budget: a walk longer than FG_WALK_BUDGET_NS halves the frames the
- *    thread's next walks ask for (down to FG_MIN_WALK_DEPTH; the stacks cut
- *    are marked [truncated]); FG_RESTORE_AFTER walks within half the budget
- *    double it again, up to depth.
+ *  - budget: when most recent walks (FG_CUT_OVER of the last 8) took longer
+ *    than FG_WALK_BUDGET_NS, the frames the thread's next walks ask for halve
+ *    (down to FG_MIN_WALK_DEPTH; the stacks cut are marked [truncated]); after
+ *    FG_RESTORE_AFTER walks at that depth with at most 2 of the last 32 over
+ *    the budget, it doubles again, up to depth (a cost that stays halves it
+ *    again within 8 walks). Single walks decide nothing:
+ *    on a virtual machine a thread's CPU clock also counts the time the host
+ *    took its CPU away, so a busy host makes a 250 us walk read several ms,
+ *    and halving on two such walks in a row cut three quarters of a
+ *    deep-stack run's samples short.
  *  - proof: a walk's duration is first taken from CLOCK_MONOTONIC (cheap), which
  *    counts time the thread spent preempted inside the handler. Only a walk
  *    timed on the thread's own CPU clock (two system calls) triggers the two
@@ -28,6 +34,7 @@
 #define FG_WALK_BUDGET_NS 1000000ull   /* 1 ms: the longest pause a walk may cause */
 #define FG_MIN_WALK_DEPTH 64
 #define FG_RESTORE_AFTER 64u
+#define FG_CUT_OVER 6
 #define FG_PRECISE_WALKS 16u
 #define FG_MAX_SKIP 100000u            /* a walk of 5 s at 1 ms; bounds the weight */
 
@@ -35,7 +42,8 @@ struct fg_backoff {
   uint32_t skip_left;      /* signals to skip before the next walk */
   uint32_t carry;          /* signals skipped since the last stored sample */
   uint32_t precise_left;   /* walks still to be timed on the thread's CPU clock */
-  uint32_t within_budget;  /* consecutive walks within half the budget */
+  uint32_t over_history;   /* the last 32 walks counted, newest in bit 0: 1 = over the budget (CPU-timed) */
+  uint32_t at_depth;       /* walks counted since the depth last changed */
   int depth;               /* Java frames the next walk asks for */
 };
 
@@ -47,7 +55,7 @@ struct fg_backoff_verdict {
 
 static inline void fg_backoff_reset(struct fg_backoff *b, int depth)
 {
-  *b = (struct fg_backoff){0, 0, 0, 0, depth};
+  *b = (struct fg_backoff){.depth = depth};
 }
 
 /* On a signal: 1 when it is to be skipped (counted into carry). */
@@ -100,16 +108,22 @@ static inline struct fg_backoff_verdict fg_backoff_after_walk(struct fg_backoff 
       b->skip_left = (uint32_t)skip;
       v.skipped_next = (uint32_t)skip;
     }
-    if (over_budget && b->depth > FG_MIN_WALK_DEPTH) {
-      b->depth = b->depth / 2 < FG_MIN_WALK_DEPTH ? FG_MIN_WALK_DEPTH : b->depth / 2;
-      v.cut = 1;
-    }
   }
-  if (over_budget || ns * 2 > FG_WALK_BUDGET_NS) {
-    b->within_budget = 0;
-  } else if (b->depth < max_depth && ++b->within_budget >= FG_RESTORE_AFTER) {
+  /* the budget's record: every walk within it, and those over it that the
+   * CPU clock proved (a wall-clock one is only a reason to time the next) */
+  if (precise || !over_budget) {
+    b->over_history = b->over_history << 1 | (uint32_t)over_budget;
+    b->at_depth++;
+  }
+  if (__builtin_popcount(b->over_history & 0xffu) >= FG_CUT_OVER && b->depth > FG_MIN_WALK_DEPTH) {
+    b->depth = b->depth / 2 < FG_MIN_WALK_DEPTH ? FG_MIN_WALK_DEPTH : b->depth / 2;
+    b->over_history = 0;
+    b->at_depth = 0;
+    v.cut = 1;
+  } else if (b->depth < max_depth && b->at_depth >= FG_RESTORE_AFTER && __builtin_popcount(b->over_history) <= 2) {
     b->depth = b->depth * 2 > max_depth ? max_depth : b->depth * 2;
-    b->within_budget = 0;
+    b->over_history = 0;
+    b->at_depth = 0;
   }
   return v;
 }

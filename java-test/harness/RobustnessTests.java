@@ -24,26 +24,30 @@ final class RobustnessTests {
   }
 
   /**
-   * Walks of a 6000-frame stack cost more than 5% of a 100 us interval: the thread skips
-   * signals after each, their time credited to the next sample. Without the back-off the
-   * walks took most of the thread's CPU (the timer counts the handler's time too).
+   * Walks of a 3000-frame stack (150-300 us) cost more than 5% of a 100 us interval: the thread
+   * skips signals after each, their time credited to the next sample. Without the back-off the
+   * walks took most of the thread's CPU (the timer counts the handler's time too). The stack
+   * stays well under the 1 ms walk budget even while it runs interpreted on a busy machine, so
+   * what is checked here is the back-off alone (at 6000 frames, 1 run in 12 beside two busy
+   * loops had its depth halved by the budget, as designed, and the stacks cut).
    */
   static void costlyWalksBackOff(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk,
-        "interval=100us,depth=8192,ringsize=512k,threads,file={dir}/p.collapsed", List.of(),
-        "DeepRecursion", "6000", "2");
+        "interval=100us,depth=4096,ringsize=512k,threads,file={dir}/p.collapsed", List.of(),
+        "DeepRecursion", "3000", "2");
     r.expectCleanRun();
     long skipped = r.numberBefore("signals skipped after walks");
     double share = handlerShare(r);
     Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
     long deep = IntegrationTests.sum(s, k -> k.startsWith("[deep tid="));
-    long whole = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.split(";").length > 6000);
+    long whole = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.split(";").length > 3000);
     System.out.printf("    %d signals skipped, handler share %.2f%%, deep: %d samples, %d with every frame%n",
         skipped, share, deep, whole);
-    IntegrationTests.check(skipped > 0, "no signal was skipped after walks of 6000 frames at 100 us");
+    IntegrationTests.check(skipped > 0, "no signal was skipped after walks of 3000 frames at 100 us");
     /* 5% for the walks the back-off allows, plus the proof walks timed on the CPU clock */
     IntegrationTests.check(share < 8.0, "the handler took " + share + "% of the CPU sampled");
-    IntegrationTests.check(whole >= 0.9 * deep, "only " + whole + " of " + deep + " samples kept every frame");
+    IntegrationTests.check(whole >= 0.9 * deep, "only " + whole + " of " + deep + " samples kept every frame\n"
+        + r.stderr());
   }
 
   /** A hello world at the smallest interval accepted finishes, every signal accounted. */
