@@ -14,7 +14,7 @@ CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthr
 CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
            agent/profile/profile.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
-           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c \
+           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c agent/output/output_target.c \
            agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
            agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/sched/switch_decoder.c
@@ -29,7 +29,7 @@ AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration bench bench-javac bench-wall-idle bench-convert stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-javac bench-wall-idle bench-convert stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -39,6 +39,7 @@ help:
 	@echo "make unit         unit tests only"
 	@echo "make tools-test   output formats checked by go tool pprof, speedscope's schema, Chromium"
 	@echo "make integration  integration tests only"
+	@echo "make analyze      gcc -fanalyzer on every source; fails on a warning scripts/analyzer-triage.txt does not explain"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
 	@echo "make bench-javac   unattributed samples on javac compiling java.xml, writes results/javac-unattributed.md"
 	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
@@ -134,6 +135,9 @@ unit: deps $(UNIT_TESTS)
 
 integration: deps lib java
 	@bash scripts/run-tests.sh integration
+
+analyze: deps
+	@bash scripts/analyze.sh
 
 tools-test: deps lib cli java
 	@bash scripts/run-tests.sh tools

@@ -47,10 +47,12 @@ static int parse(int argc, char **argv, struct diff_args *a)
   a->options = (struct fg_diff_options){10.0, 0.5, 0.01};
   const char **side = NULL;
   size_t *count = NULL;
-  const char *positional[2];
+  const char *positional[2] = {NULL, NULL};
   size_t npos = 0;
   for (int i = 2; i < argc; i++) {
-    const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+    /* "" past the last argument: a valued option there is refused below, and
+     * nothing reads a NULL on the way */
+    const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : "";
     if (strcmp(arg, "--base") == 0 || strcmp(arg, "--new") == 0) {
       side = arg[2] == 'b' ? a->base : a->new_runs;
       count = arg[2] == 'b' ? &a->nbase : &a->nnew;
@@ -63,7 +65,7 @@ static int parse(int argc, char **argv, struct diff_args *a)
     int valued = strcmp(arg, "--threshold") == 0 || strcmp(arg, "--alpha") == 0 ||
                  strcmp(arg, "--min-change") == 0 || strcmp(arg, "--html") == 0 ||
                  strcmp(arg, "--title") == 0;
-    if (valued && !value)
+    if (valued && i + 1 >= argc)
       return bad("this option needs a value:", arg);
     if (strcmp(arg, "--threshold") == 0) {
       if (number(value, 0, 1000, &a->options.threshold_pct) != 0)

@@ -1,6 +1,7 @@
 /* fgprof: converts collapsed stacks (ours or any tool's) into the formats
  * fgagent writes. Exit status: 0 done, 2 bad arguments or input. */
 #include <errno.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ static int parse_interval(const char *text, uint64_t *ns)
   if (errno || end == text || text[0] == '-')
     return -1;
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-    if (strcmp(end, units[i].unit) == 0 && v > 0) {
+    if (strcmp(end, units[i].unit) == 0 && v > 0 && v <= INT64_MAX / units[i].scale) {
       *ns = v * units[i].scale;
       return 0;
     }
@@ -103,15 +104,16 @@ static int parse_interval(const char *text, uint64_t *ns)
 static int parse_args(int argc, char **argv, struct args *a)
 {
   memset(a, 0, sizeof *a);
-  const char *positional[2];
+  const char *positional[2] = {NULL, NULL};
   int npos = 0;
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i];
-    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    /* "" past the last argument: a valued option there is refused below */
+    const char *value = i + 1 < argc ? argv[i + 1] : "";
     int takes_value = strcmp(arg, "--title") == 0 || strcmp(arg, "--include") == 0 ||
                       strcmp(arg, "--exclude") == 0 || strcmp(arg, "--minwidth") == 0 ||
                       strcmp(arg, "--interval") == 0;
-    if (takes_value && !value)
+    if (takes_value && i + 1 >= argc)
       return bad("option %s needs a value", arg);
     if (strcmp(arg, "--title") == 0) {
       a->title = value;
@@ -126,7 +128,8 @@ static int parse_args(int argc, char **argv, struct args *a)
         return bad("--minwidth '%s' is not valid; accepted: a percentage from 0 to below 100", value);
     } else if (strcmp(arg, "--interval") == 0) {
       if (parse_interval(value, &a->interval_ns) != 0)
-        return bad("--interval '%s' is not valid; accepted: a whole number with ns, us, ms or s",
+        return bad("--interval '%s' is not valid; accepted: a whole number with ns, us, ms or s, "
+                 "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--reverse") == 0) {
       a->reverse = true;
@@ -188,6 +191,15 @@ int fg_cmd_convert(int argc, char **argv)
   rc = 0;
   if (fg_read_collapsed_file(a.in, &in, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
+    rc = 2;
+  }
+  uint64_t total = 0;
+  for (uint32_t i = 0; rc == 0 && i < in.nstacks; i++)
+    total += in.stacks[i].count;   /* at most 2^53: the reader refuses more */
+  if (rc == 0 && a.interval_ns && total > (uint64_t)INT64_MAX / a.interval_ns) {
+    fprintf(stderr, "fgprof: %s: %" PRIu64 " samples x --interval %" PRIu64 " ns is past 2^63 ns, "
+            "which pprof's and speedscope's 64-bit values cannot hold; accepted: samples x interval "
+            "up to 2^63 ns (about 292 years)\n", a.in, total, a.interval_ns);
     rc = 2;
   }
   if (rc == 0) {

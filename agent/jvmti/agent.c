@@ -70,31 +70,27 @@ static void warn_if_debug_non_safepoints_off(void)
                     "not get frames of their own and time is credited to their callers\n");
 }
 
-/* Each output's directory must exist and be writable now, not only at exit,
- * when it would be too late to ask for another. */
-static int check_output_dirs(const struct fg_options *o, char *err, size_t errlen)
+/* Each output must be writable now, not only at exit, when it would be too
+ * late to ask for another path: fg_output_probe creates the very temporary
+ * file the write will use. */
+static int check_outputs(const struct fg_options *o, char *err, size_t errlen)
 {
   for (int i = 0; i <= o->nfiles; i++) {
     const char *pattern = i < o->nfiles ? o->files[i] : o->log;
     if (!pattern[0])
       continue;
-    char path[4096];
+    char path[4096], why[1200];
     if (fg_expand_path(pattern, getpid(), time(NULL), path, sizeof path) != 0)
       continue;   /* the parser already rejects what does not expand */
-    char *slash = strrchr(path, '/');
-    const char *dir = ".";
-    if (slash == path)
-      dir = "/";
-    else if (slash) {
-      *slash = '\0';
-      dir = path;
-    }
-    if (access(dir, W_OK | X_OK) != 0) {
-      snprintf(err, errlen, "fgagent: option %s='%.300s': cannot write in directory '%.300s' (%s); "
-               "accepted: a path in an existing, writable directory", i < o->nfiles ? "file" : "log",
-               pattern, dir, strerror(errno));
-      return -1;
-    }
+    if (fg_output_probe(path, why, sizeof why) == 0)
+      continue;
+    char expanded[4200] = "";
+    if (strcmp(path, pattern) != 0)
+      snprintf(expanded, sizeof expanded, " (expanded to '%.1000s')", path);
+    snprintf(err, errlen, "fgagent: option %s='%.300s'%s: %s%s", i < o->nfiles ? "file" : "log",
+             pattern, expanded, why, strstr(why, "accepted:") ? "" : "; accepted: a new or regular file "
+             "in an existing, writable directory, a FIFO or a character device");
+    return -1;
   }
   return 0;
 }
@@ -103,7 +99,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
   (void)reserved;
   struct fg_agent *a = &the_agent;
-  char err[1024];
+  char err[8192];
 
   /* One fgagent per JVM: a second -agentpath (this library or another copy
    * of it) would replace the first one's SIGPROF handler and leave its
@@ -119,7 +115,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   setenv("FGAGENT_LOADED_IN_PID", pid, 1);
 
   if (fg_options_parse(options, &a->opts, err, sizeof err) != 0 ||
-      check_output_dirs(&a->opts, err, sizeof err) != 0) {
+      check_outputs(&a->opts, err, sizeof err) != 0) {
     fprintf(stderr, "%s\n", err);
     return JNI_ERR;
   }

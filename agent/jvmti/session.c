@@ -64,10 +64,16 @@ static FILE *open_log(struct fg_agent *a)
 {
   if (!a->opts.log[0])
     return stderr;
-  char path[4096];
+  char path[4096], why[1100];
+  struct fg_output_target t;
   FILE *f = NULL;
-  if (fg_expand_path(a->opts.log, getpid(), a->start_time, path, sizeof path) == 0)
-    f = fopen(path, "w");
+  if (fg_expand_path(a->opts.log, getpid(), a->start_time, path, sizeof path) == 0 &&
+      fg_output_target(path, &t, why, sizeof why) == 0) {
+    int fd = t.in_place ? fg_output_open_in_place(t.path) : -1;   /* a FIFO nobody reads fails here */
+    f = t.in_place ? (fd >= 0 ? fdopen(fd, "a") : NULL) : fopen(t.path, "w");
+    if (!f && fd >= 0)
+      close(fd);
+  }
   if (!f)
     fprintf(stderr, "fgagent: cannot write log '%s'; the summary goes to stderr\n", a->opts.log);
   return f ? f : stderr;

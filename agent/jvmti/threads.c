@@ -41,8 +41,17 @@ int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes,
   if (!p->records)
     return -1;
   for (; p->n < n; p->n++)
-    if (!(p->records[p->n] = fg_thread_new(ring_bytes, frames)))
+    if (!(p->records[p->n] = fg_thread_new(ring_bytes, frames))) {
+      for (uint32_t i = 0; i < p->n; i++) {   /* what was made so far */
+        fg_ring_destroy(&p->records[i]->ring);
+        free(p->records[i]->scratch);
+        free(p->records[i]->types);
+        free(p->records[i]);
+      }
+      free(p->records);
+      memset(p, 0, sizeof *p);
       return -1;
+    }
   /* pool serials start at 2^63 - 1 and count up, far from the registry's */
   atomic_store(&p->next_serial, UINT64_MAX / 2);
   return 0;

@@ -28,11 +28,6 @@ static double percent(uint64_t part, uint64_t whole)
   return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-struct walk_item {
-  uint32_t node, depth;
-  int closing;
-};
-
 struct walk {
   FILE *out;
   const struct fg_profile *p;
@@ -41,45 +36,107 @@ struct walk {
   uint64_t ns_per_sample;
 };
 
-static int print_leaf(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
+/* The text stays linear in frames however deep the stacks: indentation stops at
+ * MAX_INDENT levels, and a chain of plain recursion (a frame whose only callee is
+ * itself, with no samples of its own) is folded into one line. Where the indentation
+ * no longer shows a line's depth, "[depth N]" names it. */
+#define MAX_INDENT 64
+
+/* One printed node: `first` opens the line, `last` is the end of its folded chain
+ * (first itself when nothing folds). `level` is the nesting printed, `depth` the
+ * frame's real depth in the stack. */
+struct walk_item {
+  uint32_t first, last, folded;
+  uint32_t level, depth;
+  int closing;
+};
+
+/* Task and duration columns, indentation, and the depth where indentation cannot show it.
+ * An opening line has no duration (NULL), as in ftrace. */
+static int print_prefix(const struct walk *w, const struct walk_item *it, const uint64_t *samples)
 {
-  if (fg_ft_task(w->out, w->thread) || fg_ft_duration(w->out, n->total * w->ns_per_sample) ||
-      fg_ft_indent(w->out, depth))
+  uint32_t level = it->level < MAX_INDENT ? it->level : MAX_INDENT;
+  if (fg_ft_task(w->out, w->thread) ||
+      (samples ? fg_ft_duration(w->out, *samples * w->ns_per_sample) : fg_ft_no_duration(w->out)) ||
+      fg_ft_indent(w->out, level))
     return -1;
-  const char *name = fg_profile_name(w->p, n->name);
-  return fprintf(w->out, "%s%s; /* %" PRIu64 " samples, %.1f%% */\n", name,
-                 call_suffix(w->p, n->name), n->total,
-                 percent(n->total, w->tree->nodes[0].total)) < 0 ? -1 : 0;
+  if (it->level != it->depth || it->level >= MAX_INDENT)
+    return fprintf(w->out, "[depth %" PRIu32 "] ", it->depth) < 0 ? -1 : 0;
+  return 0;
 }
 
-static int print_open(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
+static int print_folded(FILE *out, uint32_t folded, const char *before)
 {
-  if (fg_ft_task(w->out, w->thread) || fg_ft_no_duration(w->out) || fg_ft_indent(w->out, depth))
-    return -1;
-  const char *name = fg_profile_name(w->p, n->name);
-  return fprintf(w->out, "%s%s {\n", name, call_suffix(w->p, n->name)) < 0 ? -1 : 0;
+  if (folded == 0)
+    return 0;
+  return fprintf(out, "%s%" PRIu32 " recursive call%s folded", before, folded,
+                 folded == 1 ? "" : "s") < 0 ? -1 : 0;
 }
 
-static int print_close(const struct walk *w, const struct fg_tree_node *n, uint32_t depth)
+static int print_leaf(const struct walk *w, const struct walk_item *it)
 {
-  if (fg_ft_task(w->out, w->thread) || fg_ft_duration(w->out, n->total * w->ns_per_sample) ||
-      fg_ft_indent(w->out, depth))
+  const struct fg_tree_node *n = &w->tree->nodes[it->last];
+  if (print_prefix(w, it, &n->total))
+    return -1;
+  if (fprintf(w->out, "%s%s; /* %" PRIu64 " samples, %.1f%%", fg_profile_name(w->p, n->name),
+              call_suffix(w->p, n->name), n->total, percent(n->total, w->tree->nodes[0].total)) < 0 ||
+      print_folded(w->out, it->folded, ", "))
+    return -1;
+  return fg_ft_put(w->out, " */\n");
+}
+
+static int print_open(const struct walk *w, const struct walk_item *it)
+{
+  const struct fg_tree_node *n = &w->tree->nodes[it->first];
+  if (print_prefix(w, it, NULL) ||
+      fprintf(w->out, "%s%s {", fg_profile_name(w->p, n->name), call_suffix(w->p, n->name)) < 0)
+    return -1;
+  if (it->folded && (print_folded(w->out, it->folded, " /* ") || fg_ft_put(w->out, " */")))
+    return -1;
+  return fg_ft_put(w->out, "\n");
+}
+
+/* The chain's totals are all equal (no level has samples of its own but the last),
+ * so the last node's total and self are the whole chain's. */
+static int print_close(const struct walk *w, const struct walk_item *it)
+{
+  const struct fg_tree_node *n = &w->tree->nodes[it->last];
+  if (print_prefix(w, it, &n->total))
     return -1;
   return fprintf(w->out, "} /* %s %" PRIu64 " samples, %.1f%%, self %" PRIu64 " */\n",
                  fg_profile_name(w->p, n->name), n->total,
                  percent(n->total, w->tree->nodes[0].total), n->self) < 0 ? -1 : 0;
 }
 
-/* Pushes node's children so that the first child is on top. */
-static size_t push_children(const struct fg_call_tree *t, uint32_t node, uint32_t depth,
-                            struct walk_item *todo, size_t top)
+/* Follows plain recursion down from node: while a node has no samples of its own and
+ * one child of the same name, the child is folded into it. */
+static struct walk_item fold_chain(const struct fg_call_tree *t, uint32_t node, uint32_t level,
+                                   uint32_t depth)
 {
+  struct walk_item it = {node, node, 0, level, depth, 0};
+  for (;;) {
+    const struct fg_tree_node *n = &t->nodes[it.last];
+    uint32_t c = n->first_child;
+    if (n->self != 0 || c == FG_NO_NODE || t->nodes[c].next_sibling != FG_NO_NODE ||
+        t->nodes[c].name != n->name)
+      return it;
+    it.last = c;
+    it.folded++;
+  }
+}
+
+/* Pushes the children of `parent`'s last node so that the first child is on top. */
+static size_t push_children(const struct fg_call_tree *t, const struct walk_item *parent,
+                            uint32_t level, struct walk_item *todo, size_t top)
+{
+  uint32_t depth = parent ? parent->depth + parent->folded + 1 : 0;
+  uint32_t node = parent ? parent->last : 0;
   size_t count = 0;
   for (uint32_t c = t->nodes[node].first_child; c != FG_NO_NODE; c = t->nodes[c].next_sibling)
     count++;
   size_t i = top + count;
   for (uint32_t c = t->nodes[node].first_child; c != FG_NO_NODE; c = t->nodes[c].next_sibling)
-    todo[--i] = (struct walk_item){c, depth, 0};
+    todo[--i] = fold_chain(t, c, level, depth);
   return top + count;
 }
 
@@ -92,18 +149,18 @@ static int print_tree(const struct walk *w)
   if (!todo)
     return -1;
   int rc = 0;
-  size_t top = push_children(t, 0, 0, todo, 0);
+  size_t top = push_children(t, NULL, 0, todo, 0);
   while (top > 0 && rc == 0) {
     struct walk_item it = todo[--top];
-    const struct fg_tree_node *n = &t->nodes[it.node];
     if (it.closing) {
-      rc = print_close(w, n, it.depth);
-    } else if (n->first_child == FG_NO_NODE) {
-      rc = print_leaf(w, n, it.depth);
+      rc = print_close(w, &it);
+    } else if (t->nodes[it.last].first_child == FG_NO_NODE) {
+      rc = print_leaf(w, &it);
     } else {
-      rc = print_open(w, n, it.depth);
-      todo[top++] = (struct walk_item){it.node, it.depth, 1};
-      top = push_children(t, it.node, it.depth + 1, todo, top);
+      rc = print_open(w, &it);
+      todo[top] = it;
+      todo[top++].closing = 1;
+      top = push_children(t, &it, it.level + 1, todo, top);
     }
   }
   free(todo);

@@ -9,11 +9,40 @@
 #include "fg/output.h"
 #include "fg/profile.h"
 
+static int write_in_place(const char *path, int (*write)(FILE *out, void *ctx), void *ctx)
+{
+  int fd = fg_output_open_in_place(path);
+  FILE *out = fd < 0 ? NULL : fdopen(fd, "a");
+  if (!out) {
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  int rc = write(out, ctx);
+  int saved = errno;
+  if (fclose(out) != 0 && rc == 0)
+    return -1;
+  errno = saved;
+  return rc;
+}
+
 int fg_write_file_atomically(const char *path, int (*write)(FILE *out, void *ctx), void *ctx,
                              char *err, size_t errlen)
 {
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
+  struct fg_output_target t;
+  char why[1100];
+  if (fg_output_target(path, &t, why, sizeof why) != 0) {
+    snprintf(err, errlen, "fgagent: %s", why);
+    return -1;
+  }
+  if (t.in_place) {
+    if (write_in_place(t.path, write, ctx) == 0)
+      return 0;
+    snprintf(err, errlen, "fgagent: cannot write '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  char tmp[sizeof t.path + 32];
+  if (fg_output_temp_name(t.path, getpid(), tmp, sizeof tmp) != 0) {
     snprintf(err, errlen, "fgagent: cannot write '%s': path too long", path);
     return -1;
   }
@@ -28,7 +57,7 @@ int fg_write_file_atomically(const char *path, int (*write)(FILE *out, void *ctx
     rc = -1;
     saved = errno;
   }
-  if (rc == 0 && rename(tmp, path) != 0) {
+  if (rc == 0 && rename(tmp, t.path) != 0) {
     rc = -1;
     saved = errno;
   }

@@ -3,6 +3,7 @@
 #include "fg/collapsed_reader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -191,6 +192,9 @@ int fg_parse_collapsed(const char *data, size_t len, const char *source, struct 
     return fail(err, errlen, source, 0, "out of memory");
   long lineno = 0;
   int thread_rooted = 0, rc = 0;
+  uint64_t total = 0;   /* every count in p, so that no reader of what is written loses one */
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    total += p->stacks[i].count;
   for (size_t pos = 0; pos < len && rc == 0;) {
     const char *line = data + pos;
     const char *nl = memchr(line, '\n', len - pos);
@@ -213,6 +217,13 @@ int fg_parse_collapsed(const char *data, size_t len, const char *source, struct 
                 "number count", problem);
       break;
     }
+    if (count > FG_MAX_TOTAL_SAMPLES - total) {
+      rc = fail(err, errlen, source, lineno, "the sample counts add up past 2^53 (%" PRIu64 "); "
+                "accepted: totals up to 2^53, the largest whole number JSON readers (speedscope, "
+                "the flame graph) hold exactly", FG_MAX_TOTAL_SAMPLES);
+      break;
+    }
+    total += count;
     int added = add_line(p, line, stack_len, count, ids, &thread_rooted);
     if (added == -2)
       rc = fail(err, errlen, source, lineno, "more than %d frames in one stack", MAX_FRAMES);

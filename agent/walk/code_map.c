@@ -141,19 +141,19 @@ int fg_pc_scopes_at_or_below(const struct fg_pc_scopes *s, uintptr_t pc)
   return (int)lo;
 }
 
-/* Under the lock. */
-static void append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
-                   jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes)
+/* Adds a blob, under the lock; -1 when the map is full (the caller still owns scopes then). */
+static int append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
+                  jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes)
 {
   uint32_t n = atomic_load_explicit(&l->count, memory_order_relaxed);
   uint32_t chunk = n / FG_CODE_CHUNK;
   if (chunk >= FG_CODE_CHUNKS) {
     m->dropped++;
-    return;
+    return -1;
   }
   if (!l->chunks[chunk] && !(l->chunks[chunk] = calloc(FG_CODE_CHUNK, sizeof *l->chunks[chunk]))) {
     m->dropped++;
-    return;
+    return -1;
   }
   struct fg_code_blob *b = &l->chunks[chunk][n % FG_CODE_CHUNK];
   b->start = start;
@@ -169,6 +169,7 @@ static void append(struct fg_code_map *m, struct fg_code_list *l, const char *na
       atomic_store(&m->hi, end);
   }
   atomic_store_explicit(&l->count, n + 1, memory_order_release);
+  return 0;
 }
 
 void fg_code_map_add_stub(struct fg_code_map *m, const char *name, const void *addr, int32_t len)
@@ -187,8 +188,10 @@ void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void 
     return;
   struct fg_pc_scopes *scopes = scopes_of(compile_info);
   pthread_mutex_lock(&m->lock);
-  append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes);
+  int added = append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes);
   pthread_mutex_unlock(&m->lock);
+  if (added != 0)
+    free(scopes);   /* the map is full: nobody will read them */
 }
 
 void fg_code_map_remove_method(struct fg_code_map *m, jmethodID method, const void *addr)

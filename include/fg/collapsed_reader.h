@@ -5,14 +5,20 @@
 #define FG_COLLAPSED_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* The most samples a profile may hold in all: 2^53, the largest whole number a
+ * JSON reader (speedscope, the flame graph's page) holds exactly. */
+#define FG_MAX_TOTAL_SAMPLES (UINT64_C(1) << 53)
 
 struct fg_profile;
 
 /* Parses len bytes of text named source (for messages). Adds to p, which
  * must be initialised. Blank lines and lines starting with '#' are skipped.
  * On the first bad line returns -1 and writes "SOURCE:LINE: what is wrong;
- * accepted: ..." into err; the profile then holds the lines before it. */
+ * accepted: ..." into err; the profile then holds the lines before it.
+ * Counts that would take p's total past FG_MAX_TOTAL_SAMPLES are refused. */
 int fg_parse_collapsed(const char *data, size_t len, const char *source, struct fg_profile *p,
                        char *err, size_t errlen);
 

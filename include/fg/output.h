@@ -51,9 +51,29 @@ int fg_write_diff_flamegraph_html(FILE *out, const struct fg_profile *base, cons
 int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 
+/* Where an output file really goes (agent/output/output_target.c): path after its
+ * symbolic links, and whether it is written in place (a FIFO, a character device,
+ * a path through /proc) rather than through a temporary renamed into place. */
+struct fg_output_target {
+  char path[4096];
+  bool in_place;
+};
+/* 0, or -1 with "cannot write 'PATH': why" in err (a directory, a block device,
+ * a socket, a link loop). */
+int fg_output_target(const char *path, struct fg_output_target *t, char *err, size_t errlen);
+/* Proves at load that path can be written at exit: creates (and removes) the
+ * temporary file the write will use, or opens an in-place target. */
+int fg_output_probe(const char *path, char *err, size_t errlen);
+/* "PATH.tmp.PID"; -1 when out is too small. */
+int fg_output_temp_name(const char *path, pid_t pid, char *out, size_t outlen);
+/* Opens an in-place target for appending; a FIFO nobody reads fails (ENXIO)
+ * instead of blocking. A file descriptor, or -1 with errno set. */
+int fg_output_open_in_place(const char *path);
+
 /* Writes path through a temporary file renamed into place: write(out, ctx)
- * does the writing and returns 0 or -1. On failure nothing is left behind and
- * err holds "fgagent: cannot write 'PATH': why". */
+ * does the writing and returns 0 or -1. A link is followed (the link stays);
+ * a FIFO, a character device or a path through /proc is written in place.
+ * On failure nothing is left behind and err holds "fgagent: cannot write 'PATH': why". */
 int fg_write_file_atomically(const char *path, int (*write)(FILE *out, void *ctx), void *ctx,
                              char *err, size_t errlen);
 

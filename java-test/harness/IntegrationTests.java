@@ -280,19 +280,27 @@ public final class IntegrationTests {
 
   /** Bad options stop the JVM with status 1 and one line naming the problem. */
   static void badOptionsExitWithOne(Jdk jdk) throws Exception {
+    Path isDir = Files.createDirectories(runs.resolve("a-directory.collapsed"));
     String[][] cases = {
       {"interval=fast", "option interval='fast' is not valid"},
       {"event=perf", "option event='perf' is not valid; accepted: cpu, itimer, wall"},
       {"depth=0", "option depth='0' is not valid"},
       {"file=out.svg", "option file='out.svg' has no known extension"},
       {"colour=red", "unknown option 'colour'"},
-      {"file=/nonexistent-fgagent-dir/p.txt", "option file='/nonexistent-fgagent-dir/p.txt': cannot write in directory '/nonexistent-fgagent-dir'"},
+      {"file=/nonexistent-fgagent-dir/p.txt", "option file='/nonexistent-fgagent-dir/p.txt': cannot write '/nonexistent-fgagent-dir/p.txt': cannot create a file there (No such file or directory)"},
+      {"file=/proc/p.txt", "option file='/proc/p.txt': cannot write '/proc/p.txt': cannot open it for writing in place (No such file or directory)"},
+      {"file=" + isDir, "option file='" + isDir + "': cannot write '" + isDir + "': it is a directory; accepted: a file name"},
+      {"file=/tmp/%p-" + "n".repeat(240) + ".txt", "option file='/tmp/%p-" + "n".repeat(240) + ".txt' (expanded to '/tmp/"},
     };
     for (String[] c : cases) {
       Run r = run(jdk, c[0], List.of(), "CpuBurn", "0.1");
       check(r.exit == 1, c[0] + ": exit " + r.exit + ", not 1");
       check(r.stderr.contains("fgagent: " + c[1]), c[0] + ": no message '" + c[1] + "' in:\n" + r.stderr);
+      check(r.stderr.strip().lines().count() == 1, c[0] + ": not one line:\n" + r.stderr);
     }
+    Run longName = run(jdk, cases[cases.length - 1][0], List.of(), "CpuBurn", "0.1");
+    check(Pattern.compile("the file name is 2\\d\\d bytes; accepted: at most 243,").matcher(longName.stderr).find(),
+        "the long name's length is not named:\n" + longName.stderr);
   }
 
   /** lines: frames carry the source line the workload's source file has them on. */

@@ -100,6 +100,19 @@ cli_errors() {
   [ $rc -eq 2 ] && grep -q "is not a valid POSIX extended regular expression" "$work/err.txt" || return 1
   build/fgprof convert "$work/missing.collapsed" "$out" 2>"$work/err.txt"; rc=$?
   [ $rc -eq 2 ] && grep -q "missing.collapsed: cannot open" "$work/err.txt" || return 1
+  # totals a JSON reader cannot hold exactly, and times past 64 bits, are refused, not wrapped
+  printf 'a;b 9007199254740000\nc;d 9007199254740000\n' >"$work/huge.collapsed"
+  build/fgprof convert "$work/huge.collapsed" "$work/huge.speedscope.json" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "huge.collapsed:2: the sample counts add up past 2^53" "$work/err.txt" &&
+    [ ! -e "$work/huge.speedscope.json" ] || return 1
+  printf 'a;b 5000000000000\n' >"$work/long.collapsed"
+  build/fgprof convert --interval 10s "$work/long.collapsed" "$work/long.speedscope.json" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "5000000000000 samples x --interval 10000000000 ns is past 2^63 ns" "$work/err.txt" &&
+    [ ! -e "$work/long.speedscope.json" ] || return 1
+  build/fgprof convert --interval 18446744073709551s "$work/in.collapsed" "$out" 2>"$work/err.txt"; rc=$?
+  [ $rc -eq 2 ] && grep -q "at most 2^63 ns" "$work/err.txt" || return 1
   build/fgprof --help | grep -q "Usage: fgprof convert"
 }
 
@@ -184,6 +197,12 @@ fuzz_switch_decoder() {
   return "${PIPESTATUS[0]}"
 }
 
+# gcc -fanalyzer finds nothing that scripts/analyzer-triage.txt does not explain.
+analyzer_clean() {
+  bash scripts/analyze.sh | tail -n 20
+  return "${PIPESTATUS[0]}"
+}
+
 # The whole gate once, with real JVMs: A/A quiet, +20% named, -20% an improvement.
 regression_gate() {
   PAIRS=1 RUNS=5 bash scripts/regression-evidence.sh --check
@@ -201,6 +220,7 @@ check agent_hostile_class_name agent_hostile_class_name
 check diff_cli diff_cli
 check fuzz_collapsed_reader fuzz_collapsed_reader
 check fuzz_switch_decoder fuzz_switch_decoder
+check analyzer_clean analyzer_clean
 check regression_gate regression_gate
 
 echo "$passed passed, $failed failed"

@@ -125,10 +125,32 @@ static void files_empty_missing_or_without_stacks(void **state)
   fg_profile_free(&p);
 }
 
+static void totals_past_2_to_the_53_are_refused(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  char err[512];
+  /* 2^53 exactly is accepted; one more sample is not */
+  const char *fits = "a;b 4503599627370496\nc 4503599627370496\n";
+  assert_int_equal(fg_parse_collapsed(fits, strlen(fits), "fits", &p, err, sizeof err), 0);
+  const char *more = "d 1\n";
+  assert_int_equal(fg_parse_collapsed(more, strlen(more), "more", &p, err, sizeof err), -1);
+  assert_non_null(strstr(err, "more:1: the sample counts add up past 2^53 (9007199254740992)"));
+  fg_profile_free(&p);
+  /* two counts near 2^64 once added up "OK" */
+  fg_profile_init(&p);
+  const char *wraps = "a 18000000000000000000\nb 18000000000000000000\n";
+  assert_int_equal(fg_parse_collapsed(wraps, strlen(wraps), "wraps", &p, err, sizeof err), -1);
+  assert_non_null(strstr(err, "wraps:1: the sample counts add up past 2^53"));
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(our_output_round_trips),
+    cmocka_unit_test(totals_past_2_to_the_53_are_refused),
     cmocka_unit_test(other_tools_annotations_set_kinds),
     cmocka_unit_test(bad_lines_are_named_by_file_and_line),
     cmocka_unit_test(files_empty_missing_or_without_stacks),

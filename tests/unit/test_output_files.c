@@ -1,6 +1,7 @@
 /* File names: extension to format, %p/%t expansion, atomic writes. */
 #include "unit.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +69,137 @@ static void write_goes_through_a_temporary_and_reports_errors(void **state)
   fg_profile_free(&p);
 }
 
+static int write_marker(FILE *out, void *ctx)
+{
+  return fputs((const char *)ctx, out) < 0 ? -1 : 0;
+}
+
+static char *read_all(const char *path)
+{
+  static char buf[256];
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return NULL;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static void probe_refuses_what_would_fail_at_exit(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/fgagent-unit-XXXXXX", path[600], err[1200];
+  assert_non_null(mkdtemp(dir));
+  /* a directory that looks like an output */
+  snprintf(path, sizeof path, "%s/x.collapsed", dir);
+  assert_int_equal(mkdir(path, 0755), 0);
+  assert_int_equal(fg_output_probe(path, err, sizeof err), -1);
+  assert_non_null(strstr(err, "it is a directory"));
+  rmdir(path);
+  /* a name that fits 255 bytes but not once ".tmp.PID" is added */
+  char name[251];
+  memset(name, 'n', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  memcpy(name + sizeof name - 5, ".txt", 4);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  assert_int_equal(fg_output_probe(path, err, sizeof err), -1);
+  assert_non_null(strstr(err, "the file name is 250 bytes; accepted: at most 243"));
+  name[200] = '\0';
+  memcpy(name + 196, ".txt", 4);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  assert_int_equal(fg_output_probe(path, err, sizeof err), 0);
+  assert_int_equal(access(path, F_OK), -1);   /* the probe leaves nothing behind */
+  /* a missing directory, /proc and /sys */
+  snprintf(path, sizeof path, "%s/missing/a.txt", dir);
+  assert_int_equal(fg_output_probe(path, err, sizeof err), -1);
+  assert_non_null(strstr(err, "No such file or directory"));
+  assert_int_equal(fg_output_probe("/proc/a.txt", err, sizeof err), -1);
+  assert_int_equal(fg_output_probe("/sys/a.txt", err, sizeof err), -1);
+  /* a block device or a socket */
+  if (access("/dev/loop0", F_OK) == 0) {
+    assert_int_equal(fg_output_probe("/dev/loop0", err, sizeof err), -1);
+    assert_non_null(strstr(err, "block device"));
+  }
+  /* a good path passes */
+  snprintf(path, sizeof path, "%s/good.html", dir);
+  assert_int_equal(fg_output_probe(path, err, sizeof err), 0);
+  rmdir(dir);
+}
+
+static void links_are_followed_and_kept(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/fgagent-unit-XXXXXX", link[300], target[300], err[1200];
+  assert_non_null(mkdtemp(dir));
+  snprintf(link, sizeof link, "%s/latest.txt", dir);
+  snprintf(target, sizeof target, "%s/run-1.txt", dir);
+  assert_int_equal(symlink("run-1.txt", link), 0);   /* dangling, relative */
+  assert_int_equal(fg_output_probe(link, err, sizeof err), 0);
+  assert_int_equal(fg_write_file_atomically(link, write_marker, "one\n", err, sizeof err), 0);
+  struct stat st;
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_string_equal(read_all(target), "one\n");
+  assert_int_equal(fg_write_file_atomically(link, write_marker, "two\n", err, sizeof err), 0);
+  assert_string_equal(read_all(target), "two\n");
+  unlink(link);
+  unlink(target);
+  rmdir(dir);
+}
+
+static void fifos_devices_and_proc_are_written_in_place(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/fgagent-unit-XXXXXX", fifo[300], file[300], via_proc[64], err[1200];
+  assert_non_null(mkdtemp(dir));
+  /* /dev/null is appended to, never replaced by a regular file */
+  assert_int_equal(fg_write_file_atomically("/dev/null", write_marker, "x\n", err, sizeof err), 0);
+  struct stat st;
+  assert_int_equal(stat("/dev/null", &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  /* a FIFO: accepted at load; nobody reading at exit fails at once, not blocks */
+  snprintf(fifo, sizeof fifo, "%s/pipe.collapsed", dir);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  assert_int_equal(fg_output_probe(fifo, err, sizeof err), 0);
+  assert_int_equal(fg_write_file_atomically(fifo, write_marker, "x\n", err, sizeof err), -1);
+  assert_non_null(strstr(err, "No such device or address"));
+  /* with a reader, the FIFO gets the bytes */
+  int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+  assert_true(rd >= 0);
+  assert_int_equal(fg_write_file_atomically(fifo, write_marker, "through\n", err, sizeof err), 0);
+  char got[16] = "";
+  assert_int_equal(read(rd, got, sizeof got - 1), 8);
+  assert_string_equal(got, "through\n");
+  close(rd);
+  unlink(fifo);
+  /* a link through /proc/self/fd keeps the file's inode (a shell's redirection still sees it) */
+  snprintf(file, sizeof file, "%s/redirected.txt", dir);
+  int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "before\n", 7), 7);
+  struct stat before, after;
+  assert_int_equal(fstat(fd, &before), 0);
+  snprintf(via_proc, sizeof via_proc, "/proc/self/fd/%d", fd);
+  assert_int_equal(fg_output_probe(via_proc, err, sizeof err), 0);
+  assert_int_equal(fg_write_file_atomically(via_proc, write_marker, "after\n", err, sizeof err), 0);
+  assert_int_equal(stat(file, &after), 0);
+  assert_int_equal(before.st_ino, after.st_ino);
+  assert_string_equal(read_all(file), "before\nafter\n");
+  close(fd);
+  unlink(file);
+  rmdir(dir);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(extensions_select_formats),
     cmocka_unit_test(paths_expand_pid_and_time),
     cmocka_unit_test(write_goes_through_a_temporary_and_reports_errors),
+    cmocka_unit_test(probe_refuses_what_would_fail_at_exit),
+    cmocka_unit_test(links_are_followed_and_kept),
+    cmocka_unit_test(fifos_devices_and_proc_are_written_in_place),
   };
   return cmocka_run_group_tests_name("output_files", tests, NULL, NULL);
 }

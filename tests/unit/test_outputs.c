@@ -170,6 +170,112 @@ static void expect_all(const char *text, const char *const *lines, size_t n)
       fail_msg("no '%s' in:\n%s", lines[i], text);
 }
 
+/* A one-thread profile of one stack: main, then `depth` frames named by name_of(i), then a leaf. */
+static void build_deep(struct fg_profile *p, uint32_t depth, const char *(*name_of)(uint32_t, char *))
+{
+  fg_profile_init(p);
+  p->stats.interval_ns = 1000000;
+  fg_profile_add_thread(p, 1, "deep");
+  uint32_t *ids = malloc((depth + 2) * sizeof *ids);
+  char name[32];
+  ids[0] = (uint32_t)fg_profile_intern(p, "Main.main", FG_KIND_JAVA);
+  for (uint32_t i = 0; i < depth; i++)
+    ids[i + 1] = (uint32_t)fg_profile_intern(p, name_of(i, name), FG_KIND_JAVA);
+  ids[depth + 1] = (uint32_t)fg_profile_intern(p, "R.leaf", FG_KIND_JAVA);
+  fg_profile_add(p, 0, ids, depth + 2, 3);
+  free(ids);
+}
+
+static const char *same_name(uint32_t i, char *buf)
+{
+  (void)i;
+  return strcpy(buf, "R.rec");
+}
+
+static const char *cycling_names(uint32_t i, char *buf)
+{
+  snprintf(buf, 32, "R.f%u", i % 7);
+  return buf;
+}
+
+static size_t count_lines(const char *text)
+{
+  size_t n = 0;
+  for (const char *c = text; (c = strchr(c, '\n')) != NULL; c++)
+    n++;
+  return n;
+}
+
+static void callgraph_folds_plain_recursion(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  build_deep(&p, 65536, same_name);
+  struct fg_output_settings cfg = {0};
+  char *text;
+  CAPTURE(text, fg_write_callgraph(out, &p, &cfg));
+  /* 65 536 frames of R.rec: one line opens them all, one closes them */
+  assert_non_null(strstr(text, "|   R.rec() { /* 65535 recursive calls folded */\n"));
+  assert_non_null(strstr(text, "} /* R.rec 3 samples, 100.0%, self 0 */\n"));
+  /* the leaf sits one level under the fold, its real depth named */
+  assert_non_null(strstr(text, "[depth 65537] R.leaf(); /* 3 samples, 100.0% */\n"));
+  assert_true(strlen(text) < 8192);
+  free(text);
+  fg_profile_free(&p);
+}
+
+static void callgraph_folds_only_what_keeps_every_count(void **state)
+{
+  (void)state;
+  /* R.rec x3 with samples of its own at the third level, then x2 more: the fold stops
+   * where a level has self samples, so the counts printed are the counts taken */
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.stats.interval_ns = 1000000;
+  fg_profile_add_thread(&p, 1, "t");
+  const char *three[] = {"R.rec", "R.rec", "R.rec"};
+  const char *five[] = {"R.rec", "R.rec", "R.rec", "R.rec", "R.rec"};
+  add_named(&p, 0, three, 3, 4);
+  add_named(&p, 0, five, 5, 6);
+  struct fg_output_settings cfg = {0};
+  char *text;
+  CAPTURE(text, fg_write_callgraph(out, &p, &cfg));
+  const char *expected[] = {
+    "| R.rec() { /* 2 recursive calls folded */\n",
+    "|   [depth 3] R.rec(); /* 6 samples, 60.0%, 1 recursive call folded */\n",
+    "| } /* R.rec 10 samples, 100.0%, self 4 */\n",
+  };
+  expect_all(text, expected, 3);
+  assert_int_equal(count_lines(strstr(text, "=> t-1")), 6);
+  free(text);
+  fg_profile_free(&p);
+}
+
+static void callgraph_grows_linearly_with_depth(void **state)
+{
+  (void)state;
+  /* no recursion to fold: every frame gets its lines, but indentation stops at 64 levels,
+   * so the text is linear in frames (65 536 frames once wrote gigabytes) */
+  struct fg_profile p;
+  build_deep(&p, 65536, cycling_names);
+  struct fg_output_settings cfg = {0};
+  char *text;
+  CAPTURE(text, fg_write_callgraph(out, &p, &cfg));
+  size_t len = strlen(text);
+  assert_true(len < (size_t)65538 * 2 * 240);
+  assert_non_null(strstr(text, "[depth 65537] R.leaf(); /* 3 samples, 100.0% */\n"));
+  assert_non_null(strstr(text, "[depth 100] } /* R.f1 3 samples, 100.0%, self 0 */\n"));
+  /* depth 63 is still shown by its indentation alone, depth 64 and on by the mark */
+  char at63[160], at64[160];
+  snprintf(at63, sizeof at63, "| %*s R.f6() {\n", 63 * 2 - 1, "");
+  snprintf(at64, sizeof at64, "| %*s [depth 64] R.f0() {\n", 64 * 2 - 1, "");
+  assert_non_null(strstr(text, at63));
+  assert_non_null(strstr(text, at64));
+  free(text);
+  fg_profile_free(&p);
+}
+
+
 static void summary_accounts_for_every_signal(void **state)
 {
   (void)state;
@@ -241,6 +347,9 @@ int main(void)
     cmocka_unit_test(callgraph_matches_function_graph_layout),
     cmocka_unit_test(callgraph_duration_marks_and_widths),
     cmocka_unit_test(callgraph_survives_very_deep_stacks),
+    cmocka_unit_test(callgraph_folds_plain_recursion),
+    cmocka_unit_test(callgraph_folds_only_what_keeps_every_count),
+    cmocka_unit_test(callgraph_grows_linearly_with_depth),
     cmocka_unit_test(summary_accounts_for_every_signal),
   };
   return cmocka_run_group_tests_name("outputs", tests, NULL, NULL);
