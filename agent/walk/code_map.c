@@ -126,21 +126,6 @@ int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc)
   return (int)lo;
 }
 
-int fg_pc_scopes_at_or_below(const struct fg_pc_scopes *s, uintptr_t pc)
-{
-  if (!s || !s->npcs || s->pc[0] > pc)
-    return -1;
-  uint32_t lo = 0, hi = s->npcs;
-  while (hi - lo > 1) {
-    uint32_t mid = (lo + hi) / 2;
-    if (s->pc[mid] <= pc)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return (int)lo;
-}
-
 /* Adds a blob, under the lock; -1 when the map is full (the caller still owns scopes then). */
 static int append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
                   jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes)

@@ -84,7 +84,4 @@ uint32_t fg_frame_bytes_of(const uint8_t *code, size_t len);
 /* Index of the first scope at or above pc, or -1. Async-signal-safe. */
 int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc);
 
-/* Index of the last scope at or below pc, or -1. Async-signal-safe. */
-int fg_pc_scopes_at_or_below(const struct fg_pc_scopes *s, uintptr_t pc);
-
 #endif

@@ -181,19 +181,23 @@ static int scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFrame
   return n;
 }
 
-/* A stub called from compiled code is a call without debug info of its
- * own: the return address belongs to the code after the call, which C2 may
- * have filled with another inlined method (StringBuilder.append after
- * StringBuilder.delete's arraycopy). The scopes in effect at the call are
- * those of the last debug record at or before the return address, so the
- * caller's inlined frames are taken from there, the rest from ASGCT.
- * Returns the new frame count. */
+/* A stub called from compiled code is a call without a safepoint record of
+ * its own, and ASGCT, asked from inside the call instruction, may take the
+ * caller's inlined frames from a record of other code. With
+ * DebugNonSafepoints C2 records an instruction's scopes at the pc where it
+ * ends, so the call's scopes are those of the first record at or after the
+ * return address: HotSpot's own rule for a pc between records
+ * (CompiledMethod::pc_desc_near, used by forte.cpp). The last record before
+ * the return address belongs to the instruction before the call: on JDK 25
+ * that dropped AbstractStringBuilder.shift between delete and its arraycopy
+ * stub in 93% of a delete loop's samples. The caller's inlined frames are
+ * taken from the record, the rest from ASGCT. Returns the new frame count. */
 static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_CallFrame *f, uint8_t *types,
                               int n, int room)
 {
   const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, ret);
   jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
-  int at = m ? fg_pc_scopes_at_or_below(m->scopes, ret) : -1;
+  int at = m ? fg_pc_scopes_at_or_above(m->scopes, ret) : -1;
   if (!id || at < 0)
     return n;
   const struct fg_pc_scopes *s = m->scopes;

@@ -319,9 +319,12 @@ static void a_costly_walk_is_followed_by_skipped_signals(void **state)
 }
 
 /* A stub called from a compiled method whose debug record at the call holds
- * more inlined frames than AsyncGetCallTrace gave: the frames added are Java
- * frames, whatever an earlier walk left in the thread's type buffer (a
- * stale FG_FRAME_STUB there once printed a jmethodID's bytes as a name). */
+ * more inlined frames than AsyncGetCallTrace gave: the frames come from the
+ * call's own record, the first at or after the return address (C2 records an
+ * instruction's scopes where it ends), not the record of the instruction
+ * before the call; and the frames added are Java frames, whatever an earlier
+ * walk left in the thread's type buffer (a stale FG_FRAME_STUB there once
+ * printed a jmethodID's bytes as a name). */
 static void frames_taken_from_the_call_record_are_java(void **state)
 {
   (void)state;
@@ -330,22 +333,27 @@ static void frames_taken_from_the_call_record_are_java(void **state)
   fg_code_map_add_stub(&code, "jbyte_disjoint_arraycopy", stub, sizeof stub);
   static uint8_t method[64];
   uintptr_t ret = (uintptr_t)method + 20;
-  /* at the call (pc 19): shift inlined into delete inlined into the method itself (0x1000) */
+  /* before the call (pc 15): delete inlined into the method (0x1000); the call's record,
+   * written where C2 ended the call's node (pc 23, past the return address at 20): shift
+   * inlined into delete inlined into the method. No record sits at the return address. */
   struct {
     jvmtiCompiledMethodLoadInlineRecord r;
-    PCStackInfo pc;
-    jmethodID methods[3];
+    PCStackInfo pc[2];
+    jmethodID before[2], methods[3];
     jint bcis[3];
   } info;
   memset(&info, 0, sizeof info);
   info.r.header.kind = JVMTI_CMLR_INLINE_INFO;
   info.r.header.majorinfoversion = JVMTI_CMLR_MAJOR_VERSION;
-  info.r.numpcs = 1;
-  info.r.pcinfo = &info.pc;
+  info.r.numpcs = 2;
+  info.r.pcinfo = info.pc;
+  info.before[0] = (jmethodID)(uintptr_t)0x2001;
+  info.before[1] = (jmethodID)(uintptr_t)0x1000;
   info.methods[0] = (jmethodID)(uintptr_t)0x2002;
   info.methods[1] = (jmethodID)(uintptr_t)0x2001;
   info.methods[2] = (jmethodID)(uintptr_t)0x1000;
-  info.pc = (PCStackInfo){(void *)(ret - 1), 3, info.methods, info.bcis};
+  info.pc[0] = (PCStackInfo){(void *)(ret - 5), 2, info.before, info.bcis};
+  info.pc[1] = (PCStackInfo){(void *)(ret + 3), 3, info.methods, info.bcis};
   fg_code_map_add_method(&code, (jmethodID)(uintptr_t)0x1000, method, sizeof method, &info);
   uintptr_t stack[16] = {0};
   stack[2] = ret;   /* the stub is frameless: the return address on top */
