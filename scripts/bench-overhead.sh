@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-15}
 batches=${BATCHES:-300}
-read -r -a modes <<<"${MODES:-cpu-10ms cpu-1ms cpu-100us itimer-1ms}"
+read -r -a modes <<<"${MODES:-cpu-10ms cpu-1ms cpu-200us itimer-1ms}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

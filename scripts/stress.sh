@@ -19,14 +19,14 @@ t25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1)
 
 # name|agent options|main class and arguments
 cases=(
-  "hello at the smallest interval|interval=100us|Hello"
+  "hello at the smallest interval|interval=200us|Hello"
   "8000-frame recursion catching StackOverflowError|interval=1ms|StackOverflowStorm 8000 200000"
   "JNI-heavy loop|interval=1ms|JniLoop 3"
   "JNI-heavy loop, -Xcomp|interval=1ms|-Xcomp JniLoop 3"
-  "class-loading storm|interval=100us|ClassLoadStorm 5000"
-  "100 000 virtual threads|interval=100us|VirtualThreads 100000"
-  "thread churn|interval=100us|ThreadChurn 5000 8"
-  "deep stack, costly walks|interval=100us,depth=8192,ringsize=512k|DeepRecursion 6000 3"
+  "class-loading storm|interval=200us|ClassLoadStorm 5000"
+  "100 000 virtual threads|interval=200us|VirtualThreads 100000"
+  "thread churn|interval=200us|ThreadChurn 5000 8"
+  "deep stack, costly walks|interval=200us,depth=8192,ringsize=512k|DeepRecursion 6000 3"
 )
 
 ms_now() { echo $(($(date +%s%N) / 1000000)); }

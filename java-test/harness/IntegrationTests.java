@@ -269,12 +269,12 @@ public final class IntegrationTests {
 
   /** A ring too small for the rate: overruns are counted per thread, never block, and close the books. */
   static void overrunsAreCountedNotHidden(Jdk jdk) throws Exception {
-    Run r = run(jdk, "interval=100us,depth=64,cstack=no,ringsize=4k,threads,file={dir}/p.collapsed", List.of(),
+    Run r = run(jdk, "interval=200us,depth=64,cstack=no,ringsize=4k,threads,file={dir}/p.collapsed", List.of(),
         "DeepRecursion", "200", "2");
     r.expectCleanRun();
     long taken = r.stat("signals taken"), stored = r.stat("samples stored"), overruns = r.stat("overruns");
     System.out.printf("    taken %d, stored %d, overruns %d%n", taken, stored, overruns);
-    check(overruns > 0, "a 4 KiB ring at 100 us with 64-frame stacks never overran");
+    check(overruns > 0, "a 4 KiB ring at 200 us with 64-frame stacks never overran");
     check(stored == sum(collapsed(r.file("p.collapsed")), k -> true), "the profile does not hold every stored sample");
   }
 

@@ -35,8 +35,8 @@ static void intervals_take_every_unit(void **state)
 {
   (void)state;
   static const struct { const char *text; uint64_t ns; } cases[] = {
-    {"interval=1ms", 1000000}, {"interval=100us", 100000}, {"interval=250000ns", 250000},
-    {"interval=2s", 2000000000}, {"interval=100000ns", 100000},
+    {"interval=1ms", 1000000}, {"interval=200us", 200000}, {"interval=250000ns", 250000},
+    {"interval=2s", 2000000000}, {"interval=200000ns", 200000},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     assert_int_equal(fg_options_parse(cases[i].text, &o, err, sizeof err), 0);
@@ -66,8 +66,9 @@ static void bad_values_name_option_value_and_accepted(void **state)
   (void)state;
   assert_rejected("interval=1", "interval='1'", "ns, us, ms or s");
   assert_rejected("interval=fast", "interval='fast'", "ns, us, ms or s");
-  assert_rejected("interval=5us", "interval='5us'", "from 100us to 60s");
-  assert_rejected("interval=99us", "interval='99us'", "delivery of the signals alone");
+  assert_rejected("interval=5us", "interval='5us'", "from 200us to 60s");
+  assert_rejected("interval=199us", "interval='199us'", "below 200us the per-thread timer");
+  assert_rejected("interval=100us", "interval='100us'", "over 25% of each thread's CPU");
   assert_rejected("interval=-1ms", "interval='-1ms'", "ns, us, ms or s");
   assert_rejected("interval=99999999999999999999s", "interval=", "ns, us, ms or s");
   assert_rejected("event=perf", "event='perf'", "cpu, itimer, wall");
