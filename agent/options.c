@@ -125,10 +125,11 @@ int fg_options_max_frames(const struct fg_options *o)
 static bool is_flag(const char *key)
 {
   return strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0 || strcmp(key, "ann") == 0 ||
-         strcmp(key, "sched") == 0 || strcmp(key, "recover") == 0 || strcmp(key, "timeline") == 0;
+         strcmp(key, "sched") == 0 || strcmp(key, "recover") == 0 || strcmp(key, "timeline") == 0 ||
+         strcmp(key, "verify") == 0;
 }
 
-#define ACCEPTED_KEYS "interval, event, depth, cstack, ann, recover, sched, timeline, wallthreads, " \
+#define ACCEPTED_KEYS "interval, event, depth, cstack, ann, recover, verify, sched, timeline, wallthreads, " \
                       "threads, lines, ringsize, file, log"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
@@ -176,6 +177,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                  : strcmp(key, "ann") == 0   ? &o->ann
                  : strcmp(key, "sched") == 0 ? &o->sched
                  : strcmp(key, "timeline") == 0 ? &o->timeline
+                 : strcmp(key, "verify") == 0 ? &o->verify
                                              : &o->recover;
     if (parse_bool(value, flag) != 0)
       return fail(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "

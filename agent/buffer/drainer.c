@@ -160,6 +160,8 @@ static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64
         d->frames[count++] = (uint32_t)id;
     }
   }
+  if (d->verifier && thread_frame < 0)
+    fg_edge_verifier_check(d->verifier, rec, st);
   int cut = (flags & FG_SAMPLE_NATIVE_CUT) != 0;
   if (cut)
     st->native_cut++;

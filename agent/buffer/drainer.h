@@ -19,6 +19,7 @@
 #include "../profile/method_names.h"
 #include "../sampling/sampler.h"
 #include "../sampling/timer.h"
+#include "../verify/edge_verifier.h"
 
 struct fg_foreign_name {
   int tid;                     /* 0 = empty */
@@ -36,6 +37,7 @@ struct fg_drainer {
   struct fg_method_names *names;
   struct fg_sched *sched;      /* drained each pass; NULL without sched */
   struct fg_wall *wall;        /* event=wall: its ring of idle threads' repeats; else NULL */
+  struct fg_edge_verifier *verifier; /* option verify; else NULL */
   int max_frames;              /* most frames one record holds */
 
   pthread_mutex_t lock;        /* held for a pass: the profile is the holder's */

@@ -167,6 +167,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   a->drainer.names = &a->names;
   a->drainer.max_frames = frames;
   a->drainer.sched = a->opts.sched ? &a->sched : NULL;
+  if (a->opts.verify && !(a->drainer.verifier = fg_edge_verifier_new(a->jvmti))) {
+    fprintf(stderr, "fgagent: out of memory at start-up\n");
+    return JNI_ERR;
+  }
   if (fg_registry_init(&a->registry, a->opts.ring_bytes, frames) != 0 ||
       fg_drainer_init(&a->drainer) != 0) {
     fprintf(stderr, "fgagent: out of memory at start-up\n");

@@ -85,6 +85,8 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   caps.can_generate_compiled_method_load_events = 1;
   caps.can_get_line_numbers = 1;
   caps.can_get_source_file_name = 1;
+  if (a->opts.verify)
+    fg_edge_verifier_capabilities(&caps);
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &caps);
   if (e != JVMTI_ERROR_NONE) {
     snprintf(err, errlen, "fgagent: JVMTI AddCapabilities failed with error %d", (int)e);

@@ -67,6 +67,31 @@ static int print_backoff(FILE *out, const struct fg_stats *s)
                  s->depth_cuts, FG_WALK_BUDGET_NS / 1e6, s->budget_cut) < 0 ? -1 : 0;
 }
 
+/* Option verify: every Java edge judged by the caller's bytecode. */
+static int print_verify(FILE *out, const struct fg_stats *s)
+{
+  uint64_t checked = s->verify_edges - s->verify_unchecked;
+  if (fprintf(out, "  verify:            %" PRIu64 " Java caller->callee edges, %" PRIu64 " checked against "
+                   "the caller's bytecode: %" PRIu64 " invokes of the callee, %" PRIu64 " through "
+                   "invokedynamic or method handles, %" PRIu64 " made by the VM; %" PRIu64 " unchecked "
+                   "(no bci or bytecode)\n"
+                   "    wrong edges:     %" PRIu64 " (%.3f%% of checked), %" PRIu64 " of them in recovered "
+                   "stacks\n",
+              s->verify_edges, checked, s->verify_call, s->verify_dynamic, s->verify_vm,
+              s->verify_unchecked, s->verify_wrong, pct(s->verify_wrong, checked),
+              s->verify_wrong_recovered) < 0)
+    return -1;
+  if (s->verify_copy_stubs &&
+      fprintf(out, "    copy stubs:      %" PRIu64 " arraycopy stubs under a Java caller, %" PRIu64 " of them "
+                   "not at an invoke of arraycopy or copyOf (a copy the JIT fused into other code, or "
+                   "a caller frame missing)\n", s->verify_copy_stubs, s->verify_copy_fused) < 0)
+    return -1;
+  for (int i = 0; i < FG_VERIFY_EXAMPLES && s->verify_examples[i][0]; i++)
+    if (fprintf(out, "      wrong:         %s\n", s->verify_examples[i]) < 0)
+      return -1;
+  return 0;
+}
+
 int fg_write_summary(FILE *out, const struct fg_stats *s)
 {
   uint64_t stored = fg_stats_stored(s), lost = fg_stats_lost(s);
@@ -99,7 +124,7 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "walker found the stack from a popped stub or method frame\n",
               s->recovered, pct(s->recovered, stored)) < 0)
     return -1;
-  if (print_failures(out, s) != 0)
+  if (print_failures(out, s) != 0 || (s->verify_edges && print_verify(out, s) != 0))
     return -1;
   if (s->native_cut &&
       fprintf(out, "    native cut:      %" PRIu64 " (%.2f%%), native frames stop short of the Java "

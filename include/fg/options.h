@@ -28,6 +28,7 @@ struct fg_options {
   enum fg_cstack cstack;         /* native frames: walked (native) or not (no) */
   bool ann;                      /* Java frames say interpreted/compiled/inlined */
   bool recover;                  /* retry failed AsyncGetCallTrace walks from a popped frame */
+  bool verify;                   /* check every Java edge against the caller's bytecode (agent/verify) */
   bool sched;                    /* kernel context-switch records (perf_events) */
   bool timeline;                 /* .txt outputs: samples in time order per CPU */
   int wall_threads;              /* event=wall: most threads signalled per tick */

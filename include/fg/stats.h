@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "fg/forte.h"
 
+#define FG_VERIFY_EXAMPLES 3
+
 struct fg_stats {
   uint64_t taken;                          /* signals that reached the handler */
   uint64_t java;                           /* stored with >= 1 Java frame */
@@ -35,6 +37,17 @@ struct fg_stats {
   uint64_t handler_ns;                     /* time the handler spent walking and storing */
   uint64_t walks;                          /* signals on registered threads: walks timed */
   uint64_t wall_ns;                        /* how long sampling ran */
+  /* option verify: Java caller -> callee edges checked against the caller's bytecode */
+  uint64_t verify_edges;                   /* edges looked at (0: verify was off) */
+  uint64_t verify_call;                    /* an invoke of the callee's name */
+  uint64_t verify_dynamic;                 /* invokedynamic, method handles, generated code */
+  uint64_t verify_vm;                      /* called by the VM there: class init/loading, implicit exceptions */
+  uint64_t verify_unchecked;               /* no bci, no bytecode (native, unloaded) */
+  uint64_t verify_wrong;                   /* no way for the caller's instruction to call the callee */
+  uint64_t verify_wrong_recovered;         /* of those, in stacks fgagent's walker recovered */
+  uint64_t verify_copy_stubs;              /* arraycopy stubs under a Java frame */
+  uint64_t verify_copy_fused;              /* of those, under an instruction that is no copy */
+  char verify_examples[FG_VERIFY_EXAMPLES][320];   /* the first wrong edges, "" past the last */
   char event[16];                          /* "cpu", "itimer" or "wall" */
   char event_detail[96];                   /* how the timer was made, fallbacks */
 };

@@ -1,0 +1,212 @@
+/* Option `verify`, the JVMTI side; see edge_verifier.h. Runs on the drainer
+ * thread only. What it learns of a method (name, class, bytecode, constant
+ * pool) is kept by jmethodID for the rest of the run: a pool per caller
+ * method, not per class, so that two classes of one name in two loaders are
+ * never confused. */
+#include "edge_verifier.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call_site.h"
+#include "fg/sample_record.h"
+#include "fg/stats.h"
+#include "fg/u64_map.h"
+#include "../walk/code_map.h"
+#include "../walk/walker.h"
+
+struct method_info {
+  char name[128];
+  char cls[128];          /* internal form: java/lang/String */
+  int known;              /* name and class read */
+  int code_read;          /* bytecode and pool asked for (once) */
+  unsigned char *code;    /* NULL: native, abstract, or unloaded */
+  jint code_len;
+  unsigned char *pool_bytes;
+  struct fg_cpool pool;
+  int pool_ok;
+};
+
+struct fg_edge_verifier {
+  jvmtiEnv *jvmti;
+  struct fg_u64_map index;   /* jmethodID -> methods[] */
+  struct method_info *methods;
+  uint32_t n, cap;
+};
+
+void fg_edge_verifier_capabilities(jvmtiCapabilities *caps)
+{
+  caps->can_get_bytecodes = 1;
+  caps->can_get_constant_pool = 1;
+}
+
+struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti)
+{
+  struct fg_edge_verifier *v = calloc(1, sizeof *v);
+  if (!v)
+    return NULL;
+  v->jvmti = jvmti;
+  fg_u64_map_init(&v->index);
+  return v;
+}
+
+void fg_edge_verifier_free(struct fg_edge_verifier *v)
+{
+  if (!v)
+    return;
+  for (uint32_t i = 0; i < v->n; i++) {
+    struct method_info *m = &v->methods[i];
+    if (m->code)
+      (*v->jvmti)->Deallocate(v->jvmti, m->code);
+    if (m->pool_bytes)
+      (*v->jvmti)->Deallocate(v->jvmti, m->pool_bytes);
+    fg_cpool_free(&m->pool);
+  }
+  free(v->methods);
+  fg_u64_map_free(&v->index);
+  free(v);
+}
+
+/* "Ljava/lang/String;" -> "java/lang/String" */
+static void internal_name(const char *sig, char *out, size_t len)
+{
+  size_t n = strlen(sig);
+  if (n >= 2 && sig[0] == 'L' && sig[n - 1] == ';')
+    snprintf(out, len, "%.*s", (int)(n - 2), sig + 1);
+  else
+    snprintf(out, len, "%s", sig);
+}
+
+static struct method_info *info_of(struct fg_edge_verifier *v, jmethodID id)
+{
+  uint32_t at;
+  if (fg_u64_map_get(&v->index, (uint64_t)(uintptr_t)id, &at))
+    return v->methods[at].known ? &v->methods[at] : NULL;
+  if (v->n == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 256;
+    struct method_info *grown = realloc(v->methods, cap * sizeof *grown);
+    if (!grown)
+      return NULL;
+    v->methods = grown;
+    v->cap = cap;
+  }
+  struct method_info *m = &v->methods[v->n];
+  memset(m, 0, sizeof *m);
+  if (fg_u64_map_put(&v->index, (uint64_t)(uintptr_t)id, v->n) != 0)
+    return NULL;
+  v->n++;
+  jvmtiEnv *j = v->jvmti;
+  jclass klass;
+  char *name = NULL, *sig = NULL;
+  if ((*j)->GetMethodDeclaringClass(j, id, &klass) == JVMTI_ERROR_NONE &&
+      (*j)->GetClassSignature(j, klass, &sig, NULL) == JVMTI_ERROR_NONE &&
+      (*j)->GetMethodName(j, id, &name, NULL, NULL) == JVMTI_ERROR_NONE) {
+    snprintf(m->name, sizeof m->name, "%s", name);
+    internal_name(sig, m->cls, sizeof m->cls);
+    m->known = 1;
+  }
+  if (name)
+    (*j)->Deallocate(j, (unsigned char *)name);
+  if (sig)
+    (*j)->Deallocate(j, (unsigned char *)sig);
+  return m->known ? m : NULL;
+}
+
+/* The caller's bytecode and constant pool, read once. */
+static int code_of(struct fg_edge_verifier *v, jmethodID id, struct method_info *m)
+{
+  if (!m->code_read) {
+    m->code_read = 1;
+    jvmtiEnv *j = v->jvmti;
+    jclass klass;
+    jint count = 0, len = 0;
+    if ((*j)->GetBytecodes(j, id, &m->code_len, &m->code) != JVMTI_ERROR_NONE)
+      m->code = NULL;
+    if (m->code && (*j)->GetMethodDeclaringClass(j, id, &klass) == JVMTI_ERROR_NONE &&
+        (*j)->GetConstantPool(j, klass, &count, &len, &m->pool_bytes) == JVMTI_ERROR_NONE)
+      m->pool_ok = fg_cpool_parse(&m->pool, m->pool_bytes, (size_t)len, (uint32_t)count) == 0;
+  }
+  return m->code && m->pool_ok ? 0 : -1;
+}
+
+static int is_java(uint8_t type)
+{
+  return type == FG_FRAME_JAVA || type == FG_FRAME_INTERPRETED || type == FG_FRAME_COMPILED ||
+         type == FG_FRAME_INLINED;
+}
+
+static void note_wrong(struct fg_stats *s, const struct method_info *caller, int32_t bci,
+                       const struct fg_call_site *site, const struct method_info *callee)
+{
+  for (int i = 0; i < FG_VERIFY_EXAMPLES; i++) {
+    char *slot = s->verify_examples[i];
+    char line[sizeof s->verify_examples[0]], op[16];
+    /* names are cut to fit the 320-byte slot */
+    snprintf(line, sizeof line, "%.60s.%.40s@%d (%s%s%.40s) -> %.60s.%.40s", caller->cls, caller->name, (int)bci,
+             fg_opcode_name(site->opcode, op, sizeof op), site->target[0] ? " " : "", site->target,
+             callee->cls, callee->name);
+    if (strcmp(slot, line) == 0)
+      return;   /* this edge is listed already */
+    if (!slot[0]) {
+      memcpy(slot, line, sizeof line);
+      return;
+    }
+  }
+}
+
+/* A stub (frame i) under a Java caller: an arraycopy stub must sit under a copy. */
+static void check_stub_edge(struct fg_edge_verifier *v, const uint64_t *rec, uint32_t i, struct fg_stats *s)
+{
+  const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_sample_method_word(rec, i);
+  jmethodID caller_id = fg_sample_method(rec, i + 1);
+  int32_t bci = fg_sample_bci(rec, i + 1);
+  struct method_info *caller = caller_id ? info_of(v, caller_id) : NULL;
+  struct fg_call_site site;
+  if (!caller || bci < 0 || code_of(v, caller_id, caller) != 0 ||
+      fg_call_site_at(caller->code, (size_t)caller->code_len, bci, &caller->pool, &site) != 0)
+    return;
+  int copy = fg_stub_edge_is_copy(&site, stub->name);
+  if (copy < 0)
+    return;
+  s->verify_copy_stubs++;
+  s->verify_copy_fused += copy == 0;
+}
+
+void fg_edge_verifier_check(struct fg_edge_verifier *v, const uint64_t *rec, struct fg_stats *s)
+{
+  uint32_t n = fg_sample_nframes(rec);
+  if (fg_sample_flags(rec) & FG_SAMPLE_FAILED)
+    return;
+  for (uint32_t i = 0; i + 1 < n; i++) {   /* frame i is called by frame i + 1 */
+    if (fg_sample_type(rec, i) == FG_FRAME_STUB && is_java(fg_sample_type(rec, i + 1))) {
+      check_stub_edge(v, rec, i, s);
+      continue;
+    }
+    if (!is_java(fg_sample_type(rec, i)) || !is_java(fg_sample_type(rec, i + 1)))
+      continue;
+    jmethodID callee_id = fg_sample_method(rec, i), caller_id = fg_sample_method(rec, i + 1);
+    int32_t bci = fg_sample_bci(rec, i + 1);
+    struct method_info *callee = callee_id ? info_of(v, callee_id) : NULL;
+    struct method_info *caller = caller_id ? info_of(v, caller_id) : NULL;
+    struct fg_call_site site;
+    s->verify_edges++;
+    if (!callee || !caller || bci < 0 || code_of(v, caller_id, caller) != 0 ||
+        fg_call_site_at(caller->code, (size_t)caller->code_len, bci, &caller->pool, &site) != 0) {
+      s->verify_unchecked++;
+      continue;
+    }
+    switch (fg_edge_verdict_of(&site, callee->name, callee->cls)) {
+    case FG_EDGE_CALL: s->verify_call++; break;
+    case FG_EDGE_DYNAMIC: s->verify_dynamic++; break;
+    case FG_EDGE_VM: s->verify_vm++; break;
+    case FG_EDGE_UNCHECKED: s->verify_unchecked++; break;
+    case FG_EDGE_WRONG:
+      s->verify_wrong++;
+      if (fg_sample_flags(rec) & FG_SAMPLE_RECOVERED)
+        s->verify_wrong_recovered++;
+      note_wrong(s, caller, bci, &site, callee);
+      break;
+    }
+  }
+}
