@@ -27,7 +27,6 @@ enum fg_edge_verdict {
   FG_EDGE_DYNAMIC,    /* invokedynamic, a method handle's invoke, or generated code: any callee */
   FG_EDGE_VM,         /* the VM calls in at this instruction: class init or loading, an implicit exception */
   FG_EDGE_WRONG,      /* no way for this instruction to call the callee */
-  FG_EDGE_UNCHECKED,  /* the bci is outside the code, or the pool does not name the target */
 };
 
 struct fg_call_site {

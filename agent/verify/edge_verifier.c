@@ -51,23 +51,6 @@ struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti)
   return v;
 }
 
-void fg_edge_verifier_free(struct fg_edge_verifier *v)
-{
-  if (!v)
-    return;
-  for (uint32_t i = 0; i < v->n; i++) {
-    struct method_info *m = &v->methods[i];
-    if (m->code)
-      (*v->jvmti)->Deallocate(v->jvmti, m->code);
-    if (m->pool_bytes)
-      (*v->jvmti)->Deallocate(v->jvmti, m->pool_bytes);
-    fg_cpool_free(&m->pool);
-  }
-  free(v->methods);
-  fg_u64_map_free(&v->index);
-  free(v);
-}
-
 /* "Ljava/lang/String;" -> "java/lang/String" */
 static void internal_name(const char *sig, char *out, size_t len)
 {
@@ -155,16 +138,26 @@ static void note_wrong(struct fg_stats *s, const struct method_info *caller, int
   }
 }
 
+/* The caller at frame i of rec and its instruction at the frame's bci; NULL
+ * when either cannot be read (no bci, no bytecode: native, unloaded). */
+static struct method_info *call_site_of(struct fg_edge_verifier *v, const uint64_t *rec, uint32_t i,
+                                        struct fg_call_site *site)
+{
+  jmethodID id = fg_sample_method(rec, i);
+  int32_t bci = fg_sample_bci(rec, i);
+  struct method_info *caller = id ? info_of(v, id) : NULL;
+  if (!caller || bci < 0 || code_of(v, id, caller) != 0 ||
+      fg_call_site_at(caller->code, (size_t)caller->code_len, bci, &caller->pool, site) != 0)
+    return NULL;
+  return caller;
+}
+
 /* A stub (frame i) under a Java caller: an arraycopy stub must sit under a copy. */
 static void check_stub_edge(struct fg_edge_verifier *v, const uint64_t *rec, uint32_t i, struct fg_stats *s)
 {
   const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_sample_method_word(rec, i);
-  jmethodID caller_id = fg_sample_method(rec, i + 1);
-  int32_t bci = fg_sample_bci(rec, i + 1);
-  struct method_info *caller = caller_id ? info_of(v, caller_id) : NULL;
   struct fg_call_site site;
-  if (!caller || bci < 0 || code_of(v, caller_id, caller) != 0 ||
-      fg_call_site_at(caller->code, (size_t)caller->code_len, bci, &caller->pool, &site) != 0)
+  if (!call_site_of(v, rec, i + 1, &site))
     return;
   int copy = fg_stub_edge_is_copy(&site, stub->name);
   if (copy < 0)
@@ -185,14 +178,12 @@ void fg_edge_verifier_check(struct fg_edge_verifier *v, const uint64_t *rec, str
     }
     if (!is_java(fg_sample_type(rec, i)) || !is_java(fg_sample_type(rec, i + 1)))
       continue;
-    jmethodID callee_id = fg_sample_method(rec, i), caller_id = fg_sample_method(rec, i + 1);
-    int32_t bci = fg_sample_bci(rec, i + 1);
+    jmethodID callee_id = fg_sample_method(rec, i);
     struct method_info *callee = callee_id ? info_of(v, callee_id) : NULL;
-    struct method_info *caller = caller_id ? info_of(v, caller_id) : NULL;
     struct fg_call_site site;
+    struct method_info *caller = callee ? call_site_of(v, rec, i + 1, &site) : NULL;
     s->verify_edges++;
-    if (!callee || !caller || bci < 0 || code_of(v, caller_id, caller) != 0 ||
-        fg_call_site_at(caller->code, (size_t)caller->code_len, bci, &caller->pool, &site) != 0) {
+    if (!caller) {
       s->verify_unchecked++;
       continue;
     }
@@ -200,12 +191,11 @@ void fg_edge_verifier_check(struct fg_edge_verifier *v, const uint64_t *rec, str
     case FG_EDGE_CALL: s->verify_call++; break;
     case FG_EDGE_DYNAMIC: s->verify_dynamic++; break;
     case FG_EDGE_VM: s->verify_vm++; break;
-    case FG_EDGE_UNCHECKED: s->verify_unchecked++; break;
     case FG_EDGE_WRONG:
       s->verify_wrong++;
       if (fg_sample_flags(rec) & FG_SAMPLE_RECOVERED)
         s->verify_wrong_recovered++;
-      note_wrong(s, caller, bci, &site, callee);
+      note_wrong(s, caller, fg_sample_bci(rec, i + 1), &site, callee);
       break;
     }
   }

@@ -15,9 +15,9 @@ struct fg_edge_verifier;
 /* The capabilities verify needs, to add before the live phase. */
 void fg_edge_verifier_capabilities(jvmtiCapabilities *caps);
 
-/* NULL when out of memory. */
+/* NULL when out of memory. It lives as long as the agent: what it read of
+ * each method (JVMTI memory) stays cached to the JVM's exit. */
 struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti);
-void fg_edge_verifier_free(struct fg_edge_verifier *v);
 
 /* Checks the edges of one sample record (leaf first) and counts them in s. */
 void fg_edge_verifier_check(struct fg_edge_verifier *v, const uint64_t *rec, struct fg_stats *s);
