@@ -367,64 +367,6 @@ public final class IntegrationTests {
             + graph.lines().limit(30).reduce("", (a, b) -> a + b + "\n"));
   }
 
-  /**
-   * StringBuilder.delete's arraycopy stub, where raw AsyncGetCallTrace fails on ~98% of
-   * samples (unknown_Java): the walker pops the stub and attributes the samples to
-   * StringBuilder.delete, with the stub as the leaf frame and the recoveries counted.
-   */
-  static void arraycopyIsAttributedToItsCaller(Jdk jdk) throws Exception {
-    Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "ArrayCopy", "3");
-    r.expectCleanRun();
-    Map<String, Long> s = collapsed(r.file("p.collapsed"));
-    long all = sum(s, k -> k.startsWith("[main tid="));
-    long delete = sum(s, k -> k.startsWith("[main tid=") && hasFrame(k, "java/lang/StringBuilder.delete"));
-    long failed = sum(s, k -> k.startsWith("[main tid=") && k.split(";").length > 1
-        && k.split(";")[1].matches("\\[(unknown|not_walkable)_.*\\]"));
-    long stub = sum(s, k -> k.startsWith("[main tid=") && k.matches(".*;j\\w*arraycopy\\w*$"));
-    /* the stub's caller is shift, which delete calls: its inlined frames come from the
-     * call's own debug record, not from the code the return address lands in */
-    long chain = sum(s, k -> k.startsWith("[main tid=") && k.matches(
-        ".*;java/lang/AbstractStringBuilder\\.delete;java/lang/AbstractStringBuilder\\.shift;j\\w*arraycopy\\w*$"));
-    System.out.printf("    main: %d samples, %.1f%% under StringBuilder.delete, %.2f%% failed, %d end in an "
-        + "arraycopy stub, %d of them under delete;shift; summary recovered=%d%n", all, 100.0 * delete / all,
-        100.0 * failed / all, stub, chain, r.stat("recovered"));
-    check(chain >= stub * 0.80, "only " + chain + " of " + stub + " arraycopy samples under delete;shift");
-    check(all > 1500, "too few samples: " + all);
-    check(delete >= all * 0.80, "only " + delete + " of " + all + " samples under StringBuilder.delete");
-    check(failed < all * 0.005, failed + " of " + all + " samples are failure frames");
-    check(stub > all / 2 && r.stat("recovered") >= stub, "recovered samples not counted or the stub not shown");
-  }
-
-  /**
-   * verify: every Java caller->callee edge is checked against the caller's bytecode at its bci
-   * (the rules are unit-tested in tests/unit/test_call_site.c). On a workload whose stacks are
-   * mostly recovered by fgagent's walker (an arraycopy stub under inlined frames) and on one of
-   * inlined calls, at least 99.9% of the edges checked are calls the bytecode can make, and
-   * none of the wrong ones is in a stack fgagent recovered.
-   */
-  static void verifyProvesEveryEdge(Jdk jdk) throws Exception {
-    for (String[] w : new String[][] {{"ArrayCopy", "2"}, {"Inlining", "2"}}) {
-      Run r = run(jdk, "interval=1ms,verify,file={dir}/p.collapsed", List.of(), w);
-      r.expectCleanRun();
-      long edges = r.stat("verify"), checked = r.numberBefore("checked against the caller's bytecode");
-      long calls = r.numberBefore("invokes of the callee"), wrong = r.stat("wrong edges");
-      long wrongRecovered = r.numberBefore("of them in recovered stacks");
-      long recovered = r.stderr.contains("recovered:") ? r.stat("recovered") : 0;
-      System.out.printf("    %s: %d edges, %d checked, %d invokes of the callee, %d wrong (%d in recovered stacks); "
-          + "recovered samples %d%n", w[0], edges, checked, calls, wrong, wrongRecovered, recovered);
-      check(checked > 2000 && checked >= edges * 0.99, "only " + checked + " of " + edges + " edges checked");
-      check(wrong * 1000 <= checked, wrong + " wrong edges of " + checked + ":\n" + r.stderr);
-      check(wrongRecovered == 0, "wrong edges in recovered stacks:\n" + r.stderr);
-      if (w[0].equals("ArrayCopy")) {   /* the stub sits under shift's invoke of arraycopy, not under delete */
-        long stubs = r.numberBefore("arraycopy stubs under a Java caller"), fused = r.numberBefore("of them not at an invoke");
-        System.out.printf("    %d arraycopy stubs under a Java caller, %d not at a copy%n", stubs, fused);
-        check(stubs > 1000 && fused * 100 <= stubs, fused + " of " + stubs + " arraycopy stubs not under a copy");
-      }
-    }
-    Run off = run(jdk, "interval=1ms,file={dir}/p.collapsed", List.of(), "Inlining", "0.5");
-    check(!off.stderr.contains("verify:"), "verify reported while off:\n" + off.stderr);
-  }
-
   /** Deflater: zlib's own frames under deflateBytesBytes, native and Java joined in one stack. */
   static void zlibFramesShowUnderDeflater(Jdk jdk) throws Exception {
     Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "Deflate", "3");
@@ -557,8 +499,6 @@ public final class IntegrationTests {
       new Named("unwritable_output_falls_back", IntegrationTests::unwritableOutputFallsBackToTmp),
       new Named("lines_name_the_source_line", IntegrationTests::linesNameTheSourceLine),
       new Named("log_and_call_graph", IntegrationTests::logAndCallGraph),
-      new Named("arraycopy_attributed_to_caller", IntegrationTests::arraycopyIsAttributedToItsCaller),
-      new Named("verify_proves_every_edge", IntegrationTests::verifyProvesEveryEdge),
       new Named("zlib_frames_under_deflater", IntegrationTests::zlibFramesShowUnderDeflater),
       new Named("gc_threads_native_stacks", IntegrationTests::gcThreadsShowNativeStacks),
       new Named("annotations_and_cstack_off", IntegrationTests::annotationsAndCstackOff),
@@ -591,6 +531,7 @@ public final class IntegrationTests {
     }
     List<Named> all = new ArrayList<>(TESTS);
     all.addAll(RobustnessTests.TESTS);
+    all.addAll(WalkerTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;

@@ -1,0 +1,73 @@
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Integration tests of the walker's truth: stacks it recovers where AsyncGetCallTrace fails
+ * keep every caller, and option verify proves each Java edge against the caller's bytecode.
+ * Run by IntegrationTests.
+ */
+final class WalkerTests {
+  private WalkerTests() {}
+
+  /**
+   * StringBuilder.delete's arraycopy stub, where raw AsyncGetCallTrace fails on ~98% of
+   * samples (unknown_Java): the walker pops the stub and attributes the samples to
+   * StringBuilder.delete, with the stub as the leaf frame and the recoveries counted.
+   */
+  static void arraycopyIsAttributedToItsCaller(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "ArrayCopy", "3");
+    r.expectCleanRun();
+    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+    long all = IntegrationTests.sum(s, k -> k.startsWith("[main tid="));
+    long delete = IntegrationTests.sum(s, k -> k.startsWith("[main tid=") && IntegrationTests.hasFrame(k, "java/lang/StringBuilder.delete"));
+    long failed = IntegrationTests.sum(s, k -> k.startsWith("[main tid=") && k.split(";").length > 1
+        && k.split(";")[1].matches("\\[(unknown|not_walkable)_.*\\]"));
+    long stub = IntegrationTests.sum(s, k -> k.startsWith("[main tid=") && k.matches(".*;j\\w*arraycopy\\w*$"));
+    /* the stub's caller is shift, which delete calls: its inlined frames come from the
+     * call's own debug record, not from the code the return address lands in */
+    long chain = IntegrationTests.sum(s, k -> k.startsWith("[main tid=") && k.matches(
+        ".*;java/lang/AbstractStringBuilder\\.delete;java/lang/AbstractStringBuilder\\.shift;j\\w*arraycopy\\w*$"));
+    System.out.printf("    main: %d samples, %.1f%% under StringBuilder.delete, %.2f%% failed, %d end in an "
+        + "arraycopy stub, %d of them under delete;shift; summary recovered=%d%n", all, 100.0 * delete / all,
+        100.0 * failed / all, stub, chain, r.stat("recovered"));
+    IntegrationTests.check(chain >= stub * 0.80, "only " + chain + " of " + stub + " arraycopy samples under delete;shift");
+    IntegrationTests.check(all > 1500, "too few samples: " + all);
+    IntegrationTests.check(delete >= all * 0.80, "only " + delete + " of " + all + " samples under StringBuilder.delete");
+    IntegrationTests.check(failed < all * 0.005, failed + " of " + all + " samples are failure frames");
+    IntegrationTests.check(stub > all / 2 && r.stat("recovered") >= stub, "recovered samples not counted or the stub not shown");
+  }
+
+  /**
+   * verify: every Java caller->callee edge is checked against the caller's bytecode at its bci
+   * (the rules are unit-tested in tests/unit/test_call_site.c). On a workload whose stacks are
+   * mostly recovered by fgagent's walker (an arraycopy stub under inlined frames) and on one of
+   * inlined calls, at least 99.9% of the edges checked are calls the bytecode can make, and
+   * none of the wrong ones is in a stack fgagent recovered.
+   */
+  static void verifyProvesEveryEdge(IntegrationTests.Jdk jdk) throws Exception {
+    for (String[] w : new String[][] {{"ArrayCopy", "2"}, {"Inlining", "2"}}) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,verify,file={dir}/p.collapsed", List.of(), w);
+      r.expectCleanRun();
+      long edges = r.stat("verify"), checked = r.numberBefore("checked against the caller's bytecode");
+      long calls = r.numberBefore("invokes of the callee"), wrong = r.stat("wrong edges");
+      long wrongRecovered = r.numberBefore("of them in recovered stacks");
+      long recovered = r.stderr().contains("recovered:") ? r.stat("recovered") : 0;
+      System.out.printf("    %s: %d edges, %d checked, %d invokes of the callee, %d wrong (%d in recovered stacks); "
+          + "recovered samples %d%n", w[0], edges, checked, calls, wrong, wrongRecovered, recovered);
+      IntegrationTests.check(checked > 2000 && checked >= edges * 0.99, "only " + checked + " of " + edges + " edges checked");
+      IntegrationTests.check(wrong * 1000 <= checked, wrong + " wrong edges of " + checked + ":\n" + r.stderr());
+      IntegrationTests.check(wrongRecovered == 0, "wrong edges in recovered stacks:\n" + r.stderr());
+      if (w[0].equals("ArrayCopy")) {   /* the stub sits under shift's invoke of arraycopy, not under delete */
+        long stubs = r.numberBefore("arraycopy stubs under a Java caller"), fused = r.numberBefore("of them not at an invoke");
+        System.out.printf("    %d arraycopy stubs under a Java caller, %d not at a copy%n", stubs, fused);
+        IntegrationTests.check(stubs > 1000 && fused * 100 <= stubs, fused + " of " + stubs + " arraycopy stubs not under a copy");
+      }
+    }
+    IntegrationTests.Run off = IntegrationTests.run(jdk, "interval=1ms,file={dir}/p.collapsed", List.of(), "Inlining", "0.5");
+    IntegrationTests.check(!off.stderr().contains("verify:"), "verify reported while off:\n" + off.stderr());
+  }
+
+  static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("arraycopy_attributed_to_caller", WalkerTests::arraycopyIsAttributedToItsCaller),
+      new IntegrationTests.Named("verify_proves_every_edge", WalkerTests::verifyProvesEveryEdge));
+}
