@@ -92,10 +92,15 @@ build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o \
-              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o
+              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -lunwind -o $@
+
+# Frame layouts of compiled methods, on code bytes HotSpot printed.
+build/tests/test_frame_layout: tests/unit/test_frame_layout.c build/obj/agent/walk/frame_layout.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/frame_layout.o -lcmocka -o $@
 
 # The ELF symbol reader, on the test program's own functions.
 build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o tests/unit/unit.h

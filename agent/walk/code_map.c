@@ -76,41 +76,6 @@ static struct fg_pc_scopes *scopes_of(const void *compile_info)
   return NULL;
 }
 
-static int32_t imm32_at(const uint8_t *p)
-{
-  return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
-uint32_t fg_frame_bytes_of(const uint8_t *code, size_t len)
-{
-  for (size_t i = 0; i + 4 <= len; i++) {
-    const uint8_t *p = code + i;
-    int pushed = i > 0 && code[i - 1] == 0x55;
-    if (i > 3 && code[i - 4] == 0x55 && code[i - 3] == 0x48 && (code[i - 2] == 0x8b || code[i - 2] == 0x89) &&
-        (code[i - 1] == 0xec || code[i - 1] == 0xe5))
-      pushed = 1;   /* push rbp; mov rbp, rsp (PreserveFramePointer) */
-    int32_t n;
-    if (p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xec)
-      n = (int8_t)p[3];
-    else if (p[0] == 0x48 && p[1] == 0x81 && p[2] == 0xec && i + 7 <= len)
-      n = imm32_at(p + 3);
-    else
-      continue;
-    if (n < 0 || n > (1 << 20) || n % 8)
-      return 0;
-    if (pushed)
-      return (uint32_t)n + 16;
-    /* C2 without a stack bang: the sub must be followed by mov [rsp + n - 8], rbp */
-    const uint8_t *q = p + (p[1] == 0x83 ? 4 : 7);
-    if (q + 5 <= code + len && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x6c && q[3] == 0x24 && (int8_t)q[4] == n - 8)
-      return (uint32_t)n + 8;
-    if (q + 8 <= code + len && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0xac && q[3] == 0x24 && imm32_at(q + 4) == n - 8)
-      return (uint32_t)n + 8;
-    return 0;
-  }
-  return 0;
-}
-
 int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc)
 {
   if (!s || !s->npcs || s->pc[s->npcs - 1] < pc)
@@ -145,7 +110,10 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   b->end = end;
   snprintf(b->name, sizeof b->name, "%s", name ? name : "");
   b->scopes = scopes;
-  b->frame_bytes = method ? fg_frame_bytes_of((const uint8_t *)start, end - start < 64 ? end - start : 64) : 0;
+  if (method)   /* the entry code is read once, here, not in the signal handler */
+    fg_frame_layout_of((const uint8_t *)start, end - start < 128 ? end - start : 128, &b->layout);
+  else
+    memset(&b->layout, 0, sizeof b->layout);
   atomic_store_explicit(&b->method, method, memory_order_relaxed);
   if (!atomic_load(&m->bounds_fixed)) {
     if (start < atomic_load(&m->lo))

@@ -16,6 +16,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "frame_layout.h"
+
 #define FG_CODE_CHUNK 4096
 #define FG_CODE_CHUNKS 256            /* up to 1M entries */
 
@@ -35,7 +37,7 @@ struct fg_code_blob {
   uintptr_t start, end;               /* [start, end) */
   _Atomic(jmethodID) method;          /* compiled method; NULL for a stub or once unloaded */
   const struct fg_pc_scopes *scopes;  /* compiled method's scopes, or NULL */
-  uint32_t frame_bytes;               /* compiled method's frame with its return address; 0 unknown */
+  struct fg_frame_layout layout;      /* compiled method's frame, from its entry code; frame_bytes 0: unknown */
   char name[48];                      /* stub name ("jint_arraycopy"); "" for a method */
 };
 
@@ -74,12 +76,6 @@ static inline int fg_code_map_contains(const struct fg_code_map *m, uintptr_t pc
 /* The newest entry holding pc, or NULL. Linear in the list's size: used on
  * the failure path only. */
 const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc);
-
-/* The frame size a compiled method's x86-64 entry code sets up, return
- * address included: "push rbp; [mov rbp, rsp;] sub rsp, N" (C1, C2 with a
- * stack bang) gives N + 16, "sub rsp, N; mov [rsp + N - 8], rbp" (C2
- * without) N + 8. 0 when no such code is in the first len bytes. */
-uint32_t fg_frame_bytes_of(const uint8_t *code, size_t len);
 
 /* Index of the first scope at or above pc, or -1. Async-signal-safe. */
 int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc);

@@ -52,7 +52,6 @@ static int code_is(const struct fg_code_blob *b, uintptr_t pc, int off, const ui
 }
 
 static const uint8_t RET[] = {0xc3};
-static const uint8_t PUSH_RBP[] = {0x55};
 static const uint8_t POP_RBP[] = {0x5d};
 /* push rbp; mov rbp, rsp, in the two encodings of the mov */
 static const uint8_t ENTER[] = {0x55, 0x48, 0x89, 0xe5};
@@ -103,34 +102,49 @@ static int pop_stub(const struct fg_code_blob *s, struct bounds b, struct regs *
   return 0;
 }
 
-/* A compiled method caught in its prologue or epilogue, where its frame is
- * not (or no longer) what its debug info describes. */
+/* The saved rbp at sp, the return address above it. */
+static int pop_saved_rbp(struct bounds b, struct regs *r)
+{
+  uintptr_t saved, ret;
+  if (!read_stack(b, r->sp, &saved) || !read_stack(b, r->sp + 8, &ret))
+    return 0;
+  r->fp = saved;
+  r->pc = ret;
+  r->sp += 16;
+  return 1;
+}
+
+/* A compiled method's frame, popped by where pc is in its code
+ * (frame_layout.h): after the epilogue's pop rbp only the return address is
+ * left, at pop rbp the saved rbp too; elsewhere the entry code's layout says
+ * how much of the frame is built. A method whose entry code was not
+ * understood is not popped (no guess). */
 static int pop_method(const struct fg_code_blob *m, struct bounds b, struct regs *r)
 {
-  uint8_t prev;
-  int after_pop = code_at(m, r->pc, -1, &prev) && prev == POP_RBP[0];
-  if (r->pc <= m->start || code_is(m, r->pc, 0, RET, 1) || code_is(m, r->pc, 0, PUSH_RBP, 1) ||
-      after_pop)
+  if (r->pc < m->start || r->pc >= m->end)
+    return 0;
+  const uint8_t *code = (const uint8_t *)m->start;
+  size_t len = m->end - m->start, at = r->pc - m->start;
+  if (fg_frame_is_popped(code, len, at))
     return pop_return(b, r);
-  if (code_is(m, r->pc, 0, POP_RBP, 1)) {   /* about to pop rbp, then ret */
-    uintptr_t saved, ret;
-    if (!read_stack(b, r->sp, &saved) || !read_stack(b, r->sp + 8, &ret))
+  if (code[at] == POP_RBP[0])
+    return pop_saved_rbp(b, r);
+  const struct fg_frame_layout *l = &m->layout;
+  if (!l->frame_bytes)
+    return 0;
+  uintptr_t sender_sp = r->sp + l->frame_bytes, ret, saved;
+  switch (fg_frame_state_at(l, at)) {
+  case FG_FRAME_NOT_BUILT:
+    return pop_return(b, r);
+  case FG_FRAME_RBP_PUSHED:
+    return pop_saved_rbp(b, r);
+  case FG_FRAME_ALLOCATED:   /* rbp not stored yet: the register still holds the caller's */
+    if (!read_stack(b, sender_sp - 8, &ret))
       return 0;
-    r->fp = saved;
     r->pc = ret;
-    r->sp += 16;
+    r->sp = sender_sp;
     return 1;
-  }
-  if (r->pc <= m->start + 15 && code_at(m, r->pc, -1, &prev) && prev == PUSH_RBP[0]) {
-    uintptr_t ret;   /* just pushed rbp */
-    if (!read_stack(b, r->sp + 8, &ret))
-      return 0;
-    r->pc = ret;
-    r->sp += 16;
-    return 1;
-  }
-  if (m->frame_bytes && r->pc > m->start + 15) {   /* in the body: the whole frame is built */
-    uintptr_t sender_sp = r->sp + m->frame_bytes, ret, saved;
+  case FG_FRAME_COMPLETE:
     if (!read_stack(b, sender_sp - 8, &ret) || !read_stack(b, sender_sp - 16, &saved))
       return 0;
     r->pc = ret;

@@ -377,27 +377,6 @@ static void frames_taken_from_the_call_record_are_java(void **state)
   }
 }
 
-/* Frame sizes from compiled methods' entry code, as C1 and C2 emit it. */
-static void frame_size_is_read_from_entry_code(void **state)
-{
-  (void)state;
-  /* inline cache check, stack bang, push rbp, sub rsp, 0x30: 0x30 + rbp + return address */
-  static const uint8_t c2_bang[] = {0x48, 0x3b, 0x46, 0x08, 0x0f, 0x85, 0, 0, 0, 0, 0x66, 0x90,
-                                    0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, 0x55, 0x48, 0x83, 0xec, 0x30};
-  assert_int_equal(fg_frame_bytes_of(c2_bang, sizeof c2_bang), 0x30 + 16);
-  /* PreserveFramePointer: push rbp; mov rbp, rsp; sub rsp, 0x120 */
-  static const uint8_t c2_fp[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x81, 0xec, 0x20, 0x01, 0, 0};
-  assert_int_equal(fg_frame_bytes_of(c2_fp, sizeof c2_fp), 0x120 + 16);
-  /* no bang: sub rsp, 0x18; mov [rsp + 0x10], rbp */
-  static const uint8_t c2_nobang[] = {0x48, 0x81, 0xec, 0x18, 0, 0, 0, 0x48, 0x89, 0x6c, 0x24, 0x10};
-  assert_int_equal(fg_frame_bytes_of(c2_nobang, sizeof c2_nobang), 0x18 + 8);
-  /* a sub without the rbp store that must follow it, or no frame code at all */
-  static const uint8_t odd[] = {0x48, 0x81, 0xec, 0x18, 0, 0, 0, 0x90, 0x90, 0x90, 0x90, 0x90};
-  assert_int_equal(fg_frame_bytes_of(odd, sizeof odd), 0);
-  static const uint8_t none[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90};
-  assert_int_equal(fg_frame_bytes_of(none, sizeof none), 0);
-}
-
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -412,7 +391,6 @@ int main(void)
     cmocka_unit_test_setup_teardown(a_stub_frame_is_popped_and_the_walk_retried, setup, teardown),
     cmocka_unit_test_setup_teardown(a_costly_walk_is_followed_by_skipped_signals, setup, teardown),
     cmocka_unit_test_setup_teardown(frames_taken_from_the_call_record_are_java, setup, teardown),
-    cmocka_unit_test(frame_size_is_read_from_entry_code),
   };
   return cmocka_run_group_tests_name("handler", tests, NULL, NULL);
 }

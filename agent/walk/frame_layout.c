@@ -1,0 +1,197 @@
+/* Compiled methods' frame layouts from their code bytes; see frame_layout.h.
+ * The encodings are the ones HotSpot's x86-64 assembler emits (MachPrologNode,
+ * C1's build_frame, the inline-cache check of each JDK); anything else before
+ * the frame is built makes the layout unknown rather than guessed. */
+#include "frame_layout.h"
+
+#include <string.h>
+
+#define MAX_FRAME_BYTES (1u << 20)
+
+static int32_t imm32(const uint8_t *p)
+{
+  return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+/* Bytes of a ModRM operand (ModRM, SIB, displacement) starting at p, or 0. */
+static size_t modrm_len(const uint8_t *p, size_t left)
+{
+  if (left < 1)
+    return 0;
+  unsigned mod = p[0] >> 6, rm = p[0] & 7;
+  size_t n = 1;
+  if (mod != 3 && rm == 4) {
+    if (left < 2)
+      return 0;
+    if (mod == 0 && (p[1] & 7) == 5)
+      n += 4;   /* SIB with no base: disp32 */
+    n++;
+  }
+  if (mod == 1)
+    n += 1;
+  else if (mod == 2 || (mod == 0 && rm == 5))
+    n += 4;
+  return n <= left ? n : 0;
+}
+
+/* Length of an instruction HotSpot puts before a method's frame is built
+ * (nops, the inline-cache check, the stack bang), or 0 for anything else. */
+static size_t pre_frame_insn(const uint8_t *p, size_t left)
+{
+  size_t i = 0, m;
+  while (i < left && i < 4 && p[i] == 0x66)
+    i++;   /* operand-size prefixes: only nops carry them here */
+  int prefixed = i > 0;
+  uint8_t rex = 0;
+  if (i < left && (p[i] & 0xf0) == 0x40)
+    rex = p[i++];
+  if (i >= left)
+    return 0;
+  uint8_t op = p[i];
+  if (op == 0x90 && !rex)
+    return i + 1;                                              /* nop */
+  if (op == 0x0f && i + 2 < left && p[i + 1] == 0x1f)
+    return (m = modrm_len(p + i + 2, left - i - 2)) ? i + 2 + m : 0;   /* multi-byte nop */
+  if (prefixed)
+    return 0;
+  if (op == 0x0f && i + 6 <= left && (p[i + 1] == 0x85 || p[i + 1] == 0x84))
+    return i + 6;                                              /* jne ic_miss; je over the miss (C1) */
+  if (op == 0xe9 && !rex && i + 5 <= left)
+    return i + 5;                                              /* jmp ic_miss (C1) */
+  if ((op == 0x75 || op == 0x74) && i + 2 <= left)
+    return i + 2;                                              /* jne/je short */
+  if ((rex & 0x08) && op >= 0xb8 && op <= 0xbf && i + 9 <= left)
+    return i + 9;                                              /* movabs r64, imm64 (class base) */
+  if (op == 0x8b || op == 0x3b || op == 0x03 || op == 0x33 || op == 0x2b)
+    return (m = modrm_len(p + i + 1, left - i - 1)) ? i + 1 + m : 0;   /* mov/cmp/add/xor/sub of the check */
+  if (op == 0xc1 && i + 1 < left && (p[i + 1] >> 6) == 3 && i + 3 <= left)
+    return i + 3;                                              /* shl/shr r, imm8 (decoding the klass) */
+  if (op == 0x89 && !rex && i + 7 <= left && p[i + 1] == 0x84 && p[i + 2] == 0x24 && imm32(p + i + 3) < 0)
+    return i + 7;                                              /* stack bang: mov [rsp - n], eax */
+  return 0;
+}
+
+/* sub rsp, imm8 / imm32 at p: its length and N, or 0. */
+static size_t sub_rsp(const uint8_t *p, size_t left, uint32_t *n)
+{
+  int32_t v;
+  size_t len;
+  if (left >= 4 && p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xec) {
+    v = (int8_t)p[3];
+    len = 4;
+  } else if (left >= 7 && p[0] == 0x48 && p[1] == 0x81 && p[2] == 0xec) {
+    v = imm32(p + 3);
+    len = 7;
+  } else {
+    return 0;
+  }
+  if (v < 0 || (uint32_t)v > MAX_FRAME_BYTES || v % 8)
+    return 0;
+  *n = (uint32_t)v;
+  return len;
+}
+
+/* mov [rsp + n - 8], rbp at p: its length, or 0. */
+static size_t store_rbp(const uint8_t *p, size_t left, uint32_t n)
+{
+  if (left >= 5 && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0x6c && p[3] == 0x24 && (int8_t)p[4] == (int32_t)n - 8)
+    return 5;
+  if (left >= 8 && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xac && p[3] == 0x24 && imm32(p + 4) == (int32_t)n - 8)
+    return 8;
+  return 0;
+}
+
+int fg_frame_layout_of(const uint8_t *code, size_t len, struct fg_frame_layout *out)
+{
+  memset(out, 0, sizeof *out);
+  size_t pos = 0, step;
+  while (pos < len && (step = pre_frame_insn(code + pos, len - pos)) > 0)
+    pos += step;
+  if (pos >= len || pos > UINT16_MAX - 16)
+    return -1;
+  uint32_t n;
+  out->build = (uint16_t)pos;
+  if (code[pos] == 0x55) {   /* push rbp [; mov rbp, rsp]; sub rsp, N */
+    pos++;
+    if (pos + 3 <= len && code[pos] == 0x48 && ((code[pos + 1] == 0x89 && code[pos + 2] == 0xe5) ||
+                                                (code[pos + 1] == 0x8b && code[pos + 2] == 0xec)))
+      pos += 3;
+    if (!(step = sub_rsp(code + pos, len - pos, &n)))
+      return -1;
+    out->sub = (uint16_t)pos;
+    out->complete = (uint16_t)(pos + step);
+    out->pushes_rbp = 1;
+    out->frame_bytes = n + 16;
+    return 0;
+  }
+  if (!(step = sub_rsp(code + pos, len - pos, &n)) || n < 8)   /* sub rsp, N; mov [rsp + N - 8], rbp */
+    return -1;
+  size_t stored = store_rbp(code + pos + step, len - pos - step, n);
+  if (!stored)
+    return -1;
+  out->sub = (uint16_t)pos;
+  out->complete = (uint16_t)(pos + step + stored);
+  out->frame_bytes = n + 8;
+  return 0;
+}
+
+enum fg_frame_state fg_frame_state_at(const struct fg_frame_layout *l, size_t off)
+{
+  if (off >= l->complete)
+    return FG_FRAME_COMPLETE;
+  if (l->pushes_rbp)
+    return off <= l->build ? FG_FRAME_NOT_BUILT : FG_FRAME_RBP_PUSHED;
+  return off <= l->sub ? FG_FRAME_NOT_BUILT : FG_FRAME_ALLOCATED;
+}
+
+/* A plain loop, not memcmp: this runs in the signal handler. */
+static int bytes_are(const uint8_t *code, size_t len, size_t at, const uint8_t *want, size_t n)
+{
+  if (at + n > len)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (code[at + i] != want[i])
+      return 0;
+  return 1;
+}
+
+/* ja to the poll stub, then ret. */
+static int ja_then_ret(const uint8_t *code, size_t len, size_t at)
+{
+  static const uint8_t ja32[] = {0x0f, 0x87};
+  if (bytes_are(code, len, at, ja32, 2))
+    return at + 6 < len && code[at + 6] == 0xc3;
+  return at + 2 < len && code[at] == 0x77 && code[at + 2] == 0xc3;
+}
+
+/* mov [r15 + d32], r10 (the poll stub saving the poll's pc), then jmp. */
+static int saves_poll_pc_then_jumps(const uint8_t *code, size_t len, size_t at)
+{
+  static const uint8_t mov[] = {0x4d, 0x89, 0x97};
+  return bytes_are(code, len, at, mov, 3) && at + 7 < len && code[at + 7] == 0xe9;
+}
+
+int fg_frame_is_popped(const uint8_t *code, size_t len, size_t at)
+{
+  static const uint8_t cmp_d32[] = {0x49, 0x3b, 0xa7}, cmp_d8[] = {0x49, 0x3b, 0x67};
+  static const uint8_t movabs_r10[] = {0x49, 0xba}, lea_r10[] = {0x4c, 0x8d, 0x15};
+  if (at >= len)
+    return 0;
+  if (code[at] == 0xc3)
+    return 1;   /* ret */
+  if (bytes_are(code, len, at, cmp_d32, 3))
+    return ja_then_ret(code, len, at + 7);   /* the return poll */
+  if (bytes_are(code, len, at, cmp_d8, 3))
+    return ja_then_ret(code, len, at + 4);
+  if (ja_then_ret(code, len, at))
+    return 1;
+  if (bytes_are(code, len, at, movabs_r10, 2))
+    return saves_poll_pc_then_jumps(code, len, at + 10);   /* the poll stub */
+  if (bytes_are(code, len, at, lea_r10, 3))
+    return saves_poll_pc_then_jumps(code, len, at + 7);
+  if (saves_poll_pc_then_jumps(code, len, at))
+    return 1;
+  if (code[at] == 0xe9)   /* the stub's jump, or C1's unwind: pop rbp; jmp */
+    return (at >= 7 && saves_poll_pc_then_jumps(code, len, at - 7)) || (at >= 1 && code[at - 1] == 0x5d);
+  return 0;
+}

@@ -1,0 +1,50 @@
+/* How a compiled method's x86-64 code builds and tears down its frame, read
+ * from the bytes HotSpot emits (C1 and C2, JDK 17 and 25), so that the walker
+ * can pop the frame exactly wherever the pc is: in the inline-cache check,
+ * the stack bang, half-way through the prologue, in the body, or after the
+ * epilogue's `pop rbp` (the return poll and its stub).
+ *
+ *   entry:  [inline-cache check, nops] [stack bang] push rbp [mov rbp, rsp] sub rsp, N
+ *      or:  [inline-cache check, nops] [stack bang] sub rsp, N; mov [rsp + N - 8], rbp
+ *   exit:   add rsp, M; pop rbp; cmp rsp, [r15 + poll]; ja <poll stub>; ret
+ *   poll stub: movabs r10, <pc> (or lea r10, [rip + d]); mov [r15 + d], r10; jmp <SafepointBlob>
+ *
+ * Pure functions of bytes: unit-tested on the code HotSpot printed. */
+#ifndef FG_FRAME_LAYOUT_H
+#define FG_FRAME_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fg_frame_layout {
+  uint32_t frame_bytes;   /* the whole frame with its return address; 0: entry code not understood */
+  uint16_t build;         /* offset of the instruction that first moves rsp (push rbp, or sub rsp) */
+  uint16_t sub;           /* offset of sub rsp, N */
+  uint16_t complete;      /* offset from which the frame and the saved rbp are in place */
+  uint8_t pushes_rbp;     /* push rbp (N + 16 bytes) rather than a store of rbp into the frame (N + 8) */
+};
+
+/* Reads the entry code (len bytes from the method's first byte). 0, or -1
+ * (frame_bytes 0) when an instruction before the frame is built is not one
+ * HotSpot is known to emit there. */
+int fg_frame_layout_of(const uint8_t *code, size_t len, struct fg_frame_layout *out);
+
+enum fg_frame_state {
+  FG_FRAME_NOT_BUILT,     /* only the return address: it is at sp */
+  FG_FRAME_RBP_PUSHED,    /* saved rbp at sp, return address at sp + 8 */
+  FG_FRAME_ALLOCATED,     /* rsp moved by N, rbp not stored yet (still the caller's) */
+  FG_FRAME_COMPLETE,      /* return address at sp + frame_bytes - 8, saved rbp below it */
+};
+
+/* The frame's state at offset off of a method whose layout is l
+ * (l->frame_bytes != 0), as the entry code leaves it; the epilogue is told
+ * apart by fg_frame_is_popped. */
+enum fg_frame_state fg_frame_state_at(const struct fg_frame_layout *l, size_t off);
+
+/* 1 when the instruction at code[at] (of len bytes) runs after the frame's
+ * `pop rbp`, with only the return address left: the return poll, `ret`, the
+ * poll stub, or a jump straight after `pop rbp` (C1's unwind).
+ * Async-signal-safe (reads code[0 .. len) only). fg_frame_state_at is too. */
+int fg_frame_is_popped(const uint8_t *code, size_t len, size_t at);
+
+#endif

@@ -1,0 +1,169 @@
+/* Frame layouts of compiled methods, read from entry and exit code in the
+ * encodings HotSpot's x86-64 assemblers emit (C1, C2; JDK 17 and 25). */
+#include "unit.h"
+
+#include "../../agent/walk/frame_layout.h"
+
+/* C2 with a stack bang: inline-cache check (compressed class pointers),
+ * alignment nop, bang, push rbp, sub rsp, 0x30. */
+static const uint8_t c2_bang[] = {
+  0x44, 0x8b, 0x56, 0x08,                   /* mov r10d, [rsi + 8] */
+  0x49, 0xc1, 0xe2, 0x03,                   /* shl r10, 3 */
+  0x4c, 0x3b, 0xd0,                         /* cmp r10, rax */
+  0x0f, 0x85, 0x00, 0x00, 0x00, 0x00,       /* jne ic_miss */
+  0x66, 0x90,                               /* nop */
+  0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, /* mov [rsp - 0x14000], eax */
+  0x55,                                     /* push rbp */
+  0x48, 0x83, 0xec, 0x30,                   /* sub rsp, 0x30 */
+  0x90,                                     /* body */
+};
+
+static void c2_frame_with_bang(void **state)
+{
+  (void)state;
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(c2_bang, sizeof c2_bang, &l), 0);
+  assert_int_equal(l.frame_bytes, 0x30 + 16);
+  assert_int_equal(l.build, 26);
+  assert_int_equal(l.sub, 27);
+  assert_int_equal(l.complete, 31);
+  assert_true(l.pushes_rbp);
+  /* at the check and the bang only the return address is on the stack */
+  assert_int_equal(fg_frame_state_at(&l, 0), FG_FRAME_NOT_BUILT);
+  assert_int_equal(fg_frame_state_at(&l, 19), FG_FRAME_NOT_BUILT);
+  assert_int_equal(fg_frame_state_at(&l, 26), FG_FRAME_NOT_BUILT);   /* at push rbp */
+  assert_int_equal(fg_frame_state_at(&l, 27), FG_FRAME_RBP_PUSHED);  /* at sub */
+  assert_int_equal(fg_frame_state_at(&l, 31), FG_FRAME_COMPLETE);
+  assert_int_equal(fg_frame_state_at(&l, 400), FG_FRAME_COMPLETE);
+}
+
+/* C1 (JDK 17): the check jumps over a jmp to the miss handler, then the
+ * bang and push rbp; mov rbp, rsp (the mov's other encoding). */
+static void c1_frame(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {
+    0x44, 0x8b, 0x56, 0x08,                         /* mov r10d, [rsi + 8] */
+    0x49, 0xbb, 0, 0, 0, 0x13, 0xe8, 0x7f, 0, 0,    /* movabs r11, class base */
+    0x4d, 0x03, 0xd3,                               /* add r10, r11 */
+    0x49, 0x3b, 0xc2,                               /* cmp rax, r10 */
+    0x0f, 0x84, 0x06, 0x00, 0x00, 0x00,             /* je verified entry */
+    0xe9, 0xa1, 0x1f, 0xac, 0xff,                   /* jmp ic_miss */
+    0x90,                                           /* nop */
+    0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff,       /* bang */
+    0x55, 0x48, 0x8b, 0xec,                         /* push rbp; mov rbp, rsp */
+    0x48, 0x83, 0xec, 0x40,                         /* sub rsp, 0x40 */
+  };
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(code, sizeof code, &l), 0);
+  assert_int_equal(l.frame_bytes, 0x40 + 16);
+  assert_int_equal(l.build, 39);
+  assert_int_equal(l.complete, 47);
+}
+
+/* -XX:+PreserveFramePointer: push rbp; mov rbp, rsp; sub rsp, imm32. */
+static void frame_pointer_kept(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x81, 0xec, 0x20, 0x01, 0x00, 0x00, 0x90};
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(code, sizeof code, &l), 0);
+  assert_int_equal(l.frame_bytes, 0x120 + 16);
+  assert_int_equal(l.sub, 4);
+  assert_int_equal(l.complete, 11);
+  assert_int_equal(fg_frame_state_at(&l, 1), FG_FRAME_RBP_PUSHED);
+  assert_int_equal(fg_frame_state_at(&l, 4), FG_FRAME_RBP_PUSHED);
+}
+
+/* C2 without a bang: sub rsp, N; mov [rsp + N - 8], rbp. Between the two
+ * the frame is allocated but rbp still holds the caller's. */
+static void c2_frame_without_bang(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {0x48, 0x81, 0xec, 0x18, 0x00, 0x00, 0x00,   /* sub rsp, 0x18 */
+                                 0x48, 0x89, 0x6c, 0x24, 0x10,               /* mov [rsp + 0x10], rbp */
+                                 0x90};
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(code, sizeof code, &l), 0);
+  assert_int_equal(l.frame_bytes, 0x18 + 8);
+  assert_false(l.pushes_rbp);
+  assert_int_equal(fg_frame_state_at(&l, 0), FG_FRAME_NOT_BUILT);
+  assert_int_equal(fg_frame_state_at(&l, 7), FG_FRAME_ALLOCATED);
+  assert_int_equal(fg_frame_state_at(&l, 12), FG_FRAME_COMPLETE);
+}
+
+/* Code that is not a frame HotSpot builds is not guessed at. */
+static void unknown_entry_code_has_no_layout(void **state)
+{
+  (void)state;
+  struct fg_frame_layout l;
+  static const uint8_t no_store[] = {0x48, 0x81, 0xec, 0x18, 0, 0, 0, 0x90, 0x90, 0x90, 0x90, 0x90};
+  assert_int_equal(fg_frame_layout_of(no_store, sizeof no_store, &l), -1);
+  assert_int_equal(l.frame_bytes, 0);
+  static const uint8_t nops[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90};
+  assert_int_equal(fg_frame_layout_of(nops, sizeof nops, &l), -1);
+  static const uint8_t call_first[] = {0xe8, 0, 0, 0, 0, 0x55, 0x48, 0x83, 0xec, 0x30};
+  assert_int_equal(fg_frame_layout_of(call_first, sizeof call_first, &l), -1);
+  static const uint8_t odd_size[] = {0x55, 0x48, 0x83, 0xec, 0x31};   /* not a multiple of 8 */
+  assert_int_equal(fg_frame_layout_of(odd_size, sizeof odd_size, &l), -1);
+  static const uint8_t cut[] = {0x55, 0x48, 0x83};   /* the sub does not fit */
+  assert_int_equal(fg_frame_layout_of(cut, sizeof cut, &l), -1);
+}
+
+/* The epilogue: add rsp, 0x30; pop rbp; the return poll (cmp rsp, [r15 +
+ * d32]; ja stub); ret. Then the poll stub: movabs r10, pc; mov [r15 + d32],
+ * r10; jmp SafepointBlob. */
+static const uint8_t epilogue[] = {
+  0x48, 0x83, 0xc4, 0x30,                   /*  0 add rsp, 0x30 */
+  0x5d,                                     /*  4 pop rbp */
+  0x49, 0x3b, 0xa7, 0x48, 0x03, 0x00, 0x00, /*  5 cmp rsp, [r15 + 0x348] */
+  0x0f, 0x87, 0x10, 0x00, 0x00, 0x00,       /* 12 ja stub */
+  0xc3,                                     /* 18 ret */
+  0x49, 0xba, 1, 2, 3, 4, 5, 6, 7, 8,       /* 19 movabs r10, pc */
+  0x4d, 0x89, 0x97, 0x60, 0x03, 0x00, 0x00, /* 29 mov [r15 + 0x360], r10 */
+  0xe9, 0x00, 0x00, 0x00, 0x00,             /* 36 jmp */
+};
+
+static void epilogue_after_pop_rbp(void **state)
+{
+  (void)state;
+  size_t len = sizeof epilogue;
+  assert_false(fg_frame_is_popped(epilogue, len, 0));   /* add rsp: the frame is still there */
+  assert_false(fg_frame_is_popped(epilogue, len, 4));   /* pop rbp: rbp still on the stack */
+  assert_true(fg_frame_is_popped(epilogue, len, 5));    /* the poll */
+  assert_true(fg_frame_is_popped(epilogue, len, 12));   /* ja */
+  assert_true(fg_frame_is_popped(epilogue, len, 18));   /* ret */
+  assert_true(fg_frame_is_popped(epilogue, len, 19));   /* the poll stub */
+  assert_true(fg_frame_is_popped(epilogue, len, 29));
+  assert_true(fg_frame_is_popped(epilogue, len, 36));
+  assert_false(fg_frame_is_popped(epilogue, len, len));  /* past the code */
+}
+
+/* The short forms: cmp rsp, [r15 + d8]; ja rel8; ret, and C1's unwind
+ * (pop rbp; jmp). A jmp elsewhere in a body is not an epilogue. */
+static void short_epilogues(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {0x5d, 0x49, 0x3b, 0x67, 0x20, 0x77, 0x05, 0xc3,   /* 0 pop; 1 cmp; 5 ja; 7 ret */
+                                 0x5d, 0xe9, 0, 0, 0, 0,                           /* 8 pop; 9 jmp */
+                                 0x90, 0xe9, 0, 0, 0, 0};                          /* 14 nop; 15 jmp */
+  assert_true(fg_frame_is_popped(code, sizeof code, 1));
+  assert_true(fg_frame_is_popped(code, sizeof code, 5));
+  assert_true(fg_frame_is_popped(code, sizeof code, 9));
+  assert_false(fg_frame_is_popped(code, sizeof code, 15));
+  assert_false(fg_frame_is_popped(code, sizeof code, 14));
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(c2_frame_with_bang),
+    cmocka_unit_test(c1_frame),
+    cmocka_unit_test(frame_pointer_kept),
+    cmocka_unit_test(c2_frame_without_bang),
+    cmocka_unit_test(unknown_entry_code_has_no_layout),
+    cmocka_unit_test(epilogue_after_pop_rbp),
+    cmocka_unit_test(short_epilogues),
+  };
+  return cmocka_run_group_tests_name("frame_layout", tests, NULL, NULL);
+}
