@@ -92,7 +92,8 @@ build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o \
-              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o
+              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
+              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -lunwind -o $@
@@ -101,6 +102,23 @@ build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgco
 build/tests/test_frame_layout: tests/unit/test_frame_layout.c build/obj/agent/walk/frame_layout.o tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/frame_layout.o -lcmocka -o $@
+
+# The code map and its granule index.
+build/tests/test_code_map: tests/unit/test_code_map.c build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o -lcmocka -o $@
+
+# The VM walker on synthetic frames (it calls fg_walk_scopes_at in walker.o).
+VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
+                build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o
+build/tests/test_vm_walker: tests/unit/test_vm_walker.c $(VM_WALKER_OBJ) tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) -lcmocka -lunwind -o $@
+
+# The VM walker's Method* map.
+build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/walk/method_map.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/method_map.o -lcmocka -o $@
 
 # The ELF symbol reader, on the test program's own functions.
 build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o tests/unit/unit.h

@@ -129,7 +129,7 @@ static bool is_flag(const char *key)
          strcmp(key, "verify") == 0;
 }
 
-#define ACCEPTED_KEYS "interval, event, depth, cstack, ann, recover, verify, sched, timeline, wallthreads, " \
+#define ACCEPTED_KEYS "interval, event, depth, cstack, walker, ann, recover, verify, sched, timeline, wallthreads, " \
                       "threads, lines, ringsize, file, log"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
@@ -157,6 +157,14 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       o->cstack = FG_CSTACK_NO;
     else
       return fail(err, errlen, "fgagent: option cstack='%s' is not valid; accepted: native, no", value);
+  } else if (strcmp(key, "walker") == 0) {
+    if (strcmp(value, "vm") == 0)
+      o->walker = FG_WALKER_VM;
+    else if (strcmp(value, "asgct") == 0)
+      o->walker = FG_WALKER_ASGCT;
+    else
+      return fail(err, errlen, "fgagent: option walker='%s' is not valid; accepted: vm (fgagent's own "
+                  "walker, AsyncGetCallTrace where it cannot walk), asgct (AsyncGetCallTrace only)", value);
   } else if (strcmp(key, "wallthreads") == 0) {
     uint64_t d;
     const char *rest;
@@ -219,6 +227,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   o->ring_bytes = FG_DEFAULT_RING_BYTES;
   o->cstack = FG_CSTACK_NATIVE;
   o->recover = true;
+  o->walker = FG_WALKER_VM;
   o->wall_threads = FG_DEFAULT_WALL_THREADS;
   if (err && errlen)
     err[0] = '\0';
@@ -242,7 +251,8 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     if (!eq && !is_flag(key) && (strcmp(key, "interval") == 0 || strcmp(key, "event") == 0 ||
                                  strcmp(key, "depth") == 0 || strcmp(key, "ringsize") == 0 ||
                                  strcmp(key, "file") == 0 || strcmp(key, "log") == 0 ||
-                                 strcmp(key, "cstack") == 0 || strcmp(key, "wallthreads") == 0))
+                                 strcmp(key, "cstack") == 0 || strcmp(key, "wallthreads") == 0 ||
+                                 strcmp(key, "walker") == 0))
       return fail(err, errlen, "fgagent: option %s has no value; accepted: %s=VALUE", key, key);
     if (set_option(o, key, value, err, errlen) != 0)
       return -1;

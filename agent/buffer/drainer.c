@@ -154,6 +154,8 @@ static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64
     st->java += weight;
     if (flags & FG_SAMPLE_RECOVERED)
       st->recovered += weight;
+    if (flags & FG_SAMPLE_VM_WALKED)
+      st->vm_walked += weight;
     if (flags & FG_SAMPLE_TRUNCATED) {
       st->truncated += weight;
       if ((id = intern(d, "[truncated]", FG_KIND_MARKER)) >= 0)

@@ -133,7 +133,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   warn_if_debug_non_safepoints_off();
 
   int frames = fg_options_max_frames(&a->opts);
-  if (fg_code_map_init(&a->code) != 0) {
+  if (fg_code_map_init(&a->code) != 0 || (a->opts.walker == FG_WALKER_VM && fg_method_map_init(&a->methods) != 0)) {
     fprintf(stderr, "fgagent: out of memory at start-up\n");
     return JNI_ERR;
   }
@@ -144,6 +144,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     .native_depth = a->opts.cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0,
     .recover = a->opts.recover,
     .annotate = a->opts.ann,
+    .vm = &a->vm,
+    .methods = &a->methods,
   };
   fg_walker_init();
   if (a->opts.cstack == FG_CSTACK_NATIVE) {

@@ -18,6 +18,8 @@
 #include "../sampling/timer.h"
 #include "../sampling/wall.h"
 #include "../walk/code_map.h"
+#include "../walk/method_map.h"
+#include "../walk/vm_offsets.h"
 #include "../sched/sched.h"
 #include "threads.h"
 
@@ -32,11 +34,14 @@ struct fg_agent {
   struct fg_profile profile;
   struct fg_method_names names;
   struct fg_code_map code;     /* stubs and compiled methods, for the walker */
+  struct fg_vm_offsets vm;     /* walker=vm: what it reads in HotSpot's frames */
+  struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
   struct fg_sched sched;       /* context-switch records (sched) */
   struct fg_wall wall;         /* event=wall's sampler thread */
 
   _Atomic int live;            /* VMInit done, sampling on */
+  _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */
   _Atomic int finished;        /* outputs written */
   time_t start_time;           /* for %t */
   uint64_t start_wall_ns, start_cpu_ns;

@@ -9,8 +9,12 @@ void fg_classes_preload(struct fg_agent *a, jclass klass)
 {
   jint count = 0;
   jmethodID *methods = NULL;
-  if ((*a->jvmti)->GetClassMethods(a->jvmti, klass, &count, &methods) == JVMTI_ERROR_NONE)
-    (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)methods);
+  if ((*a->jvmti)->GetClassMethods(a->jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE)
+    return;
+  if (atomic_load(&a->vm_methods))   /* walker=vm: its interpreted frames name methods by Method* */
+    for (jint i = 0; i < count; i++)
+      fg_vm_add_method(&a->vm, &a->methods, methods[i]);
+  (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)methods);
 }
 
 void fg_classes_preload_all(struct fg_agent *a, JNIEnv *jni)

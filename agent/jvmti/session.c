@@ -94,13 +94,35 @@ static long env_offset_in_thread(JNIEnv *jni, jthread thread)
   return vm_thread && off > 0 && off < 65536 ? off : -1;
 }
 
+/* walker=vm: the VM's offsets, and the method map filled from here on
+ * (ClassPrepare) and for the classes already loaded (the caller's preload).
+ * Without them AsyncGetCallTrace walks alone, and the summary says why. */
+static void start_vm_walker(struct fg_agent *a, long env)
+{
+  struct fg_stats *s = &a->profile.stats;
+  if (a->opts.walker != FG_WALKER_VM) {
+    snprintf(s->walker, sizeof s->walker, "asgct");
+    return;
+  }
+  char why[120];
+  if (fg_vm_offsets_read(&a->vm, env, why, sizeof why) != 0) {
+    snprintf(s->walker, sizeof s->walker, "vm asked, unavailable: %s", why);
+    fprintf(stderr, "fgagent: walker=vm is not available (%s); AsyncGetCallTrace walks alone\n", why);
+    return;
+  }
+  atomic_store(&a->vm_methods, 1);
+  a->sampler.walker.use_vm = 1;
+  snprintf(s->walker, sizeof s->walker, "vm");
+}
+
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
+  long env = env_offset_in_thread(jni, thread);
+  start_vm_walker(a, env);
   fg_classes_preload_all(a, jni);
   uintptr_t lo, hi;
   if (fg_vm_code_cache_bounds(&lo, &hi))
     fg_code_map_set_bounds(&a->code, lo, hi);
-  long env = env_offset_in_thread(jni, thread);
   long anchor = fg_vm_field_offset("JavaThread", "_anchor");
   struct fg_walker *w = &a->sampler.walker;
   w->env_to_anchor = anchor - env;

@@ -237,3 +237,17 @@ void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
   snprintf(buf, len, "%s+0x%lx", m && m->short_name ? m->short_name : "?",
            (unsigned long)(start - (uintptr_t)info.dli_fbase));
 }
+
+uintptr_t fg_symbols_lookup(struct fg_symbols *s, const void *in_library, const char *raw_name)
+{
+  Dl_info info;
+  if (!dladdr(in_library, &info) || !info.dli_fbase)
+    return 0;
+  struct module *m = module_for(s, (uintptr_t)info.dli_fbase, info.dli_fname ? info.dli_fname : "");
+  if (!m)
+    return 0;
+  for (size_t i = 0; i < m->nsyms; i++)
+    if (strcmp(m->syms[i].raw, raw_name) == 0)
+      return m->syms[i].start;
+  return 0;
+}

@@ -21,4 +21,9 @@ void fg_symbols_free(struct fg_symbols *s);
  * library. */
 void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len);
 
+/* The address of the function raw_name (mangled, as the symbol table has
+ * it, local symbols included) in the library that holds in_library; 0 when
+ * it has none. Reads the library's symbols on first use. */
+uintptr_t fg_symbols_lookup(struct fg_symbols *s, const void *in_library, const char *raw_name);
+
 #endif

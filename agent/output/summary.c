@@ -119,6 +119,14 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "    Java stacks:     %" PRIu64 " (%.2f%%)\n",
               s->taken, stored, pct(stored, s->taken), s->java, pct(s->java, stored)) < 0)
     return -1;
+  if (s->walker[0] && strcmp(s->walker, "vm") == 0 &&
+      fprintf(out, "      walker:        vm; its own walk read %" PRIu64 " (%.2f%% of Java stacks), "
+                   "AsyncGetCallTrace the rest\n",
+              s->vm_walked, pct(s->vm_walked, s->java)) < 0)
+    return -1;
+  if (s->walker[0] && strcmp(s->walker, "vm") != 0 &&
+      fprintf(out, "      walker:        %s; AsyncGetCallTrace walks every stack\n", s->walker) < 0)
+    return -1;
   if (s->recovered &&
       fprintf(out, "      recovered:     %" PRIu64 " (%.2f%%), AsyncGetCallTrace failed, fgagent's "
                    "walker found the stack from a popped stub or method frame\n",

@@ -17,6 +17,8 @@ static void free_list(struct fg_code_list *l)
 {
   for (int i = 0; i < FG_CODE_CHUNKS; i++)
     free(l->chunks[i]);
+  free((void *)l->starts);
+  free((void *)l->covers);
   memset(l, 0, sizeof *l);
 }
 
@@ -26,12 +28,58 @@ void fg_code_map_free(struct fg_code_map *m)
   free_list(&m->methods);
 }
 
+static struct fg_code_blob *entry(const struct fg_code_list *l, uint32_t i)
+{
+  return &l->chunks[i / FG_CODE_CHUNK][i % FG_CODE_CHUNK];
+}
+
+/* Puts entry i into the granules it starts in and runs into. Under the lock. */
+static void index_entry(struct fg_code_list *l, uint32_t i)
+{
+  uint32_t n = atomic_load_explicit(&l->granules, memory_order_relaxed);
+  struct fg_code_blob *b = entry(l, i);
+  if (!n || b->start < l->index_lo || b->end <= b->start)
+    return;
+  uintptr_t first = (b->start - l->index_lo) >> FG_CODE_GRANULE_SHIFT;
+  uintptr_t last = (b->end - 1 - l->index_lo) >> FG_CODE_GRANULE_SHIFT;
+  if (last >= n)
+    return;
+  b->prev = atomic_load_explicit(&l->starts[first], memory_order_relaxed);
+  atomic_store_explicit(&l->starts[first], i + 1, memory_order_release);
+  for (uintptr_t g = first + 1; g <= last; g++)
+    atomic_store_explicit(&l->covers[g], i + 1, memory_order_release);
+}
+
+static void index_list(struct fg_code_list *l, uintptr_t lo, uintptr_t hi)
+{
+  size_t n = ((hi - lo) >> FG_CODE_GRANULE_SHIFT) + 1;
+  if (l->starts || n > UINT32_MAX)
+    return;
+  l->starts = calloc(n, sizeof *l->starts);
+  l->covers = calloc(n, sizeof *l->covers);
+  if (!l->starts || !l->covers) {
+    free((void *)l->starts);
+    free((void *)l->covers);
+    l->starts = l->covers = NULL;
+    return;   /* lookups stay linear */
+  }
+  l->index_lo = lo;
+  atomic_store_explicit(&l->granules, (uint32_t)n, memory_order_release);
+  uint32_t count = atomic_load(&l->count);
+  for (uint32_t i = 0; i < count; i++)
+    index_entry(l, i);
+}
+
 void fg_code_map_set_bounds(struct fg_code_map *m, uintptr_t lo, uintptr_t hi)
 {
   pthread_mutex_lock(&m->lock);
   atomic_store(&m->lo, lo);
   atomic_store(&m->hi, hi);
   atomic_store(&m->bounds_fixed, 1);
+  if (hi > lo) {
+    index_list(&m->stubs, lo, hi);
+    index_list(&m->methods, lo, hi);
+  }
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -110,10 +158,9 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   b->end = end;
   snprintf(b->name, sizeof b->name, "%s", name ? name : "");
   b->scopes = scopes;
-  if (method)   /* the entry code is read once, here, not in the signal handler */
-    fg_frame_layout_of((const uint8_t *)start, end - start < 128 ? end - start : 128, &b->layout);
-  else
-    memset(&b->layout, 0, sizeof b->layout);
+  b->prev = 0;
+  /* the entry code is read once, here, not in the signal handler */
+  fg_frame_layout_of((const uint8_t *)start, end - start < 128 ? end - start : 128, &b->layout);
   atomic_store_explicit(&b->method, method, memory_order_relaxed);
   if (!atomic_load(&m->bounds_fixed)) {
     if (start < atomic_load(&m->lo))
@@ -122,6 +169,7 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
       atomic_store(&m->hi, end);
   }
   atomic_store_explicit(&l->count, n + 1, memory_order_release);
+  index_entry(l, n);
   return 0;
 }
 
@@ -150,24 +198,44 @@ void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void 
 void fg_code_map_remove_method(struct fg_code_map *m, jmethodID method, const void *addr)
 {
   pthread_mutex_lock(&m->lock);
-  uint32_t n = atomic_load(&m->methods.count);
-  for (uint32_t i = n; i-- > 0;) {
-    struct fg_code_blob *b = &m->methods.chunks[i / FG_CODE_CHUNK][i % FG_CODE_CHUNK];
-    if (b->start == (uintptr_t)addr && atomic_load(&b->method) == method) {
-      atomic_store(&b->method, NULL);
-      break;
-    }
-  }
+  struct fg_code_blob *b = (struct fg_code_blob *)fg_code_map_find(&m->methods, (uintptr_t)addr);
+  if (b && b->start == (uintptr_t)addr && atomic_load(&b->method) == method)
+    atomic_store(&b->method, NULL);
   pthread_mutex_unlock(&m->lock);
 }
 
-const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc)
+static const struct fg_code_blob *find_linear(const struct fg_code_list *l, uintptr_t pc)
 {
   uint32_t n = atomic_load_explicit(&l->count, memory_order_acquire);
   for (uint32_t i = n; i-- > 0;) {
-    const struct fg_code_blob *b = &l->chunks[i / FG_CODE_CHUNK][i % FG_CODE_CHUNK];
+    const struct fg_code_blob *b = entry(l, i);
     if (pc >= b->start && pc < b->end)
       return b;
   }
   return NULL;
+}
+
+/* Live entries never overlap, so the entry holding pc started in pc's
+ * granule or is the one running into it; a dead entry whose memory was
+ * reused is older than the entry now there. Newest first along a chain. */
+const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc)
+{
+  uint32_t n = atomic_load_explicit(&l->granules, memory_order_acquire);
+  if (!n)
+    return find_linear(l, pc);
+  if (pc < l->index_lo || ((pc - l->index_lo) >> FG_CODE_GRANULE_SHIFT) >= n)
+    return NULL;
+  uintptr_t g = (pc - l->index_lo) >> FG_CODE_GRANULE_SHIFT;
+  uint32_t found = 0;
+  for (uint32_t e = atomic_load_explicit(&l->starts[g], memory_order_acquire); e; e = entry(l, e - 1)->prev) {
+    const struct fg_code_blob *b = entry(l, e - 1);
+    if (pc >= b->start && pc < b->end) {
+      found = e;
+      break;
+    }
+  }
+  uint32_t c = atomic_load_explicit(&l->covers[g], memory_order_acquire);
+  if (c > found && pc >= entry(l, c - 1)->start && pc < entry(l, c - 1)->end)
+    found = c;
+  return found ? entry(l, found - 1) : NULL;
 }

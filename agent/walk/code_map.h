@@ -37,13 +37,23 @@ struct fg_code_blob {
   uintptr_t start, end;               /* [start, end) */
   _Atomic(jmethodID) method;          /* compiled method; NULL for a stub or once unloaded */
   const struct fg_pc_scopes *scopes;  /* compiled method's scopes, or NULL */
-  struct fg_frame_layout layout;      /* compiled method's frame, from its entry code; frame_bytes 0: unknown */
+  struct fg_frame_layout layout;      /* the frame its entry code builds; frame_bytes 0: unknown */
   char name[48];                      /* stub name ("jint_arraycopy"); "" for a method */
+  uint32_t prev;                      /* 1 + the entry that started in the same granule before it; 0 none */
 };
+
+/* Granules of the code cache, so that finding the entry holding a pc reads
+ * a few entries rather than all of them. Set up once the code cache's bounds
+ * are known; entries are indexed as they are added. */
+#define FG_CODE_GRANULE_SHIFT 10
 
 struct fg_code_list {
   struct fg_code_blob *chunks[FG_CODE_CHUNKS];
   _Atomic uint32_t count;
+  _Atomic uint32_t *starts;           /* per granule: 1 + the newest entry starting in it */
+  _Atomic uint32_t *covers;           /* per granule: 1 + the newest entry running into it from before */
+  uintptr_t index_lo;                 /* the first granule's address */
+  _Atomic uint32_t granules;          /* 0 until the bounds are set */
 };
 
 struct fg_code_map {
@@ -73,8 +83,8 @@ static inline int fg_code_map_contains(const struct fg_code_map *m, uintptr_t pc
          pc < atomic_load_explicit(&m->hi, memory_order_relaxed);
 }
 
-/* The newest entry holding pc, or NULL. Linear in the list's size: used on
- * the failure path only. */
+/* The newest entry holding pc, or NULL: a granule's few entries once the
+ * bounds are set, every entry before. */
 const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc);
 
 /* Index of the first scope at or above pc, or -1. Async-signal-safe. */

@@ -56,8 +56,9 @@ static size_t pre_frame_insn(const uint8_t *p, size_t left)
     return 0;
   if (op == 0x0f && i + 6 <= left && (p[i + 1] == 0x85 || p[i + 1] == 0x84))
     return i + 6;                                              /* jne ic_miss; je over the miss (C1) */
-  if (op == 0xe9 && !rex && i + 5 <= left)
-    return i + 5;                                              /* jmp ic_miss (C1) */
+  if ((op == 0xe9 || op == 0xe8) && !rex && i + 5 <= left)
+    return i + 5;                                              /* jmp ic_miss (C1); an entry patched
+                                                                  with a jmp or (JDK 25) a call */
   if ((op == 0x75 || op == 0x74) && i + 2 <= left)
     return i + 2;                                              /* jne/je short */
   if ((rex & 0x08) && op >= 0xb8 && op <= 0xbf && i + 9 <= left)
@@ -94,6 +95,8 @@ static size_t sub_rsp(const uint8_t *p, size_t left, uint32_t *n)
 /* mov [rsp + n - 8], rbp at p: its length, or 0. */
 static size_t store_rbp(const uint8_t *p, size_t left, uint32_t n)
 {
+  if (n == 8 && left >= 4 && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0x2c && p[3] == 0x24)
+    return 4;   /* mov [rsp], rbp: C2's runtime stubs (_new_array_Java ...) */
   if (left >= 5 && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0x6c && p[3] == 0x24 && (int8_t)p[4] == (int32_t)n - 8)
     return 5;
   if (left >= 8 && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xac && p[3] == 0x24 && imm32(p + 4) == (int32_t)n - 8)
@@ -113,11 +116,18 @@ int fg_frame_layout_of(const uint8_t *code, size_t len, struct fg_frame_layout *
   out->build = (uint16_t)pos;
   if (code[pos] == 0x55) {   /* push rbp [; mov rbp, rsp]; sub rsp, N */
     pos++;
-    if (pos + 3 <= len && code[pos] == 0x48 && ((code[pos + 1] == 0x89 && code[pos + 2] == 0xe5) ||
-                                                (code[pos + 1] == 0x8b && code[pos + 2] == 0xec)))
+    int moved = pos + 3 <= len && code[pos] == 0x48 &&
+                ((code[pos + 1] == 0x89 && code[pos + 2] == 0xe5) || (code[pos + 1] == 0x8b && code[pos + 2] == 0xec));
+    if (moved)
       pos += 3;
-    if (!(step = sub_rsp(code + pos, len - pos, &n)))
-      return -1;
+    if (!(step = sub_rsp(code + pos, len - pos, &n))) {
+      if (!moved)
+        return -1;
+      out->pushes_rbp = 1;   /* a frame pointer frame whose size rbp tells */
+      out->rbp_based = 1;
+      out->sub = out->complete = (uint16_t)pos;
+      return 0;
+    }
     out->sub = (uint16_t)pos;
     out->complete = (uint16_t)(pos + step);
     out->pushes_rbp = 1;

@@ -22,11 +22,13 @@ struct fg_frame_layout {
   uint16_t sub;           /* offset of sub rsp, N */
   uint16_t complete;      /* offset from which the frame and the saved rbp are in place */
   uint8_t pushes_rbp;     /* push rbp (N + 16 bytes) rather than a store of rbp into the frame (N + 8) */
+  uint8_t rbp_based;      /* push rbp; mov rbp, rsp and no sub: a frame found through rbp (native
+                             wrappers); frame_bytes 0, complete after the mov */
 };
 
 /* Reads the entry code (len bytes from the method's first byte). 0, or -1
- * (frame_bytes 0) when an instruction before the frame is built is not one
- * HotSpot is known to emit there. */
+ * (frame_bytes 0, not rbp_based) when an instruction before the frame is
+ * built is not one HotSpot is known to emit there. */
 int fg_frame_layout_of(const uint8_t *code, size_t len, struct fg_frame_layout *out);
 
 enum fg_frame_state {

@@ -66,3 +66,35 @@ int fg_vm_code_cache_bounds(uintptr_t *lo, uintptr_t *hi)
   *hi = *(uintptr_t *)h;
   return *lo && *hi > *lo;
 }
+
+/* The entry named name in one of the VM's name-keyed tables, or NULL. */
+static char *find_named(const char *table_sym, const char *stride_sym, const char *name_off_sym, const char *name)
+{
+  char **table = jvm_symbol(table_sym);
+  uint64_t stride = jvm_u64(stride_sym), name_off = jvm_u64(name_off_sym);
+  if (!table || !*table || !stride)
+    return NULL;
+  for (char *e = *table;; e += stride) {
+    const char *n = *(const char **)(e + name_off);
+    if (!n)
+      return NULL;
+    if (strcmp(n, name) == 0)
+      return e;
+  }
+}
+
+long fg_vm_type_size(const char *type)
+{
+  char *e = find_named("gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride", "gHotSpotVMTypeEntryTypeNameOffset", type);
+  return e ? (long)*(uint64_t *)(e + jvm_u64("gHotSpotVMTypeEntrySizeOffset")) : -1;
+}
+
+int fg_vm_int_constant(const char *name, int32_t *value)
+{
+  char *e = find_named("gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryArrayStride",
+                       "gHotSpotVMIntConstantEntryNameOffset", name);
+  if (!e)
+    return 0;
+  *value = *(int32_t *)(e + jvm_u64("gHotSpotVMIntConstantEntryValueOffset"));
+  return 1;
+}

@@ -1,7 +1,6 @@
 /* Reads HotSpot's exported gHotSpotVMStructs table (the one the
- * serviceability agent uses) for the addresses fgagent needs: today the
- * bounds of the code cache, so that the handler can tell JIT/interpreter
- * code from native code with two compares. */
+ * serviceability agent uses) and its type and constant tables: the bounds
+ * of the code cache, and the offsets the VM walker reads frames with. */
 #ifndef FG_VM_STRUCTS_H
 #define FG_VM_STRUCTS_H
 
@@ -13,6 +12,13 @@ uintptr_t fg_vm_static_field(const char *type, const char *field);
 
 /* Offset of the instance field type::field, or -1. */
 long fg_vm_field_offset(const char *type, const char *field);
+
+/* sizeof(type) as the VM was built, or -1. */
+long fg_vm_type_size(const char *type);
+
+/* The VM's integer constant name (an enum value such as _thread_in_Java);
+ * 0 when it does not export it. */
+int fg_vm_int_constant(const char *name, int32_t *value);
 
 /* The code cache's [lo, hi) read from CodeCache::_low_bound/_high_bound;
  * 0 when unavailable. Valid once the VM has initialised its code cache. */

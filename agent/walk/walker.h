@@ -21,6 +21,9 @@
 #include "fg/sample_record.h"
 #include "code_map.h"
 
+struct fg_vm_offsets;
+struct fg_method_map;
+
 /* What a frame in a walk is; kept per frame in the sample record. */
 enum fg_frame_type {
   FG_FRAME_JAVA = 0,         /* a Java frame, how it runs unknown */
@@ -45,6 +48,10 @@ struct fg_walker {
    * a C2 runtime stub has an anchor with no pc, and ASGCT gives up) */
   int anchor_known;
   long env_to_anchor, anchor_sp, anchor_pc;
+  /* walker=vm: fgagent's own walk first (vm_walker.h), ASGCT when it cannot */
+  int use_vm;
+  const struct fg_vm_offsets *vm;
+  const struct fg_method_map *methods;
 };
 
 struct fg_walk {
@@ -71,6 +78,12 @@ static inline int fg_walk_capacity(const struct fg_walker *w)
 {
   return w->native_depth + w->depth + 1 + FG_MAX_RECOVERED_FRAMES;
 }
+
+/* The frames of compiled method m at the first debug record at or after pc,
+ * innermost first, typed FG_FRAME_JAVA; 0 when m has none there. A top
+ * frame asks with pc + 1 (HotSpot's rule for a pc between records), a
+ * caller with its return address (the call's own record). */
+int fg_walk_scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFrame *f, uint8_t *types, int room);
 
 /* Sets up libunwind for use in signal handlers; call once at load. */
 void fg_walker_init(void);

@@ -8,6 +8,7 @@
 
 enum fg_event { FG_EVENT_CPU, FG_EVENT_ITIMER, FG_EVENT_WALL };
 enum fg_cstack { FG_CSTACK_NATIVE, FG_CSTACK_NO };
+enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM };
 
 #define FG_MAX_FILES 8
 #define FG_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms */
@@ -28,6 +29,7 @@ struct fg_options {
   enum fg_cstack cstack;         /* native frames: walked (native) or not (no) */
   bool ann;                      /* Java frames say interpreted/compiled/inlined */
   bool recover;                  /* retry failed AsyncGetCallTrace walks from a popped frame */
+  enum fg_walker_kind walker;    /* vm: fgagent's own walker first (agent/walk/vm_walker.h); asgct: the JVM's */
   bool verify;                   /* check every Java edge against the caller's bytecode (agent/verify) */
   bool sched;                    /* kernel context-switch records (perf_events) */
   bool timeline;                 /* .txt outputs: samples in time order per CPU */

@@ -25,6 +25,7 @@ struct fg_stats {
   uint64_t budget_cut;                     /* stored samples whose walk the time budget cut short */
   uint64_t truncated;                      /* stored, but deeper than depth */
   uint64_t recovered;                      /* Java stacks ASGCT failed on and fgagent's walker found */
+  uint64_t vm_walked;                      /* walker=vm: Java stacks fgagent's own walker read */
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */
   uint64_t wall_signals;                   /* event=wall: threads signalled */
   uint64_t wall_repeats;                   /* event=wall: idle threads counted again, not woken */
@@ -48,6 +49,7 @@ struct fg_stats {
   uint64_t verify_copy_stubs;              /* arraycopy stubs under a Java frame */
   uint64_t verify_copy_fused;              /* of those, under an instruction that is no copy */
   char verify_examples[FG_VERIFY_EXAMPLES][320];   /* the first wrong edges, "" past the last */
+  char walker[160];                        /* the walker asked for and, when it could not be had, why */
   char event[16];                          /* "cpu", "itimer" or "wall" */
   char event_detail[96];                   /* how the timer was made, fallbacks */
 };

@@ -11,11 +11,11 @@ final class WalkerTests {
 
   /**
    * StringBuilder.delete's arraycopy stub, where raw AsyncGetCallTrace fails on ~98% of
-   * samples (unknown_Java): the walker pops the stub and attributes the samples to
-   * StringBuilder.delete, with the stub as the leaf frame and the recoveries counted.
+   * samples (unknown_Java): with walker=asgct the recovery pops the stub and attributes the
+   * samples to StringBuilder.delete, with the stub as the leaf frame and the recoveries counted.
    */
   static void arraycopyIsAttributedToItsCaller(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "ArrayCopy", "3");
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,walker=asgct,file={dir}/p.collapsed", List.of(), "ArrayCopy", "3");
     r.expectCleanRun();
     Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
     long all = IntegrationTests.sum(s, k -> k.startsWith("[main tid="));
@@ -67,7 +67,51 @@ final class WalkerTests {
     IntegrationTests.check(!off.stderr().contains("verify:"), "verify reported while off:\n" + off.stderr());
   }
 
+  /**
+   * walker=vm (the default): fgagent's own walker reads at least 95% of the Java stacks of
+   * programs with interpreted, compiled, inlined and stub frames, native calls and deep
+   * recursion; failure frames stay under 0.5% of samples; every edge it reports is one the
+   * caller's bytecode can make (verify, at most 0.1% wrong); and on ArrayCopy the JDK 25
+   * chain delete;shift;arraycopy stub is right in at least 80% of the stub's samples.
+   */
+  static void vmWalkerReadsTrueStacks(IntegrationTests.Jdk jdk) throws Exception {
+    for (String[] w : new String[][] {{"ArrayCopy", "2"}, {"HotMethods", "2"}, {"Deflate", "2"}, {"DeepRecursion", "200", "2"}}) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,verify,file={dir}/p.collapsed", List.of(), w);
+      r.expectCleanRun();
+      Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+      long all = IntegrationTests.sum(s, k -> true);
+      long failed = IntegrationTests.sum(s, k -> k.matches("(.*;)?\\[(unknown|not_walkable)_\\w+\\](;.*)?"));
+      long java = r.stat("Java stacks"), own = ownWalks(r), checked = r.numberBefore("checked against the caller's bytecode");
+      long wrong = r.stat("wrong edges");
+      System.out.printf("    %s: %d samples, %d Java stacks, %d read by the vm walker, %d failure frames, "
+          + "%d edges checked, %d wrong%n", w[0], all, java, own, failed, checked, wrong);
+      IntegrationTests.check(all > 1000, "too few samples: " + all);
+      IntegrationTests.check(own >= java * 0.95, "the vm walker read only " + own + " of " + java + " Java stacks:\n" + r.stderr());
+      IntegrationTests.check(failed * 200 < all, failed + " of " + all + " samples are failure frames");
+      IntegrationTests.check(checked > 1000 && wrong * 1000 <= checked, wrong + " wrong edges of " + checked + ":\n" + r.stderr());
+      if (w[0].equals("ArrayCopy")) {
+        long stub = IntegrationTests.sum(s, k -> k.matches(".*;j\\w*arraycopy\\w*$"));
+        long chain = IntegrationTests.sum(s, k -> k.matches(
+            ".*;java/lang/AbstractStringBuilder\\.delete;java/lang/AbstractStringBuilder\\.shift;j\\w*arraycopy\\w*$"));
+        System.out.printf("    %d samples end in an arraycopy stub, %d of them under delete;shift%n", stub, chain);
+        IntegrationTests.check(stub > all / 2 && chain >= stub * 0.80, "only " + chain + " of " + stub + " arraycopy samples under delete;shift");
+      }
+    }
+    IntegrationTests.Run asgct = IntegrationTests.run(jdk, "interval=1ms,walker=asgct,file={dir}/p.collapsed", List.of(), "Inlining", "0.5");
+    asgct.expectCleanRun();
+    IntegrationTests.check(asgct.stderr().contains("walker:        asgct; AsyncGetCallTrace walks every stack"),
+        "walker=asgct not said in the summary:\n" + asgct.stderr());
+  }
+
+  /** "walker: vm; its own walk read N (...)" from the summary. */
+  private static long ownWalks(IntegrationTests.Run r) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("walker:\\s+vm; its own walk read (\\d+)").matcher(r.stderr());
+    IntegrationTests.check(m.find(), "no vm walker line in the summary:\n" + r.stderr());
+    return Long.parseLong(m.group(1));
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("vm_walker_reads_true_stacks", WalkerTests::vmWalkerReadsTrueStacks),
       new IntegrationTests.Named("arraycopy_attributed_to_caller", WalkerTests::arraycopyIsAttributedToItsCaller),
       new IntegrationTests.Named("verify_proves_every_edge", WalkerTests::verifyProvesEveryEdge));
 }

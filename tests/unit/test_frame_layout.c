@@ -92,6 +92,54 @@ static void c2_frame_without_bang(void **state)
   assert_int_equal(fg_frame_state_at(&l, 12), FG_FRAME_COMPLETE);
 }
 
+/* C2's runtime stubs (_new_array_Java): sub rsp, 8; mov [rsp], rbp; then
+ * the frame anchor and the call into the VM. */
+static void c2_runtime_stub_frame(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {0x48, 0x81, 0xec, 0x08, 0x00, 0x00, 0x00,         /* sub rsp, 8 */
+                                 0x48, 0x89, 0x2c, 0x24,                           /* mov [rsp], rbp */
+                                 0x49, 0x89, 0xa7, 0x90, 0x02, 0x00, 0x00};        /* mov [r15 + 0x290], rsp */
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(code, sizeof code, &l), 0);
+  assert_int_equal(l.frame_bytes, 16);
+  assert_int_equal(l.complete, 11);
+  assert_int_equal(fg_frame_state_at(&l, 7), FG_FRAME_ALLOCATED);
+  assert_int_equal(fg_frame_state_at(&l, 11), FG_FRAME_COMPLETE);
+}
+
+/* JDK 25: an entry patched with a call (not entrant) before the bang; the
+ * frame below it is laid out as before. */
+static void patched_entry(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {0xe8, 0xcb, 0x75, 0x1b, 0x18,                         /* call */
+                                 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0,    /* nop */
+                                 0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff,             /* bang */
+                                 0x55, 0x48, 0x83, 0xec, 0x50};                        /* push rbp; sub rsp, 0x50 */
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(code, sizeof code, &l), 0);
+  assert_int_equal(l.frame_bytes, 0x50 + 16);
+  assert_int_equal(l.build, 23);
+}
+
+/* A native method's wrapper keeps rbp as its frame pointer and has no
+ * fixed-size frame: found through rbp once the mov is done. */
+static void native_wrapper_is_rbp_based(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {0x55, 0x48, 0x8b, 0xec,                       /* push rbp; mov rbp, rsp */
+                                 0x0f, 0x1f, 0x84, 0x00, 0xfc, 0, 0, 0,       /* nop */
+                                 0xc5, 0xf8, 0x77};                           /* vzeroupper */
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(code, sizeof code, &l), 0);
+  assert_true(l.rbp_based);
+  assert_int_equal(l.frame_bytes, 0);
+  assert_int_equal(fg_frame_state_at(&l, 0), FG_FRAME_NOT_BUILT);
+  assert_int_equal(fg_frame_state_at(&l, 1), FG_FRAME_RBP_PUSHED);
+  assert_int_equal(fg_frame_state_at(&l, 4), FG_FRAME_COMPLETE);
+}
+
 /* Code that is not a frame HotSpot builds is not guessed at. */
 static void unknown_entry_code_has_no_layout(void **state)
 {
@@ -102,8 +150,11 @@ static void unknown_entry_code_has_no_layout(void **state)
   assert_int_equal(l.frame_bytes, 0);
   static const uint8_t nops[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90};
   assert_int_equal(fg_frame_layout_of(nops, sizeof nops, &l), -1);
-  static const uint8_t call_first[] = {0xe8, 0, 0, 0, 0, 0x55, 0x48, 0x83, 0xec, 0x30};
-  assert_int_equal(fg_frame_layout_of(call_first, sizeof call_first, &l), -1);
+  static const uint8_t call_rax[] = {0xff, 0xd0, 0x55, 0x48, 0x83, 0xec, 0x30};
+  assert_int_equal(fg_frame_layout_of(call_rax, sizeof call_rax, &l), -1);
+  static const uint8_t push_only[] = {0x55, 0x90, 0x90, 0x90};   /* push rbp and no frame pointer */
+  assert_int_equal(fg_frame_layout_of(push_only, sizeof push_only, &l), -1);
+  assert_false(l.rbp_based);
   static const uint8_t odd_size[] = {0x55, 0x48, 0x83, 0xec, 0x31};   /* not a multiple of 8 */
   assert_int_equal(fg_frame_layout_of(odd_size, sizeof odd_size, &l), -1);
   static const uint8_t cut[] = {0x55, 0x48, 0x83};   /* the sub does not fit */
@@ -161,6 +212,9 @@ int main(void)
     cmocka_unit_test(c1_frame),
     cmocka_unit_test(frame_pointer_kept),
     cmocka_unit_test(c2_frame_without_bang),
+    cmocka_unit_test(c2_runtime_stub_frame),
+    cmocka_unit_test(patched_entry),
+    cmocka_unit_test(native_wrapper_is_rbp_based),
     cmocka_unit_test(unknown_entry_code_has_no_layout),
     cmocka_unit_test(epilogue_after_pop_rbp),
     cmocka_unit_test(short_epilogues),

@@ -28,6 +28,9 @@ static void empty_string_gives_documented_defaults(void **state)
   assert_int_equal(o.nfiles, 1);
   assert_string_equal(o.files[0], "fgagent-%p.txt");
   assert_string_equal(o.log, "");
+  assert_int_equal(o.walker, FG_WALKER_VM);
+  assert_int_equal(fg_options_parse("walker=asgct", &o, err, sizeof err), 0);
+  assert_int_equal(o.walker, FG_WALKER_ASGCT);
   assert_int_equal(fg_options_parse(NULL, &o, err, sizeof err), 0);
 }
 
@@ -73,6 +76,8 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("interval=99999999999999999999s", "interval=", "ns, us, ms or s");
   assert_rejected("event=perf", "event='perf'", "cpu, itimer, wall");
   assert_rejected("cstack=dwarf", "cstack='dwarf'", "native, no");
+  assert_rejected("walker=jfr", "walker='jfr'", "vm (fgagent's own walker");
+  assert_rejected("walker", "walker has no value", "walker=VALUE");
   assert_rejected("wallthreads=0", "wallthreads='0'", "from 1 to 100000");
   assert_rejected("ann=sometimes", "ann='sometimes'", "true/false");
   assert_rejected("depth=0", "depth='0'", "from 1 to");

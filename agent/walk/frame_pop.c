@@ -1,0 +1,138 @@
+/* Frame popping; see frame_pop.h. */
+#include "frame_pop.h"
+
+#include <string.h>
+
+/* Code byte at pc + off when it lies inside blob b. */
+static int code_at(const struct fg_code_blob *b, uintptr_t pc, int off, uint8_t *out)
+{
+  uintptr_t a = pc + (intptr_t)off;
+  if (a < b->start || a >= b->end)
+    return 0;
+  *out = *(const uint8_t *)a;
+  return 1;
+}
+
+static int code_is(const struct fg_code_blob *b, uintptr_t pc, int off, const uint8_t *bytes, int n)
+{
+  for (int i = 0; i < n; i++) {
+    uint8_t c;
+    if (!code_at(b, pc, off + i, &c) || c != bytes[i])
+      return 0;
+  }
+  return 1;
+}
+
+static const uint8_t RET[] = {0xc3};
+static const uint8_t POP_RBP[] = {0x5d};
+/* push rbp; mov rbp, rsp, in the two encodings of the mov */
+static const uint8_t ENTER[] = {0x55, 0x48, 0x89, 0xe5};
+static const uint8_t ENTER_ALT[] = {0x55, 0x48, 0x8b, 0xec};
+
+/* The caller's registers if pc sits where only the return address is on the
+ * stack: the first instruction, or a ret. */
+int fg_pop_return(struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t ret;
+  if (!fg_read_stack(b, r->sp, &ret))
+    return 0;
+  r->pc = ret;
+  r->sp += 8;
+  return 1;
+}
+
+/* rbp points at the saved rbp with the return address above it. */
+int fg_pop_rbp_frame(struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t saved, ret;
+  if (r->fp < r->sp || !fg_read_stack(b, r->fp, &saved) || !fg_read_stack(b, r->fp + 8, &ret))
+    return 0;
+  r->sp = r->fp + 16;
+  r->fp = saved;
+  r->pc = ret;
+  return 1;
+}
+
+int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
+{
+  if (r->pc == s->start || code_is(s, r->pc, 0, RET, 1) || strncmp(s->name, "itable", 6) == 0 ||
+      strncmp(s->name, "vtable", 6) == 0)
+    return fg_pop_return(b, r);
+  if (code_is(s, s->start, 0, ENTER, 4) || code_is(s, s->start, 0, ENTER_ALT, 4)) {
+    if (r->pc == s->start + 1) {   /* after push rbp */
+      uintptr_t ret;
+      if (!fg_read_stack(b, r->sp + 8, &ret))
+        return 0;
+      r->pc = ret;
+      r->sp += 16;
+      return 1;
+    }
+    return fg_pop_rbp_frame(b, r);
+  }
+  /* C2's runtime stubs lay out their frame as a compiled method does (sub
+   * rsp, N; mov [rsp + N - 8], rbp), and only they among stubs */
+  if (s->layout.frame_bytes && !s->layout.pushes_rbp)
+    return fg_pop_method(s, b, r);
+  return 0;
+}
+
+/* The saved rbp at sp, the return address above it. */
+static int pop_saved_rbp(struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t saved, ret;
+  if (!fg_read_stack(b, r->sp, &saved) || !fg_read_stack(b, r->sp + 8, &ret))
+    return 0;
+  r->fp = saved;
+  r->pc = ret;
+  r->sp += 16;
+  return 1;
+}
+
+/* After the epilogue's pop rbp only the return address is
+ * left, at pop rbp the saved rbp too; elsewhere the entry code's layout says
+ * how much of the frame is built. A method whose entry code was not
+ * understood is not popped (no guess). */
+int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r)
+{
+  if (r->pc < m->start || r->pc >= m->end)
+    return 0;
+  const uint8_t *code = (const uint8_t *)m->start;
+  size_t len = m->end - m->start, at = r->pc - m->start;
+  if (fg_frame_is_popped(code, len, at))
+    return fg_pop_return(b, r);
+  if (code[at] == POP_RBP[0])
+    return pop_saved_rbp(b, r);
+  const struct fg_frame_layout *l = &m->layout;
+  if (!l->frame_bytes && !l->rbp_based)
+    return 0;
+  uintptr_t sender_sp = r->sp + l->frame_bytes, ret;
+  switch (fg_frame_state_at(l, at)) {
+  case FG_FRAME_NOT_BUILT:
+    return fg_pop_return(b, r);
+  case FG_FRAME_RBP_PUSHED:
+    return pop_saved_rbp(b, r);
+  case FG_FRAME_ALLOCATED:   /* rbp not stored yet: the register still holds the caller's */
+    if (!fg_read_stack(b, sender_sp - 8, &ret))
+      return 0;
+    r->pc = ret;
+    r->sp = sender_sp;
+    return 1;
+  case FG_FRAME_COMPLETE:
+    return fg_pop_complete(m, b, r);
+  }
+  return 0;
+}
+
+int fg_pop_complete(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r)
+{
+  if (m->layout.rbp_based)
+    return fg_pop_rbp_frame(b, r);
+  uintptr_t sender_sp = r->sp + m->layout.frame_bytes, ret, saved;
+  if (!m->layout.frame_bytes || !fg_read_stack(b, sender_sp - 8, &ret) || !fg_read_stack(b, sender_sp - 16, &saved))
+    return 0;
+  r->pc = ret;
+  r->sp = sender_sp;
+  r->fp = saved;
+  return 1;
+}
+

@@ -1,0 +1,188 @@
+/* The VM walker; see vm_walker.h. Async-signal-safe: plain loads only. */
+#include "vm_walker.h"
+
+#include <string.h>
+
+#include "method_map.h"
+#include "vm_offsets.h"
+
+/* Slots of frames as HotSpot lays them out on x86-64 (frame_x86.hpp), in
+ * bytes from rbp. */
+#define INTERPRETER_SENDER_SP (-1 * 8)
+#define INTERPRETER_METHOD (-3 * 8)
+#define INTERPRETER_BCP (-8 * 8)
+#define ENTRY_CALL_WRAPPER (-6 * 8)
+
+#define NATIVE_BCI (-3)   /* what ASGCT reports for a native method's frame */
+
+enum step { STEP_NEXT, STEP_DONE, STEP_FAIL };
+
+struct walk {
+  const struct fg_walker *w;
+  struct fg_bounds b;
+  ASGCT_CallFrame *f;
+  uint8_t *types;
+  int n, room;
+};
+
+static void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
+{
+  k->f[k->n] = (ASGCT_CallFrame){bci, id};
+  k->types[k->n++] = k->w->annotate || type == FG_FRAME_STUB ? type : FG_FRAME_JAVA;
+}
+
+/* A frame anchor's registers: the last Java frame of a thread that left
+ * Java (for the VM, native code, or a call back into Java). Its pc is set
+ * lazily (JDK-8178287); the return address below sp is the same pc then.
+ * STEP_DONE: the anchor is empty, no Java frame below. */
+static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stack, struct fg_regs *r)
+{
+  const struct fg_vm_offsets *vm = k->w->vm;
+  uintptr_t sp, pc, fp;
+  if (on_stack) {
+    if (!fg_read_stack(k->b, anchor + vm->anchor_sp, &sp) || !fg_read_stack(k->b, anchor + vm->anchor_pc, &pc) ||
+        !fg_read_stack(k->b, anchor + vm->anchor_fp, &fp))
+      return STEP_FAIL;
+  } else {   /* the thread's own anchor, inside its JavaThread */
+    sp = *(volatile uintptr_t *)(anchor + vm->anchor_sp);
+    pc = *(volatile uintptr_t *)(anchor + vm->anchor_pc);
+    fp = *(volatile uintptr_t *)(anchor + vm->anchor_fp);
+  }
+  if (!sp)
+    return STEP_DONE;
+  if (!pc && !fg_read_stack(k->b, sp - 8, &pc))
+    return STEP_FAIL;
+  *r = (struct fg_regs){pc, sp, fp};
+  return STEP_NEXT;
+}
+
+/* A compiled method's frame: its own and its inlined frames at pc, then
+ * the caller's registers. */
+static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jmethodID id, int top,
+                                struct fg_regs *r)
+{
+  int got = fg_walk_scopes_at(m, top ? r->pc + 1 : r->pc, k->f + k->n, k->types + k->n, k->room - k->n);
+  if (got > 0 && k->f[k->n + got - 1].method_id != id && k->n + got < k->room)
+    return STEP_FAIL;   /* a record that does not end in the method itself */
+  if (got <= 0) {
+    if (!m->scopes)
+      emit(k, NATIVE_BCI, id, FG_FRAME_COMPILED);   /* a native method's wrapper: no debug records */
+    else if (top)
+      emit(k, -1, id, FG_FRAME_COMPILED);
+    else
+      return STEP_FAIL;   /* a call always has a record at its return address */
+  } else {
+    for (int i = 0; i < got; i++)
+      k->types[k->n + i] = k->w->annotate ? (i + 1 < got ? FG_FRAME_INLINED : FG_FRAME_COMPILED) : FG_FRAME_JAVA;
+    k->n += got;
+  }
+  return (top ? fg_pop_method(m, k->b, r) : fg_pop_complete(m, k->b, r)) ? STEP_NEXT : STEP_FAIL;
+}
+
+/* An interpreted frame: Method* and bcp from their slots. */
+static enum step interpreted_frame(struct walk *k, int top, struct fg_regs *r)
+{
+  uintptr_t method, bcp, sender_sp, link, ret;
+  if (r->fp < r->sp || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
+      !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp) ||
+      !fg_read_stack(k->b, r->fp + INTERPRETER_SENDER_SP, &sender_sp) || !fg_read_stack(k->b, r->fp, &link) ||
+      !fg_read_stack(k->b, r->fp + 8, &ret))
+    return STEP_FAIL;
+  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
+  if (!e || !e->id)
+    return STEP_FAIL;
+  jint bci;
+  if (e->code_len == 0)
+    bci = NATIVE_BCI;
+  else if (bcp >= e->code && bcp < e->code + e->code_len)
+    bci = (jint)(bcp - e->code);
+  else if (top)
+    bci = -1;   /* a frame being set up: the method is known, its bci not yet */
+  else
+    return STEP_FAIL;
+  emit(k, bci, e->id, FG_FRAME_INTERPRETED);
+  if (sender_sp <= r->fp)
+    return STEP_FAIL;
+  *r = (struct fg_regs){ret, sender_sp, link};
+  return STEP_NEXT;
+}
+
+/* The call stub's frame, where Java was called from the VM: the walk goes on
+ * at the frame anchor its JavaCallWrapper saved. */
+static enum step entry_frame(struct walk *k, struct fg_regs *r)
+{
+  uintptr_t wrapper;
+  if (!fg_read_stack(k->b, r->fp + ENTRY_CALL_WRAPPER, &wrapper))
+    return STEP_FAIL;
+  return anchor_regs(k, wrapper + (uintptr_t)k->w->vm->wrapper_anchor, 1, r);
+}
+
+static int is_interpreter(const struct fg_code_blob *s)
+{
+  return strcmp(s->name, "Interpreter") == 0;
+}
+
+/* One frame at r; top: pc may be anywhere in it (the interrupted frame);
+ * first: no Java frame was read before it. */
+static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
+{
+  const struct fg_code_map *code = k->w->code;
+  if (!fg_code_map_contains(code, r->pc))
+    return STEP_FAIL;
+  if (r->pc == k->w->vm->call_stub_return)
+    return entry_frame(k, r);
+  const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
+  if (m) {
+    jmethodID id = atomic_load_explicit(&m->method, memory_order_relaxed);
+    return id ? compiled_frame(k, m, id, top, r) : STEP_FAIL;   /* unloaded: nothing to name */
+  }
+  const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
+  if (!s)
+    return STEP_FAIL;
+  if (is_interpreter(s))
+    return interpreted_frame(k, top, r);
+  /* any other stub is a leaf (arraycopy, vtable) or calls the VM (runtime
+   * stubs), so it is only ever the first frame; one met as a caller (the
+   * deoptimization blob as a patched return address) is not walked */
+  if (!first)
+    return STEP_FAIL;
+  emit(k, 0, (jmethodID)(uintptr_t)s, FG_FRAME_STUB);
+  return fg_pop_stub(s, k->b, r) ? STEP_NEXT : STEP_FAIL;
+}
+
+int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
+               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int room)
+{
+  const struct fg_vm_offsets *vm = w->vm;
+  if (!vm || !vm->known || !w->methods || !env || !b.hi || room <= 0)
+    return 0;
+  struct walk k = {w, b, f, types, 0, room};
+  struct fg_regs r;
+  int top;
+  int32_t state = *(volatile int32_t *)((char *)env + vm->env_to_state);
+  if (state == vm->in_java) {
+    if (!java)
+      return 0;   /* in native code with no way back to Java: ASGCT decides */
+    r = *java;
+    top = java_is_top;
+  } else {
+    if (anchor_regs(&k, (uintptr_t)env + (uintptr_t)vm->env_to_anchor, 0, &r) != STEP_NEXT)
+      return 0;
+    /* stubs that save every register before calling the VM (resolve_*,
+     * wrong_method, ic_miss) leave no fp in the anchor; the native walk
+     * unwound the VM's frames to the same sp and restored rbp on the way */
+    if (!r.fp && java && !java_is_top && java->sp == r.sp && java->pc == r.pc)
+      r.fp = java->fp;
+    top = 0;   /* the anchor's pc is a return address: the frame is at a call */
+  }
+  for (int first = 1; k.n < room; first = 0) {
+    uintptr_t sp = r.sp;
+    enum step s = frame(&k, top, first, &r);
+    if (s == STEP_DONE)
+      break;
+    if (s == STEP_FAIL || r.sp <= sp)
+      return 0;
+    top = 0;   /* every frame after the first is stopped at a call */
+  }
+  return k.n;
+}

@@ -1,0 +1,35 @@
+/* fgagent's own Java stack walker (walker=vm): AsyncGetCallTrace's output
+ * for a thread, read from HotSpot's frames directly rather than through the
+ * VM's walker, which gives up where a frame is not at a safepoint record
+ * (a stub, a prologue, a runtime stub's call into the VM).
+ *
+ * Each frame is read by its kind (vm_frames.c):
+ *  - compiled: the method and what it inlined from the CompiledMethodLoad
+ *    debug records at the exact pc, the frame's size from its entry code;
+ *  - interpreted: Method* and bcp from the frame's fixed slots, turned into
+ *    the jmethodID and bci through the method map (no metaspace read);
+ *  - entry (the call stub): on to the frame anchor its call wrapper saved;
+ *  - stubs, C1 and C2 runtime stubs: popped by their layouts.
+ * The walk starts at the signal's registers for a thread in Java, at the
+ * thread's frame anchor for one in the VM or in native code.
+ *
+ * Every stack read is checked against the thread's stack, every code read
+ * against a known code blob. A frame it cannot read makes the whole walk
+ * fail (0), never a guess: the caller then asks AsyncGetCallTrace.
+ * Async-signal-safe. */
+#ifndef FG_VM_WALKER_H
+#define FG_VM_WALKER_H
+
+#include "frame_pop.h"
+#include "walker.h"
+
+/* Writes at most room frames (leaf first) of the Java stack of the thread
+ * whose JNIEnv is env; java: the registers at the first pc in the code
+ * cache (the signal's, or where the native walk reached it), java_is_top:
+ * they are the interrupted ones (pc may be anywhere in a frame), not a
+ * return address. Returns the frames written (room: there may be more),
+ * or 0. */
+int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
+               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int room);
+
+#endif

@@ -1,0 +1,159 @@
+/* The VM walker on a stack laid out as HotSpot lays out x86-64 frames: a
+ * compiled method with an inlined callee, called from an interpreted
+ * method, called from the call stub; a thread in Java and one in the VM.
+ * A frame it cannot read makes the walk fail (0), never a guess. */
+#include "unit.h"
+
+#include <jvmti.h>
+#include <jvmticmlr.h>
+#include <string.h>
+
+#include "../../agent/walk/method_map.h"
+#include "../../agent/walk/vm_offsets.h"
+#include "../../agent/walk/vm_walker.h"
+
+static uint8_t code[3 * 1024];      /* [0, 1k) interpreter, [1k, 2k) a compiled method, [2k, 3k) the call stub */
+static uintptr_t stack[512];
+static uint8_t bytecodes[100];
+static char thread[256];            /* a JavaThread: the JNIEnv at 0, state at 16, anchor at 64 */
+static struct fg_code_map map;
+static struct fg_method_map methods;
+static struct fg_vm_offsets vm;
+static struct fg_walker walker;
+
+#define IN_JAVA 8
+#define IN_VM 6
+#define INTERPRETED_METHOD ((uintptr_t)0x7f00aa001000ull)
+#define ID(i) ((jmethodID)(uintptr_t)(0x100 * (i)))
+#define COMPILED (code + 1024)
+#define TOP_PC ((uintptr_t)(COMPILED + 200))
+
+static uintptr_t at(int word) { return (uintptr_t)&stack[word]; }
+
+static int setup(void **state)
+{
+  (void)state;
+  memset(code, 0x90, sizeof code);
+  /* the compiled method's entry: push rbp; sub rsp, 0x20 (a 0x30-byte frame) */
+  static const uint8_t entry[] = {0x55, 0x48, 0x83, 0xec, 0x20};
+  memcpy(COMPILED, entry, sizeof entry);
+  fg_code_map_init(&map);
+  fg_code_map_add_stub(&map, "Interpreter", code, 1024);
+  fg_code_map_add_stub(&map, "call_stub", code + 2048, 1024);
+  /* one debug record just after TOP_PC: inlinee (id 3, bci 5) in the method (id 2, bci 7) */
+  static jmethodID frames_methods[] = {ID(3), ID(2)};
+  static jint frames_bcis[] = {5, 7};
+  static PCStackInfo pc;
+  pc = (PCStackInfo){(void *)(TOP_PC + 3), 2, frames_methods, frames_bcis};
+  static jvmtiCompiledMethodLoadInlineRecord rec;
+  rec.header = (jvmtiCompiledMethodLoadRecordHeader){JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION,
+                                                     JVMTI_CMLR_MINOR_VERSION, NULL};
+  rec.numpcs = 1;
+  rec.pcinfo = &pc;
+  fg_code_map_add_method(&map, ID(2), COMPILED, 1024, &rec);
+  fg_method_map_init(&methods);
+  fg_method_map_put(&methods, INTERPRETED_METHOD, ID(1), (uintptr_t)bytecodes, sizeof bytecodes);
+  vm = (struct fg_vm_offsets){.known = 1, .env_to_state = 16, .env_to_anchor = 64, .anchor_sp = 0,
+                              .anchor_pc = 8, .anchor_fp = 16, .wrapper_anchor = 0,
+                              .call_stub_return = (uintptr_t)(code + 2100), .in_java = IN_JAVA};
+  walker = (struct fg_walker){.code = &map, .depth = 64, .annotate = 1, .use_vm = 1, .vm = &vm, .methods = &methods};
+  memset(stack, 0, sizeof stack);
+  memset(thread, 0, sizeof thread);
+  /* compiled frame at word 100: 0x30 bytes, saved rbp and return address at its top */
+  stack[104] = at(200);                            /* saved rbp: the interpreted frame's fp */
+  stack[105] = (uintptr_t)(code + 500);            /* return address into the interpreter */
+  /* interpreted frame, fp at word 200 */
+  stack[200 - 3] = INTERPRETED_METHOD;
+  stack[200 - 8] = (uintptr_t)bytecodes + 12;      /* bcp: bci 12 */
+  stack[200 - 1] = at(203);                        /* the sender's sp */
+  stack[200] = at(300);                            /* link: the call stub's rbp */
+  stack[201] = vm.call_stub_return;
+  /* the call stub's frame, fp at word 300: its JavaCallWrapper at word 400, anchor empty */
+  stack[300 - 6] = at(400);
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  (void)state;
+  fg_code_map_free(&map);
+  fg_method_map_free(&methods);
+  return 0;
+}
+
+static int walk(const struct fg_regs *java, int top, ASGCT_CallFrame *f, uint8_t *types)
+{
+  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
+  return fg_vm_walk(&walker, thread, java, top, b, f, types, 16);
+}
+
+static void thread_in_java(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  struct fg_regs r = {TOP_PC, at(100), 0x1234};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 3);
+  assert_ptr_equal(f[0].method_id, ID(3));
+  assert_int_equal(f[0].lineno, 5);
+  assert_int_equal(types[0], FG_FRAME_INLINED);
+  assert_ptr_equal(f[1].method_id, ID(2));
+  assert_int_equal(f[1].lineno, 7);
+  assert_int_equal(types[1], FG_FRAME_COMPILED);
+  assert_ptr_equal(f[2].method_id, ID(1));
+  assert_int_equal(f[2].lineno, 12);
+  assert_int_equal(types[2], FG_FRAME_INTERPRETED);
+}
+
+/* In the VM the walk starts at the anchor: the interpreted frame that
+ * called into the VM, its pc left for the walker to find below sp. */
+static void thread_in_the_vm(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_VM;
+  stack[150 - 1] = (uintptr_t)(code + 600);        /* return address into the interpreter */
+  *(uintptr_t *)(thread + 64) = at(150);           /* anchor sp */
+  *(uintptr_t *)(thread + 64 + 16) = at(200);      /* anchor fp */
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(NULL, 0, f, types), 1);
+  assert_ptr_equal(f[0].method_id, ID(1));
+  assert_int_equal(f[0].lineno, 12);
+  /* an empty anchor: no Java frame to walk, ASGCT decides */
+  *(uintptr_t *)(thread + 64) = 0;
+  assert_int_equal(walk(NULL, 0, f, types), 0);
+}
+
+/* Frames it cannot read end the walk with 0: an unknown Method*, a bcp
+ * outside a caller's bytecodes, a return address into no known code. */
+static void unreadable_frames_fail(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  struct fg_regs r = {TOP_PC, at(100), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  stack[200 - 3] = INTERPRETED_METHOD + 8;
+  assert_int_equal(walk(&r, 1, f, types), 0);
+  stack[200 - 3] = INTERPRETED_METHOD;
+  stack[200 - 8] = (uintptr_t)bytecodes + 100;
+  assert_int_equal(walk(&r, 1, f, types), 0);
+  stack[200 - 8] = (uintptr_t)bytecodes + 12;
+  stack[105] = (uintptr_t)&stack[0];
+  assert_int_equal(walk(&r, 1, f, types), 0);
+  stack[105] = (uintptr_t)(code + 500);
+  assert_int_equal(walk(&r, 1, f, types), 3);
+  /* a thread in Java whose pc the native walk could not bring back to Java */
+  assert_int_equal(walk(NULL, 0, f, types), 0);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(thread_in_java, setup, teardown),
+    cmocka_unit_test_setup_teardown(thread_in_the_vm, setup, teardown),
+    cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
+}
