@@ -29,7 +29,7 @@ AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-javac bench-wall-idle bench-convert stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-javac bench-walker bench-wall-idle bench-convert stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -42,6 +42,7 @@ help:
 	@echo "make analyze      gcc -fanalyzer on every source; fails on a warning scripts/analyzer-triage.txt does not explain"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
 	@echo "make bench-javac   unattributed samples on javac compiling java.xml, writes results/javac-unattributed.md"
+	@echo "make bench-walker  walker=asgct and walker=vm on javac and H2, both JDKs, writes results/walker.md"
 	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
@@ -173,6 +174,9 @@ bench: deps lib java
 
 bench-javac: deps lib
 	@bash scripts/bench-javac.sh
+
+bench-walker: deps lib
+	@bash scripts/bench-walker.sh
 
 bench-wall-idle: deps lib java
 	@bash scripts/bench-wall-idle.sh

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Unattributed samples on real code: javac compiling the java.xml module
 # (1857 files, from the JDK's own src.zip, Debian's openjdk-17-source) at
-# interval=1ms, with raw AsyncGetCallTrace (recover=no,cstack=no), with
-# fgagent's recovering walker (cstack=no), and with the defaults (recovery
-# and native frames). For each run: the share of samples that are failure
+# interval=1ms, with raw AsyncGetCallTrace (walker=asgct,recover=no,cstack=no),
+# with its recovery (walker=asgct,cstack=no), and with the defaults (fgagent's
+# own walker, recovery and native frames). For each run: the share of samples that are failure
 # frames ([unknown_Java], [not_walkable_*], [unknown_not_Java]) among all
 # samples and among the main thread's, and the handler's time as a share of
 # the CPU time sampled. Writes results/javac-unattributed.md.
@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 (cd "$work" && unzip -q "$src_zip" 'java.xml/*')
 files=$(find "$work/java.xml" -name '*.java' | wc -l)
 
-declare -A opts=([raw]="recover=no,cstack=no" [recover]="cstack=no" [default]="")
+declare -A opts=([raw]="walker=asgct,recover=no,cstack=no" [recover]="walker=asgct,cstack=no" [default]="")
 modes=(raw recover default)
 out=results/javac-unattributed.md
 rows=()
@@ -76,9 +76,9 @@ done
   echo "fgagent's signal handler as a share of the CPU time sampled (the kernel's signal delivery, about"
   echo "4.3 us a sample here, comes on top)."
   echo
-  echo "- raw: \`recover=no,cstack=no\`, AsyncGetCallTrace alone"
-  echo "- recover: \`cstack=no\`, with the walker's recovery"
-  echo "- default: recovery and native frames"
+  echo "- raw: \`walker=asgct,recover=no,cstack=no\`, AsyncGetCallTrace alone"
+  echo "- recover: \`walker=asgct,cstack=no\`, with the walker's recovery"
+  echo "- default: fgagent's own walker (walker=vm), recovery and native frames"
   echo
   echo "| mode | run | wall s | samples | failed | failed share | main thread failed | no method | recovered | handler | accounting |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"

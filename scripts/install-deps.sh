@@ -9,9 +9,10 @@ set -euo pipefail
 packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs clang libclang-rt-14-dev
           libunwind-dev)
 # `install-deps.sh bench` adds what only the benchmarks need: the JDK's own sources,
-# which the javac benchmark compiles, and the tools the benchmark scripts call.
+# which the javac benchmark compiles, H2, which the walker benchmark runs, and the
+# tools the benchmark scripts call.
 if [ "${1:-}" = bench ]; then
-  packages+=(openjdk-17-source unzip time bc)
+  packages+=(openjdk-17-source libh2-java unzip time bc)
 fi
 
 missing=()

@@ -117,6 +117,22 @@ static enum step entry_frame(struct walk *k, struct fg_regs *r)
   return anchor_regs(k, wrapper + (uintptr_t)k->w->vm->wrapper_anchor, 1, r);
 }
 
+/* The inline-cache buffer's stubs (movabs rax, <cached value>; jmp <entry>),
+ * which JVMTI does not report: a call site being switched to a new target
+ * jumps through one, with only the return address on the stack. */
+static int same_page(uintptr_t a, uintptr_t b)
+{
+  return (a >> 12) == (b >> 12);   /* pc's page is mapped: it runs; the next may be reserved only */
+}
+
+static int in_ic_stub(uintptr_t pc)
+{
+  const uint8_t *p = (const uint8_t *)pc;
+  if (same_page(pc, pc + 10) && p[0] == 0x48 && p[1] == 0xb8)
+    return p[10] == 0xe9;
+  return same_page(pc - 10, pc) && p[0] == 0xe9 && p[-10] == 0x48 && p[-9] == 0xb8;
+}
+
 static int is_interpreter(const struct fg_code_blob *s)
 {
   return strcmp(s->name, "Interpreter") == 0;
@@ -138,7 +154,7 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
   }
   const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
   if (!s)
-    return STEP_FAIL;
+    return top && in_ic_stub(r->pc) && fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
   if (is_interpreter(s))
     return interpreted_frame(k, top, r);
   /* any other stub is a leaf (arraycopy, vtable) or calls the VM (runtime

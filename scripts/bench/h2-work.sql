@@ -1,0 +1,10 @@
+CREATE TABLE orders AS SELECT X AS id, MOD(X * 7919, 5000) AS customer, MOD(X, 97) AS product, RAND() * 100 AS amount, 'note ' || X AS note FROM SYSTEM_RANGE(1, 200000);
+CREATE TABLE customers AS SELECT X AS id, 'customer ' || X AS name, MOD(X, 50) AS region FROM SYSTEM_RANGE(0, 4999);
+CREATE INDEX orders_customer ON orders(customer);
+SELECT c.region, COUNT(*), SUM(o.amount), MAX(o.note) FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.region ORDER BY 3 DESC;
+SELECT product, AVG(amount) FROM orders GROUP BY product ORDER BY 2;
+SELECT note FROM orders WHERE amount > 99 ORDER BY note LIMIT 20;
+UPDATE orders SET amount = amount * 1.01 WHERE MOD(id, 3) = 0;
+SELECT c.name, SUM(o.amount) s FROM orders o JOIN customers c ON o.customer = c.id WHERE c.region < 10 GROUP BY c.name ORDER BY s DESC LIMIT 10;
+DELETE FROM orders WHERE MOD(id, 7) = 0;
+SELECT COUNT(DISTINCT customer), COUNT(DISTINCT note) FROM orders;
