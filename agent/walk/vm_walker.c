@@ -167,12 +167,13 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
 }
 
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
-               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int room)
+               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs)
 {
   const struct fg_vm_offsets *vm = w->vm;
-  if (!vm || !vm->known || !w->methods || !env || !b.hi || room <= 0)
+  *stubs = 0;
+  if (!vm || !vm->known || !w->methods || !env || !b.hi || java_room <= 0)
     return 0;
-  struct walk k = {w, b, f, types, 0, room};
+  struct walk k = {w, b, f, types, 0, java_room};
   struct fg_regs r;
   int top;
   int32_t state = *(volatile int32_t *)((char *)env + vm->env_to_state);
@@ -191,13 +192,17 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
       r.fp = java->fp;
     top = 0;   /* the anchor's pc is a return address: the frame is at a call */
   }
-  for (int first = 1; k.n < room; first = 0) {
+  for (int first = 1; k.n < k.room; first = 0) {
     uintptr_t sp = r.sp;
     enum step s = frame(&k, top, first, &r);
     if (s == STEP_DONE)
       break;
     if (s == STEP_FAIL || r.sp <= sp)
       return 0;
+    if (first && k.n == 1 && types[0] == FG_FRAME_STUB) {
+      *stubs = 1;   /* the leaf stub does not count against depth */
+      k.room++;
+    }
     top = 0;   /* every frame after the first is stopped at a call */
   }
   return k.n;

@@ -23,13 +23,14 @@
 #include "frame_pop.h"
 #include "walker.h"
 
-/* Writes at most room frames (leaf first) of the Java stack of the thread
- * whose JNIEnv is env; java: the registers at the first pc in the code
- * cache (the signal's, or where the native walk reached it), java_is_top:
- * they are the interrupted ones (pc may be anywhere in a frame), not a
- * return address. Returns the frames written (room: there may be more),
- * or 0. */
+/* Writes the Java stack of the thread whose JNIEnv is env, leaf first, up
+ * to java_room Java frames after the stub frame (at most one) at the leaf;
+ * f and types hold java_room + 1. java: the registers at the first pc in
+ * the code cache (the signal's, or where the native walk reached it),
+ * java_is_top: they are the interrupted ones (pc may be anywhere in a
+ * frame), not a return address. Returns the frames written (java_room Java
+ * ones: there may be more), or 0; *stubs: the stub frames among them. */
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
-               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int room);
+               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs);
 
 #endif

@@ -297,13 +297,14 @@ static int caller_of_stub(const struct fg_walker *w, struct fg_bounds b, struct 
   return n + 1;
 }
 
-/* A walk that found n Java frames after k native ones. */
+/* A walk that found n frames after k native ones, the first stubs of them
+ * stub frames that do not count against depth. */
 static struct fg_walk finish(const struct fg_walker *w, const struct fg_walker *config, struct fg_walk res, int k,
-                             int n, int reached_java, uint32_t flags)
+                             int n, int stubs, int reached_java, uint32_t flags)
 {
   res.flags |= flags;
-  if (n > w->depth) {
-    n = w->depth;
+  if (n - stubs > w->depth) {
+    n = w->depth + stubs;
     res.flags |= FG_SAMPLE_TRUNCATED;
     if (w->depth < config->depth)
       res.flags |= FG_SAMPLE_BUDGET;   /* cut shorter than depth by the time budget */
@@ -343,9 +344,10 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   uint8_t *jt = types + k;
   int room = w->depth + 1 + FG_MAX_RECOVERED_FRAMES;   /* recovered frames, then depth + 1 Java ones */
   if (w->use_vm) {
-    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0, b, jf, jt, w->depth + 1);
+    int stubs = 0;
+    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0, b, jf, jt, w->depth + 1, &stubs);
     if (n > 0)
-      return finish(w, config, res, k, n, reached_java, FG_SAMPLE_VM_WALKED);
+      return finish(w, config, res, k, n, stubs, reached_java, FG_SAMPLE_VM_WALKED);
   }
   ASGCT_CallTrace trace = {env, 0, jf};
   w->asgct(&trace, w->depth + 1, ucontext);
@@ -377,7 +379,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   if (n > 0) {
     if (w->annotate && !recovered)
       annotate(w, reached_java ? java.pc : top.pc, jf, jt, n);
-    return finish(w, config, res, k, n, reached_java, first_tick <= 0 ? FG_SAMPLE_RECOVERED : 0);
+    return finish(w, config, res, k, n, 0, reached_java, first_tick <= 0 ? FG_SAMPLE_RECOVERED : 0);
   }
   res.n = k;
   res.flags |= FG_SAMPLE_FAILED;

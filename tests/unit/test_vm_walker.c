@@ -39,7 +39,8 @@ static int setup(void **state)
   memcpy(COMPILED, entry, sizeof entry);
   fg_code_map_init(&map);
   fg_code_map_add_stub(&map, "Interpreter", code, 1024);
-  fg_code_map_add_stub(&map, "call_stub", code + 2048, 1024);
+  fg_code_map_add_stub(&map, "call_stub", code + 2048, 512);
+  fg_code_map_add_stub(&map, "jint_arraycopy", code + 2560, 512);
   /* one debug record just after TOP_PC: inlinee (id 3, bci 5) in the method (id 2, bci 7) */
   static jmethodID frames_methods[] = {ID(3), ID(2)};
   static jint frames_bcis[] = {5, 7};
@@ -84,7 +85,10 @@ static int teardown(void **state)
 static int walk(const struct fg_regs *java, int top, ASGCT_CallFrame *f, uint8_t *types)
 {
   struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
-  return fg_vm_walk(&walker, thread, java, top, b, f, types, 16);
+  int stubs;
+  int n = fg_vm_walk(&walker, thread, java, top, b, f, types, 15, &stubs);
+  assert_int_equal(stubs, 0);
+  return n;
 }
 
 static void thread_in_java(void **state)
@@ -125,6 +129,28 @@ static void thread_in_the_vm(void **state)
   assert_int_equal(walk(NULL, 0, f, types), 0);
 }
 
+/* A leaf stub (frameless, at its entry) is a frame of its own that does
+ * not count against the Java frames asked for. */
+static void leaf_stub_is_kept_beyond_depth(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[99] = TOP_PC;                              /* the call into the stub */
+  struct fg_regs r = {(uintptr_t)(code + 2560), at(99), 0};
+  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  int stubs;
+  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 2, &stubs), 3);
+  assert_int_equal(stubs, 1);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "jint_arraycopy");
+  assert_ptr_equal(f[1].method_id, ID(3));   /* the caller's frames from the call's record */
+  assert_ptr_equal(f[2].method_id, ID(2));
+  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs), 4);
+  assert_ptr_equal(f[3].method_id, ID(1));
+}
+
 /* Frames it cannot read end the walk with 0: an unknown Method*, a bcp
  * outside a caller's bytecodes, a return address into no known code. */
 static void unreadable_frames_fail(void **state)
@@ -153,6 +179,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(thread_in_java, setup, teardown),
     cmocka_unit_test_setup_teardown(thread_in_the_vm, setup, teardown),
+    cmocka_unit_test_setup_teardown(leaf_stub_is_kept_beyond_depth, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
