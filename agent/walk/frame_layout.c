@@ -108,6 +108,10 @@ int fg_frame_layout_of(const uint8_t *code, size_t len, struct fg_frame_layout *
 {
   memset(out, 0, sizeof *out);
   size_t pos = 0, step;
+  if (len > 0 && code[0] == 0x52) {   /* push rdx: the exception pc, as the return address */
+    out->pushes_return = 1;
+    pos = 1;
+  }
   while (pos < len && (step = pre_frame_insn(code + pos, len - pos)) > 0)
     pos += step;
   if (pos >= len || pos > UINT16_MAX - 16)

@@ -24,6 +24,8 @@ struct fg_frame_layout {
   uint8_t pushes_rbp;     /* push rbp (N + 16 bytes) rather than a store of rbp into the frame (N + 8) */
   uint8_t rbp_based;      /* push rbp; mov rbp, rsp and no sub: a frame found through rbp (native
                              wrappers); frame_bytes 0, complete after the mov */
+  uint8_t pushes_return;  /* begins with push rdx, the return address it is entered without (C2's
+                             ExceptionBlob): at its first byte nothing of the frame is known */
 };
 
 /* Reads the entry code (len bytes from the method's first byte). 0, or -1

@@ -53,6 +53,19 @@ int fg_pop_rbp_frame(struct fg_bounds b, struct fg_regs *r)
   return 1;
 }
 
+/* Whether part occurs in name; plain loops (this runs in the handler). */
+static int name_has(const char *name, const char *part)
+{
+  for (; *name; name++) {
+    size_t i = 0;
+    while (part[i] && name[i] == part[i])
+      i++;
+    if (!part[i])
+      return 1;
+  }
+  return 0;
+}
+
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
 {
   if (r->pc == s->start || code_is(s, r->pc, 0, RET, 1) || strncmp(s->name, "itable", 6) == 0 ||
@@ -73,6 +86,11 @@ int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs
    * rsp, N; mov [rsp + N - 8], rbp), and only they among stubs */
   if (s->layout.frame_bytes && !s->layout.pushes_rbp)
     return fg_pop_method(s, b, r);
+  /* exception dispatch with no frame of its own: the return address it
+   * unwinds to stays at sp while it asks the VM for the handler (C1's
+   * unwind_exception, StubRoutines' forward_exception) */
+  if (name_has(s->name, "unwind_exception") || name_has(s->name, "forward_exception"))
+    return fg_pop_return(b, r);
   return 0;
 }
 
@@ -103,7 +121,7 @@ int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_re
   if (code[at] == POP_RBP[0])
     return pop_saved_rbp(b, r);
   const struct fg_frame_layout *l = &m->layout;
-  if (!l->frame_bytes && !l->rbp_based)
+  if ((!l->frame_bytes && !l->rbp_based) || (l->pushes_return && at == 0))
     return 0;
   uintptr_t sender_sp = r->sp + l->frame_bytes, ret;
   switch (fg_frame_state_at(l, at)) {

@@ -34,9 +34,10 @@ int fg_pop_return(struct fg_bounds b, struct fg_regs *r);
 /* rbp points at the saved rbp, the return address above it. */
 int fg_pop_rbp_frame(struct fg_bounds b, struct fg_regs *r);
 
-/* A stub's frame: frameless (its entry, a ret, itable/vtable stubs), begun
- * with push rbp; mov rbp, rsp, or laid out as a compiled method's (C2's
- * runtime stubs) when its entry code was understood. */
+/* A stub's frame: frameless (its entry, a ret, itable/vtable stubs,
+ * exception dispatch), begun with push rbp; mov rbp, rsp, or laid out as a
+ * compiled method's (C2's runtime stubs) when its entry code was
+ * understood. */
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r);
 
 /* The top frame of a compiled method, wherever pc is in its code: entry,

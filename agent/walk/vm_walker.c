@@ -15,7 +15,10 @@
 
 #define NATIVE_BCI (-3)   /* what ASGCT reports for a native method's frame */
 
-enum step { STEP_NEXT, STEP_DONE, STEP_FAIL };
+/* STEP_UNKNOWN: the pc is code the walker has no record of (a method whose
+ * CompiledMethodLoad has not come yet, or was unloaded): the registers are
+ * the caller's, right for AsyncGetCallTrace to go on from */
+enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
 
 struct walk {
   const struct fg_walker *w;
@@ -150,11 +153,14 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
   const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
   if (m) {
     jmethodID id = atomic_load_explicit(&m->method, memory_order_relaxed);
-    return id ? compiled_frame(k, m, id, top, r) : STEP_FAIL;   /* unloaded: nothing to name */
+    return id ? compiled_frame(k, m, id, top, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
   }
   const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
-  if (!s)
-    return top && in_ic_stub(r->pc) && fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
+  if (!s) {
+    if (top)
+      return in_ic_stub(r->pc) && fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
+    return STEP_UNKNOWN;
+  }
   if (is_interpreter(s))
     return interpreted_frame(k, top, r);
   /* any other stub is a leaf (arraycopy, vtable) or calls the VM (runtime
@@ -162,15 +168,24 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
    * deoptimization blob as a patched return address) is not walked */
   if (!first)
     return STEP_FAIL;
+  /* a stub stopped at a call into the VM (reached through the anchor or the
+   * native walk): a leaf call that had to align the stack (HotSpot's
+   * call_VM_leaf: sub rsp, 8; call; add rsp, 8) left sp 8 below the
+   * stub's own */
+  const uint8_t *c = (const uint8_t *)r->pc;
+  if (!top && r->pc + 4 <= s->end && c[0] == 0x48 && c[1] == 0x83 && c[2] == 0xc4 && c[3] == 0x08)
+    r->sp += 8;   /* add rsp, 8 */
   emit(k, 0, (jmethodID)(uintptr_t)s, FG_FRAME_STUB);
   return fg_pop_stub(s, k->b, r) ? STEP_NEXT : STEP_FAIL;
 }
 
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
-               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs)
+               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs,
+               struct fg_regs *unknown)
 {
   const struct fg_vm_offsets *vm = w->vm;
   *stubs = 0;
+  unknown->pc = 0;
   if (!vm || !vm->known || !w->methods || !env || !b.hi || java_room <= 0)
     return 0;
   struct walk k = {w, b, f, types, 0, java_room};
@@ -197,7 +212,11 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
     enum step s = frame(&k, top, first, &r);
     if (s == STEP_DONE)
       break;
-    if (s == STEP_FAIL || r.sp <= sp)
+    if (s == STEP_UNKNOWN && !first) {
+      *unknown = r;   /* a caller at a call: the rest is AsyncGetCallTrace's */
+      break;
+    }
+    if (s != STEP_NEXT || r.sp <= sp)
       return 0;
     if (first && k.n == 1 && types[0] == FG_FRAME_STUB) {
       *stubs = 1;   /* the leaf stub does not count against depth */

@@ -29,8 +29,13 @@
  * the code cache (the signal's, or where the native walk reached it),
  * java_is_top: they are the interrupted ones (pc may be anywhere in a
  * frame), not a return address. Returns the frames written (java_room Java
- * ones: there may be more), or 0; *stubs: the stub frames among them. */
+ * ones: there may be more), or 0; *stubs: the stub frames among them.
+ * When a caller's return address is code the walker has no record of (a
+ * method compiled moments ago, whose CompiledMethodLoad has not come yet),
+ * the frames so far are returned and *unknown holds that caller's
+ * registers, to go on with AsyncGetCallTrace; unknown->pc is 0 otherwise. */
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
-               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs);
+               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs,
+               struct fg_regs *unknown);
 
 #endif

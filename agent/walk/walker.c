@@ -21,16 +21,24 @@ static int past(uint64_t deadline_ns)
   return fg_clock_ns(CLOCK_MONOTONIC) > deadline_ns;
 }
 
-static int asgct_from(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct fg_regs *r,
-                      ASGCT_CallFrame *frames)
+/* AsyncGetCallTrace from the registers r instead of the signal's, asked for
+ * depth frames. */
+static int asgct_at(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct fg_regs *r,
+                    ASGCT_CallFrame *frames, int depth)
 {
   ucontext_t copy = *uc;
   copy.uc_mcontext.gregs[REG_RIP] = (greg_t)r->pc;
   copy.uc_mcontext.gregs[REG_RSP] = (greg_t)r->sp;
   copy.uc_mcontext.gregs[REG_RBP] = (greg_t)r->fp;
   ASGCT_CallTrace trace = {env, 0, frames};
-  w->asgct(&trace, w->depth + 1, &copy);
+  w->asgct(&trace, depth, &copy);
   return trace.num_frames;
+}
+
+static int asgct_from(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct fg_regs *r,
+                      ASGCT_CallFrame *frames)
+{
+  return asgct_at(w, env, uc, r, frames, w->depth + 1);
 }
 
 static int recoverable(int tick)
@@ -297,6 +305,26 @@ static int caller_of_stub(const struct fg_walker *w, struct fg_bounds b, struct 
   return n + 1;
 }
 
+/* The vm walker stopped at a caller in code it has no record of (a method
+ * whose CompiledMethodLoad has not come yet): AsyncGetCallTrace goes on from
+ * that caller, asked from inside its call instruction as recovery does, for
+ * the depth left. Returns the frames in all, or 0 when it fails too (the
+ * whole sample is then AsyncGetCallTrace's). */
+static int asgct_beyond(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct fg_regs *caller,
+                        ASGCT_CallFrame *f, uint8_t *types, int n, int depth)
+{
+  if (depth <= 0)
+    return n;
+  struct fg_regs at_call = *caller;
+  at_call.pc--;
+  int more = asgct_at(w, env, uc, &at_call, f + n, depth);
+  if (more <= 0)
+    return 0;
+  for (int i = 0; i < more; i++)
+    types[n + i] = FG_FRAME_JAVA;
+  return n + more;
+}
+
 /* A walk that found n frames after k native ones, the first stubs of them
  * stub frames that do not count against depth. */
 static struct fg_walk finish(const struct fg_walker *w, const struct fg_walker *config, struct fg_walk res, int k,
@@ -345,7 +373,10 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   int room = w->depth + 1 + FG_MAX_RECOVERED_FRAMES;   /* recovered frames, then depth + 1 Java ones */
   if (w->use_vm) {
     int stubs = 0;
-    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0, b, jf, jt, w->depth + 1, &stubs);
+    struct fg_regs unknown;
+    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0, b, jf, jt, w->depth + 1, &stubs, &unknown);
+    if (n > 0 && unknown.pc)
+      n = asgct_beyond(w, env, uc, &unknown, jf, jt, n, w->depth + 1 - (n - stubs));
     if (n > 0)
       return finish(w, config, res, k, n, stubs, reached_java, FG_SAMPLE_VM_WALKED);
   }

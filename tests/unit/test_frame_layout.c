@@ -140,6 +140,24 @@ static void native_wrapper_is_rbp_based(void **state)
   assert_int_equal(fg_frame_state_at(&l, 4), FG_FRAME_COMPLETE);
 }
 
+/* C2's ExceptionBlob pushes the exception pc as its return address, then
+ * lays its frame out as a runtime stub does. */
+static void exception_blob_pushes_its_return_address(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {0x52,                          /* push rdx */
+                                 0x48, 0x83, 0xec, 0x08,        /* sub rsp, 8 */
+                                 0x48, 0x89, 0x2c, 0x24,        /* mov [rsp], rbp */
+                                 0x49, 0x89, 0x87, 0xd0, 0x03, 0x00, 0x00};
+  struct fg_frame_layout l;
+  assert_int_equal(fg_frame_layout_of(code, sizeof code, &l), 0);
+  assert_true(l.pushes_return);
+  assert_int_equal(l.frame_bytes, 16);
+  assert_int_equal(l.complete, 9);
+  assert_int_equal(fg_frame_state_at(&l, 1), FG_FRAME_NOT_BUILT);   /* only the pushed pc */
+  assert_int_equal(fg_frame_state_at(&l, 9), FG_FRAME_COMPLETE);
+}
+
 /* Code that is not a frame HotSpot builds is not guessed at. */
 static void unknown_entry_code_has_no_layout(void **state)
 {
@@ -215,6 +233,7 @@ int main(void)
     cmocka_unit_test(c2_runtime_stub_frame),
     cmocka_unit_test(patched_entry),
     cmocka_unit_test(native_wrapper_is_rbp_based),
+    cmocka_unit_test(exception_blob_pushes_its_return_address),
     cmocka_unit_test(unknown_entry_code_has_no_layout),
     cmocka_unit_test(epilogue_after_pop_rbp),
     cmocka_unit_test(short_epilogues),

@@ -12,7 +12,7 @@
 #include "../../agent/walk/vm_offsets.h"
 #include "../../agent/walk/vm_walker.h"
 
-static uint8_t code[3 * 1024];      /* [0, 1k) interpreter, [1k, 2k) a compiled method, [2k, 3k) the call stub */
+static uint8_t code[4 * 1024];      /* [0, 1k) interpreter, [1k, 2k) a compiled method, [2k, 4k) stubs */
 static uintptr_t stack[512];
 static uint8_t bytecodes[100];
 static char thread[256];            /* a JavaThread: the JNIEnv at 0, state at 16, anchor at 64 */
@@ -41,6 +41,10 @@ static int setup(void **state)
   fg_code_map_add_stub(&map, "Interpreter", code, 1024);
   fg_code_map_add_stub(&map, "call_stub", code + 2048, 512);
   fg_code_map_add_stub(&map, "jint_arraycopy", code + 2560, 512);
+  fg_code_map_add_stub(&map, "unwind_exception Runtime1 stub", code + 3072, 256);
+  fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3328, 4k): no record */
+  static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
+  memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);
   /* one debug record just after TOP_PC: inlinee (id 3, bci 5) in the method (id 2, bci 7) */
   static jmethodID frames_methods[] = {ID(3), ID(2)};
   static jint frames_bcis[] = {5, 7};
@@ -86,8 +90,10 @@ static int walk(const struct fg_regs *java, int top, ASGCT_CallFrame *f, uint8_t
 {
   struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
   int stubs;
-  int n = fg_vm_walk(&walker, thread, java, top, b, f, types, 15, &stubs);
-  assert_int_equal(stubs, 0);
+  struct fg_regs unknown;
+  int n = fg_vm_walk(&walker, thread, java, top, b, f, types, 15, &stubs, &unknown);
+  assert_int_equal(unknown.pc, 0);
+  assert_int_equal(stubs, n > 0 && types[0] == FG_FRAME_STUB);
   return n;
 }
 
@@ -141,14 +147,54 @@ static void leaf_stub_is_kept_beyond_depth(void **state)
   ASGCT_CallFrame f[16];
   uint8_t types[16];
   int stubs;
-  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 2, &stubs), 3);
+  struct fg_regs unknown;
+  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 2, &stubs, &unknown), 3);
   assert_int_equal(stubs, 1);
   assert_int_equal(types[0], FG_FRAME_STUB);
   assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "jint_arraycopy");
   assert_ptr_equal(f[1].method_id, ID(3));   /* the caller's frames from the call's record */
   assert_ptr_equal(f[2].method_id, ID(2));
-  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs), 4);
+  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs, &unknown), 4);
   assert_ptr_equal(f[3].method_id, ID(1));
+}
+
+/* C1's unwind_exception, reached by the native walk at its leaf call into
+ * the VM, made with the stack aligned 8 bytes down: the return address it
+ * unwinds to is at sp + 8, the caller's frames after it. */
+static void exception_dispatch_at_an_aligned_leaf_call(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[99] = TOP_PC;
+  struct fg_regs r = {(uintptr_t)(code + 3072 + 20), at(98), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 0, f, types), 4);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "unwind_exception Runtime1 stub");
+  assert_ptr_equal(f[1].method_id, ID(3));
+  assert_ptr_equal(f[3].method_id, ID(1));
+}
+
+/* A caller in code with no record yet (CompiledMethodLoad comes late): the
+ * frames so far, and that caller's registers for AsyncGetCallTrace. */
+static void caller_without_a_record_is_handed_on(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[105] = (uintptr_t)(code + 3500);
+  struct fg_regs r = {TOP_PC, at(100), 0};
+  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  int stubs;
+  struct fg_regs unknown;
+  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs, &unknown), 2);
+  assert_int_equal(unknown.pc, (uintptr_t)(code + 3500));
+  assert_int_equal(unknown.sp, at(106));
+  assert_int_equal(unknown.fp, at(200));
+  /* the interrupted frame itself unknown: no walk */
+  r.pc = (uintptr_t)(code + 3600);
+  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs, &unknown), 0);
 }
 
 /* Frames it cannot read end the walk with 0: an unknown Method*, a bcp
@@ -180,6 +226,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(thread_in_java, setup, teardown),
     cmocka_unit_test_setup_teardown(thread_in_the_vm, setup, teardown),
     cmocka_unit_test_setup_teardown(leaf_stub_is_kept_beyond_depth, setup, teardown),
+    cmocka_unit_test_setup_teardown(exception_dispatch_at_an_aligned_leaf_call, setup, teardown),
+    cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
