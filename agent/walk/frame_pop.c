@@ -88,8 +88,10 @@ int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs
     return fg_pop_method(s, b, r);
   /* exception dispatch with no frame of its own: the return address it
    * unwinds to stays at sp while it asks the VM for the handler (C1's
-   * unwind_exception, StubRoutines' forward_exception) */
-  if (name_has(s->name, "unwind_exception") || name_has(s->name, "forward_exception"))
+   * unwind_exception, StubRoutines' "forward exception", forward_exception
+   * from JDK 25) */
+  if (name_has(s->name, "unwind_exception") || name_has(s->name, "forward_exception") ||
+      name_has(s->name, "forward exception"))
     return fg_pop_return(b, r);
   return 0;
 }

@@ -120,14 +120,14 @@ static enum step entry_frame(struct walk *k, struct fg_regs *r)
   return anchor_regs(k, wrapper + (uintptr_t)k->w->vm->wrapper_anchor, 1, r);
 }
 
-/* The inline-cache buffer's stubs (movabs rax, <cached value>; jmp <entry>),
- * which JVMTI does not report: a call site being switched to a new target
- * jumps through one, with only the return address on the stack. */
 static int same_page(uintptr_t a, uintptr_t b)
 {
   return (a >> 12) == (b >> 12);   /* pc's page is mapped: it runs; the next may be reserved only */
 }
 
+/* The inline-cache buffer's stubs (movabs rax, <cached value>; jmp <entry>),
+ * which JVMTI does not report: a call site being switched to a new target
+ * jumps through one, with only the return address on the stack. */
 static int in_ic_stub(uintptr_t pc)
 {
   const uint8_t *p = (const uint8_t *)pc;

@@ -1,5 +1,7 @@
 /* The stack walker the signal handler calls: AsyncGetCallTrace's inputs and
- * tick codes, with three things HotSpot's walker does not do.
+ * tick codes. With walker=vm the Java frames are read by fgagent's own
+ * walker (vm_walker.h) and AsyncGetCallTrace walks only the samples it
+ * cannot, or the callers past code it has no record of yet. Around either:
  *  - Native frames: from the interrupted pc up to the first JIT/interpreter
  *    frame, walked by libunwind, joined leaf-side to the Java frames.
  *  - Stitching: when the thread is in native code called from Java without a
