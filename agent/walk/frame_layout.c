@@ -209,3 +209,70 @@ int fg_frame_is_popped(const uint8_t *code, size_t len, size_t at)
     return (at >= 7 && saves_poll_pc_then_jumps(code, len, at - 7)) || (at >= 1 && code[at - 1] == 0x5d);
   return 0;
 }
+
+/* Length of an instruction that neither moves rsp nor writes it (the
+ * checks HotSpot emits: mov, movzx, lea, cmp, test, jumps, nops), or 0 for
+ * any other. Jumps count as falling through: the caller reads straight-line
+ * code and a jump over a block that moves rsp still fails on that block. */
+static size_t keeps_rsp_insn(const uint8_t *p, size_t left)
+{
+  size_t i = 0, m;
+  while (i < left && i < 2 && p[i] == 0x66)
+    i++;
+  uint8_t rex = 0;
+  if (i < left && (p[i] & 0xf0) == 0x40)
+    rex = p[i++];
+  if (i >= left)
+    return 0;
+  uint8_t op = p[i];
+  const uint8_t *rm = p + i + 1;
+  size_t rest = left - i - 1;
+  int reg_is_rsp = rest > 0 && ((rm[0] >> 3) & 7) == 4 && !(rex & 0x04);
+  int rm_is_rsp = rest > 0 && (rm[0] >> 6) == 3 && (rm[0] & 7) == 4 && !(rex & 0x01);
+  switch (op) {
+  case 0x90:
+    return i + 1;                                             /* nop */
+  case 0x8b: case 0x8d:                                       /* mov r, r/m; lea */
+    return !reg_is_rsp && (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
+  case 0x89: case 0x88:                                       /* mov r/m, r */
+    return !rm_is_rsp && (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
+  case 0x3b: case 0x39: case 0x3a: case 0x38: case 0x85: case 0x84:   /* cmp, test */
+    return (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
+  case 0x80: case 0x83:                                       /* cmp r/m, imm8 */
+    return ((rm[0] >> 3) & 7) == 7 && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
+  case 0x81:                                                  /* cmp r/m, imm32 */
+    return ((rm[0] >> 3) & 7) == 7 && (m = modrm_len(rm, rest)) && m + 4 <= rest ? i + 5 + m : 0;
+  case 0xf6:                                                  /* test r/m8, imm8 */
+    return ((rm[0] >> 3) & 7) == 0 && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
+  case 0xeb:
+    return rest >= 1 ? i + 2 : 0;                             /* jmp rel8 */
+  case 0xe9:
+    return rest >= 4 ? i + 5 : 0;                             /* jmp rel32 */
+  case 0x0f:
+    if (rest < 1)
+      return 0;
+    if (rm[0] >= 0x80 && rm[0] <= 0x8f)
+      return rest >= 5 ? i + 6 : 0;                           /* jcc rel32 */
+    if (rm[0] == 0x1f)
+      return (m = modrm_len(rm + 1, rest - 1)) ? i + 2 + m : 0;   /* multi-byte nop */
+    if (rm[0] == 0xb6 || rm[0] == 0xb7) {                     /* movzx */
+      int to_rsp = rest > 1 && ((rm[1] >> 3) & 7) == 4 && !(rex & 0x04);
+      return !to_rsp && (m = modrm_len(rm + 1, rest - 1)) ? i + 2 + m : 0;
+    }
+    return 0;
+  default:
+    if (op >= 0x70 && op <= 0x7f)
+      return rest >= 1 ? i + 2 : 0;                           /* jcc rel8 */
+    if (op >= 0xb8 && op <= 0xbf && (rex & 0x08))             /* movabs r64, imm64 */
+      return (op & 7) == 4 && !(rex & 0x01) ? 0 : (rest >= 8 ? i + 9 : 0);
+    return 0;
+  }
+}
+
+int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at)
+{
+  size_t pos = from, step;
+  while (pos < at && pos < len && (step = keeps_rsp_insn(code + pos, len - pos)) > 0)
+    pos += step;
+  return pos == at;
+}

@@ -136,6 +136,39 @@ static int in_ic_stub(uintptr_t pc)
   return same_page(pc - 10, pc) && p[0] == 0xe9 && p[-10] == 0x48 && p[-9] == 0xb8;
 }
 
+/* An adapter blob holds the i2c adapter first, ending with its jump to the
+ * compiled entry (jmp r11), then the c2i adapters. Returns the offset just
+ * after that jump, or 0 when s is no adapter blob. */
+static size_t i2c_end(const struct fg_code_blob *s)
+{
+  static const char name[] = "I2C/C2I adapters";
+  for (size_t i = 0; i + 1 < sizeof name; i++)
+    if (s->name[i] != name[i])
+      return 0;
+  const uint8_t *c = (const uint8_t *)s->start;
+  for (size_t at = 0; s->start + at + 3 <= s->end && at < 256; at++)
+    if (c[at] == 0x41 && c[at + 1] == 0xff && c[at + 2] == 0xe3)
+      return at + 3;
+  return 0;
+}
+
+/* The interrupted frame in an adapter. In the i2c adapter an interpreted
+ * caller is passing its arguments to compiled code: rsp moves about, but
+ * rbp is still the caller's frame pointer. In a c2i adapter compiled code
+ * called an interpreted method: until the adapter moves rsp (its checks of
+ * the call site and the method's class come first) the return address is at
+ * sp. Anywhere else the walk fails. */
+static enum step adapter_frame(struct walk *k, const struct fg_code_blob *s, size_t i2c, struct fg_regs *r)
+{
+  size_t at = r->pc - s->start;
+  emit(k, 0, (jmethodID)(uintptr_t)s, FG_FRAME_STUB);
+  if (at < i2c)
+    return interpreted_frame(k, 0, r);
+  if (fg_code_keeps_rsp((const uint8_t *)s->start, s->end - s->start, i2c, at))
+    return fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
+  return STEP_FAIL;
+}
+
 static int is_interpreter(const struct fg_code_blob *s)
 {
   return strcmp(s->name, "Interpreter") == 0;
@@ -168,6 +201,9 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
    * deoptimization blob as a patched return address) is not walked */
   if (!first)
     return STEP_FAIL;
+  size_t i2c = top ? i2c_end(s) : 0;
+  if (i2c)
+    return adapter_frame(k, s, i2c, r);
   /* a stub stopped at a call into the VM (reached through the anchor or the
    * native walk): a leaf call that had to align the stack (HotSpot's
    * call_VM_leaf: sub rsp, 8; call; add rsp, 8) left sp 8 below the
@@ -207,6 +243,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
       r.fp = java->fp;
     top = 0;   /* the anchor's pc is a return address: the frame is at a call */
   }
+  int leaf_stub = 0;
   for (int first = 1; k.n < k.room; first = 0) {
     uintptr_t sp = r.sp;
     enum step s = frame(&k, top, first, &r);
@@ -218,11 +255,12 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
     }
     if (s != STEP_NEXT || r.sp <= sp)
       return 0;
-    if (first && k.n == 1 && types[0] == FG_FRAME_STUB) {
-      *stubs = 1;   /* the leaf stub does not count against depth */
+    if (first && k.n >= 1 && types[0] == FG_FRAME_STUB) {
+      leaf_stub = 1;   /* the leaf stub does not count against depth */
       k.room++;
     }
     top = 0;   /* every frame after the first is stopped at a call */
   }
+  *stubs = leaf_stub;
   return k.n;
 }

@@ -223,6 +223,38 @@ static void short_epilogues(void **state)
   assert_false(fg_frame_is_popped(code, sizeof code, 14));
 }
 
+/* A c2i adapter's checks (JDK 25's bytes) leave rsp alone up to its pop of
+ * the return address; from there, or from inside an instruction, no. */
+static void checks_that_keep_rsp(void **state)
+{
+  (void)state;
+  static const uint8_t c2i[] = {
+    0x44, 0x8b, 0x56, 0x08,                         /*  0 mov r10d, [rsi + 8] */
+    0x44, 0x3b, 0x50, 0x08,                         /*  4 cmp r10d, [rax + 8] */
+    0x0f, 0x85, 0x3d, 0x70, 0xff, 0xff,             /*  8 jne ic_miss */
+    0x48, 0x8b, 0x18,                               /* 14 mov rbx, [rax] */
+    0x48, 0x83, 0x7b, 0x48, 0x00,                   /* 17 cmp qword [rbx + 0x48], 0 */
+    0x0f, 0x84, 0x37, 0x04, 0x00, 0x00,             /* 22 je */
+    0x44, 0x0f, 0xb7, 0x53, 0x2c,                   /* 28 movzx r10d, word [rbx + 0x2c] */
+    0x41, 0xf6, 0xc2, 0x08,                         /* 33 test r10b, 8 */
+    0x4d, 0x3b, 0xba, 0x38, 0x01, 0x00, 0x00,       /* 37 cmp r15, [r10 + 0x138] */
+    0x41, 0x80, 0x7f, 0x48, 0x00,                   /* 44 cmp byte [r15 + 0x48], 0 */
+    0x58,                                           /* 49 pop rax */
+    0x4c, 0x8b, 0xec,                               /* 50 mov r13, rsp */
+  };
+  assert_true(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 0));
+  assert_true(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 22));
+  assert_true(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 49));
+  assert_false(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 50));   /* after pop rax */
+  assert_false(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 16));   /* inside mov rbx, [rax] */
+  static const uint8_t moves_rsp[] = {0x48, 0x8b, 0xe5,       /* mov rsp, rbp */
+                                      0x48, 0x83, 0xec, 0x08, /* sub rsp, 8 */
+                                      0x48, 0x8d, 0x64, 0x24, 0x08};   /* lea rsp, [rsp + 8] */
+  assert_false(fg_code_keeps_rsp(moves_rsp, sizeof moves_rsp, 0, 3));
+  assert_false(fg_code_keeps_rsp(moves_rsp, sizeof moves_rsp, 3, 7));
+  assert_false(fg_code_keeps_rsp(moves_rsp, sizeof moves_rsp, 7, 12));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -235,6 +267,7 @@ int main(void)
     cmocka_unit_test(native_wrapper_is_rbp_based),
     cmocka_unit_test(exception_blob_pushes_its_return_address),
     cmocka_unit_test(unknown_entry_code_has_no_layout),
+    cmocka_unit_test(checks_that_keep_rsp),
     cmocka_unit_test(epilogue_after_pop_rbp),
     cmocka_unit_test(short_epilogues),
   };

@@ -42,7 +42,14 @@ static int setup(void **state)
   fg_code_map_add_stub(&map, "call_stub", code + 2048, 512);
   fg_code_map_add_stub(&map, "jint_arraycopy", code + 2560, 512);
   fg_code_map_add_stub(&map, "unwind_exception Runtime1 stub", code + 3072, 256);
-  fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3328, 4k): no record */
+  /* an adapter blob: i2c (mov r11, rsp; pop rax; and rsp, -16; push rax; jmp r11), then c2i
+   * (mov r10d, [rsi + 8]; cmp r10d, [rax + 8]; jne; pop rax) */
+  static const uint8_t adapters[] = {0x4c, 0x8b, 0xdc, 0x58, 0x48, 0x83, 0xe4, 0xf0, 0x50, 0x41, 0xff, 0xe3,
+                                     0x44, 0x8b, 0x56, 0x08, 0x44, 0x3b, 0x50, 0x08, 0x0f, 0x85, 0, 0, 0, 0, 0x58,
+                                     0x4c, 0x8b, 0xec};
+  memcpy(code + 3328, adapters, sizeof adapters);
+  fg_code_map_add_stub(&map, "I2C/C2I adapters(0xbb)", code + 3328, sizeof adapters);
+  fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 4k): no record */
   static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
   memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);
   /* one debug record just after TOP_PC: inlinee (id 3, bci 5) in the method (id 2, bci 7) */
@@ -181,7 +188,7 @@ static void caller_without_a_record_is_handed_on(void **state)
 {
   (void)state;
   *(int32_t *)(thread + 16) = IN_JAVA;
-  stack[105] = (uintptr_t)(code + 3500);
+  stack[105] = (uintptr_t)(code + 3500);   /* past the adapters, in no blob */
   struct fg_regs r = {TOP_PC, at(100), 0};
   struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
   ASGCT_CallFrame f[16];
@@ -195,6 +202,30 @@ static void caller_without_a_record_is_handed_on(void **state)
   /* the interrupted frame itself unknown: no walk */
   r.pc = (uintptr_t)(code + 3600);
   assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs, &unknown), 0);
+}
+
+/* Adapters: in the i2c part the interpreted caller is found through rbp; in
+ * the c2i part's checks the compiled caller's return address is at sp;
+ * once c2i has popped it, nothing is guessed. */
+static void adapters_between_interpreted_and_compiled_code(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  struct fg_regs i2c = {(uintptr_t)(code + 3328 + 4), at(50), at(200)};   /* after pop rax: sp moved */
+  assert_int_equal(walk(&i2c, 1, f, types), 2);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  assert_ptr_equal(f[1].method_id, ID(1));
+  assert_int_equal(f[1].lineno, 12);
+  stack[99] = TOP_PC;
+  struct fg_regs c2i = {(uintptr_t)(code + 3328 + 20), at(99), 0x1234};   /* at jne */
+  assert_int_equal(walk(&c2i, 1, f, types), 4);
+  assert_ptr_equal(f[1].method_id, ID(3));
+  assert_ptr_equal(f[3].method_id, ID(1));
+  c2i.pc = (uintptr_t)(code + 3328 + 27);   /* after pop rax: the return address is no longer at sp */
+  c2i.sp = at(98);
+  assert_int_equal(walk(&c2i, 1, f, types), 0);
 }
 
 /* Frames it cannot read end the walk with 0: an unknown Method*, a bcp
@@ -228,6 +259,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(leaf_stub_is_kept_beyond_depth, setup, teardown),
     cmocka_unit_test_setup_teardown(exception_dispatch_at_an_aligned_leaf_call, setup, teardown),
     cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
+    cmocka_unit_test_setup_teardown(adapters_between_interpreted_and_compiled_code, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
