@@ -34,17 +34,27 @@ static size_t modrm_len(const uint8_t *p, size_t left)
   return n <= left ? n : 0;
 }
 
+/* The prefixes of the instruction at p: up to max66 operand-size prefixes,
+ * then a REX prefix (*rex, 0 for none). Returns their length. */
+static size_t prefixes(const uint8_t *p, size_t left, size_t max66, uint8_t *rex)
+{
+  size_t i = 0;
+  while (i < left && i < max66 && p[i] == 0x66)
+    i++;
+  *rex = 0;
+  if (i < left && (p[i] & 0xf0) == 0x40)
+    *rex = p[i++];
+  return i;
+}
+
 /* Length of an instruction HotSpot puts before a method's frame is built
  * (nops, the inline-cache check, the stack bang), or 0 for anything else. */
 static size_t pre_frame_insn(const uint8_t *p, size_t left)
 {
-  size_t i = 0, m;
-  while (i < left && i < 4 && p[i] == 0x66)
-    i++;   /* operand-size prefixes: only nops carry them here */
-  int prefixed = i > 0;
-  uint8_t rex = 0;
-  if (i < left && (p[i] & 0xf0) == 0x40)
-    rex = p[i++];
+  size_t m;
+  uint8_t rex;
+  size_t i = prefixes(p, left, 4, &rex);   /* operand-size prefixes: only nops carry them here */
+  int prefixed = i > 0 && p[0] == 0x66;
   if (i >= left)
     return 0;
   uint8_t op = p[i];
@@ -216,12 +226,9 @@ int fg_frame_is_popped(const uint8_t *code, size_t len, size_t at)
  * code and a jump over a block that moves rsp still fails on that block. */
 static size_t keeps_rsp_insn(const uint8_t *p, size_t left)
 {
-  size_t i = 0, m;
-  while (i < left && i < 2 && p[i] == 0x66)
-    i++;
-  uint8_t rex = 0;
-  if (i < left && (p[i] & 0xf0) == 0x40)
-    rex = p[i++];
+  size_t m;
+  uint8_t rex;
+  size_t i = prefixes(p, left, 2, &rex);
   if (i >= left)
     return 0;
   uint8_t op = p[i];

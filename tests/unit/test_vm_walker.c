@@ -93,12 +93,20 @@ static int teardown(void **state)
   return 0;
 }
 
-static int walk(const struct fg_regs *java, int top, ASGCT_CallFrame *f, uint8_t *types)
+/* The walk over the fake stack, for room Java frames. */
+static int walk_room(const struct fg_regs *java, int top, int room, ASGCT_CallFrame *f, uint8_t *types, int *stubs,
+                     struct fg_regs *unknown)
 {
   struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
+  return fg_vm_walk(&walker, thread, java, top, b, f, types, room, stubs, unknown);
+}
+
+/* A whole walk: no caller handed on, the leaf stub counted when there is one. */
+static int walk(const struct fg_regs *java, int top, ASGCT_CallFrame *f, uint8_t *types)
+{
   int stubs;
   struct fg_regs unknown;
-  int n = fg_vm_walk(&walker, thread, java, top, b, f, types, 15, &stubs, &unknown);
+  int n = walk_room(java, top, 15, f, types, &stubs, &unknown);
   assert_int_equal(unknown.pc, 0);
   assert_int_equal(stubs, n > 0 && types[0] == FG_FRAME_STUB);
   return n;
@@ -150,18 +158,17 @@ static void leaf_stub_is_kept_beyond_depth(void **state)
   *(int32_t *)(thread + 16) = IN_JAVA;
   stack[99] = TOP_PC;                              /* the call into the stub */
   struct fg_regs r = {(uintptr_t)(code + 2560), at(99), 0};
-  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
   ASGCT_CallFrame f[16];
   uint8_t types[16];
   int stubs;
   struct fg_regs unknown;
-  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 2, &stubs, &unknown), 3);
+  assert_int_equal(walk_room(&r, 1, 2, f, types, &stubs, &unknown), 3);
   assert_int_equal(stubs, 1);
   assert_int_equal(types[0], FG_FRAME_STUB);
   assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "jint_arraycopy");
   assert_ptr_equal(f[1].method_id, ID(3));   /* the caller's frames from the call's record */
   assert_ptr_equal(f[2].method_id, ID(2));
-  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs, &unknown), 4);
+  assert_int_equal(walk(&r, 1, f, types), 4);
   assert_ptr_equal(f[3].method_id, ID(1));
 }
 
@@ -190,18 +197,17 @@ static void caller_without_a_record_is_handed_on(void **state)
   *(int32_t *)(thread + 16) = IN_JAVA;
   stack[105] = (uintptr_t)(code + 3500);   /* past the adapters, in no blob */
   struct fg_regs r = {TOP_PC, at(100), 0};
-  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
   ASGCT_CallFrame f[16];
   uint8_t types[16];
   int stubs;
   struct fg_regs unknown;
-  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs, &unknown), 2);
+  assert_int_equal(walk_room(&r, 1, 15, f, types, &stubs, &unknown), 2);
   assert_int_equal(unknown.pc, (uintptr_t)(code + 3500));
   assert_int_equal(unknown.sp, at(106));
   assert_int_equal(unknown.fp, at(200));
   /* the interrupted frame itself unknown: no walk */
   r.pc = (uintptr_t)(code + 3600);
-  assert_int_equal(fg_vm_walk(&walker, thread, &r, 1, b, f, types, 15, &stubs, &unknown), 0);
+  assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
 /* Adapters: in the i2c part the interpreted caller is found through rbp; in
