@@ -26,6 +26,7 @@ struct walk {
   ASGCT_CallFrame *f;
   uint8_t *types;
   int n, room;
+  int java_call;   /* the frame just read was a Java method's: its caller is at a Java call */
 };
 
 static void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
@@ -64,6 +65,17 @@ static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stac
 static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jmethodID id, int top,
                                 struct fg_regs *r)
 {
+  /* A caller stopped at a Java call: HotSpot records debug info at every
+   * such call's return address (leaf calls to stubs and the VM have none).
+   * A pc with no record of its own is no return address: the callee's frame
+   * was popped by a wrong size (C2's intrinsics for String.compareTo and
+   * StringUTF16.compress push and pop registers inside the body, so sp +
+   * frame size is off while they run). Fail rather than guess on. */
+  if (!top && k->java_call && m->scopes) {
+    int at = fg_pc_scopes_at_or_above(m->scopes, r->pc);
+    if (at < 0 || m->scopes->pc[at] != r->pc)
+      return STEP_FAIL;
+  }
   int got = fg_walk_scopes_at(m, top ? r->pc + 1 : r->pc, k->f + k->n, k->types + k->n, k->room - k->n);
   if (got > 0 && k->f[k->n + got - 1].method_id != id && k->n + got < k->room)
     return STEP_FAIL;   /* a record that does not end in the method itself */
@@ -224,7 +236,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   unknown->pc = 0;
   if (!vm || !vm->known || !w->methods || !env || !b.hi || java_room <= 0)
     return 0;
-  struct walk k = {w, b, f, types, 0, java_room};
+  struct walk k = {w, b, f, types, 0, java_room, 0};
   struct fg_regs r;
   int top;
   int32_t state = *(volatile int32_t *)((char *)env + vm->env_to_state);
@@ -246,6 +258,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   int leaf_stub = 0;
   for (int first = 1; k.n < k.room; first = 0) {
     uintptr_t sp = r.sp;
+    int n = k.n, entered = r.pc == vm->call_stub_return;   /* an entry frame: on at an anchor */
     enum step s = frame(&k, top, first, &r);
     if (s == STEP_DONE)
       break;
@@ -259,6 +272,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
       leaf_stub = 1;   /* the leaf stub does not count against depth */
       k.room++;
     }
+    k.java_call = k.n > n && types[k.n - 1] != FG_FRAME_STUB && !entered;
     top = 0;   /* every frame after the first is stopped at a call */
   }
   *stubs = leaf_stub;

@@ -27,6 +27,7 @@ static struct fg_walker walker;
 #define ID(i) ((jmethodID)(uintptr_t)(0x100 * (i)))
 #define COMPILED (code + 1024)
 #define TOP_PC ((uintptr_t)(COMPILED + 200))
+#define CALL_RET ((uintptr_t)(COMPILED + 300))   /* a call's return address in the compiled method */
 
 static uintptr_t at(int word) { return (uintptr_t)&stack[word]; }
 
@@ -52,16 +53,18 @@ static int setup(void **state)
   fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 4k): no record */
   static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
   memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);
-  /* one debug record just after TOP_PC: inlinee (id 3, bci 5) in the method (id 2, bci 7) */
+  /* debug records: just after TOP_PC, inlinee (id 3, bci 5) in the method (id 2, bci 7); at
+   * CALL_RET, a call's return address, the same frames at bcis 9 and 11 */
   static jmethodID frames_methods[] = {ID(3), ID(2)};
-  static jint frames_bcis[] = {5, 7};
-  static PCStackInfo pc;
-  pc = (PCStackInfo){(void *)(TOP_PC + 3), 2, frames_methods, frames_bcis};
+  static jint top_bcis[] = {5, 7}, call_bcis[] = {9, 11};
+  static PCStackInfo pc[2];
+  pc[0] = (PCStackInfo){(void *)(TOP_PC + 3), 2, frames_methods, top_bcis};
+  pc[1] = (PCStackInfo){(void *)CALL_RET, 2, frames_methods, call_bcis};
   static jvmtiCompiledMethodLoadInlineRecord rec;
   rec.header = (jvmtiCompiledMethodLoadRecordHeader){JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION,
                                                      JVMTI_CMLR_MINOR_VERSION, NULL};
-  rec.numpcs = 1;
-  rec.pcinfo = &pc;
+  rec.numpcs = 2;
+  rec.pcinfo = pc;
   fg_code_map_add_method(&map, ID(2), COMPILED, 1024, &rec);
   fg_method_map_init(&methods);
   fg_method_map_put(&methods, INTERPRETED_METHOD, ID(1), (uintptr_t)bytecodes, sizeof bytecodes);
@@ -156,7 +159,7 @@ static void leaf_stub_is_kept_beyond_depth(void **state)
 {
   (void)state;
   *(int32_t *)(thread + 16) = IN_JAVA;
-  stack[99] = TOP_PC;                              /* the call into the stub */
+  stack[99] = CALL_RET;                            /* the call into the stub */
   struct fg_regs r = {(uintptr_t)(code + 2560), at(99), 0};
   ASGCT_CallFrame f[16];
   uint8_t types[16];
@@ -167,9 +170,38 @@ static void leaf_stub_is_kept_beyond_depth(void **state)
   assert_int_equal(types[0], FG_FRAME_STUB);
   assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "jint_arraycopy");
   assert_ptr_equal(f[1].method_id, ID(3));   /* the caller's frames from the call's record */
+  assert_int_equal(f[1].lineno, 9);
   assert_ptr_equal(f[2].method_id, ID(2));
+  assert_int_equal(f[2].lineno, 11);
   assert_int_equal(walk(&r, 1, f, types), 4);
   assert_ptr_equal(f[3].method_id, ID(1));
+  /* a leaf call into a stub has no record at its return address: the
+   * record after it names the call; past the method's last record, nothing */
+  stack[99] = CALL_RET - 2;
+  assert_int_equal(walk(&r, 1, f, types), 4);
+  stack[99] = CALL_RET + 1;
+  assert_int_equal(walk(&r, 1, f, types), 0);
+}
+
+/* A compiled method called by a compiled method: the caller's return
+ * address must be a Java call's, with a record of its own; any other pc means
+ * the callee's frame was not the size it seemed (an intrinsic pushing
+ * registers) and the walk stops rather than guess. */
+static void java_caller_needs_its_call_record(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[105] = CALL_RET;                           /* the top frame returns into the method again */
+  stack[110] = at(200);                            /* that frame: 0x30 bytes from word 106 */
+  stack[111] = (uintptr_t)(code + 500);
+  struct fg_regs r = {TOP_PC, at(100), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 5);
+  assert_int_equal(f[2].lineno, 9);
+  assert_int_equal(f[3].lineno, 11);
+  stack[105] = CALL_RET - 2;
+  assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
 /* C1's unwind_exception, reached by the native walk at its leaf call into
@@ -179,7 +211,7 @@ static void exception_dispatch_at_an_aligned_leaf_call(void **state)
 {
   (void)state;
   *(int32_t *)(thread + 16) = IN_JAVA;
-  stack[99] = TOP_PC;
+  stack[99] = CALL_RET;
   struct fg_regs r = {(uintptr_t)(code + 3072 + 20), at(98), 0};
   ASGCT_CallFrame f[16];
   uint8_t types[16];
@@ -224,7 +256,7 @@ static void adapters_between_interpreted_and_compiled_code(void **state)
   assert_int_equal(types[0], FG_FRAME_STUB);
   assert_ptr_equal(f[1].method_id, ID(1));
   assert_int_equal(f[1].lineno, 12);
-  stack[99] = TOP_PC;
+  stack[99] = CALL_RET;
   struct fg_regs c2i = {(uintptr_t)(code + 3328 + 20), at(99), 0x1234};   /* at jne */
   assert_int_equal(walk(&c2i, 1, f, types), 4);
   assert_ptr_equal(f[1].method_id, ID(3));
@@ -266,6 +298,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(exception_dispatch_at_an_aligned_leaf_call, setup, teardown),
     cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
     cmocka_unit_test_setup_teardown(adapters_between_interpreted_and_compiled_code, setup, teardown),
+    cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
