@@ -42,7 +42,10 @@ int fg_method_map_init(struct fg_method_map *m);
 void fg_method_map_free(struct fg_method_map *m);
 
 /* Adds or replaces method's entry. -1 when memory runs out (the map keeps
- * what it had). Not async-signal-safe. */
+ * what it had). Not async-signal-safe. A replaced entry's values are
+ * rewritten in place: a handler reading it at that moment may see old and
+ * new values mixed, which happens only when a freed Method*'s address is
+ * reused by another class's method. */
 int fg_method_map_put(struct fg_method_map *m, uintptr_t method, jmethodID id, uintptr_t code, uint32_t code_len);
 
 /* method's entry, or NULL. Async-signal-safe. */
