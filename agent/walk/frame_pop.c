@@ -112,6 +112,16 @@ static int pop_saved_rbp(struct fg_bounds b, struct fg_regs *r)
  * left, at pop rbp the saved rbp too; elsewhere the entry code's layout says
  * how much of the frame is built. A method whose entry code was not
  * understood is not popped (no guess). */
+int fg_in_method_body(const struct fg_code_blob *m, uintptr_t pc)
+{
+  if (pc < m->start || pc >= m->end || !m->layout.frame_bytes)
+    return 0;
+  const uint8_t *code = (const uint8_t *)m->start;
+  size_t len = m->end - m->start, at = pc - m->start;
+  return !fg_frame_is_popped(code, len, at) && code[at] != POP_RBP[0] &&
+         fg_frame_state_at(&m->layout, at) == FG_FRAME_COMPLETE;
+}
+
 int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r)
 {
   if (r->pc < m->start || r->pc >= m->end)

@@ -44,6 +44,10 @@ int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs
  * prologue, body or epilogue (frame_layout.h). */
 int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r);
 
+/* 1 when pc is in compiled method m's body: its whole frame built, not yet
+ * torn down (fg_pop_method pops it with fg_pop_complete there). */
+int fg_in_method_body(const struct fg_code_blob *m, uintptr_t pc);
+
 /* A compiled frame stopped at a call (every frame but the top one): its
  * whole frame is built, the return address at sp + frame_bytes - 8. */
 int fg_pop_complete(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r);

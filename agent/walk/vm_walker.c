@@ -60,6 +60,68 @@ static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stac
   return STEP_NEXT;
 }
 
+static int is_interpreter(const struct fg_code_blob *s);
+
+/* Whether r is a Java caller stopped at a call, as proven as it can be
+ * without walking on: a compiled method with a debug record at exactly that
+ * return address, the call stub's return address, or the interpreter with
+ * a known Method* and a bcp inside its bytecodes at rbp. */
+static int at_java_call(const struct walk *k, const struct fg_regs *r)
+{
+  const struct fg_code_map *code = k->w->code;
+  if (!fg_code_map_contains(code, r->pc))
+    return 0;
+  if (r->pc == k->w->vm->call_stub_return)
+    return 1;
+  const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
+  if (m) {
+    int at = atomic_load_explicit(&m->method, memory_order_relaxed) ? fg_pc_scopes_at_or_above(m->scopes, r->pc) : -1;
+    return at >= 0 && m->scopes->pc[at] == r->pc;
+  }
+  const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
+  uintptr_t method, bcp;
+  if (!s || !is_interpreter(s) || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
+      !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp))
+    return 0;
+  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
+  return e && e->id && (e->code_len == 0 || (bcp >= e->code && bcp < e->code + e->code_len));
+}
+
+/* Code in the code cache that no entry holds: a method whose
+ * CompiledMethodLoad has not come yet, which may be a true caller. */
+static int unknown_code(const struct walk *k, uintptr_t pc)
+{
+  const struct fg_code_map *code = k->w->code;
+  return fg_code_map_contains(code, pc) && !fg_code_map_find(&code->methods, pc) && !fg_code_map_find(&code->stubs, pc);
+}
+
+/* The interrupted compiled frame's caller. In the body, C2's intrinsics for
+ * String.compareTo and StringUTF16.compress (and others) push registers for
+ * a while, so sp + frame size misses the return address by those pushes;
+ * when the caller that gives is no Java call, the slots one to four words
+ * further are tried, and one is taken only if it is at a Java call (a data
+ * word that passes for one would have to be a return address with a debug
+ * record of its own). Otherwise the first answer stands and the next frame
+ * decides. */
+static int pop_top_compiled(const struct walk *k, const struct fg_code_blob *m, struct fg_regs *r)
+{
+  struct fg_regs first = *r;
+  if (!fg_pop_method(m, k->b, &first))
+    return 0;
+  if (!at_java_call(k, &first) && fg_in_method_body(m, r->pc) && !unknown_code(k, first.pc)) {
+    for (int pushed = 1; pushed <= 4; pushed++) {
+      struct fg_regs t = *r;
+      t.sp += 8 * (uintptr_t)pushed;
+      if (fg_pop_complete(m, k->b, &t) && at_java_call(k, &t)) {
+        *r = t;
+        return 1;
+      }
+    }
+  }
+  *r = first;
+  return 1;
+}
+
 /* A compiled method's frame: its own and its inlined frames at pc, then
  * the caller's registers. */
 static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jmethodID id, int top,
@@ -91,7 +153,7 @@ static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jm
       k->types[k->n + i] = k->w->annotate ? (i + 1 < got ? FG_FRAME_INLINED : FG_FRAME_COMPILED) : FG_FRAME_JAVA;
     k->n += got;
   }
-  return (top ? fg_pop_method(m, k->b, r) : fg_pop_complete(m, k->b, r)) ? STEP_NEXT : STEP_FAIL;
+  return (top ? pop_top_compiled(k, m, r) : fg_pop_complete(m, k->b, r)) ? STEP_NEXT : STEP_FAIL;
 }
 
 /* An interpreted frame: Method* and bcp from their slots. */

@@ -183,6 +183,26 @@ static void leaf_stub_is_kept_beyond_depth(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
+/* The interrupted compiled frame inside an intrinsic that pushed two
+ * registers: sp + frame size misses the return address by two words, and
+ * the walker finds it two words further because there it is a Java call. */
+static void pushed_registers_in_the_top_frame(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[98] = 0x1111;                              /* the pushed registers */
+  stack[99] = 0x2222;
+  struct fg_regs r = {TOP_PC, at(98), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 3);
+  assert_ptr_equal(f[2].method_id, ID(1));
+  assert_int_equal(f[2].lineno, 12);
+  /* nothing that is a Java call within four words: no stack */
+  stack[105] = 0x3333;
+  assert_int_equal(walk(&r, 1, f, types), 0);
+}
+
 /* A compiled method called by a compiled method: the caller's return
  * address must be a Java call's, with a record of its own; any other pc means
  * the callee's frame was not the size it seemed (an intrinsic pushing
@@ -299,6 +319,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
     cmocka_unit_test_setup_teardown(adapters_between_interpreted_and_compiled_code, setup, teardown),
     cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
+    cmocka_unit_test_setup_teardown(pushed_registers_in_the_top_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
