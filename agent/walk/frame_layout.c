@@ -249,6 +249,10 @@ static size_t keeps_rsp_insn(const uint8_t *p, size_t left)
     return ((rm[0] >> 3) & 7) == 7 && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
   case 0x81:                                                  /* cmp r/m, imm32 */
     return ((rm[0] >> 3) & 7) == 7 && (m = modrm_len(rm, rest)) && m + 4 <= rest ? i + 5 + m : 0;
+  case 0xc1:                                                  /* shl/shr/sar r/m, imm8 */
+    return !rm_is_rsp && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
+  case 0xff:                                                  /* jmp r/m (a tail jump) */
+    return ((rm[0] >> 3) & 7) == 4 && (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
   case 0xf6:                                                  /* test r/m8, imm8 */
     return ((rm[0] >> 3) & 7) == 0 && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
   case 0xeb:

@@ -53,7 +53,7 @@ int fg_frame_is_popped(const uint8_t *code, size_t len, size_t at);
 
 /* 1 when the straight-line code from offset from up to offset at (an
  * instruction boundary) is made of instructions that leave rsp as it was
- * (moves, compares, tests, jumps, nops, in HotSpot's encodings), so that
+ * (moves, shifts, compares, tests, jumps, nops, in HotSpot's encodings), so that
  * at `at` the stack is as it was at `from`. Any instruction it does not know
  * answers 0. Async-signal-safe. */
 int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at);

@@ -66,13 +66,26 @@ static int name_has(const char *name, const char *part)
   return 0;
 }
 
+/* Where a stub's push rbp; mov rbp, rsp is: at its start, or after a few
+ * instructions that leave rsp alone (the fill stubs move an argument
+ * first); -1 when it has none there. */
+static long enter_at(const struct fg_code_blob *s)
+{
+  for (long at = 0; at <= 16 && s->start + (uintptr_t)at + 4 <= s->end; at++)
+    if ((code_is(s, s->start, (int)at, ENTER, 4) || code_is(s, s->start, (int)at, ENTER_ALT, 4)) &&
+        fg_code_keeps_rsp((const uint8_t *)s->start, s->end - s->start, 0, (size_t)at))
+      return at;
+  return -1;
+}
+
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
 {
+  long enter = enter_at(s);
   if (r->pc == s->start || code_is(s, r->pc, 0, RET, 1) || strncmp(s->name, "itable", 6) == 0 ||
-      strncmp(s->name, "vtable", 6) == 0)
+      strncmp(s->name, "vtable", 6) == 0 || (enter > 0 && r->pc <= s->start + (uintptr_t)enter))
     return fg_pop_return(b, r);
-  if (code_is(s, s->start, 0, ENTER, 4) || code_is(s, s->start, 0, ENTER_ALT, 4)) {
-    if (r->pc == s->start + 1) {   /* after push rbp */
+  if (enter >= 0) {
+    if (r->pc == s->start + (uintptr_t)enter + 1) {   /* after push rbp */
       uintptr_t ret;
       if (!fg_read_stack(b, r->sp + 8, &ret))
         return 0;

@@ -247,6 +247,12 @@ static void checks_that_keep_rsp(void **state)
   assert_true(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 49));
   assert_false(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 50));   /* after pop rax */
   assert_false(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 16));   /* inside mov rbx, [rax] */
+  /* a method-handle intrinsic: mov ebx, [rsi + 0x14]; shl rbx, 3; jmp [rbx + 0x40] */
+  static const uint8_t mh[] = {0x8b, 0x5e, 0x14, 0x48, 0xc1, 0xe3, 0x03, 0xff, 0x63, 0x40};
+  assert_true(fg_code_keeps_rsp(mh, sizeof mh, 0, 7));
+  assert_true(fg_code_keeps_rsp(mh, sizeof mh, 0, 10));
+  static const uint8_t call_rax[] = {0xff, 0xd0};   /* call rax pushes */
+  assert_false(fg_code_keeps_rsp(call_rax, sizeof call_rax, 0, 2));
   static const uint8_t moves_rsp[] = {0x48, 0x8b, 0xe5,       /* mov rsp, rbp */
                                       0x48, 0x83, 0xec, 0x08, /* sub rsp, 8 */
                                       0x48, 0x8d, 0x64, 0x24, 0x08};   /* lea rsp, [rsp + 8] */

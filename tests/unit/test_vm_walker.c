@@ -50,7 +50,15 @@ static int setup(void **state)
                                      0x4c, 0x8b, 0xec};
   memcpy(code + 3328, adapters, sizeof adapters);
   fg_code_map_add_stub(&map, "I2C/C2I adapters(0xbb)", code + 3328, sizeof adapters);
-  fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 4k): no record */
+  /* a method-handle intrinsic: no debug records, no frame (mov; shl; jmp [rbx + 0x40]) */
+  static const uint8_t mh[] = {0x8b, 0x5e, 0x14, 0x48, 0xc1, 0xe3, 0x03, 0xff, 0x63, 0x40};
+  memcpy(code + 3700, mh, sizeof mh);
+  fg_code_map_add_method(&map, ID(4), code + 3700, sizeof mh, NULL);
+  /* a fill stub: mov r11, rdx; push rbp; mov rbp, rsp; then its loop */
+  static const uint8_t fill[] = {0x4c, 0x8b, 0xda, 0x55, 0x48, 0x8b, 0xec};
+  memcpy(code + 3800, fill, sizeof fill);
+  fg_code_map_add_stub(&map, "jint_fill", code + 3800, 64);
+  fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 3700): no record */
   static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
   memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);
   /* debug records: just after TOP_PC, inlinee (id 3, bci 5) in the method (id 2, bci 7); at
@@ -203,6 +211,38 @@ static void pushed_registers_in_the_top_frame(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
+/* A stub that moves an argument before push rbp; mov rbp, rsp: before the
+ * push only the return address is on the stack, after the mov rbp frames it. */
+static void stub_entered_after_a_move(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  stack[99] = CALL_RET;
+  struct fg_regs at_push = {(uintptr_t)(code + 3800 + 3), at(99), 0x1234};
+  assert_int_equal(walk(&at_push, 1, f, types), 4);
+  stack[98] = 0x1234;                              /* the saved rbp, the return address above it */
+  struct fg_regs in_loop = {(uintptr_t)(code + 3800 + 30), at(90), at(98)};
+  assert_int_equal(walk(&in_loop, 1, f, types), 4);
+  assert_ptr_equal(f[3].method_id, ID(1));
+}
+
+/* A method-handle intrinsic at its tail jump: the return address at sp. */
+static void method_handle_intrinsic_without_a_frame(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[99] = CALL_RET;
+  struct fg_regs r = {(uintptr_t)(code + 3700 + 7), at(99), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 4);
+  assert_ptr_equal(f[0].method_id, ID(4));
+  assert_ptr_equal(f[1].method_id, ID(3));
+  assert_ptr_equal(f[3].method_id, ID(1));
+}
+
 /* A compiled method called by a compiled method: the caller's return
  * address must be a Java call's, with a record of its own; any other pc means
  * the callee's frame was not the size it seemed (an intrinsic pushing
@@ -320,6 +360,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(adapters_between_interpreted_and_compiled_code, setup, teardown),
     cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
     cmocka_unit_test_setup_teardown(pushed_registers_in_the_top_frame, setup, teardown),
+    cmocka_unit_test_setup_teardown(method_handle_intrinsic_without_a_frame, setup, teardown),
+    cmocka_unit_test_setup_teardown(stub_entered_after_a_move, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
