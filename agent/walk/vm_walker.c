@@ -5,15 +5,6 @@
 
 #include "method_map.h"
 #include "vm_offsets.h"
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-static void dbg(const char *what, const struct fg_code_map *code, uintptr_t pc, int top) {
-  if (!getenv("FG_DBG_VM")) return;
-  char buf[300]; const struct fg_code_blob *m = fg_code_map_find(&code->methods, pc); const struct fg_code_blob *s = fg_code_map_find(&code->stubs, pc);
-  int n = snprintf(buf, sizeof buf, "VMDBG %s top=%d %s %s fb=%u off=%ld\n", what, top, m ? "method" : s ? s->name : "none", m && !m->scopes ? "noscopes" : "", m ? m->layout.frame_bytes : 0, m ? (long)(pc - m->start) : s ? (long)(pc - s->start) : 0L);
-  write(2, buf, n);
-}
 
 /* Slots of frames as HotSpot lays them out on x86-64 (frame_x86.hpp), in
  * bytes from rbp. */
@@ -338,9 +329,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   for (int first = 1; k.n < k.room; first = 0) {
     uintptr_t sp = r.sp;
     int n = k.n, entered = r.pc == vm->call_stub_return;   /* an entry frame: on at an anchor */
-    struct fg_regs before = r;
     enum step s = frame(&k, top, first, &r);
-    if (s == STEP_FAIL || (s == STEP_UNKNOWN && first)) dbg(s == STEP_FAIL ? "fail" : "unknown", w->code, before.pc, top);
     if (s == STEP_DONE)
       break;
     if (s == STEP_UNKNOWN && !first) {
