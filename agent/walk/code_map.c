@@ -159,8 +159,12 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   snprintf(b->name, sizeof b->name, "%s", name ? name : "");
   b->scopes = scopes;
   b->prev = 0;
-  /* the entry code is read once, here, not in the signal handler */
-  fg_frame_layout_of((const uint8_t *)start, end - start < 128 ? end - start : 128, &b->layout);
+  /* the code is read once, here, not in the signal handler */
+  const uint8_t *code = (const uint8_t *)start;
+  size_t len = end - start;
+  fg_frame_layout_of(code, len < 128 ? len : 128, &b->layout);
+  b->enter = method ? -1 : (int16_t)fg_stub_enter_at(code, len);
+  b->i2c_end = !method && name && strncmp(name, "I2C/C2I adapters", 16) == 0 ? (uint16_t)fg_i2c_end(code, len) : 0;
   atomic_store_explicit(&b->method, method, memory_order_relaxed);
   if (!atomic_load(&m->bounds_fixed)) {
     if (start < atomic_load(&m->lo))

@@ -40,6 +40,8 @@ struct fg_code_blob {
   struct fg_frame_layout layout;      /* the frame its entry code builds; frame_bytes 0: unknown */
   char name[48];                      /* stub name ("jint_arraycopy"); "" for a method */
   uint32_t prev;                      /* 1 + the entry that started in the same granule before it; 0 none */
+  int16_t enter;                      /* stubs: offset of push rbp; mov rbp, rsp (fg_stub_enter_at), -1 none */
+  uint16_t i2c_end;                   /* adapter blobs: offset just after the i2c part (fg_i2c_end); 0 others */
 };
 
 /* Granules of the code cache, so that finding the entry holding a pc reads

@@ -287,3 +287,21 @@ int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at)
     pos += step;
   return pos == at;
 }
+
+int fg_stub_enter_at(const uint8_t *code, size_t len)
+{
+  for (size_t at = 0; at <= 16 && at + 4 <= len; at++)
+    if (code[at] == 0x55 && code[at + 1] == 0x48 &&
+        ((code[at + 2] == 0x89 && code[at + 3] == 0xe5) || (code[at + 2] == 0x8b && code[at + 3] == 0xec)) &&
+        fg_code_keeps_rsp(code, len, 0, at))
+      return (int)at;
+  return -1;
+}
+
+size_t fg_i2c_end(const uint8_t *code, size_t len)
+{
+  for (size_t at = 0; at + 3 <= len && at < 256; at++)
+    if (code[at] == 0x41 && code[at + 1] == 0xff && code[at + 2] == 0xe3)
+      return at + 3;
+  return 0;
+}

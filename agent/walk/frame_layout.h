@@ -58,4 +58,14 @@ int fg_frame_is_popped(const uint8_t *code, size_t len, size_t at);
  * answers 0. Async-signal-safe. */
 int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at);
 
+/* Where a stub's push rbp; mov rbp, rsp is: at its start, or after a few
+ * instructions that leave rsp alone (the fill stubs move an argument
+ * first); -1 when it has none in its first 16 bytes. */
+int fg_stub_enter_at(const uint8_t *code, size_t len);
+
+/* An adapter blob holds the i2c adapter first, ending with its jump to the
+ * compiled entry (jmp r11), then the c2i adapters: the offset just after
+ * that jump, or 0 when there is none in the first 256 bytes. */
+size_t fg_i2c_end(const uint8_t *code, size_t len);
+
 #endif

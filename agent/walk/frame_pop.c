@@ -25,9 +25,6 @@ static int code_is(const struct fg_code_blob *b, uintptr_t pc, int off, const ui
 
 static const uint8_t RET[] = {0xc3};
 static const uint8_t POP_RBP[] = {0x5d};
-/* push rbp; mov rbp, rsp, in the two encodings of the mov */
-static const uint8_t ENTER[] = {0x55, 0x48, 0x89, 0xe5};
-static const uint8_t ENTER_ALT[] = {0x55, 0x48, 0x8b, 0xec};
 
 /* The caller's registers if pc sits where only the return address is on the
  * stack: the first instruction, or a ret. */
@@ -66,26 +63,13 @@ static int name_has(const char *name, const char *part)
   return 0;
 }
 
-/* Where a stub's push rbp; mov rbp, rsp is: at its start, or after a few
- * instructions that leave rsp alone (the fill stubs move an argument
- * first); -1 when it has none there. */
-static long enter_at(const struct fg_code_blob *s)
-{
-  for (long at = 0; at <= 16 && s->start + (uintptr_t)at + 4 <= s->end; at++)
-    if ((code_is(s, s->start, (int)at, ENTER, 4) || code_is(s, s->start, (int)at, ENTER_ALT, 4)) &&
-        fg_code_keeps_rsp((const uint8_t *)s->start, s->end - s->start, 0, (size_t)at))
-      return at;
-  return -1;
-}
-
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
 {
-  long enter = enter_at(s);
   if (r->pc == s->start || code_is(s, r->pc, 0, RET, 1) || strncmp(s->name, "itable", 6) == 0 ||
-      strncmp(s->name, "vtable", 6) == 0 || (enter > 0 && r->pc <= s->start + (uintptr_t)enter))
+      strncmp(s->name, "vtable", 6) == 0 || (s->enter > 0 && r->pc <= s->start + (uintptr_t)s->enter))
     return fg_pop_return(b, r);
-  if (enter >= 0) {
-    if (r->pc == s->start + (uintptr_t)enter + 1) {   /* after push rbp */
+  if (s->enter >= 0) {
+    if (r->pc == s->start + (uintptr_t)s->enter + 1) {   /* after push rbp */
       uintptr_t ret;
       if (!fg_read_stack(b, r->sp + 8, &ret))
         return 0;

@@ -62,6 +62,27 @@ static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stac
 
 static int is_interpreter(const struct fg_code_blob *s);
 
+/* Whether pc is the return address of a Java call in compiled method m:
+ * HotSpot records debug info at exactly that pc for every such call. */
+static int at_call_record(const struct fg_code_blob *m, uintptr_t pc)
+{
+  int at = fg_pc_scopes_at_or_above(m->scopes, pc);
+  return at >= 0 && m->scopes->pc[at] == pc;
+}
+
+/* The bci of an interpreted frame of method e whose bcp slot holds bcp:
+ * NATIVE_BCI for a native method; 0 when bcp is outside its bytecodes. */
+static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
+{
+  if (e->code_len == 0)
+    *bci = NATIVE_BCI;
+  else if (bcp >= e->code && bcp < e->code + e->code_len)
+    *bci = (jint)(bcp - e->code);
+  else
+    return 0;
+  return 1;
+}
+
 /* Whether r is a Java caller stopped at a call, as proven as it can be
  * without walking on: a compiled method with a debug record at exactly that
  * return address, the call stub's return address, or the interpreter with
@@ -74,17 +95,16 @@ static int at_java_call(const struct walk *k, const struct fg_regs *r)
   if (r->pc == k->w->vm->call_stub_return)
     return 1;
   const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
-  if (m) {
-    int at = atomic_load_explicit(&m->method, memory_order_relaxed) ? fg_pc_scopes_at_or_above(m->scopes, r->pc) : -1;
-    return at >= 0 && m->scopes->pc[at] == r->pc;
-  }
+  if (m)
+    return atomic_load_explicit(&m->method, memory_order_relaxed) && at_call_record(m, r->pc);
   const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
   uintptr_t method, bcp;
   if (!s || !is_interpreter(s) || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
       !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp))
     return 0;
   const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
-  return e && e->id && (e->code_len == 0 || (bcp >= e->code && bcp < e->code + e->code_len));
+  jint bci;
+  return e && e->id && bci_of(e, bcp, &bci);
 }
 
 /* Code in the code cache that no entry holds: a method whose
@@ -141,11 +161,8 @@ static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jm
    * was popped by a wrong size (C2's intrinsics for String.compareTo and
    * StringUTF16.compress push and pop registers inside the body, so sp +
    * frame size is off while they run). Fail rather than guess on. */
-  if (!top && k->java_call && m->scopes) {
-    int at = fg_pc_scopes_at_or_above(m->scopes, r->pc);
-    if (at < 0 || m->scopes->pc[at] != r->pc)
-      return STEP_FAIL;
-  }
+  if (!top && k->java_call && m->scopes && !at_call_record(m, r->pc))
+    return STEP_FAIL;
   int got = fg_walk_scopes_at(m, top ? r->pc + 1 : r->pc, k->f + k->n, k->types + k->n, k->room - k->n);
   if (got > 0 && k->f[k->n + got - 1].method_id != id && k->n + got < k->room)
     return STEP_FAIL;   /* a record that does not end in the method itself */
@@ -177,14 +194,11 @@ static enum step interpreted_frame(struct walk *k, int top, struct fg_regs *r)
   if (!e || !e->id)
     return STEP_FAIL;
   jint bci;
-  if (e->code_len == 0)
-    bci = NATIVE_BCI;
-  else if (bcp >= e->code && bcp < e->code + e->code_len)
-    bci = (jint)(bcp - e->code);
-  else if (top)
+  if (!bci_of(e, bcp, &bci)) {
+    if (!top)
+      return STEP_FAIL;
     bci = -1;   /* a frame being set up: the method is known, its bci not yet */
-  else
-    return STEP_FAIL;
+  }
   emit(k, bci, e->id, FG_FRAME_INTERPRETED);
   if (sender_sp <= r->fp)
     return STEP_FAIL;
@@ -218,31 +232,15 @@ static int in_ic_stub(uintptr_t pc)
   return same_page(pc - 10, pc) && p[0] == 0xe9 && p[-10] == 0x48 && p[-9] == 0xb8;
 }
 
-/* An adapter blob holds the i2c adapter first, ending with its jump to the
- * compiled entry (jmp r11), then the c2i adapters. Returns the offset just
- * after that jump, or 0 when s is no adapter blob. */
-static size_t i2c_end(const struct fg_code_blob *s)
-{
-  static const char name[] = "I2C/C2I adapters";
-  for (size_t i = 0; i + 1 < sizeof name; i++)
-    if (s->name[i] != name[i])
-      return 0;
-  const uint8_t *c = (const uint8_t *)s->start;
-  for (size_t at = 0; s->start + at + 3 <= s->end && at < 256; at++)
-    if (c[at] == 0x41 && c[at + 1] == 0xff && c[at + 2] == 0xe3)
-      return at + 3;
-  return 0;
-}
-
 /* The interrupted frame in an adapter. In the i2c adapter an interpreted
  * caller is passing its arguments to compiled code: rsp moves about, but
  * rbp is still the caller's frame pointer. In a c2i adapter compiled code
  * called an interpreted method: until the adapter moves rsp (its checks of
  * the call site and the method's class come first) the return address is at
  * sp. Anywhere else the walk fails. */
-static enum step adapter_frame(struct walk *k, const struct fg_code_blob *s, size_t i2c, struct fg_regs *r)
+static enum step adapter_frame(struct walk *k, const struct fg_code_blob *s, struct fg_regs *r)
 {
-  size_t at = r->pc - s->start;
+  size_t at = r->pc - s->start, i2c = s->i2c_end;
   emit(k, 0, (jmethodID)(uintptr_t)s, FG_FRAME_STUB);
   if (at < i2c)
     return interpreted_frame(k, 0, r);
@@ -283,9 +281,8 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
    * deoptimization blob as a patched return address) is not walked */
   if (!first)
     return STEP_FAIL;
-  size_t i2c = top ? i2c_end(s) : 0;
-  if (i2c)
-    return adapter_frame(k, s, i2c, r);
+  if (top && s->i2c_end)
+    return adapter_frame(k, s, r);
   /* a stub stopped at a call into the VM (reached through the anchor or the
    * native walk): a leaf call that had to align the stack (HotSpot's
    * call_VM_leaf: sub rsp, 8; call; add rsp, 8) left sp 8 below the
