@@ -165,6 +165,8 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   fg_frame_layout_of(code, len < 128 ? len : 128, &b->layout);
   b->enter = method ? -1 : (int16_t)fg_stub_enter_at(code, len);
   b->i2c_end = !method && name && strncmp(name, "I2C/C2I adapters", 16) == 0 ? (uint16_t)fg_i2c_end(code, len) : 0;
+  size_t tail = b->i2c_end ? fg_c2i_tail(code, len, b->i2c_end) : 0;
+  b->c2i_tail = tail <= UINT16_MAX ? (uint16_t)tail : 0;
   atomic_store_explicit(&b->method, method, memory_order_relaxed);
   if (!atomic_load(&m->bounds_fixed)) {
     if (start < atomic_load(&m->lo))

@@ -42,6 +42,7 @@ struct fg_code_blob {
   uint32_t prev;                      /* 1 + the entry that started in the same granule before it; 0 none */
   int16_t enter;                      /* stubs: offset of push rbp; mov rbp, rsp (fg_stub_enter_at), -1 none */
   uint16_t i2c_end;                   /* adapter blobs: offset just after the i2c part (fg_i2c_end); 0 others */
+  uint16_t c2i_tail;                  /* adapter blobs: where r13 holds the caller's sp (fg_c2i_tail); 0 none */
 };
 
 /* Granules of the code cache, so that finding the entry holding a pc reads

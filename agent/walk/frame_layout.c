@@ -236,19 +236,29 @@ static size_t keeps_rsp_insn(const uint8_t *p, size_t left)
   size_t rest = left - i - 1;
   int reg_is_rsp = rest > 0 && ((rm[0] >> 3) & 7) == 4 && !(rex & 0x04);
   int rm_is_rsp = rest > 0 && (rm[0] >> 6) == 3 && (rm[0] & 7) == 4 && !(rex & 0x01);
+  int op16 = i > 0 && p[0] == 0x66;   /* an operand-size prefix makes an imm32 an imm16 */
   switch (op) {
   case 0x90:
     return i + 1;                                             /* nop */
   case 0x8b: case 0x8d:                                       /* mov r, r/m; lea */
     return !reg_is_rsp && (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
   case 0x89: case 0x88:                                       /* mov r/m, r */
+  case 0x01: case 0x09: case 0x21: case 0x29: case 0x31:     /* add/or/and/sub/xor r/m, r */
     return !rm_is_rsp && (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
+  case 0x03: case 0x0b: case 0x23: case 0x2b: case 0x33:     /* add/or/and/sub/xor r, r/m */
+    return !reg_is_rsp && (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
   case 0x3b: case 0x39: case 0x3a: case 0x38: case 0x85: case 0x84:   /* cmp, test */
     return (m = modrm_len(rm, rest)) ? i + 1 + m : 0;
-  case 0x80: case 0x83:                                       /* cmp r/m, imm8 */
-    return ((rm[0] >> 3) & 7) == 7 && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
-  case 0x81:                                                  /* cmp r/m, imm32 */
-    return ((rm[0] >> 3) & 7) == 7 && (m = modrm_len(rm, rest)) && m + 4 <= rest ? i + 5 + m : 0;
+  case 0x80: case 0x83:                                       /* add/or/and/sub/xor/cmp r/m, imm8 */
+    return (!rm_is_rsp || ((rm[0] >> 3) & 7) == 7) && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
+  case 0x81:                                                  /* the same with imm32 */
+    return !op16 && (!rm_is_rsp || ((rm[0] >> 3) & 7) == 7) && (m = modrm_len(rm, rest)) && m + 4 <= rest
+               ? i + 5 + m : 0;
+  case 0xc7:                                                  /* mov r/m, imm32 */
+    return !op16 && !rm_is_rsp && ((rm[0] >> 3) & 7) == 0 && (m = modrm_len(rm, rest)) && m + 4 <= rest
+               ? i + 5 + m : 0;
+  case 0xf7:                                                  /* test r/m, imm32 (a class's init state) */
+    return !op16 && ((rm[0] >> 3) & 7) == 0 && (m = modrm_len(rm, rest)) && m + 4 <= rest ? i + 5 + m : 0;
   case 0xc1:                                                  /* shl/shr/sar r/m, imm8 */
     return !rm_is_rsp && (m = modrm_len(rm, rest)) && m < rest ? i + 2 + m : 0;
   case 0xff:                                                  /* jmp r/m (a tail jump) */
@@ -296,6 +306,19 @@ int fg_stub_enter_at(const uint8_t *code, size_t len)
         fg_code_keeps_rsp(code, len, 0, at))
       return (int)at;
   return -1;
+}
+
+size_t fg_c2i_tail(const uint8_t *code, size_t len, size_t from)
+{
+  static const uint8_t pop_then_mov[] = {0x58, 0x4c, 0x8b, 0xec};        /* pop rax; mov r13, rsp */
+  static const uint8_t lea_then_pop[] = {0x4c, 0x8d, 0x6c, 0x24, 0x08, 0x58};   /* lea r13, [rsp + 8]; pop rax */
+  for (size_t at = from; at < len && at < 4096; at++) {
+    if (bytes_are(code, len, at, pop_then_mov, sizeof pop_then_mov))
+      return at + sizeof pop_then_mov;
+    if (bytes_are(code, len, at, lea_then_pop, sizeof lea_then_pop))
+      return at + 5;
+  }
+  return 0;
 }
 
 size_t fg_i2c_end(const uint8_t *code, size_t len)

@@ -68,4 +68,11 @@ int fg_stub_enter_at(const uint8_t *code, size_t len);
  * that jump, or 0 when there is none in the first 256 bytes. */
 size_t fg_i2c_end(const uint8_t *code, size_t len);
 
+/* Where a c2i adapter's last part begins, the one that lays out the
+ * interpreter's arguments: from there to its jump r13 holds the caller's
+ * sp and the return address is in rax or at rsp (JDK 17: pop rax; mov r13,
+ * rsp; JDK 25: lea r13, [rsp + 8]; pop rax). The offset just after the
+ * first of those at or after from; 0 when there is none. */
+size_t fg_c2i_tail(const uint8_t *code, size_t len, size_t from);
+
 #endif

@@ -27,6 +27,7 @@ struct walk {
   uint8_t *types;
   int n, room;
   int java_call;   /* the frame just read was a Java method's: its caller is at a Java call */
+  const struct fg_top_regs *top;   /* the interrupted frame's scratch registers, or NULL */
 };
 
 static void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
@@ -181,6 +182,37 @@ static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jm
   return (top ? pop_top_compiled(k, m, r) : fg_pop_complete(m, k->b, r)) ? STEP_NEXT : STEP_FAIL;
 }
 
+/* The interrupted frame is the interpreter building a method's frame (its
+ * Method* slot not written yet): the method is in rbx, and its caller is
+ * taken from the first of the places the entry code keeps it in turn that
+ * is at a Java call: the return address at rsp or in rax with the sender's
+ * sp in r13, then, once rbp is this frame's, the return address above rbp
+ * with the sender's sp in its slot or still in r13. */
+static enum step entering_frame(struct walk *k, struct fg_regs *r)
+{
+  const struct fg_top_regs *t = k->top;
+  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, t->rbx);
+  if (!e || !e->id)
+    return STEP_FAIL;
+  uintptr_t at_sp = 0, link = 0, above_fp = 0, sender_sp = 0;
+  fg_read_stack(k->b, r->sp, &at_sp);
+  if (r->fp >= r->sp) {
+    fg_read_stack(k->b, r->fp, &link);
+    fg_read_stack(k->b, r->fp + 8, &above_fp);
+    fg_read_stack(k->b, r->fp + INTERPRETER_SENDER_SP, &sender_sp);
+  }
+  const struct fg_regs tries[] = {
+      {at_sp, t->r13, r->fp}, {t->rax, t->r13, r->fp}, {above_fp, sender_sp, link}, {above_fp, t->r13, link}};
+  for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
+    if (tries[i].pc && tries[i].sp > r->sp && tries[i].sp < k->b.hi && at_java_call(k, &tries[i])) {
+      emit(k, -1, e->id, FG_FRAME_INTERPRETED);
+      *r = tries[i];
+      return STEP_NEXT;
+    }
+  }
+  return STEP_FAIL;
+}
+
 /* An interpreted frame: Method* and bcp from their slots. */
 static enum step interpreted_frame(struct walk *k, int top, struct fg_regs *r)
 {
@@ -189,10 +221,10 @@ static enum step interpreted_frame(struct walk *k, int top, struct fg_regs *r)
       !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp) ||
       !fg_read_stack(k->b, r->fp + INTERPRETER_SENDER_SP, &sender_sp) || !fg_read_stack(k->b, r->fp, &link) ||
       !fg_read_stack(k->b, r->fp + 8, &ret))
-    return STEP_FAIL;
+    return top && k->top ? entering_frame(k, r) : STEP_FAIL;
   const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
   if (!e || !e->id)
-    return STEP_FAIL;
+    return top && k->top ? entering_frame(k, r) : STEP_FAIL;
   jint bci;
   if (!bci_of(e, bcp, &bci)) {
     if (!top)
@@ -232,12 +264,35 @@ static int in_ic_stub(uintptr_t pc)
   return same_page(pc - 10, pc) && p[0] == 0xe9 && p[-10] == 0x48 && p[-9] == 0xb8;
 }
 
+/* The c2i adapter's last part: r13 holds the caller's sp, the return
+ * address is in rax or, once stored back, at rsp. Either is taken only when
+ * it is the return address of a Java call (a debug record at exactly that
+ * pc) and r13 is above sp by no more than the interpreter's arguments. */
+static int pop_c2i_tail(const struct walk *k, struct fg_regs *r)
+{
+  const struct fg_top_regs *t = k->top;
+  uintptr_t caller_sp = t->r13, at_sp;
+  if (caller_sp <= r->sp || caller_sp - r->sp > 8 * 260 || caller_sp >= k->b.hi)
+    return 0;
+  struct fg_regs c = {t->rax, caller_sp, r->fp};
+  if (!at_java_call(k, &c)) {
+    if (!fg_read_stack(k->b, r->sp, &at_sp))
+      return 0;
+    c.pc = at_sp;
+    if (!at_java_call(k, &c))
+      return 0;
+  }
+  *r = c;
+  return 1;
+}
+
 /* The interrupted frame in an adapter. In the i2c adapter an interpreted
  * caller is passing its arguments to compiled code: rsp moves about, but
  * rbp is still the caller's frame pointer. In a c2i adapter compiled code
  * called an interpreted method: until the adapter moves rsp (its checks of
  * the call site and the method's class come first) the return address is at
- * sp. Anywhere else the walk fails. */
+ * sp; in its last part r13 and rax keep the caller. In the call site's
+ * patching between them the walk fails. */
 static enum step adapter_frame(struct walk *k, const struct fg_code_blob *s, struct fg_regs *r)
 {
   size_t at = r->pc - s->start, i2c = s->i2c_end;
@@ -246,7 +301,63 @@ static enum step adapter_frame(struct walk *k, const struct fg_code_blob *s, str
     return interpreted_frame(k, 0, r);
   if (fg_code_keeps_rsp((const uint8_t *)s->start, s->end - s->start, i2c, at))
     return fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
+  if (s->c2i_tail && at >= s->c2i_tail && k->top)
+    return pop_c2i_tail(k, r) ? STEP_NEXT : STEP_FAIL;
   return STEP_FAIL;
+}
+
+/* The callers a leaf stub may return to from slot, where ret, a pc in
+ * compiled method m, is: the caller may have pushed the stub's arguments
+ * (C1 pushes two for slow_subtype_check), so its sp is 0 to 4 words above
+ * the slot; each whose frame pops to a Java call counts. Returns how many,
+ * the last in *caller. */
+static int callers_of_leaf(const struct walk *k, const struct fg_code_blob *m, uintptr_t ret, uintptr_t slot,
+                           uintptr_t fp, struct fg_regs *caller)
+{
+  int found = 0;
+  for (uintptr_t args = 0; args <= 4; args++) {
+    struct fg_regs c = {ret, slot + 8 + 8 * args, fp}, beyond = c;
+    if (fg_pop_complete(m, k->b, &beyond) && at_java_call(k, &beyond)) {
+      *caller = c;
+      found++;
+    }
+  }
+  return found;
+}
+
+/* A leaf stub with no frame of its own that pushes registers and moves rsp
+ * as it goes (C1's slow_subtype_check): its return address is one of the 16
+ * words above sp that a compiled method's call of this very stub (call
+ * rel32 to inside it) returns to. The space the stub reserves may still
+ * hold such a word from an earlier call, and the arguments' count is not
+ * known: the caller is taken only when exactly one slot and argument count
+ * lead to a Java call. */
+static int pop_called_leaf(const struct walk *k, const struct fg_code_blob *s, struct fg_regs *r)
+{
+  const struct fg_code_map *code = k->w->code;
+  int found = 0;
+  struct fg_regs caller;
+  for (uintptr_t slot = r->sp; slot < r->sp + 16 * 8; slot += 8) {
+    uintptr_t ret;
+    if (!fg_read_stack(k->b, slot, &ret))
+      break;
+    if (!fg_code_map_contains(code, ret))
+      continue;
+    const struct fg_code_blob *m = fg_code_map_find(&code->methods, ret);
+    if (!m || ret < m->start + 5)
+      continue;
+    const uint8_t *call = (const uint8_t *)(ret - 5);
+    int32_t rel;
+    memcpy(&rel, call + 1, sizeof rel);
+    uintptr_t target = ret + (uintptr_t)(intptr_t)rel;
+    if (call[0] == 0xe8 && target >= s->start && target < s->end &&
+        atomic_load_explicit(&m->method, memory_order_relaxed))
+      found += callers_of_leaf(k, m, ret, slot, r->fp, &caller);
+  }
+  if (found != 1)
+    return 0;
+  *r = caller;
+  return 1;
 }
 
 static int is_interpreter(const struct fg_code_blob *s)
@@ -291,10 +402,20 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
   if (!top && r->pc + 4 <= s->end && c[0] == 0x48 && c[1] == 0x83 && c[2] == 0xc4 && c[3] == 0x08)
     r->sp += 8;   /* add rsp, 8 */
   emit(k, 0, (jmethodID)(uintptr_t)s, FG_FRAME_STUB);
-  return fg_pop_stub(s, k->b, r) ? STEP_NEXT : STEP_FAIL;
+  if (top && r->pc == s->start && s->layout.pushes_return) {
+    /* the exception blob before its push rdx: the return address is in rdx */
+    struct fg_regs caller = {k->top ? k->top->rdx : 0, r->sp, r->fp};
+    if (!k->top || !at_java_call(k, &caller))
+      return STEP_FAIL;
+    *r = caller;
+    return STEP_NEXT;
+  }
+  if (fg_pop_stub(s, k->b, r))
+    return STEP_NEXT;
+  return top && s->enter < 0 && !s->layout.frame_bytes && pop_called_leaf(k, s, r) ? STEP_NEXT : STEP_FAIL;
 }
 
-int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
+int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top_regs,
                struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs,
                struct fg_regs *unknown)
 {
@@ -303,7 +424,8 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   unknown->pc = 0;
   if (!vm || !vm->known || !w->methods || !env || !b.hi || java_room <= 0)
     return 0;
-  struct walk k = {w, b, f, types, 0, java_room, 0};
+  struct walk k = {w, b, f, types, 0, java_room, 0, top_regs};
+  int java_is_top = top_regs != NULL;
   struct fg_regs r;
   int top;
   int32_t state = *(volatile int32_t *)((char *)env + vm->env_to_state);
@@ -321,6 +443,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
     if (!r.fp && java && !java_is_top && java->sp == r.sp && java->pc == r.pc)
       r.fp = java->fp;
     top = 0;   /* the anchor's pc is a return address: the frame is at a call */
+    k.top = NULL;
   }
   int leaf_stub = 0;
   for (int first = 1; k.n < k.room; first = 0) {
@@ -333,7 +456,9 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
       *unknown = r;   /* a caller at a call: the rest is AsyncGetCallTrace's */
       break;
     }
-    if (s != STEP_NEXT || r.sp <= sp)
+    /* every frame lies above the one before; only the exception blob,
+     * entered with its caller's sp, leaves sp where it was */
+    if (s != STEP_NEXT || r.sp < sp || (r.sp == sp && !first))
       return 0;
     if (first && k.n >= 1 && types[0] == FG_FRAME_STUB) {
       leaf_stub = 1;   /* the leaf stub does not count against depth */

@@ -23,18 +23,29 @@
 #include "frame_pop.h"
 #include "walker.h"
 
+/* The interrupted frame's scratch registers that hold its caller where the
+ * stack does not: a c2i adapter laying out the interpreter's arguments
+ * keeps the return address in rax (until it stores it at rsp) and the
+ * caller's sp in r13; C2's exception blob is entered with the return
+ * address in rdx, which its first instruction pushes; the interpreter
+ * building a method's frame has the Method* in rbx, the caller's sp in r13
+ * and the return address in rax, at rsp or above rbp. */
+struct fg_top_regs {
+  uintptr_t rax, rbx, rdx, r13;
+};
+
 /* Writes the Java stack of the thread whose JNIEnv is env, leaf first, up
  * to java_room Java frames after the stub frame (at most one) at the leaf;
  * f and types hold java_room + 1. java: the registers at the first pc in
- * the code cache (the signal's, or where the native walk reached it),
- * java_is_top: they are the interrupted ones (pc may be anywhere in a
- * frame), not a return address. Returns the frames written (java_room Java
+ * the code cache (the signal's, or where the native walk reached it); top:
+ * non-NULL when they are the interrupted ones (pc may be anywhere in a
+ * frame), not a return address, with that frame's scratch registers. Returns the frames written (java_room Java
  * ones: there may be more), or 0; *stubs: the stub frames among them.
  * When a caller's return address is code the walker has no record of (a
  * method compiled moments ago, whose CompiledMethodLoad has not come yet),
  * the frames so far are returned and *unknown holds that caller's
  * registers, to go on with AsyncGetCallTrace; unknown->pc is 0 otherwise. */
-int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, int java_is_top,
+int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top,
                struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs,
                struct fg_regs *unknown);
 

@@ -284,6 +284,20 @@ static int top_scopes(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *
   return fg_walk_scopes_at(m, pc + 1, f, types, room);
 }
 
+/* The stub, adapter or interpreter that pc is in, as one frame: the walk
+ * failed, but the time is still named by the code it was spent in. */
+static int stub_at(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *f, uint8_t *types)
+{
+  if (!fg_code_map_contains(w->code, pc))
+    return 0;
+  const struct fg_code_blob *stub = fg_code_map_find(&w->code->stubs, pc);
+  if (!stub)
+    return 0;
+  f[0] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)stub};
+  types[0] = FG_FRAME_STUB;
+  return 1;
+}
+
 /* A thread blocked in the VM below a stub (C1's monitorenter, a C2 runtime
  * stub), where ASGCT walks only from the frame anchor and fails: the stub
  * is popped through rbp and the compiled method it returns to, with what
@@ -374,7 +388,11 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   if (w->use_vm) {
     int stubs = 0;
     struct fg_regs unknown;
-    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0, b, jf, jt, w->depth + 1, &stubs, &unknown);
+    const greg_t *g = uc->uc_mcontext.gregs;
+    struct fg_top_regs scratch = {(uintptr_t)g[REG_RAX], (uintptr_t)g[REG_RBX], (uintptr_t)g[REG_RDX],
+                                  (uintptr_t)g[REG_R13]};
+    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0 ? &scratch : NULL, b, jf, jt, w->depth + 1, &stubs,
+                       &unknown);
     if (n > 0 && unknown.pc)
       n = asgct_beyond(w, env, uc, &unknown, jf, jt, n, w->depth + 1 - (n - stubs));
     if (n > 0)
@@ -417,10 +435,15 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   res.tick = first_tick;   /* <= 0: a first walk that succeeded returned above */
   /* The stack is lost, but when pc is in a compiled method its own frames
    * are known: keep them above the tick marker, so the time lands on the
-   * right method even though its callers are unknown. */
-  if (w->recover && (res.tick == FG_TICK_UNKNOWN_JAVA || res.tick == FG_TICK_NOT_WALKABLE_JAVA))
-    res.n = k + top_scopes(w, reached_java ? java.pc : top.pc, frames + k, types + k, room);
-  else if (w->recover && k > 0 && reached_java && b.hi)
+   * right method even though its callers are unknown; in a stub, an adapter
+   * or the interpreter, keep that code's name. */
+  if (w->recover && (res.tick == FG_TICK_UNKNOWN_JAVA || res.tick == FG_TICK_NOT_WALKABLE_JAVA)) {
+    uintptr_t pc = reached_java ? java.pc : top.pc;
+    int own = top_scopes(w, pc, frames + k, types + k, room);
+    if (own == 0)
+      own = stub_at(w, pc, frames + k, types + k);
+    res.n = k + own;
+  } else if (w->recover && k > 0 && reached_java && b.hi)
     res.n = k + caller_of_stub(w, b, java, frames + k, types + k, room);
   return res;
 }

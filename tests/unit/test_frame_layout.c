@@ -261,6 +261,50 @@ static void checks_that_keep_rsp(void **state)
   assert_false(fg_code_keeps_rsp(moves_rsp, sizeof moves_rsp, 7, 12));
 }
 
+/* JDK 17's c2i adapter (bytes from a run): the unverified entry decodes the
+ * receiver's compressed class (add rbx, r10) and the verified one tests the
+ * class's init state (test r10d, imm32) before the call-site patching moves
+ * rsp (and rsp, -16); after pop rax; mov r13, rsp its last part begins. */
+static void jdk17_c2i_checks_and_tail(void **state)
+{
+  (void)state;
+  static const uint8_t c2i[] = {
+    0x8b, 0x5e, 0x08,                               /*  0 mov ebx, [rsi + 8] */
+    0x49, 0xba, 0, 0, 0, 0xab, 0x0f, 0x7f, 0, 0,    /*  3 movabs r10, base */
+    0x49, 0x03, 0xda,                               /* 13 add rbx, r10 */
+    0x48, 0x3b, 0x58, 0x08,                         /* 16 cmp rbx, [rax + 8] */
+    0x48, 0x8b, 0x18,                               /* 20 mov rbx, [rax] */
+    0x0f, 0x84, 0x05, 0, 0, 0,                      /* 23 je verified */
+    0xe9, 0x36, 0xa2, 0xff, 0xff,                   /* 29 jmp ic_miss */
+    0x44, 0x8b, 0x53, 0x28,                         /* 34 verified: mov r10d, [rbx + 0x28] */
+    0x41, 0xf7, 0xc2, 0x08, 0, 0, 0,                /* 38 test r10d, 8 */
+    0x0f, 0x84, 0x2c, 0, 0, 0,                      /* 45 je */
+    0x41, 0x80, 0xba, 0x3b, 0x01, 0, 0, 0x04,       /* 51 cmp byte [r10 + 0x13b], 4 */
+    0x48, 0x81, 0x7b, 0x48, 0, 0, 0, 0,             /* 59 cmp qword [rbx + 0x48], 0 */
+    0x4c, 0x8b, 0xec,                               /* 67 mov r13, rsp */
+    0x48, 0x8b, 0x04, 0x24,                         /* 70 mov rax, [rsp] */
+    0x48, 0x83, 0xe4, 0xf0,                         /* 74 and rsp, -16 */
+    0x9c,                                           /* 78 pushf */
+    0x58,                                           /* 79 pop rax (skip_fixup) */
+    0x4c, 0x8b, 0xec,                               /* 80 mov r13, rsp */
+    0x48, 0x83, 0xec, 0x10,                         /* 83 sub rsp, 16 */
+  };
+  assert_true(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 34));
+  assert_true(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 45));
+  assert_true(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 74));
+  assert_false(fg_code_keeps_rsp(c2i, sizeof c2i, 0, 78));   /* after and rsp, -16 */
+  assert_int_equal(fg_c2i_tail(c2i, sizeof c2i, 0), 83);
+  /* JDK 25's: lea r13, [rsp + 8]; pop rax; its last part begins at the pop */
+  static const uint8_t jdk25[] = {0x49, 0x8b, 0xe5, 0x4c, 0x8d, 0x6c, 0x24, 0x08, 0x58, 0x48, 0x83, 0xec, 0x20};
+  assert_int_equal(fg_c2i_tail(jdk25, sizeof jdk25, 0), 8);
+  assert_int_equal(fg_c2i_tail(c2i, 79, 0), 0);   /* none */
+  /* arithmetic on rsp itself moves it */
+  static const uint8_t add_rsp[] = {0x48, 0x03, 0xe0};   /* add rsp, rax */
+  assert_false(fg_code_keeps_rsp(add_rsp, sizeof add_rsp, 0, 3));
+  static const uint8_t mov_rsp_imm[] = {0x48, 0xc7, 0xc4, 0, 0, 0, 0};   /* mov rsp, 0 */
+  assert_false(fg_code_keeps_rsp(mov_rsp_imm, sizeof mov_rsp_imm, 0, 7));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -274,6 +318,7 @@ int main(void)
     cmocka_unit_test(exception_blob_pushes_its_return_address),
     cmocka_unit_test(unknown_entry_code_has_no_layout),
     cmocka_unit_test(checks_that_keep_rsp),
+    cmocka_unit_test(jdk17_c2i_checks_and_tail),
     cmocka_unit_test(epilogue_after_pop_rbp),
     cmocka_unit_test(short_epilogues),
   };

@@ -20,6 +20,7 @@ static struct fg_code_map map;
 static struct fg_method_map methods;
 static struct fg_vm_offsets vm;
 static struct fg_walker walker;
+static struct fg_top_regs scratch;  /* the interrupted frame's rax, rbx, rdx, r13 */
 
 #define IN_JAVA 8
 #define IN_VM 6
@@ -28,6 +29,8 @@ static struct fg_walker walker;
 #define COMPILED (code + 1024)
 #define TOP_PC ((uintptr_t)(COMPILED + 200))
 #define CALL_RET ((uintptr_t)(COMPILED + 300))   /* a call's return address in the compiled method */
+#define SUBTYPE_STUB 3900
+#define EXCEPTION_BLOB 3950
 
 static uintptr_t at(int word) { return (uintptr_t)&stack[word]; }
 
@@ -44,10 +47,12 @@ static int setup(void **state)
   fg_code_map_add_stub(&map, "jint_arraycopy", code + 2560, 512);
   fg_code_map_add_stub(&map, "unwind_exception Runtime1 stub", code + 3072, 256);
   /* an adapter blob: i2c (mov r11, rsp; pop rax; and rsp, -16; push rax; jmp r11), then c2i
-   * (mov r10d, [rsi + 8]; cmp r10d, [rax + 8]; jne; pop rax) */
+   * (mov r10d, [rsi + 8]; cmp r10d, [rax + 8]; jne; pop rax; mov r13, rsp; sub rsp, 16;
+   * mov [rsp], rax; jmp [rbx + 0x40]) */
   static const uint8_t adapters[] = {0x4c, 0x8b, 0xdc, 0x58, 0x48, 0x83, 0xe4, 0xf0, 0x50, 0x41, 0xff, 0xe3,
                                      0x44, 0x8b, 0x56, 0x08, 0x44, 0x3b, 0x50, 0x08, 0x0f, 0x85, 0, 0, 0, 0, 0x58,
-                                     0x4c, 0x8b, 0xec};
+                                     0x4c, 0x8b, 0xec, 0x48, 0x83, 0xec, 0x10, 0x48, 0x89, 0x04, 0x24,
+                                     0xff, 0x63, 0x40};
   memcpy(code + 3328, adapters, sizeof adapters);
   fg_code_map_add_stub(&map, "I2C/C2I adapters(0xbb)", code + 3328, sizeof adapters);
   /* a method-handle intrinsic: no debug records, no frame (mov; shl; jmp [rbx + 0x40]) */
@@ -58,6 +63,14 @@ static int setup(void **state)
   static const uint8_t fill[] = {0x4c, 0x8b, 0xda, 0x55, 0x48, 0x8b, 0xec};
   memcpy(code + 3800, fill, sizeof fill);
   fg_code_map_add_stub(&map, "jint_fill", code + 3800, 64);
+  /* C1's slow_subtype_check: push rdi; push rsi; push rcx; push rax; ...; no frame of its own */
+  static const uint8_t subtype[] = {0x57, 0x56, 0x51, 0x50, 0x48, 0x8b, 0x74, 0x24, 0x30};
+  memcpy(code + SUBTYPE_STUB, subtype, sizeof subtype);
+  fg_code_map_add_stub(&map, "slow_subtype_check Runtime1 stub", code + SUBTYPE_STUB, 32);
+  /* C2's exception blob: push rdx (the return address it is entered without); sub rsp, 8; mov [rsp], rbp */
+  static const uint8_t exception[] = {0x52, 0x48, 0x83, 0xec, 0x08, 0x48, 0x89, 0x2c, 0x24};
+  memcpy(code + EXCEPTION_BLOB, exception, sizeof exception);
+  fg_code_map_add_stub(&map, "ExceptionBlob", code + EXCEPTION_BLOB, 32);
   fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 3700): no record */
   static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
   memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);
@@ -82,6 +95,7 @@ static int setup(void **state)
   walker = (struct fg_walker){.code = &map, .depth = 64, .annotate = 1, .use_vm = 1, .vm = &vm, .methods = &methods};
   memset(stack, 0, sizeof stack);
   memset(thread, 0, sizeof thread);
+  scratch = (struct fg_top_regs){0, 0, 0, 0};
   /* compiled frame at word 100: 0x30 bytes, saved rbp and return address at its top */
   stack[104] = at(200);                            /* saved rbp: the interpreted frame's fp */
   stack[105] = (uintptr_t)(code + 500);            /* return address into the interpreter */
@@ -109,7 +123,7 @@ static int walk_room(const struct fg_regs *java, int top, int room, ASGCT_CallFr
                      struct fg_regs *unknown)
 {
   struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
-  return fg_vm_walk(&walker, thread, java, top, b, f, types, room, stubs, unknown);
+  return fg_vm_walk(&walker, thread, java, top ? &scratch : NULL, b, f, types, room, stubs, unknown);
 }
 
 /* A whole walk: no caller handed on, the leaf stub counted when there is one. */
@@ -326,6 +340,111 @@ static void adapters_between_interpreted_and_compiled_code(void **state)
   assert_int_equal(walk(&c2i, 1, f, types), 0);
 }
 
+/* The c2i adapter's last part: r13 holds the caller's sp, the return
+ * address is in rax, then at rsp once stored; neither is taken unless it
+ * is a Java call's, nor r13 when it is far above sp. */
+static void c2i_tail_keeps_its_caller_in_registers(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  struct fg_regs before_store = {(uintptr_t)(code + 3328 + 34), at(98), 0x1234};   /* after sub rsp, 16 */
+  scratch = (struct fg_top_regs){CALL_RET, 0, 0, at(100)};
+  assert_int_equal(walk(&before_store, 1, f, types), 4);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  assert_ptr_equal(f[1].method_id, ID(3));
+  assert_ptr_equal(f[3].method_id, ID(1));
+  struct fg_regs at_jump = {(uintptr_t)(code + 3328 + 38), at(98), 0x1234};   /* stored at rsp, rax reused */
+  scratch.rax = 0x5555;
+  stack[98] = CALL_RET;
+  assert_int_equal(walk(&at_jump, 1, f, types), 4);
+  stack[98] = CALL_RET - 2;   /* no Java call's return address anywhere */
+  assert_int_equal(walk(&at_jump, 1, f, types), 0);
+  stack[98] = CALL_RET;
+  scratch.r13 = at(400);   /* further above sp than any arguments reach */
+  assert_int_equal(walk(&at_jump, 1, f, types), 0);
+}
+
+/* C1's slow_subtype_check pushes registers and has no frame: its return
+ * address is the word above sp that returns from a call of it, and the two
+ * arguments C1 pushed before the call lie between it and the caller's
+ * frame. A stale word that would make a second, different caller is a
+ * reason to give up. */
+static void leaf_stub_found_by_its_call(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  uint8_t *call = (uint8_t *)CALL_RET - 5;   /* call rel32 to the stub, at the return address */
+  int32_t rel = (int32_t)((intptr_t)(code + SUBTYPE_STUB) - (intptr_t)CALL_RET);
+  call[0] = 0xe8;
+  memcpy(call + 1, &rel, sizeof rel);
+  stack[94] = CALL_RET;                        /* above the four pushed registers at 90-93 */
+  stack[95] = 0x70000001;                      /* the two arguments */
+  stack[96] = 0x70000002;
+  stack[101] = at(200);                        /* the caller's frame: 0x30 bytes from word 97 */
+  stack[102] = (uintptr_t)(code + 500);
+  struct fg_regs r = {(uintptr_t)(code + SUBTYPE_STUB + 4), at(90), 0x1234};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 4);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name,
+                      "slow_subtype_check Runtime1 stub");
+  assert_int_equal(f[1].lineno, 9);
+  assert_ptr_equal(f[3].method_id, ID(1));
+  assert_int_equal(f[3].lineno, 12);
+  stack[91] = CALL_RET;                        /* a stale one whose frame also leads to a Java call */
+  stack[97] = (uintptr_t)(code + 500);
+  stack[96] = at(200);
+  assert_int_equal(walk(&r, 1, f, types), 0);
+}
+
+/* The interpreter building a method's frame, its Method* slot not yet
+ * written: the method is rbx's; its compiled caller's return address at
+ * sp with the sender's sp in r13, or above the new rbp. */
+static void interpreted_frame_being_built(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  stack[99] = CALL_RET;
+  struct fg_regs entry = {(uintptr_t)(code + 100), at(99), 0x1234};
+  scratch = (struct fg_top_regs){0, INTERPRETED_METHOD, 0, at(100)};
+  assert_int_equal(walk(&entry, 1, f, types), 4);
+  assert_ptr_equal(f[0].method_id, ID(1));
+  assert_int_equal(f[0].lineno, -1);
+  assert_int_equal(types[0], FG_FRAME_INTERPRETED);
+  assert_ptr_equal(f[1].method_id, ID(3));
+  assert_ptr_equal(f[3].method_id, ID(1));
+  /* after push rax; push rbp; mov rbp, rsp: the return address above rbp */
+  stack[99] = 0;
+  stack[97] = 0x1234;                          /* the saved rbp */
+  stack[98] = CALL_RET;
+  struct fg_regs framed = {(uintptr_t)(code + 100), at(95), at(97)};
+  assert_int_equal(walk(&framed, 1, f, types), 4);
+  assert_ptr_equal(f[3].method_id, ID(1));
+  scratch.rbx = INTERPRETED_METHOD + 8;        /* no known method in rbx: no guess */
+  assert_int_equal(walk(&framed, 1, f, types), 0);
+}
+
+/* C2's exception blob at its first instruction: the return address is in
+ * rdx, not yet pushed. */
+static void exception_blob_entered_with_rdx(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  struct fg_regs r = {(uintptr_t)(code + EXCEPTION_BLOB), at(100), 0x1234};
+  scratch.rdx = CALL_RET;
+  assert_int_equal(walk(&r, 1, f, types), 4);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "ExceptionBlob");
+  assert_ptr_equal(f[3].method_id, ID(1));
+  scratch.rdx = CALL_RET - 2;
+  assert_int_equal(walk(&r, 1, f, types), 0);
+}
+
 /* Frames it cannot read end the walk with 0: an unknown Method*, a bcp
  * outside a caller's bytecodes, a return address into no known code. */
 static void unreadable_frames_fail(void **state)
@@ -363,6 +482,10 @@ int main(void)
     cmocka_unit_test_setup_teardown(method_handle_intrinsic_without_a_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_entered_after_a_move, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
+    cmocka_unit_test_setup_teardown(c2i_tail_keeps_its_caller_in_registers, setup, teardown),
+    cmocka_unit_test_setup_teardown(leaf_stub_found_by_its_call, setup, teardown),
+    cmocka_unit_test_setup_teardown(interpreted_frame_being_built, setup, teardown),
+    cmocka_unit_test_setup_teardown(exception_blob_entered_with_rdx, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
 }
