@@ -11,7 +11,7 @@ CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -O2 -g -fPIC -Iinclude -Iag
 CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthread
 
 # Pure code: no JVM needed, unit-tested on its own.
-CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c \
+CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent/buffer/trace_table.c agent/buffer/trace_stacks.c \
            agent/profile/profile.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
            agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c agent/output/output_target.c \
@@ -26,10 +26,12 @@ PREFIX ?= /usr/local
 
 CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o) build/obj/gen/flamegraph_template.o
 AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
-UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
+UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c)) $(TSAN_TESTS)
+# The lock-free storage's tests again under ThreadSanitizer, on their sources.
+TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-javac bench-walker bench-wall-idle bench-convert stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-javac bench-walker bench-wall-idle bench-convert bench-storage stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -45,6 +47,7 @@ help:
 	@echo "make bench-walker  walker=asgct and walker=vm on javac and H2, both JDKs, writes results/walker.md"
 	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
+	@echo "make bench-storage  the trace table on 1M samples, memory at 1000 threads, writes results/storage.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
@@ -91,6 +94,10 @@ build/tests/%: tests/unit/%.c build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/libfgcore.a -lcmocka -lm -o $@
 
+build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.c include/fg/ring.h include/fg/trace_table.h tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -O1 -fsanitize=thread -pthread -Itests/unit $< agent/buffer/ring.c agent/buffer/trace_table.c -lcmocka -o $@
+
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o \
               build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
@@ -125,6 +132,11 @@ build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/walk/m
 build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/native/symbols.o -lcmocka -lunwind -o $@
+
+# Sample storage timed on the agent's own code (scripts/bench-storage.sh).
+build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
+	@mkdir -p build
+	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
 
 # The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -183,6 +195,9 @@ bench-wall-idle: deps lib java
 
 bench-convert: deps cli
 	@bash scripts/bench-convert.sh
+
+bench-storage: deps lib java build/bench_storage
+	@bash scripts/bench-storage.sh
 
 stress: deps lib java
 	@bash scripts/stress.sh

@@ -22,6 +22,7 @@
 #define MAX_DEPTH 65536
 #define MIN_RING_BYTES 4096u
 #define MAX_RING_BYTES (64u * 1024u * 1024u)
+#define MIN_MEMLIMIT (256u * 1024u)   /* the trace table's first index (128 KiB) and a chunk fit */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -89,6 +90,26 @@ static int parse_bool(const char *v, bool *out)
   return -1;
 }
 
+/* N, Nk, Nm or Ng bytes, at least MIN_MEMLIMIT, or 0 for none. */
+static int parse_limit(const char *v, uint64_t *out)
+{
+  uint64_t n;
+  const char *suffix;
+  if (parse_u64(v, &n, &suffix) != 0)
+    return -1;
+  uint64_t scale = *suffix == '\0' ? 1 : 0;
+  if (strcmp(suffix, "k") == 0 || strcmp(suffix, "K") == 0)
+    scale = 1024;
+  else if (strcmp(suffix, "m") == 0 || strcmp(suffix, "M") == 0)
+    scale = 1024 * 1024;
+  else if (strcmp(suffix, "g") == 0 || strcmp(suffix, "G") == 0)
+    scale = 1024ull * 1024 * 1024;
+  if (!scale || n > (1ull << 50) / scale || (n > 0 && n * scale < MIN_MEMLIMIT))
+    return -1;
+  *out = n * scale;
+  return 0;
+}
+
 static int parse_size(const char *v, size_t *out)
 {
   uint64_t n;
@@ -111,15 +132,16 @@ static int parse_size(const char *v, size_t *out)
   return 0;
 }
 
-size_t fg_sample_bytes(int nframes)
-{
-  return fg_sample_words((uint32_t)nframes) * sizeof(uint64_t);
-}
-
 int fg_options_max_frames(const struct fg_options *o)
 {
   /* as fg_walk_capacity: depth + 1 asked of ASGCT, the recovered frames before them */
   return o->depth + 1 + FG_MAX_RECOVERED_FRAMES + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0);
+}
+
+int fg_options_first_frames(const struct fg_options *o)
+{
+  int max = fg_options_max_frames(o);
+  return max - o->depth + (o->depth < FG_FIRST_WALK_DEPTH ? o->depth : FG_FIRST_WALK_DEPTH);
 }
 
 static bool is_flag(const char *key)
@@ -130,7 +152,7 @@ static bool is_flag(const char *key)
 }
 
 #define ACCEPTED_KEYS "interval, event, depth, cstack, walker, ann, recover, verify, sched, timeline, wallthreads, " \
-                      "threads, lines, ringsize, file, log"
+                      "threads, lines, ringsize, memlimit, file, log"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
                       char *err, size_t errlen)
@@ -194,6 +216,10 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     if (parse_size(value, &o->ring_bytes) != 0)
       return fail(err, errlen, "fgagent: option ringsize='%s' is not valid; accepted: a power "
                   "of two from 4k to 64m bytes, with an optional k or m suffix", value);
+  } else if (strcmp(key, "memlimit") == 0) {
+    if (parse_limit(value, &o->memlimit) != 0)
+      return fail(err, errlen, "fgagent: option memlimit='%s' is not valid; accepted: 0 (none) or a "
+                  "size of at least 256k bytes, with an optional k, m or g suffix", value);
   } else if (strcmp(key, "file") == 0) {
     if (o->nfiles == FG_MAX_FILES)
       return fail(err, errlen, "fgagent: option file='%s' is one too many; accepted: at most "
@@ -250,6 +276,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
       return fail(err, errlen, "fgagent: unknown option '%.40s'; accepted: " ACCEPTED_KEYS, item);
     if (!eq && !is_flag(key) && (strcmp(key, "interval") == 0 || strcmp(key, "event") == 0 ||
                                  strcmp(key, "depth") == 0 || strcmp(key, "ringsize") == 0 ||
+                                 strcmp(key, "memlimit") == 0 ||
                                  strcmp(key, "file") == 0 || strcmp(key, "log") == 0 ||
                                  strcmp(key, "cstack") == 0 || strcmp(key, "wallthreads") == 0 ||
                                  strcmp(key, "walker") == 0))
@@ -266,10 +293,5 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;
   }
-  /* A record is sure to fit an empty ring only if it is at most half of it. */
-  size_t need = 2 * fg_sample_bytes(fg_options_max_frames(o));
-  if (o->ring_bytes < need)
-    return fail(err, errlen, "fgagent: option ringsize=%zu is too small for depth=%d; accepted: "
-                "a ringsize of at least %zu bytes, or a smaller depth", o->ring_bytes, o->depth, need);
   return 0;
 }

@@ -26,7 +26,7 @@ cases=(
   "class-loading storm|interval=200us|ClassLoadStorm 5000"
   "100 000 virtual threads|interval=200us|VirtualThreads 100000"
   "thread churn|interval=200us|ThreadChurn 5000 8"
-  "deep stack, costly walks|interval=200us,depth=8192,ringsize=512k|DeepRecursion 6000 3"
+  "deep stack, costly walks|interval=200us,depth=8192|DeepRecursion 6000 3"
   "deoptimization storm|interval=200us|DeoptStorm 300"
   "GC storm, Serial|interval=1ms|-Xmx64m -XX:+UseSerialGC GcStorm 2 3"
   "GC storm, Parallel|interval=1ms|-Xmx64m -XX:+UseParallelGC GcStorm 2 3"

@@ -1,6 +1,7 @@
 /* The drainer thread and one drain pass; see drainer.h. */
 #include "drainer.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
+#include "fg/trace_stacks.h"
 #include "fg/utf8.h"
 #include "../walk/walker.h"
 
@@ -18,12 +20,15 @@
 #define SCAN_EVERY 10                  /* look for new threads every 100 ms */
 #define RECLAIM_EVERY 100              /* free dead threads' slots every second */
 
+static int64_t name_frame(void *ctx, const struct fg_trace *tr, uint32_t i);
+
 int fg_drainer_init(struct fg_drainer *d)
 {
-  d->frames = calloc((size_t)d->max_frames + 4, sizeof *d->frames);
   d->symbols = fg_symbols_new();
   fg_u64_map_init(&d->native_names);
-  if (!d->frames || !d->symbols || pthread_mutex_init(&d->lock, NULL) != 0)
+  struct fg_stack_namer namer = {name_frame, fg_wall_state_frame, d};
+  if (fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer) != 0 || !d->symbols ||
+      pthread_mutex_init(&d->lock, NULL) != 0)
     return -1;
   return 0;
 }
@@ -40,7 +45,7 @@ static uint32_t profile_thread_of(struct fg_drainer *d, struct fg_thread *t)
     int64_t idx = fg_profile_add_thread(d->profile, t->tid, t->name);
     t->profile_thread = idx < 0 ? 0 : (uint32_t)idx;
     t->profile_serial = t->serial;
-    t->last_nframes = 0;
+    t->last_trace = NULL;
   }
   return t->profile_thread;
 }
@@ -68,36 +73,38 @@ static enum fg_frame_kind kind_of_type(uint8_t type)
   }
 }
 
-/* The name id of frame i of a record. */
-static int64_t frame_name(struct fg_drainer *d, JNIEnv *jni, const uint64_t *rec, uint32_t i)
+/* The name id of frame i of a trace. */
+static int64_t frame_name(struct fg_drainer *d, JNIEnv *jni, const struct fg_trace *tr, uint32_t i)
 {
-  uint8_t type = fg_sample_type(rec, i);
+  uint8_t type = fg_trace_types(tr)[i];
   if (type == FG_FRAME_NATIVE_PC)
-    return native_name(d, fg_sample_method_word(rec, i));
+    return native_name(d, fg_trace_methods(tr)[i]);
   if (type == FG_FRAME_STUB) {
-    const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_sample_method_word(rec, i);
+    const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_trace_methods(tr)[i];
     return intern(d, stub->name[0] ? stub->name : "[stub]", FG_KIND_NATIVE);
   }
-  int64_t id = fg_method_name(d->names, d->jvmti, jni, d->profile, fg_sample_method(rec, i),
-                              fg_sample_bci(rec, i));
+  int64_t id = fg_method_name(d->names, d->jvmti, jni, d->profile, fg_trace_method(tr, i), fg_trace_bcis(tr)[i]);
   enum fg_frame_kind kind = kind_of_type(type);
   if (id >= 0 && kind != FG_KIND_JAVA && fg_profile_kind(d->profile, (uint32_t)id) == FG_KIND_JAVA)
     id = intern(d, fg_profile_name(d->profile, (uint32_t)id), kind);
   return id;
 }
 
-/* Keeps a copy of a wall sample's stack in its thread's record. */
-static void remember(struct fg_thread *t, const uint32_t *frames, uint32_t n)
+static int64_t name_frame(void *ctx, const struct fg_trace *tr, uint32_t i)
 {
-  if (n > t->last_cap) {
-    uint32_t *grown = realloc(t->last_frames, n * sizeof *grown);
-    if (!grown)
-      return;
-    t->last_frames = grown;
-    t->last_cap = n;
-  }
-  memcpy(t->last_frames, frames, n * sizeof *frames);
-  t->last_nframes = n;
+  struct fg_drainer *d = ctx;
+  return frame_name(d, d->jni, tr, i);
+}
+
+/* weight samples of trace tr on thread in state, into the stats and the
+ * profile; timed ones (time_ns != 0) into the timeline too. */
+static void add_trace(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const struct fg_trace *tr,
+                      uint32_t state, uint64_t weight, uint64_t time_ns, uint32_t cpu)
+{
+  fg_trace_account(&d->profile->stats, tr, thread_frame, weight);
+  int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, thread_frame, tr, state);
+  if (idx >= 0)
+    fg_profile_count(d->profile, (uint32_t)idx, weight, time_ns, cpu);
 }
 
 /* event=wall: an idle thread counted again with its last stack. */
@@ -106,19 +113,11 @@ static void add_repeats(struct fg_drainer *d)
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&d->wall->repeats)) != NULL) {
     struct fg_thread *t = (struct fg_thread *)(uintptr_t)rec[1];
-    uint32_t n = 0;
-    if (t->serial == rec[2] && t->profile_serial == t->serial && t->last_nframes) {
-      memcpy(d->frames, t->last_frames, t->last_nframes * sizeof *d->frames);
-      n = t->last_nframes;
-      int64_t id = intern(d, fg_wall_state_frame((uint32_t)rec[3]), FG_KIND_MARKER);
-      if (id >= 0)
-        d->frames[n++] = (uint32_t)id;
-      fg_profile_add(d->profile, t->profile_thread, d->frames, n, 1);
-      fg_profile_account(d->profile, d->frames, n, 1);
-    } else {
-      d->profile->stats.taken++;      /* no stack to repeat: counted as lost */
-      d->profile->stats.overruns++;
-    }
+    d->profile->stats.taken++;
+    if (t->serial == rec[2] && t->profile_serial == t->serial && t->last_trace)
+      add_trace(d, t->profile_thread, -1, t->last_trace, (uint32_t)rec[3], 1, 0, 0);
+    else
+      d->profile->stats.overruns++;   /* no stack to repeat: counted as lost */
     fg_ring_release(&d->wall->repeats, rec);
   }
   struct fg_stats *st = &d->profile->stats;
@@ -127,62 +126,55 @@ static void add_repeats(struct fg_drainer *d)
   st->wall_per_tick = (uint64_t)d->wall->per_tick;
 }
 
-/* Turns one sample record into a profile stack, root first. thread_frame is
- * the "[name]" root of a thread with no JNIEnv, or -1. last: where a wall
- * sample's stack is kept for repeats, or NULL. */
-static void add_sample(struct fg_drainer *d, JNIEnv *jni, uint32_t thread, int64_t thread_frame,
-                       const uint64_t *rec, struct fg_thread *last)
+/* One sample record. thread_frame: the "[name]" root of a thread with no
+ * JNIEnv, or -1. last: where a wall sample's stack is kept for repeats, or
+ * NULL. */
+static void add_sample(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const uint64_t *rec,
+                       struct fg_thread *last)
 {
-  struct fg_stats *st = &d->profile->stats;
-  uint32_t n = fg_sample_nframes(rec), flags = fg_sample_flags(rec);
+  const struct fg_trace *tr = fg_sample_trace(rec);
   uint64_t weight = fg_sample_weight(rec);   /* 1 + the signals skipped just before it */
-  uint32_t count = 0;
-  int64_t id;
-  if (flags & FG_SAMPLE_BUDGET)
-    st->budget_cut += weight;
-  if (thread_frame >= 0) {
-    st->no_jnienv += weight;
-    d->frames[count++] = (uint32_t)thread_frame;
-  } else if (flags & FG_SAMPLE_FAILED) {
-    int tick = fg_tick_index(fg_sample_tick(rec));
-    char name[48];
-    snprintf(name, sizeof name, "[%s]", fg_tick_name(tick));
-    st->failed[tick] += weight;
-    if ((id = intern(d, name, FG_KIND_MARKER)) >= 0)
-      d->frames[count++] = (uint32_t)id;
-  } else {
-    st->java += weight;
-    if (flags & FG_SAMPLE_RECOVERED)
-      st->recovered += weight;
-    if (flags & FG_SAMPLE_VM_WALKED)
-      st->vm_walked += weight;
-    if (flags & FG_SAMPLE_TRUNCATED) {
-      st->truncated += weight;
-      if ((id = intern(d, "[truncated]", FG_KIND_MARKER)) >= 0)
-        d->frames[count++] = (uint32_t)id;
-    }
-  }
   if (d->verifier && thread_frame < 0)
-    fg_edge_verifier_check(d->verifier, rec, st);
-  int cut = (flags & FG_SAMPLE_NATIVE_CUT) != 0;
-  if (cut)
-    st->native_cut++;
-  for (uint32_t i = n; i-- > 0;) {   /* records are leaf first */
-    if (cut && fg_sample_type(rec, i) == FG_FRAME_NATIVE_PC) {
-      cut = 0;   /* between the Java frames and the native ones */
-      if ((id = intern(d, "[native_cut]", FG_KIND_MARKER)) >= 0)
-        d->frames[count++] = (uint32_t)id;
+    fg_edge_verifier_check(d->verifier, tr, &d->profile->stats);
+  if (last && fg_sample_state(rec))
+    last->last_trace = tr;
+  add_trace(d, thread, thread_frame, tr, fg_sample_state(rec), weight, fg_sample_time(rec), fg_sample_cpu(rec));
+}
+
+/* What a full ring's overflow slots counted since the last pass; with
+ * thread_frame -2 (a pool record with no name), counted as lost. */
+static void add_overflow(struct fg_drainer *d, struct fg_thread *t, uint32_t thread, int64_t thread_frame)
+{
+  for (int i = 0; i < FG_OVERFLOW_SLOTS; i++) {
+    uint64_t key = atomic_load(&t->overflow[i].key);
+    uint64_t weight = key ? atomic_exchange(&t->overflow[i].weight, 0) : 0;
+    if (!weight)
+      continue;
+    if (thread_frame == -2) {
+      d->pool_no_slot += weight;
+      continue;
     }
-    if ((id = frame_name(d, jni, rec, i)) >= 0)
-      d->frames[count++] = (uint32_t)id;
+    d->profile->stats.overflowed += weight;
+    add_trace(d, thread, thread_frame, (const struct fg_trace *)(uintptr_t)(key & ~(uint64_t)15),
+              (uint32_t)(key & 15), weight, 0, 0);
   }
-  if (fg_sample_state(rec)) {   /* event=wall: the kernel's state as the leaf */
-    if (last)
-      remember(last, d->frames, count);
-    if ((id = intern(d, fg_wall_state_frame(fg_sample_state(rec)), FG_KIND_MARKER)) >= 0)
-      d->frames[count++] = (uint32_t)id;
-  }
-  fg_profile_add_timed(d->profile, thread, d->frames, count, weight, fg_sample_time(rec), fg_sample_cpu(rec));
+}
+
+/* A thread whose walks were cut by its scratch's room gets a bigger one (four
+ * times, up to what depth needs), taken by its handler at the next signal;
+ * the one it gave back is freed. */
+static void grow_scratch(struct fg_drainer *d, struct fg_thread *t)
+{
+  fg_scratch_free(atomic_exchange(&t->retired, NULL));
+  if (!atomic_exchange(&t->scratch_short, 0) || atomic_load(&t->bigger))
+    return;
+  int now = atomic_load(&t->scratch)->capacity;
+  if (now >= d->max_frames)
+    return;
+  int want = now > d->max_frames / 4 ? d->max_frames : now * 4;
+  struct fg_scratch *s = fg_scratch_new(want);
+  if (s)
+    atomic_store(&t->bigger, s);
 }
 
 /* Adds what a counter grew by since the last pass. */
@@ -204,6 +196,7 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended)
   add_growth(&st->skipped, &t->skipped, &t->counted_skipped);
   st->walks += (st->taken - taken_before) - (st->skipped - skipped_before);   /* the signals walked */
   add_growth(&st->overruns, &t->overruns, &t->counted_overruns);
+  add_growth(&st->refused, &t->refused, &t->counted_refused);
   add_growth(&st->handler_ns, &t->handler_ns, &t->counted_handler_ns);
   add_growth(&st->depth_cuts, &t->depth_cuts, &t->counted_depth_cuts);
   if (ended || d->closing) {
@@ -212,7 +205,7 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended)
   }
 }
 
-static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
+static void drain_thread(struct fg_drainer *d, struct fg_thread *t)
 {
   /* Read the state first: a thread seen ENDED has written its last sample. */
   int state = atomic_load(&t->state);
@@ -222,9 +215,11 @@ static void drain_thread(struct fg_drainer *d, JNIEnv *jni, struct fg_thread *t)
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE)
-      add_sample(d, jni, thread, -1, rec, t);
+      add_sample(d, thread, -1, rec, t);
     fg_ring_release(&t->ring, rec);
   }
+  add_overflow(d, t, thread, -1);
+  grow_scratch(d, t);
   count_signals(d, t, state == FG_THREAD_ENDED);
   if (state == FG_THREAD_ENDED) {
     fg_profile_rename_thread(d->profile, thread, t->name);
@@ -349,11 +344,16 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
   }
   for (; rec; rec = fg_ring_peek(&t->ring)) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE && t->pool_frame >= 0)
-      add_sample(d, NULL, t->profile_thread, t->pool_frame, rec, NULL);
+      add_sample(d, t->profile_thread, t->pool_frame, rec, NULL);
     else
-      d->profile->stats.no_slot++;   /* no name for it: counted as lost */
+      d->pool_no_slot += fg_sample_weight(rec);   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);
   }
+  if (t->profile_serial == t->serial && t->pool_frame >= 0)
+    add_overflow(d, t, t->profile_thread, t->pool_frame);
+  else
+    add_overflow(d, t, 0, -2);
+  grow_scratch(d, t);
   count_signals(d, t, state == FG_THREAD_ENDED);
   if (state == FG_THREAD_ENDED) {
     t->profile_serial = 0;
@@ -375,12 +375,13 @@ static void reclaim_pool(struct fg_drainer *d)
 
 static void drain_all(struct fg_drainer *d, JNIEnv *jni)
 {
+  d->jni = jni;   /* the pass's: frame names are read with it */
   struct fg_thread_pool *pool = d->sampler->pool;
   for (uint32_t i = 0; pool && i < pool->n; i++)
     drain_pool_record(d, pool->records[i]);
   pthread_mutex_lock(&d->registry->lock);
   for (uint32_t i = 0; i < d->registry->n; i++)
-    drain_thread(d, jni, d->registry->all[i]);
+    drain_thread(d, d->registry->all[i]);
   if (d->wall)   /* after the rings: a repeat needs its thread's last stack */
     add_repeats(d);
   pthread_mutex_unlock(&d->registry->lock);
@@ -390,7 +391,12 @@ static void drain_all(struct fg_drainer *d, JNIEnv *jni)
   uint64_t foreign = atomic_load(&d->sampler->foreign_taken);
   st->taken += foreign - d->foreign_counted;
   d->foreign_counted = foreign;
-  st->no_slot = atomic_load(&d->sampler->foreign->no_slot);
+  st->no_slot = atomic_load(&d->sampler->foreign->no_slot) + d->pool_no_slot;
+  struct fg_trace_table *traces = d->sampler->traces;
+  fg_trace_table_prepare(traces);
+  st->traces = fg_trace_table_count(traces);
+  st->trace_bytes = atomic_load(&traces->mapped);
+  st->memlimit = traces->limit;
 }
 
 /* One pass over every ring, with jni the calling thread's. Takes the lock. */
@@ -416,6 +422,26 @@ void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni)
   pthread_mutex_unlock(&d->lock);
 }
 
+/* Until the next pass: PASS_NS, or sooner when a handler finds its ring
+ * half full and writes to the eventfd. */
+static void wait_for_pass(struct fg_drainer *d)
+{
+  int fd = d->sampler->wake_fd;
+  if (fd < 0) {
+    struct timespec period = {0, (long)PASS_NS};
+    nanosleep(&period, NULL);
+    return;
+  }
+  struct pollfd p = {fd, POLLIN, 0};
+  if (poll(&p, 1, (int)(PASS_NS / 1000000)) > 0) {
+    uint64_t count;
+    ssize_t rc = read(fd, &count, sizeof count);
+    (void)rc;
+    atomic_fetch_add(&d->wakeups, 1);
+  }
+  atomic_store(&d->sampler->wake_pending, 0);
+}
+
 static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
   (void)jvmti;
@@ -427,11 +453,12 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
   d->timer->skip_tid = (int)syscall(SYS_gettid);
   fg_timer_thread_end(d->timer, d->timer->skip_tid);
 
-  struct timespec period = {0, (long)PASS_NS};
   for (uint64_t pass = 0; !atomic_load(&d->stop); pass++) {
     if (pass % SCAN_EVERY == 0) {
       fg_timer_scan(d->timer);
-      if (!d->signal_lost && !fg_sampler_owns_signal()) {
+      /* enabled is read after the handler: shutdown clears it before it
+       * sets SIGPROF to ignored, which is no other profiler's doing */
+      if (!d->signal_lost && !fg_sampler_owns_signal() && atomic_load(&d->sampler->enabled)) {
         d->signal_lost = 1;   /* said once: from here on the other handler gets the signals */
         fprintf(stderr, "fgagent: warning: another SIGPROF handler replaced fgagent's (JFR's "
                         "jdk.CPUTimeSample, or another profiler): fgagent takes no samples from now on; "
@@ -448,7 +475,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
       pthread_mutex_unlock(&d->lock);
     }
     atomic_store(&d->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
-    nanosleep(&period, NULL);
+    wait_for_pass(d);
   }
   atomic_store(&d->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
   atomic_store(&d->running, 0);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "fg/profile.h"
+#include "fg/trace_stacks.h"
 #include "fg/u64_map.h"
 #include "../native/symbols.h"
 #include "../sched/sched.h"
@@ -38,15 +39,18 @@ struct fg_drainer {
   struct fg_sched *sched;      /* drained each pass; NULL without sched */
   struct fg_wall *wall;        /* event=wall: its ring of idle threads' repeats; else NULL */
   struct fg_edge_verifier *verifier; /* option verify; else NULL */
-  int max_frames;              /* most frames one record holds */
+  int max_frames;              /* most frames one walk writes */
 
   pthread_mutex_t lock;        /* held for a pass: the profile is the holder's */
-  uint32_t *frames;            /* one stack's name ids, root first */
+  JNIEnv *jni;                 /* during a pass: the passing thread's */
   struct fg_symbols *symbols;  /* native pcs -> names */
   struct fg_u64_map native_names; /* pc -> profile name id */
   struct fg_foreign_name *foreign_names;
   uint32_t foreign_capacity, foreign_used;
   uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */
+  uint64_t pool_no_slot;       /* pool records' samples with no thread name: lost */
+  struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */
+  _Atomic uint64_t wakeups;    /* passes a handler's full ring called early */
 
   int closing;                 /* under lock: the final pass is running */
   int signal_lost;             /* another SIGPROF handler replaced ours (said once) */

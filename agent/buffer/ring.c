@@ -2,24 +2,28 @@
  * The producer side runs in the SIGPROF handler: atomics and plain stores only. */
 #include "fg/ring.h"
 
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int fg_ring_init(struct fg_ring *r, size_t bytes)
 {
   memset(r, 0, sizeof *r);
   if (bytes < 64 || (bytes & (bytes - 1)) != 0)
     return -1;
-  r->words = calloc(1, bytes);
-  if (!r->words)
+  /* mapped, not malloc'd: a page costs memory only once a sample is
+   * written into it, so a thread that never runs costs none */
+  void *words = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (words == MAP_FAILED)
     return -1;
+  r->words = words;
   r->capacity = bytes / sizeof(uint64_t);
   return 0;
 }
 
 void fg_ring_destroy(struct fg_ring *r)
 {
-  free(r->words);
+  if (r->words)
+    munmap(r->words, r->capacity * sizeof(uint64_t));
   r->words = NULL;
 }
 

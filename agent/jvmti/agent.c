@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -16,6 +17,11 @@ static struct fg_agent the_agent;
 /* Records for JVM threads with no JNIEnv (GC workers, compilers, the VM
  * thread); beyond them such threads are counted, not walked. */
 #define FG_POOL_RECORDS 64
+
+/* The trace table's first index (128 KiB) and its chunks: grown as the
+ * stacks come, not sized by threads or depth. */
+#define FG_TRACE_INDEX_SLOTS 16384u
+#define FG_TRACE_CHUNK_BYTES (1024u * 1024u)
 
 static fg_asgct_fn find_asgct(void)
 {
@@ -132,8 +138,13 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   (*a->jvmti)->SetEnvironmentLocalStorage(a->jvmti, a);
   warn_if_debug_non_safepoints_off();
 
-  int frames = fg_options_max_frames(&a->opts);
-  if (fg_code_map_init(&a->code) != 0 || (a->opts.walker == FG_WALKER_VM && fg_method_map_init(&a->methods) != 0)) {
+  int frames = fg_options_max_frames(&a->opts), first_frames = fg_options_first_frames(&a->opts);
+  /* under a small memlimit, chunks small enough that the first index and two of them fit */
+  uint64_t limit = a->opts.memlimit, index_bytes = FG_TRACE_INDEX_SLOTS * sizeof(void *) + 4096;
+  size_t chunk = limit && (limit - index_bytes) / 2 < FG_TRACE_CHUNK_BYTES ? (size_t)((limit - index_bytes) / 2) - 4096
+                                                                          : FG_TRACE_CHUNK_BYTES;
+  if (fg_code_map_init(&a->code) != 0 || (a->opts.walker == FG_WALKER_VM && fg_method_map_init(&a->methods) != 0) ||
+      fg_trace_table_init(&a->traces, FG_TRACE_INDEX_SLOTS, chunk, limit) != 0) {
     fprintf(stderr, "fgagent: out of memory at start-up\n");
     return JNI_ERR;
   }
@@ -148,8 +159,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     .methods = &a->methods,
   };
   fg_walker_init();
+  a->sampler.traces = &a->traces;
+  a->sampler.scratch_reserve = frames - a->opts.depth;
+  a->sampler.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* -1: the drainer just polls */
   if (a->opts.cstack == FG_CSTACK_NATIVE) {
-    if (fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, a->opts.ring_bytes, frames) != 0) {
+    if (fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, a->opts.ring_bytes, first_frames) != 0) {
       fprintf(stderr, "fgagent: out of memory at start-up\n");
       return JNI_ERR;
     }
@@ -173,7 +187,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     fprintf(stderr, "fgagent: out of memory at start-up\n");
     return JNI_ERR;
   }
-  if (fg_registry_init(&a->registry, a->opts.ring_bytes, frames) != 0 ||
+  if (fg_registry_init(&a->registry, a->opts.ring_bytes, first_frames) != 0 ||
       fg_drainer_init(&a->drainer) != 0) {
     fprintf(stderr, "fgagent: out of memory at start-up\n");
     return JNI_ERR;

@@ -37,6 +37,7 @@ struct fg_agent {
   struct fg_vm_offsets vm;     /* walker=vm: what it reads in HotSpot's frames */
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
+  struct fg_trace_table traces;   /* every stack sampled, stored once */
   struct fg_sched sched;       /* context-switch records (sched) */
   struct fg_wall wall;         /* event=wall's sampler thread */
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 __thread struct fg_thread *fg_current_thread __attribute__((tls_model("initial-exec")));
 
@@ -17,21 +18,64 @@ int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int frames)
   return pthread_mutex_init(&r->lock, NULL) == 0 ? 0 : -1;
 }
 
+/* Types, then frames, in one mapping: pages a walk never reaches cost
+ * nothing, and a walk of up to about 200 frames touches one page. */
+struct fg_scratch *fg_scratch_new(int frames)
+{
+  struct fg_scratch *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  size_t types = ((size_t)frames + 15) & ~(size_t)15;
+  s->mapped = types + (size_t)frames * sizeof *s->frames;
+  void *p = mmap(NULL, s->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    free(s);
+    return NULL;
+  }
+  s->types = p;
+  s->frames = (ASGCT_CallFrame *)((char *)p + types);
+  s->capacity = frames;
+  return s;
+}
+
+void fg_scratch_free(struct fg_scratch *s)
+{
+  if (!s)
+    return;
+  munmap(s->types, s->mapped);
+  free(s);
+}
+
 struct fg_thread *fg_thread_new(size_t ring_bytes, int frames)
 {
   struct fg_thread *t = calloc(1, sizeof *t);
   if (!t)
     return NULL;
   t->wall_stat_fd = -1;
-  t->scratch = calloc((size_t)frames, sizeof *t->scratch);
-  t->types = calloc((size_t)frames, 1);
-  if (!t->scratch || !t->types || fg_ring_init(&t->ring, ring_bytes) != 0) {
-    free(t->scratch);
-    free(t->types);
-    free(t);
+  struct fg_scratch *s = fg_scratch_new(frames);
+  atomic_init(&t->scratch, s);
+  if (!s || fg_ring_init(&t->ring, ring_bytes) != 0) {
+    fg_thread_free(t);
     return NULL;
   }
   return t;
+}
+
+void fg_thread_free(struct fg_thread *t)
+{
+  fg_ring_destroy(&t->ring);
+  fg_scratch_free(atomic_load(&t->scratch));
+  fg_scratch_free(atomic_load(&t->bigger));
+  fg_scratch_free(atomic_load(&t->retired));
+  free(t);
+}
+
+void fg_thread_clear_overflow(struct fg_thread *t)
+{
+  for (int i = 0; i < FG_OVERFLOW_SLOTS; i++) {
+    atomic_store(&t->overflow[i].key, 0);
+    atomic_store(&t->overflow[i].weight, 0);
+  }
 }
 
 int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes, int frames)
@@ -42,12 +86,8 @@ int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes,
     return -1;
   for (; p->n < n; p->n++)
     if (!(p->records[p->n] = fg_thread_new(ring_bytes, frames))) {
-      for (uint32_t i = 0; i < p->n; i++) {   /* what was made so far */
-        fg_ring_destroy(&p->records[i]->ring);
-        free(p->records[i]->scratch);
-        free(p->records[i]->types);
-        free(p->records[i]);
-      }
+      for (uint32_t i = 0; i < p->n; i++)   /* what was made so far */
+        fg_thread_free(p->records[i]);
       free(p->records);
       memset(p, 0, sizeof *p);
       return -1;
@@ -74,6 +114,7 @@ struct fg_thread *fg_thread_pool_claim(struct fg_thread_pool *p, int tid)
     /* counters go on from the last claim (the drainer counts differences);
      * the back-off starts afresh: the drainer took its carry at ENDED */
     memset(&t->backoff, 0, sizeof t->backoff);
+    fg_thread_clear_overflow(t);
     atomic_store_explicit(&t->state, FG_THREAD_LIVE, memory_order_release);
     return t;
   }
@@ -86,11 +127,13 @@ static void reset_counts(struct fg_thread *t)
 {
   atomic_store(&t->taken, 0);
   atomic_store(&t->overruns, 0);
+  atomic_store(&t->refused, 0);
   atomic_store(&t->handler_ns, 0);
   atomic_store(&t->skipped, 0);
   atomic_store(&t->depth_cuts, 0);
   memset(&t->backoff, 0, sizeof t->backoff);
-  t->counted_taken = t->counted_overruns = t->counted_handler_ns = 0;
+  fg_thread_clear_overflow(t);
+  t->counted_taken = t->counted_overruns = t->counted_refused = t->counted_handler_ns = 0;
   t->counted_skipped = t->counted_depth_cuts = 0;
 }
 

@@ -13,9 +13,32 @@
 
 #include "fg/forte.h"
 #include "fg/ring.h"
+#include "fg/trace_table.h"
 #include "../sampling/backoff.h"
 
 enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREAD_CLAIMING };
+
+/* Room for one walk: its frames and their types. A record starts with room
+ * for a few hundred Java frames; when a walk is cut by the room rather than
+ * by depth the drainer makes a bigger one, which the handler takes at its
+ * next signal (and hands the old one back to be freed). */
+struct fg_scratch {
+  ASGCT_CallFrame *frames;
+  uint8_t *types;
+  int capacity;                 /* frames */
+  size_t mapped;                /* bytes of frames and types, mapped together */
+};
+
+/* Where samples go when the ring is full (the drainer held up, by a
+ * safepoint say): a count per trace and kernel state, without time or CPU.
+ * key: the trace pointer | state, 0 = unused; claimed by the handler and
+ * kept for the registration (cleared when the record is taken again), so a
+ * registration overflows into at most FG_OVERFLOW_SLOTS distinct stacks. */
+#define FG_OVERFLOW_SLOTS 32
+struct fg_overflow {
+  _Atomic uint64_t key;
+  _Atomic uint64_t weight;      /* added by the handler, taken by the drainer */
+};
 
 struct fg_thread {
   /* set while registering, before the __thread pointer is published */
@@ -23,14 +46,18 @@ struct fg_thread {
   JNIEnv *env;
   int tid;
   struct fg_ring ring;
-  ASGCT_CallFrame *scratch;     /* one walk's frames (fg_walk_capacity) */
-  uint8_t *types;               /* and their types */
+  _Atomic(struct fg_scratch *) scratch;   /* the handler's; read by the drainer for its size */
+  _Atomic(struct fg_scratch *) bigger;    /* made by the drainer, taken by the handler */
+  _Atomic(struct fg_scratch *) retired;   /* given back by the handler, freed by the drainer */
+  _Atomic int scratch_short;    /* a walk was cut by the scratch's room, not by depth */
+  struct fg_overflow overflow[FG_OVERFLOW_SLOTS];
   uintptr_t stack_lo, stack_hi; /* the thread's stack, for the walker's guarded reads */
   uintptr_t claim_sp;           /* pool records: an sp seen at claim, to find the stack by */
 
   /* written only by this thread's signal handler */
   _Atomic uint64_t taken;
-  _Atomic uint64_t overruns;    /* samples lost, with the skipped signals they carried */
+  _Atomic uint64_t overruns;    /* samples lost: ring and overflow slots full */
+  _Atomic uint64_t refused;     /* samples lost: a new trace over memlimit */
   _Atomic uint64_t handler_ns;  /* time spent walking and storing */
   _Atomic uint64_t skipped;     /* signals skipped by the back-off */
   _Atomic uint64_t depth_cuts;  /* times the time budget halved the walk depth */
@@ -52,12 +79,11 @@ struct fg_thread {
   char name[256];
 
   /* drainer's */
-  uint64_t counted_taken, counted_overruns, counted_handler_ns, counted_skipped, counted_depth_cuts;
+  uint64_t counted_taken, counted_overruns, counted_refused, counted_handler_ns, counted_skipped, counted_depth_cuts;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint32_t profile_thread;
   int64_t pool_frame;           /* pool records: the "[thread name]" frame id */
-  uint32_t *last_frames;        /* event=wall: the last stack, for an idle thread's repeats */
-  uint32_t last_nframes, last_cap;
+  const struct fg_trace *last_trace;   /* event=wall: the last stack, for an idle thread's repeats */
 };
 
 /* The calling thread's record, or NULL. Read by the signal handler. */
@@ -69,13 +95,20 @@ struct fg_registry {
   uint32_t n, cap;
   uint64_t next_serial;
   size_t ring_bytes;
-  int frames;                   /* scratch frames per record */
+  int frames;                   /* a new record's scratch frames */
 };
 
 int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int frames);
 
+/* Room for frames frames, or NULL. */
+struct fg_scratch *fg_scratch_new(int frames);
+void fg_scratch_free(struct fg_scratch *s);
+
 /* A record with its ring and scratch space, state FREE; NULL when out of memory. */
 struct fg_thread *fg_thread_new(size_t ring_bytes, int frames);
+void fg_thread_free(struct fg_thread *t);
+/* Empties the overflow slots of a record no handler and no drainer uses. */
+void fg_thread_clear_overflow(struct fg_thread *t);
 
 /* Records for threads without a JNIEnv (GC, JIT compiler, VM threads): a
  * signal handler on such a thread claims one for itself with a

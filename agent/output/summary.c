@@ -92,6 +92,36 @@ static int print_verify(FILE *out, const struct fg_stats *s)
   return 0;
 }
 
+/* The trace table: what memlimit refused, what a full ring's overflow
+ * slots kept, how many distinct stacks and how much memory. */
+static int print_storage(FILE *out, const struct fg_stats *s)
+{
+  /* the limit as the option would say it: 256k, 64m, 2g */
+  char limit[32];
+  uint64_t m = s->memlimit;
+  if (m && m % (1u << 30) == 0)
+    snprintf(limit, sizeof limit, "%" PRIu64 "g", m >> 30);
+  else if (m && m % (1u << 20) == 0)
+    snprintf(limit, sizeof limit, "%" PRIu64 "m", m >> 20);
+  else if (m && m % 1024 == 0)
+    snprintf(limit, sizeof limit, "%" PRIu64 "k", m >> 10);
+  else
+    snprintf(limit, sizeof limit, "%" PRIu64, m);
+  if ((s->memlimit || s->refused) &&
+      fprintf(out, "    memlimit:        %" PRIu64 " (a new stack would have passed memlimit=%s)\n", s->refused,
+              limit) < 0)
+    return -1;
+  if (s->overflowed &&
+      fprintf(out, "  overflowed:        %" PRIu64 " (stored while a buffer was full: counted, no time or CPU)\n",
+              s->overflowed) < 0)
+    return -1;
+  if (s->traces &&
+      fprintf(out, "  stack storage:     %" PRIu64 " distinct stacks in %.1f MB%s\n", s->traces,
+              (double)s->trace_bytes / 1048576.0, s->memlimit ? " (memlimit set)" : "") < 0)
+    return -1;
+  return 0;
+}
+
 int fg_write_summary(FILE *out, const struct fg_stats *s)
 {
   uint64_t stored = fg_stats_stored(s), lost = fg_stats_lost(s);
@@ -142,12 +172,15 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   if (fprintf(out, "    no JNIEnv:       %" PRIu64 " (%.2f%%), GC/JIT/VM threads, kept under "
                    "their thread name\n"
                    "  samples lost:      %" PRIu64 " (%.2f%%)\n"
-                   "    overruns:        %" PRIu64 " (a thread's buffer was full)\n"
+                   "    overruns:        %" PRIu64 " (a thread's buffer and its overflow slots were full)\n"
                    "    no slot:         %" PRIu64 " (too many threads without a JNIEnv)\n"
-                   "    back-off:        %" PRIu64 " (skipped signals whose thread ended before its next sample)\n"
-                   "  truncated stacks:  %" PRIu64 " (deeper than depth, marked [truncated])\n",
+                   "    back-off:        %" PRIu64 " (skipped signals whose thread ended before its next sample)\n",
               s->no_jnienv, pct(s->no_jnienv, stored), lost, pct(lost, s->taken), s->overruns,
-              s->no_slot, s->skipped_lost, s->truncated) < 0)
+              s->no_slot, s->skipped_lost) < 0)
+    return -1;
+  if (print_storage(out, s) != 0)
+    return -1;
+  if (fprintf(out, "  truncated stacks:  %" PRIu64 " (deeper than depth, marked [truncated])\n", s->truncated) < 0)
     return -1;
   return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64
                       ": %s\n", s->taken, stored, lost,

@@ -238,18 +238,31 @@ int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *
   int64_t i = stack_index(p, thread, frames, n);
   if (i < 0)
     return -1;
+  fg_profile_count(p, (uint32_t)i, count, time_ns, cpu);
+  return 0;
+}
+
+int64_t fg_profile_stack(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n)
+{
+  return stack_index(p, thread, frames, n);
+}
+
+void fg_profile_count(struct fg_profile *p, uint32_t i, uint64_t count, uint64_t time_ns, uint32_t cpu)
+{
   p->stacks[i].count += count;
+  if (time_ns == 0)
+    return;
+  uint32_t thread = p->stacks[i].thread;
   struct fg_timeline *t = &p->timeline;
   if (t->n == t->max) {
     t->dropped += t->max > 0;
-    return 0;
+    return;
   }
   if (grow((void **)&t->entries, &t->cap, sizeof *t->entries, t->n + 1) != 0) {
     t->dropped++;
-    return 0;
+    return;
   }
-  t->entries[t->n++] = (struct fg_timeline_entry){time_ns, cpu, thread, (uint32_t)i};
-  return 0;
+  t->entries[t->n++] = (struct fg_timeline_entry){time_ns, cpu, thread, i};
 }
 
 static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n)

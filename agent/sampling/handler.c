@@ -2,7 +2,8 @@
  * thread's ring.
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
- * libunwind's local unwinder, guarded reads), the fg_ring producer functions,
+ * libunwind's local unwinder, guarded reads), fg_trace_table_put (which may
+ * mmap), the fg_ring producer functions, write on the drainer's eventfd,
  * fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
  * arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times), sched_getcpu
@@ -37,6 +38,68 @@ static void add_to(_Atomic uint64_t *counter, uint64_t n)
                         memory_order_relaxed);
 }
 
+/* The room for this walk: the bigger one the drainer made, once the old
+ * one it replaces can be handed back. */
+static struct fg_scratch *scratch_for_walk(struct fg_thread *t)
+{
+  struct fg_scratch *now = atomic_load_explicit(&t->scratch, memory_order_relaxed);
+  struct fg_scratch *bigger = atomic_load_explicit(&t->bigger, memory_order_acquire);
+  if (bigger && !atomic_load_explicit(&t->retired, memory_order_acquire)) {
+    atomic_store_explicit(&t->bigger, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->retired, now, memory_order_release);
+    atomic_store_explicit(&t->scratch, bigger, memory_order_release);
+    now = bigger;
+  }
+  return now;
+}
+
+/* A full ring: the sample is counted in an overflow slot of its trace and
+ * state, if one is (or can be) its. */
+static int overflow(struct fg_thread *t, const struct fg_trace *trace, uint32_t state, uint32_t weight)
+{
+  uint64_t key = (uint64_t)(uintptr_t)trace | state;
+  for (int i = 0; i < FG_OVERFLOW_SLOTS; i++) {
+    struct fg_overflow *o = &t->overflow[i];
+    uint64_t k = atomic_load_explicit(&o->key, memory_order_relaxed);
+    if (k == 0)
+      atomic_store_explicit(&o->key, k = key, memory_order_release);
+    if (k == key) {
+      atomic_fetch_add_explicit(&o->weight, weight, memory_order_release);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Wakes the drainer once its ring is half full, rather than at its next
+ * 10 ms pass: one write per wake-up, whichever thread gets there first. */
+static void wake_drainer(struct fg_sampler *s, struct fg_ring *r)
+{
+  if (s->wake_fd < 0 || fg_ring_used(r) < r->capacity / 2 ||
+      atomic_exchange_explicit(&s->wake_pending, 1, memory_order_relaxed))
+    return;
+  uint64_t one = 1;
+  ssize_t rc = write(s->wake_fd, &one, sizeof one);
+  (void)rc;   /* a full counter still wakes it */
+}
+
+static void store(struct fg_sampler *s, struct fg_thread *t, const struct fg_trace *trace, uint64_t time,
+                  uint32_t weight, int cpu, uint32_t state)
+{
+  if (!trace) {
+    add_to(&t->refused, weight);   /* a new stack over memlimit */
+    return;
+  }
+  uint64_t *w = fg_ring_reserve(&t->ring, FG_SAMPLE_WORDS);
+  if (w) {
+    fg_sample_encode(w, t->serial, trace, time, weight, cpu, state);
+    fg_ring_commit(&t->ring, FG_SAMPLE_WORDS);
+    wake_drainer(s, &t->ring);
+  } else if (!overflow(t, trace, state, weight)) {
+    add_to(&t->overruns, weight);   /* the sample, and the skipped intervals it carried */
+  }
+}
+
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
 {
   add_to(&t->taken, 1);
@@ -54,23 +117,22 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
   uintptr_t lo = hi ? t->stack_lo : 0;
-  struct fg_walk walk = fg_walk_stack(&s->walker, b->depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
-                                      lo, hi, t->scratch, t->types);
+  struct fg_scratch *room = scratch_for_walk(t);
+  int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
+  int depth = b->depth < fits ? b->depth : fits;
+  struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
+                                      lo, hi, room->frames, room->types);
   uint32_t flags = walk.flags;
+  if ((flags & FG_SAMPLE_TRUNCATED) && depth < b->depth) {
+    atomic_store_explicit(&t->scratch_short, 1, memory_order_relaxed);   /* cut by the room: ask for more */
+    if (b->depth >= s->walker.depth)
+      flags &= ~FG_SAMPLE_BUDGET;   /* the budget did not cut it */
+  }
   if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
-  flags = fg_sample_flags_with_state(flags, atomic_load_explicit(&t->wall_state, memory_order_relaxed));
-  flags = fg_sample_flags_with_cpu(flags, cpu);
-  uint32_t weight = fg_backoff_take_weight(b);
-  uint32_t n = (uint32_t)walk.n;
-  uint32_t words = fg_sample_words(n);
-  uint64_t *w = fg_ring_reserve(&t->ring, words);
-  if (w) {
-    fg_sample_encode(w, t->serial, start, n, flags, weight, t->scratch, t->types);
-    fg_ring_commit(&t->ring, words);
-  } else {
-    add_to(&t->overruns, weight);   /* the sample, and the skipped intervals it carried */
-  }
+  const struct fg_trace *trace = fg_trace_table_put(s->traces, room->frames, room->types, (uint32_t)walk.n, flags);
+  store(s, t, trace, start, fg_backoff_take_weight(b), cpu,
+        atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) != 0) {
     /* event=wall: where this thread's CPU clock stands once sampled, so the
      * wall sampler can tell that it has not run since (and not wake it) */

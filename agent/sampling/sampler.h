@@ -7,11 +7,16 @@
 
 #include "fg/forte.h"
 #include "fg/foreign_threads.h"
+#include "fg/trace_table.h"
 #include "../jvmti/threads.h"
 #include "../walk/walker.h"
 
 struct fg_sampler {
   struct fg_walker walker;            /* ASGCT and what fgagent adds to it */
+  struct fg_trace_table *traces;      /* every stack, stored once */
+  int scratch_reserve;                /* frames a walk needs beside depth's Java ones */
+  int wake_fd;                        /* an eventfd the drainer waits on; -1 none */
+  _Atomic int wake_pending;           /* the handler wrote to it and the drainer has not woken yet */
   struct fg_thread_pool *pool;        /* records for threads without a JNIEnv (cstack=native) */
   struct fg_foreign_threads *foreign; /* counts for threads without a record */
   uint64_t interval_ns;               /* between signals, for the back-off's share */

@@ -138,13 +138,13 @@ static void note_wrong(struct fg_stats *s, const struct method_info *caller, int
   }
 }
 
-/* The caller at frame i of rec and its instruction at the frame's bci; NULL
+/* The caller at frame i of tr and its instruction at the frame's bci; NULL
  * when either cannot be read (no bci, no bytecode: native, unloaded). */
-static struct method_info *call_site_of(struct fg_edge_verifier *v, const uint64_t *rec, uint32_t i,
+static struct method_info *call_site_of(struct fg_edge_verifier *v, const struct fg_trace *tr, uint32_t i,
                                         struct fg_call_site *site)
 {
-  jmethodID id = fg_sample_method(rec, i);
-  int32_t bci = fg_sample_bci(rec, i);
+  jmethodID id = fg_trace_method(tr, i);
+  int32_t bci = fg_trace_bcis(tr)[i];
   struct method_info *caller = id ? info_of(v, id) : NULL;
   if (!caller || bci < 0 || code_of(v, id, caller) != 0 ||
       fg_call_site_at(caller->code, (size_t)caller->code_len, bci, &caller->pool, site) != 0)
@@ -153,11 +153,11 @@ static struct method_info *call_site_of(struct fg_edge_verifier *v, const uint64
 }
 
 /* A stub (frame i) under a Java caller: an arraycopy stub must sit under a copy. */
-static void check_stub_edge(struct fg_edge_verifier *v, const uint64_t *rec, uint32_t i, struct fg_stats *s)
+static void check_stub_edge(struct fg_edge_verifier *v, const struct fg_trace *tr, uint32_t i, struct fg_stats *s)
 {
-  const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_sample_method_word(rec, i);
+  const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_trace_methods(tr)[i];
   struct fg_call_site site;
-  if (!call_site_of(v, rec, i + 1, &site))
+  if (!call_site_of(v, tr, i + 1, &site))
     return;
   int copy = fg_stub_edge_is_copy(&site, stub->name);
   if (copy < 0)
@@ -166,22 +166,22 @@ static void check_stub_edge(struct fg_edge_verifier *v, const uint64_t *rec, uin
   s->verify_copy_fused += copy == 0;
 }
 
-void fg_edge_verifier_check(struct fg_edge_verifier *v, const uint64_t *rec, struct fg_stats *s)
+void fg_edge_verifier_check(struct fg_edge_verifier *v, const struct fg_trace *tr, struct fg_stats *s)
 {
-  uint32_t n = fg_sample_nframes(rec);
-  if (fg_sample_flags(rec) & FG_SAMPLE_FAILED)
+  uint32_t n = tr->n;
+  if (tr->flags & FG_SAMPLE_FAILED)
     return;
   for (uint32_t i = 0; i + 1 < n; i++) {   /* frame i is called by frame i + 1 */
-    if (fg_sample_type(rec, i) == FG_FRAME_STUB && is_java(fg_sample_type(rec, i + 1))) {
-      check_stub_edge(v, rec, i, s);
+    if (fg_trace_types(tr)[i] == FG_FRAME_STUB && is_java(fg_trace_types(tr)[i + 1])) {
+      check_stub_edge(v, tr, i, s);
       continue;
     }
-    if (!is_java(fg_sample_type(rec, i)) || !is_java(fg_sample_type(rec, i + 1)))
+    if (!is_java(fg_trace_types(tr)[i]) || !is_java(fg_trace_types(tr)[i + 1]))
       continue;
-    jmethodID callee_id = fg_sample_method(rec, i);
+    jmethodID callee_id = fg_trace_method(tr, i);
     struct method_info *callee = callee_id ? info_of(v, callee_id) : NULL;
     struct fg_call_site site;
-    struct method_info *caller = callee ? call_site_of(v, rec, i + 1, &site) : NULL;
+    struct method_info *caller = callee ? call_site_of(v, tr, i + 1, &site) : NULL;
     s->verify_edges++;
     if (!caller) {
       s->verify_unchecked++;
@@ -193,9 +193,9 @@ void fg_edge_verifier_check(struct fg_edge_verifier *v, const uint64_t *rec, str
     case FG_EDGE_VM: s->verify_vm++; break;
     case FG_EDGE_WRONG:
       s->verify_wrong++;
-      if (fg_sample_flags(rec) & FG_SAMPLE_RECOVERED)
+      if (tr->flags & FG_SAMPLE_RECOVERED)
         s->verify_wrong_recovered++;
-      note_wrong(s, caller, fg_sample_bci(rec, i + 1), &site, callee);
+      note_wrong(s, caller, fg_trace_bcis(tr)[i + 1], &site, callee);
       break;
     }
   }

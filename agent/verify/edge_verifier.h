@@ -9,6 +9,8 @@
 #include <jvmti.h>
 #include <stdint.h>
 
+#include "fg/trace_table.h"
+
 struct fg_stats;
 struct fg_edge_verifier;
 
@@ -19,7 +21,7 @@ void fg_edge_verifier_capabilities(jvmtiCapabilities *caps);
  * each method (JVMTI memory) stays cached to the JVM's exit. */
 struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti);
 
-/* Checks the edges of one sample record (leaf first) and counts them in s. */
-void fg_edge_verifier_check(struct fg_edge_verifier *v, const uint64_t *rec, struct fg_stats *s);
+/* Checks the edges of one sample's trace (leaf first) and counts them in s. */
+void fg_edge_verifier_check(struct fg_edge_verifier *v, const struct fg_trace *tr, struct fg_stats *s);
 
 #endif

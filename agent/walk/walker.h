@@ -26,16 +26,6 @@
 struct fg_vm_offsets;
 struct fg_method_map;
 
-/* What a frame in a walk is; kept per frame in the sample record. */
-enum fg_frame_type {
-  FG_FRAME_JAVA = 0,         /* a Java frame, how it runs unknown */
-  FG_FRAME_INTERPRETED = 1,
-  FG_FRAME_COMPILED = 2,
-  FG_FRAME_INLINED = 3,
-  FG_FRAME_NATIVE_PC = 4,    /* method_id holds a native pc */
-  FG_FRAME_STUB = 5,         /* method_id holds a const struct fg_code_blob * */
-};
-
 #define FG_MAX_NATIVE_FRAMES 128
 
 struct fg_walker {

@@ -12,8 +12,8 @@ enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM };
 
 #define FG_MAX_FILES 8
 #define FG_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms */
-#define FG_DEFAULT_DEPTH 2048
-#define FG_DEFAULT_RING_BYTES (64u * 1024u)
+#define FG_DEFAULT_DEPTH 8192   /* a thread's walk room grows to it only when its stacks are that deep */
+#define FG_DEFAULT_RING_BYTES (4u * 1024u)   /* a page, 102 samples: 100 ms at 1 ms; the drainer is woken at half */
 #define FG_MAX_NATIVE_DEPTH 128
 #define FG_MAX_RECOVERED_FRAMES 66   /* a stub and a compiled method's inlined frames */
 #define FG_DEFAULT_WALL_THREADS 64
@@ -34,7 +34,8 @@ struct fg_options {
   bool sched;                    /* kernel context-switch records (perf_events) */
   bool timeline;                 /* .txt outputs: samples in time order per CPU */
   int wall_threads;              /* event=wall: most threads signalled per tick */
-  size_t ring_bytes;             /* per-thread sample buffer */
+  size_t ring_bytes;             /* per-thread sample buffer (five words a sample) */
+  uint64_t memlimit;             /* most bytes for the stacks (trace table); 0: none */
   int nfiles;
   char files[FG_MAX_FILES][512]; /* output patterns, %p and %t unexpanded */
   char log[512];                 /* summary destination; "" = stderr */
@@ -46,11 +47,13 @@ int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t
 
 /* Most frames one walk writes: depth + 1 Java frames, up to 66 recovered
  * ones (a stub and a method's inlined frames), and the native frames when
- * cstack=native. Scratch space and ring records are sized by it. */
+ * cstack=native. A thread's scratch space grows up to it. */
 int fg_options_max_frames(const struct fg_options *o);
 
-/* Bytes one sample of nframes frames takes in a ring (header included). A ring
- * must hold two of the largest, so that one always fits however it wraps. */
-size_t fg_sample_bytes(int nframes);
+/* Frames a thread's scratch space starts with: room for FG_FIRST_WALK_DEPTH
+ * Java frames (or depth, if smaller) and everything else a walk writes. */
+#define FG_FIRST_WALK_DEPTH 256
+int fg_options_first_frames(const struct fg_options *o);
+
 
 #endif

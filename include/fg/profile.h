@@ -106,6 +106,14 @@ int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames
 int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
                          uint64_t count, uint64_t time_ns, uint32_t cpu);
 
+/* The index of the stack frames[0..n) (root first) on thread, added with
+ * count 0 if new; -1 if out of memory. */
+int64_t fg_profile_stack(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n);
+
+/* Adds count samples to stack i; one taken at time_ns (0: unknown) on cpu
+ * goes into the timeline too. */
+void fg_profile_count(struct fg_profile *p, uint32_t i, uint64_t count, uint64_t time_ns, uint32_t cpu);
+
 static inline const uint32_t *fg_stack_frames(const struct fg_profile *p, const struct fg_stack *s)
 {
   return p->frame_pool + s->first;

@@ -39,6 +39,12 @@ void fg_ring_reset(struct fg_ring *r);
 uint64_t *fg_ring_reserve(struct fg_ring *r, uint32_t nwords);
 void fg_ring_commit(struct fg_ring *r, uint32_t nwords);
 
+/* Words written and not yet released: from either side, a moment's view. */
+static inline uint64_t fg_ring_used(struct fg_ring *r)
+{
+  return atomic_load_explicit(&r->head, memory_order_relaxed) - atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+
 /* Consumer: the oldest record (its header word first), or NULL if none. */
 const uint64_t *fg_ring_peek(struct fg_ring *r);
 void fg_ring_release(struct fg_ring *r, const uint64_t *record);

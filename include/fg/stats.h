@@ -17,7 +17,12 @@ struct fg_stats {
   uint64_t java;                           /* stored with >= 1 Java frame */
   uint64_t failed[FG_TICK_COUNT + 1];      /* stored as a [tick] frame, by tick index */
   uint64_t no_jnienv;                      /* stored under a thread with no JNIEnv (GC, JIT, VM) */
-  uint64_t overruns;                       /* lost: the thread's ring was full */
+  uint64_t overruns;                       /* lost: the thread's ring and overflow slots were full */
+  uint64_t refused;                        /* lost: a new stack over memlimit */
+  uint64_t overflowed;                     /* stored through a full ring's overflow slots (no time) */
+  uint64_t traces;                         /* distinct stacks stored */
+  uint64_t trace_bytes;                    /* memory holding them */
+  uint64_t memlimit;                       /* its limit, 0: none */
   uint64_t no_slot;                        /* lost: no slot left for a thread with no JNIEnv */
   uint64_t skipped_lost;                   /* lost: skipped by the back-off, thread ended before its next sample */
   uint64_t skipped;                        /* signals the back-off skipped (stored as weight or lost) */
@@ -78,7 +83,7 @@ static inline uint64_t fg_stats_ns_per_sample(const struct fg_stats *s)
 
 static inline uint64_t fg_stats_lost(const struct fg_stats *s)
 {
-  return s->overruns + s->no_slot + s->skipped_lost;
+  return s->overruns + s->refused + s->no_slot + s->skipped_lost;
 }
 
 #endif

@@ -267,14 +267,41 @@ public final class IntegrationTests {
     }
   }
 
-  /** A ring too small for the rate: overruns are counted per thread, never block, and close the books. */
-  static void overrunsAreCountedNotHidden(Jdk jdk) throws Exception {
-    Run r = run(jdk, "interval=200us,depth=64,cstack=no,ringsize=4k,threads,file={dir}/p.collapsed", List.of(),
-        "DeepRecursion", "200", "2");
+  /**
+   * A 3000-frame recursion at 1 ms, with default options and with depth=8192: nothing lost
+   * (stacks are stored once, a sample is five words), and the leaf's samples carry every
+   * frame once the thread's walk room has grown (its first few walks are cut and marked).
+   */
+  static void deepStacksAreKeptWhole(Jdk jdk) throws Exception {
+    for (String opts : List.of("", "depth=8192,")) {
+      Run r = run(jdk, opts + "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "DeepRecursion", "3000", "2");
+      r.expectCleanRun();
+      long taken = r.stat("signals taken"), lost = r.stat("samples lost");
+      Map<String, Long> s = collapsed(r.file("p.collapsed"));
+      long leaf = sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf"));
+      long whole = sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf")
+          && k.split(";").length > 3000 && !k.contains("[truncated]"));
+      System.out.printf("    %s: taken %d, lost %d; leaf %d samples, %d with every frame%n",
+          opts.isEmpty() ? "defaults" : opts, taken, lost, leaf, whole);
+      check(lost <= taken / 100, lost + " of " + taken + " samples lost\n" + r.stderr());
+      check(leaf > 1000 && whole >= 0.9 * leaf, "only " + whole + " of " + leaf + " leaf samples kept every frame");
+      check(r.stat("samples stored") == sum(s, k -> true), "the profile does not hold every stored sample");
+    }
+  }
+
+  /**
+   * memlimit=384k against 3000-frame stacks (about 40 KB each): new stacks past the limit are
+   * refused and counted, stacks already stored are still counted, and the books close.
+   */
+  static void memlimitRefusesOnlyNewStacks(Jdk jdk) throws Exception {
+    Run r = run(jdk, "memlimit=384k,depth=8192,interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+        "DeepRecursion", "3000", "2");
     r.expectCleanRun();
-    long taken = r.stat("signals taken"), stored = r.stat("samples stored"), overruns = r.stat("overruns");
-    System.out.printf("    taken %d, stored %d, overruns %d%n", taken, stored, overruns);
-    check(overruns > 0, "a 4 KiB ring at 200 us with 64-frame stacks never overran");
+    long taken = r.stat("signals taken"), stored = r.stat("samples stored"), refused = r.stat("memlimit");
+    System.out.printf("    taken %d, stored %d, refused by memlimit %d%n", taken, stored, refused);
+    check(refused > 0, "memlimit=384k refused no 3000-frame stack:\n" + r.stderr());
+    check(stored > taken / 2, "only " + stored + " of " + taken + " stored: known stacks must still count");
+    check(r.stderr().contains("memlimit=384k)"), "the summary does not name the limit:\n" + r.stderr());
     check(stored == sum(collapsed(r.file("p.collapsed")), k -> true), "the profile does not hold every stored sample");
   }
 
@@ -493,7 +520,8 @@ public final class IntegrationTests {
       new Named("warns_debug_non_safepoints_off", IntegrationTests::warnsWhenDebugNonSafepointsIsOff),
       new Named("survives_thread_churn", IntegrationTests::survivesThreadChurn),
       new Named("survives_gc_storm", IntegrationTests::survivesGcStorm),
-      new Named("overruns_counted", IntegrationTests::overrunsAreCountedNotHidden),
+      new Named("deep_stacks_kept_whole", IntegrationTests::deepStacksAreKeptWhole),
+      new Named("memlimit_refuses_new_stacks", IntegrationTests::memlimitRefusesOnlyNewStacks),
       new Named("bad_options_exit_1", IntegrationTests::badOptionsExitWithOne),
       new Named("empty_options_defaults", IntegrationTests::emptyOptionsUseDefaults),
       new Named("unwritable_output_falls_back", IntegrationTests::unwritableOutputFallsBackToTmp),

@@ -33,7 +33,7 @@ final class RobustnessTests {
    */
   static void costlyWalksBackOff(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk,
-        "interval=200us,depth=4096,ringsize=512k,threads,file={dir}/p.collapsed", List.of(),
+        "interval=200us,depth=4096,threads,file={dir}/p.collapsed", List.of(),
         "DeepRecursion", "3000", "2");
     r.expectCleanRun();
     long skipped = r.numberBefore("signals skipped after walks");

@@ -23,11 +23,13 @@ static struct fg_foreign_threads foreign;
 static struct fg_registry registry;
 static struct fg_code_map code;
 static struct fg_thread_pool pool;
+static struct fg_trace_table traces;
 #define FRAMES (8 + 3 + 16)   /* depth 8, 16 native frames */
 static JNIEnv *const fake_env = (JNIEnv *)0x1234;
 
 /* What the fake walker returns next, and what it was asked. */
 static int fake_frames;
+static uintptr_t fake_base = 0x1000;   /* the leaf's method id; the caller's are the next ones */
 static jint asked_depth;
 static JNIEnv *asked_env;
 /* when set, the fake fails with unknown_Java unless the context's pc is good_pc */
@@ -61,7 +63,7 @@ static void fake_asgct(ASGCT_CallTrace *trace, jint depth, void *ucontext)
   }
   int n = fake_frames < depth ? fake_frames : depth;
   for (int i = 0; i < n; i++) {
-    trace->frames[i].method_id = (jmethodID)(uintptr_t)(0x1000 + i);
+    trace->frames[i].method_id = (jmethodID)(fake_base + (uintptr_t)i);
     trace->frames[i].lineno = i;
   }
   trace->num_frames = n;
@@ -75,9 +77,14 @@ static int setup(void **state)
   fg_code_map_init(&code);
   good_pc = 0;
   fake_spin_ns = 0;
+  fake_base = 0x1000;
   sampler.interval_ns = 1000000;
   sampler.walker = (struct fg_walker){.asgct = fake_asgct, .code = &code, .depth = 8, .recover = 1};
   sampler.foreign = &foreign;
+  sampler.wake_fd = -1;
+  fg_trace_table_init(&traces, 16, 65536, 0);
+  sampler.traces = &traces;
+  sampler.scratch_reserve = FRAMES - 8;
   fg_registry_init(&registry, 4096, FRAMES);
   int foreign;
   fg_sampler_install(&sampler, &foreign);
@@ -90,6 +97,7 @@ static int teardown(void **state)
   fg_registry_detach(&registry, NULL);
   fg_sampler_shutdown(&sampler);
   fg_code_map_free(&code);
+  fg_trace_table_destroy(&traces);
   return 0;
 }
 
@@ -155,23 +163,61 @@ static void tick_codes_are_stored(void **state)
   }
 }
 
-static void full_ring_counts_overruns(void **state)
+/* A walk cut by the scratch's room, not by depth: marked truncated (not
+ * budget-cut), and the thread asks for more; the bigger room the drainer
+ * makes is taken at the next signal, the old one handed back. */
+static void a_small_scratch_asks_for_a_bigger_one(void **state)
 {
   (void)state;
   struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
-  fake_frames = 8;   /* 5 + 8 + 4 + 1 = 18 words; a 512-word ring holds 28 */
+  fg_scratch_free(atomic_exchange(&t->scratch, fg_scratch_new(FRAMES - 4)));   /* room for 4 Java frames */
+  fake_frames = 8;
+  raise(SIGPROF);
+  const uint64_t *rec = take_one(t);
+  assert_int_equal(fg_sample_nframes(rec), 4);
+  assert_int_equal(fg_sample_flags(rec) & (FG_SAMPLE_TRUNCATED | FG_SAMPLE_BUDGET), FG_SAMPLE_TRUNCATED);
+  assert_ptr_equal(fg_sample_method(rec, 0), (jmethodID)(uintptr_t)0x1000);   /* leaf kept */
+  fg_ring_release(&t->ring, rec);
+  assert_int_equal(atomic_load(&t->scratch_short), 1);
+  struct fg_scratch *small = atomic_load(&t->scratch), *big = fg_scratch_new(FRAMES);
+  atomic_store(&t->bigger, big);
+  raise(SIGPROF);
+  rec = take_one(t);
+  assert_int_equal(fg_sample_nframes(rec), 8);
+  assert_int_equal(fg_sample_flags(rec) & FG_SAMPLE_TRUNCATED, 0);
+  fg_ring_release(&t->ring, rec);
+  assert_ptr_equal(atomic_load(&t->scratch), big);
+  assert_ptr_equal(atomic_load(&t->retired), small);
+  assert_null(atomic_load(&t->bigger));
+}
+
+/* A full ring: samples go on into the overflow slots, one per distinct
+ * stack; past those they are overruns. */
+static void full_ring_overflows_then_overruns(void **state)
+{
+  (void)state;
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  fake_frames = 8;   /* five words a sample: a 512-word ring holds 102 */
   uint64_t before = atomic_load(&t->taken);
-  for (int i = 0; i < 50; i++)
+  for (int i = 0; i < 150; i++)
     raise(SIGPROF);
-  assert_int_equal(atomic_load(&t->taken) - before, 50);
-  assert_int_equal(atomic_load(&t->overruns), 50 - 28);
+  assert_int_equal(atomic_load(&t->taken) - before, 150);
+  assert_int_equal(atomic_load(&t->overruns), 0);
+  assert_int_equal(atomic_load(&t->overflow[0].weight), 48);
+  for (int i = 0; i < FG_OVERFLOW_SLOTS + 8; i++) {   /* distinct stacks: 31 more slots, then 9 lost */
+    fake_base = 0x2000 + 0x100 * (uintptr_t)i;
+    raise(SIGPROF);
+  }
+  assert_int_equal(atomic_load(&t->overruns), 9);
+  for (int i = 1; i < FG_OVERFLOW_SLOTS; i++)
+    assert_int_equal(atomic_load(&t->overflow[i].weight), 1);
   int stored = 0;
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     stored++;
     fg_ring_release(&t->ring, rec);
   }
-  assert_int_equal(stored, 28);
+  assert_int_equal(stored, 102);
 }
 
 static void unregistered_thread_is_counted_by_tid(void **state)
@@ -385,7 +431,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(stores_a_walk_and_restores_errno, setup, teardown),
     cmocka_unit_test_setup_teardown(deeper_than_depth_is_cut_and_flagged, setup, teardown),
     cmocka_unit_test_setup_teardown(tick_codes_are_stored, setup, teardown),
-    cmocka_unit_test_setup_teardown(full_ring_counts_overruns, setup, teardown),
+    cmocka_unit_test_setup_teardown(full_ring_overflows_then_overruns, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_small_scratch_asks_for_a_bigger_one, setup, teardown),
     cmocka_unit_test_setup_teardown(unregistered_thread_is_counted_by_tid, setup, teardown),
     cmocka_unit_test_setup_teardown(after_shutdown_signals_are_ignored, setup, teardown),
     cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),

@@ -22,7 +22,7 @@ static void empty_string_gives_documented_defaults(void **state)
   assert_int_equal(fg_options_parse("", &o, err, sizeof err), 0);
   assert_int_equal(o.interval_ns, 10000000);
   assert_int_equal(o.event, FG_EVENT_CPU);
-  assert_int_equal(o.depth, 2048);
+  assert_int_equal(o.depth, 8192);
   assert_false(o.threads);
   assert_false(o.lines);
   assert_int_equal(o.nfiles, 1);
@@ -86,21 +86,33 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("file=out.svg", "file='out.svg'", ".collapsed");
   assert_rejected("file=out-%q.txt", "file='out-%q.txt'", "p (pid), t (time)");
   assert_rejected("ringsize=3000", "ringsize='3000'", "power of two");
-  assert_rejected("ringsize=32k", "ringsize=32768 is too small for depth=2048", "at least 58416");
+  assert_rejected("memlimit=lots", "memlimit='lots'", "at least 256k bytes");
+  assert_rejected("memlimit=200k", "memlimit='200k'", "at least 256k bytes");
+  assert_rejected("memlimit=100k", "memlimit='100k'", "0 (none)");
+  assert_rejected("memlimit=5t", "memlimit='5t'", "k, m or g suffix");
   assert_rejected("colour=red", "unknown option 'colour'", "interval, event, depth");
   assert_rejected("interval", "option interval has no value", "interval=VALUE");
   assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");
   assert_rejected("interval=1ms,", "empty option", "separated by single commas");
 }
 
-static void small_depth_allows_small_ring(void **state)
+/* The ring holds five words a sample whatever the depth: no depth needs a
+ * ringsize, and every depth up to 65536 starts with defaults. */
+static void any_depth_with_any_ring(void **state)
 {
   (void)state;
-  assert_int_equal(fg_options_parse("depth=64,cstack=no,ringsize=4k", &o, err, sizeof err), 0);
+  assert_int_equal(fg_options_parse("depth=65536", &o, err, sizeof err), 0);
+  assert_int_equal(o.ring_bytes, FG_DEFAULT_RING_BYTES);
+  assert_int_equal(o.memlimit, 0);
+  assert_int_equal(fg_options_first_frames(&o), FG_FIRST_WALK_DEPTH + fg_options_max_frames(&o) - 65536);
+  assert_int_equal(fg_options_parse("depth=8192,ringsize=4k,memlimit=64m", &o, err, sizeof err), 0);
   assert_int_equal(o.ring_bytes, 4096);
-  /* native frames need room of their own */
-  assert_int_equal(fg_options_parse("depth=64,ringsize=4k", &o, err, sizeof err), -1);
-  assert_int_equal(fg_options_parse("depth=64,ringsize=8k", &o, err, sizeof err), 0);
+  assert_int_equal(o.memlimit, 64u << 20);
+  assert_int_equal(fg_options_parse("depth=64,memlimit=0", &o, err, sizeof err), 0);
+  assert_int_equal(o.memlimit, 0);
+  assert_int_equal(fg_options_first_frames(&o), fg_options_max_frames(&o));   /* depth below the first room */
+  assert_int_equal(fg_options_parse("memlimit=2g", &o, err, sizeof err), 0);
+  assert_int_equal(o.memlimit, 2ull << 30);
   assert_int_equal(o.cstack, FG_CSTACK_NATIVE);
   assert_true(o.recover);
   assert_false(o.ann);
@@ -128,7 +140,7 @@ int main(void)
     cmocka_unit_test(intervals_take_every_unit),
     cmocka_unit_test(full_option_string),
     cmocka_unit_test(bad_values_name_option_value_and_accepted),
-    cmocka_unit_test(small_depth_allows_small_ring),
+    cmocka_unit_test(any_depth_with_any_ring),
     cmocka_unit_test(too_many_files),
   };
   return cmocka_run_group_tests_name("options", tests, NULL, NULL);

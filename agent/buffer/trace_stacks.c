@@ -1,0 +1,91 @@
+/* Traces to profile stacks; see fg/trace_stacks.h. */
+#include "fg/trace_stacks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fg/sample_record.h"
+
+int fg_trace_stacks_init(struct fg_trace_stacks *s, uint32_t max_frames, struct fg_stack_namer namer)
+{
+  fg_u64_map_init(&s->map);
+  s->cap = max_frames + 4;   /* a root or marker, [native_cut], the state */
+  s->frames = calloc(s->cap, sizeof *s->frames);
+  s->namer = namer;
+  return s->frames ? 0 : -1;
+}
+
+void fg_trace_stacks_free(struct fg_trace_stacks *s)
+{
+  fg_u64_map_free(&s->map);
+  free(s->frames);
+  s->frames = NULL;
+}
+
+static int64_t build(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, int64_t thread_frame,
+                     const struct fg_trace *tr, uint32_t state)
+{
+  uint32_t n = tr->n < s->cap - 4 ? tr->n : s->cap - 4, flags = tr->flags, count = 0;
+  int64_t id;
+  if (thread_frame >= 0) {
+    s->frames[count++] = (uint32_t)thread_frame;
+  } else if (flags & FG_SAMPLE_FAILED) {
+    char name[48];
+    snprintf(name, sizeof name, "[%s]", fg_tick_name(fg_tick_index(fg_trace_tick(tr))));
+    if ((id = fg_profile_intern(p, name, FG_KIND_MARKER)) >= 0)
+      s->frames[count++] = (uint32_t)id;
+  } else if ((flags & FG_SAMPLE_TRUNCATED) && (id = fg_profile_intern(p, "[truncated]", FG_KIND_MARKER)) >= 0) {
+    s->frames[count++] = (uint32_t)id;
+  }
+  int cut = (flags & FG_SAMPLE_NATIVE_CUT) != 0;
+  for (uint32_t i = n; i-- > 0;) {   /* traces are leaf first */
+    if (cut && fg_trace_types(tr)[i] == FG_FRAME_NATIVE_PC) {
+      cut = 0;   /* between the Java frames and the native ones */
+      if ((id = fg_profile_intern(p, "[native_cut]", FG_KIND_MARKER)) >= 0)
+        s->frames[count++] = (uint32_t)id;
+    }
+    if ((id = s->namer.frame(s->namer.ctx, tr, i)) >= 0)
+      s->frames[count++] = (uint32_t)id;
+  }
+  if (state && s->namer.state && (id = fg_profile_intern(p, s->namer.state(state), FG_KIND_MARKER)) >= 0)
+    s->frames[count++] = (uint32_t)id;
+  return fg_profile_stack(p, thread, s->frames, count);
+}
+
+int64_t fg_trace_stack(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, int64_t thread_frame,
+                       const struct fg_trace *tr, uint32_t state)
+{
+  /* 28 bits of thread and 4 of state beside the trace's id: a thread index
+   * past them (never seen) is built every time rather than mixed up */
+  int keyed = thread < (1u << 28);
+  uint64_t key = (uint64_t)tr->id << 32 | (uint64_t)thread << 4 | (state & 15u);
+  uint32_t at;
+  if (keyed && fg_u64_map_get(&s->map, key, &at))
+    return at;
+  int64_t idx = build(s, p, thread, thread_frame, tr, state);
+  if (idx >= 0 && keyed)
+    fg_u64_map_put(&s->map, key, (uint32_t)idx);
+  return idx;
+}
+
+void fg_trace_account(struct fg_stats *st, const struct fg_trace *tr, int64_t thread_frame, uint64_t weight)
+{
+  uint32_t flags = tr->flags;
+  if (flags & FG_SAMPLE_BUDGET)
+    st->budget_cut += weight;
+  if (flags & FG_SAMPLE_NATIVE_CUT)
+    st->native_cut += weight;
+  if (thread_frame >= 0) {
+    st->no_jnienv += weight;
+  } else if (flags & FG_SAMPLE_FAILED) {
+    st->failed[fg_tick_index(fg_trace_tick(tr))] += weight;
+  } else {
+    st->java += weight;
+    if (flags & FG_SAMPLE_RECOVERED)
+      st->recovered += weight;
+    if (flags & FG_SAMPLE_VM_WALKED)
+      st->vm_walked += weight;
+    if (flags & FG_SAMPLE_TRUNCATED)
+      st->truncated += weight;
+  }
+}

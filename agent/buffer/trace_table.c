@@ -1,0 +1,328 @@
+/* The shared call-trace table; see fg/trace_table.h. fg_trace_table_put and
+ * what it calls run in the signal handler: atomics, plain stores, mmap and
+ * munmap only. */
+#include "fg/trace_table.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#define PAGE 4096u
+
+static size_t page_up(size_t bytes)
+{
+  return (bytes + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
+/* Counts bytes against the limit, or says no. */
+static int reserve_bytes(struct fg_trace_table *t, size_t bytes)
+{
+  uint64_t now = atomic_load_explicit(&t->mapped, memory_order_relaxed);
+  do {
+    if (t->limit && now + bytes > t->limit)
+      return 0;
+  } while (!atomic_compare_exchange_weak_explicit(&t->mapped, &now, now + bytes, memory_order_relaxed,
+                                                  memory_order_relaxed));
+  return 1;
+}
+
+static void *map_bytes(struct fg_trace_table *t, size_t bytes)
+{
+  if (!reserve_bytes(t, bytes))
+    return NULL;
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    atomic_fetch_sub_explicit(&t->mapped, bytes, memory_order_relaxed);
+    return NULL;
+  }
+  return p;
+}
+
+static void unmap_bytes(struct fg_trace_table *t, void *p, size_t bytes)
+{
+  munmap(p, bytes);
+  atomic_fetch_sub_explicit(&t->mapped, bytes, memory_order_relaxed);
+}
+
+static struct fg_trace_chunk *map_chunk(struct fg_trace_table *t, size_t data_bytes)
+{
+  size_t bytes = page_up(sizeof(struct fg_trace_chunk) + data_bytes);
+  struct fg_trace_chunk *c = map_bytes(t, bytes);
+  if (!c)
+    return NULL;
+  c->size = bytes - sizeof *c;
+  c->mapped = bytes;
+  return c;   /* mmap's pages are zero: used 0, prev NULL */
+}
+
+static struct fg_trace_index *map_index(struct fg_trace_table *t, uint32_t capacity)
+{
+  size_t bytes = page_up(sizeof(struct fg_trace_index) + (size_t)capacity * sizeof(struct fg_trace *));
+  struct fg_trace_index *x = map_bytes(t, bytes);
+  if (!x)
+    return NULL;
+  x->capacity = capacity;
+  x->mapped = bytes;
+  return x;
+}
+
+int fg_trace_table_init(struct fg_trace_table *t, uint32_t index_slots, size_t chunk_bytes, uint64_t limit)
+{
+  memset(t, 0, sizeof *t);
+  if (index_slots < 16 || (index_slots & (index_slots - 1)) != 0)
+    return -1;
+  t->limit = limit;
+  t->chunk_bytes = chunk_bytes;
+  struct fg_trace_index *x = map_index(t, index_slots);
+  struct fg_trace_chunk *c = map_chunk(t, chunk_bytes);
+  if (!x || !c) {
+    if (x)
+      unmap_bytes(t, x, x->mapped);
+    if (c)
+      unmap_bytes(t, c, c->mapped);
+    return -1;
+  }
+  atomic_store(&t->index, x);
+  atomic_store(&t->chunk, c);
+  return 0;
+}
+
+void fg_trace_table_destroy(struct fg_trace_table *t)
+{
+  for (struct fg_trace_index *x = atomic_load(&t->index), *older; x; x = older) {
+    older = x->older;
+    unmap_bytes(t, x, x->mapped);
+  }
+  for (struct fg_trace_chunk *c = atomic_load(&t->chunk), *prev; c; c = prev) {
+    prev = c->prev;
+    unmap_bytes(t, c, c->mapped);
+  }
+  struct fg_trace_index *x = atomic_load(&t->spare_index);
+  if (x)
+    unmap_bytes(t, x, x->mapped);
+  struct fg_trace_chunk *c = atomic_load(&t->spare_chunk);
+  if (c)
+    unmap_bytes(t, c, c->mapped);
+  atomic_store(&t->index, NULL);
+  atomic_store(&t->chunk, NULL);
+  atomic_store(&t->spare_index, NULL);
+  atomic_store(&t->spare_chunk, NULL);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+  h ^= v;
+  h *= 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+
+static uint64_t hash_of(const ASGCT_CallFrame *frames, const uint8_t *types, uint32_t n, uint32_t flags)
+{
+  uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)n << 32 | flags);
+  for (uint32_t i = 0; i < n; i++) {
+    h = mix(h, (uint64_t)(uintptr_t)frames[i].method_id);
+    h = mix(h, (uint64_t)(uint32_t)frames[i].lineno << 8 | types[i]);
+  }
+  return h;
+}
+
+static int same(const struct fg_trace *tr, uint64_t h, const ASGCT_CallFrame *frames, const uint8_t *types,
+                uint32_t n, uint32_t flags)
+{
+  if (tr->hash != h || tr->n != n || tr->flags != flags)
+    return 0;
+  const uint64_t *m = fg_trace_methods(tr);
+  const int32_t *b = fg_trace_bcis(tr);
+  const uint8_t *k = fg_trace_types(tr);
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i] != (uint64_t)(uintptr_t)frames[i].method_id || b[i] != frames[i].lineno || k[i] != types[i])
+      return 0;
+  return 1;
+}
+
+/* The trace in x equal to the stack, or NULL. */
+static const struct fg_trace *find(const struct fg_trace_index *x, uint64_t h, const ASGCT_CallFrame *frames,
+                                   const uint8_t *types, uint32_t n, uint32_t flags)
+{
+  uint32_t mask = x->capacity - 1;
+  for (uint32_t i = (uint32_t)h & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
+    const struct fg_trace *tr = atomic_load_explicit(&x->slots[i], memory_order_acquire);
+    if (!tr)
+      return NULL;
+    if (same(tr, h, frames, types, n, flags))
+      return tr;
+  }
+  return NULL;
+}
+
+static size_t trace_bytes(uint32_t n)
+{
+  size_t bytes = sizeof(struct fg_trace) + (size_t)n * (sizeof(uint64_t) + sizeof(int32_t) + 1);
+  return (bytes + 15) & ~(size_t)15;
+}
+
+/* A spare that lost the race to be installed goes back, or is unmapped. */
+static void give_back_chunk(struct fg_trace_table *t, struct fg_trace_chunk *c)
+{
+  struct fg_trace_chunk *none = NULL;
+  if (!atomic_compare_exchange_strong(&t->spare_chunk, &none, c))
+    unmap_bytes(t, c, c->mapped);
+}
+
+static void give_back_index(struct fg_trace_table *t, struct fg_trace_index *x)
+{
+  struct fg_trace_index *none = NULL;
+  if (!atomic_compare_exchange_strong(&t->spare_index, &none, x))
+    unmap_bytes(t, x, x->mapped);
+}
+
+/* bytes (a multiple of 16) from the current chunk, moving to a new one when
+ * it is full; *from and *at say where, to give them back. */
+static void *carve(struct fg_trace_table *t, size_t bytes, struct fg_trace_chunk **from, size_t *at)
+{
+  for (;;) {
+    struct fg_trace_chunk *c = atomic_load_explicit(&t->chunk, memory_order_acquire);
+    /* acquire: bytes given back by uncarve may be carved again here, after
+     * the writes of the thread that gave them back */
+    size_t off = atomic_fetch_add_explicit(&c->used, bytes, memory_order_acquire);
+    if (off + bytes <= c->size) {
+      *from = c;
+      *at = off;
+      return c->data + off;
+    }
+    struct fg_trace_chunk *next = atomic_exchange(&t->spare_chunk, NULL);
+    if (next && next->size < bytes) {
+      give_back_chunk(t, next);
+      next = NULL;
+    }
+    if (!next) {
+      next = map_chunk(t, bytes > t->chunk_bytes ? bytes : t->chunk_bytes);
+      if (!next)
+        return NULL;
+      atomic_fetch_add_explicit(&t->handler_maps, 1, memory_order_relaxed);
+    }
+    next->prev = c;
+    if (!atomic_compare_exchange_strong_explicit(&t->chunk, &c, next, memory_order_acq_rel, memory_order_acquire))
+      give_back_chunk(t, next);   /* another thread moved on first: carve from its chunk */
+  }
+}
+
+/* A trace that turned out to be there already: its bytes go back when
+ * nothing was carved after them. */
+static void uncarve(struct fg_trace_chunk *c, size_t at, size_t bytes)
+{
+  size_t end = at + bytes;
+  atomic_compare_exchange_strong_explicit(&c->used, &end, at, memory_order_release, memory_order_relaxed);
+}
+
+/* The index to add to: the newest, or a bigger one once it is three
+ * quarters full (the drainer's spare, else one mapped here). */
+static struct fg_trace_index *index_for_adding(struct fg_trace_table *t)
+{
+  struct fg_trace_index *x = atomic_load_explicit(&t->index, memory_order_acquire);
+  if (atomic_load_explicit(&x->used, memory_order_relaxed) < x->capacity / 4 * 3)
+    return x;
+  struct fg_trace_index *bigger = atomic_exchange(&t->spare_index, NULL);
+  if (bigger && bigger->capacity <= x->capacity) {
+    give_back_index(t, bigger);
+    bigger = NULL;
+  }
+  if (!bigger) {
+    bigger = x->capacity < (1u << 30) ? map_index(t, x->capacity * 2) : NULL;
+    if (!bigger)   /* refused: go on filling the newest while it has room */
+      return atomic_load_explicit(&x->used, memory_order_relaxed) < x->capacity - 1 ? x : NULL;
+    atomic_fetch_add_explicit(&t->handler_maps, 1, memory_order_relaxed);
+  }
+  bigger->older = x;
+  if (atomic_compare_exchange_strong_explicit(&t->index, &x, bigger, memory_order_acq_rel, memory_order_acquire))
+    return bigger;
+  give_back_index(t, bigger);
+  return x;   /* the one another thread installed */
+}
+
+const struct fg_trace *fg_trace_table_put(struct fg_trace_table *t, const ASGCT_CallFrame *frames,
+                                          const uint8_t *types, uint32_t n, uint32_t flags)
+{
+  uint64_t h = hash_of(frames, types, n, flags);
+  for (const struct fg_trace_index *x = atomic_load_explicit(&t->index, memory_order_acquire); x; x = x->older) {
+    const struct fg_trace *found = find(x, h, frames, types, n, flags);
+    if (found)
+      return found;
+  }
+  struct fg_trace_index *x = index_for_adding(t);
+  size_t bytes = trace_bytes(n), at;
+  struct fg_trace_chunk *chunk;
+  struct fg_trace *tr = x ? carve(t, bytes, &chunk, &at) : NULL;
+  if (!tr) {
+    atomic_fetch_add_explicit(&t->refused, 1, memory_order_relaxed);
+    return NULL;
+  }
+  tr->hash = h;
+  tr->n = n;
+  tr->flags = flags;
+  tr->id = atomic_fetch_add_explicit(&t->next_id, 1, memory_order_relaxed) + 1;
+  uint64_t *m = (uint64_t *)fg_trace_methods(tr);
+  int32_t *b = (int32_t *)fg_trace_bcis(tr);
+  uint8_t *k = (uint8_t *)fg_trace_types(tr);
+  for (uint32_t i = 0; i < n; i++) {
+    m[i] = (uint64_t)(uintptr_t)frames[i].method_id;
+    b[i] = frames[i].lineno;
+    k[i] = types[i];
+  }
+  uint32_t mask = x->capacity - 1;
+  for (uint32_t i = (uint32_t)h & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
+    struct fg_trace *cur = NULL;
+    if (atomic_compare_exchange_strong_explicit(&x->slots[i], &cur, tr, memory_order_release, memory_order_acquire)) {
+      atomic_fetch_add_explicit(&x->used, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&t->stored, 1, memory_order_relaxed);
+      return tr;
+    }
+    if (same(cur, h, frames, types, n, flags)) {   /* added by another thread meanwhile */
+      uncarve(chunk, at, bytes);
+      return cur;
+    }
+  }
+  atomic_fetch_add_explicit(&t->refused, 1, memory_order_relaxed);   /* a full index: never below 3/4 */
+  return NULL;
+}
+
+/* Copies x's traces into the private, empty index into. */
+static void copy_into(const struct fg_trace_index *x, struct fg_trace_index *into)
+{
+  uint32_t mask = into->capacity - 1, used = 0;
+  for (uint32_t s = 0; s < x->capacity; s++) {
+    struct fg_trace *tr = atomic_load_explicit(&x->slots[s], memory_order_acquire);
+    if (!tr)
+      continue;
+    uint32_t i = (uint32_t)tr->hash & mask;
+    while (atomic_load_explicit(&into->slots[i], memory_order_relaxed))
+      i = (i + 1) & mask;
+    atomic_store_explicit(&into->slots[i], tr, memory_order_relaxed);
+    used++;
+  }
+  atomic_store_explicit(&into->used, used, memory_order_relaxed);
+}
+
+void fg_trace_table_prepare(struct fg_trace_table *t)
+{
+  struct fg_trace_index *x = atomic_load(&t->index);
+  if (!atomic_load(&t->spare_index) && atomic_load(&x->used) >= x->capacity / 2 && x->capacity < (1u << 30)) {
+    struct fg_trace_index *bigger = map_index(t, x->capacity * 2);
+    if (bigger) {
+      /* what x holds now, so that the stacks seen so far are found at the
+       * first index searched once handlers move to it */
+      copy_into(x, bigger);
+      give_back_index(t, bigger);
+    }
+  }
+  struct fg_trace_chunk *c = atomic_load(&t->chunk);
+  if (!atomic_load(&t->spare_chunk) && atomic_load(&c->used) >= c->size / 2) {
+    struct fg_trace_chunk *spare = map_chunk(t, t->chunk_bytes);
+    if (spare)
+      give_back_chunk(t, spare);
+  }
+}
+
+uint32_t fg_trace_table_count(struct fg_trace_table *t)
+{
+  return atomic_load(&t->stored);
+}

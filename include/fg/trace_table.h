@@ -1,0 +1,114 @@
+/* The call traces of a profiling session, shared by every thread: each
+ * distinct stack (its frames, their bcis and types, and the flags that shape
+ * it) is stored once, and a sample is one word naming it. The signal handler
+ * finds or adds a trace without a lock and without malloc:
+ *
+ *  - traces live in arena chunks (mmap), carved with an atomic bump; the
+ *    drainer keeps a spare chunk ready, and a handler that finds none maps
+ *    one itself (a system call, safe in a signal handler);
+ *  - an open-addressing index of trace pointers, filled by compare-and-swap,
+ *    finds a stack by its hash. When it is half full the drainer makes one
+ *    twice as big; handlers move to it at three quarters, and a lookup reads
+ *    the older indexes too, so no trace is moved or lost. Two handlers adding
+ *    the same new stack at once may both store it: the drainer's profile
+ *    merges them by their frames.
+ *
+ * Nothing is freed while sampling runs (a handler may be reading any of it);
+ * fg_trace_table_destroy frees everything once no handler can run.
+ * A byte limit (memlimit=) bounds the chunks and indexes mapped: a new trace
+ * that would pass it is refused and counted, known traces still match. */
+#ifndef FG_TRACE_TABLE_H
+#define FG_TRACE_TABLE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg/forte.h"
+
+/* What a frame in a walk is; kept per frame in its trace. */
+enum fg_frame_type {
+  FG_FRAME_JAVA = 0,         /* a Java frame, how it runs unknown */
+  FG_FRAME_INTERPRETED = 1,
+  FG_FRAME_COMPILED = 2,
+  FG_FRAME_INLINED = 3,
+  FG_FRAME_NATIVE_PC = 4,    /* method_id holds a native pc */
+  FG_FRAME_STUB = 5,         /* method_id holds a const struct fg_code_blob * */
+};
+
+/* One stored stack. Traces are 16-byte aligned (a sample may keep 4 bits
+ * beside the pointer); the arrays follow the header. */
+struct fg_trace {
+  uint64_t hash;
+  uint32_t id;       /* 1, 2, ...: in the order traces were added */
+  uint32_t n;        /* frames, leaf first */
+  uint32_t flags;    /* the walk's flags (FG_SAMPLE_*, tick code included) */
+  uint32_t pad;
+  /* uint64_t methods[n]; int32_t bcis[n]; uint8_t types[n]; */
+};
+
+static inline const uint64_t *fg_trace_methods(const struct fg_trace *t)
+{
+  return (const uint64_t *)(t + 1);
+}
+
+static inline const int32_t *fg_trace_bcis(const struct fg_trace *t)
+{
+  return (const int32_t *)(fg_trace_methods(t) + t->n);
+}
+
+static inline const uint8_t *fg_trace_types(const struct fg_trace *t)
+{
+  return (const uint8_t *)(fg_trace_bcis(t) + t->n);
+}
+
+struct fg_trace_chunk {
+  _Atomic size_t used;               /* bytes carved from data */
+  size_t size;                       /* bytes of data */
+  struct fg_trace_chunk *prev;       /* the chunk it followed, to free at the end */
+  size_t mapped;                     /* bytes mapped for it, header included */
+  _Alignas(16) unsigned char data[];
+};
+
+struct fg_trace_index {
+  uint32_t capacity;                 /* slots, a power of two */
+  _Atomic uint32_t used;
+  struct fg_trace_index *older;      /* the index it took over from, still searched */
+  size_t mapped;
+  _Atomic(struct fg_trace *) slots[];
+};
+
+struct fg_trace_table {
+  _Atomic(struct fg_trace_index *) index;     /* the newest */
+  _Atomic(struct fg_trace_index *) spare_index;
+  _Atomic(struct fg_trace_chunk *) chunk;      /* carving from it */
+  _Atomic(struct fg_trace_chunk *) spare_chunk;
+  _Atomic uint32_t next_id;
+  _Atomic uint32_t stored;           /* traces in the table */
+  _Atomic uint64_t mapped;           /* bytes of chunks and indexes */
+  uint64_t limit;                    /* 0: none */
+  _Atomic uint64_t refused;          /* new traces refused: the limit, or mmap failed */
+  _Atomic uint64_t handler_maps;     /* chunks or indexes a handler had to map itself */
+  size_t chunk_bytes;                /* a chunk's usual size */
+};
+
+/* An empty table with an index of index_slots (a power of two) and one
+ * chunk of chunk_bytes; limit 0 means none. 0, or -1 when out of memory. */
+int fg_trace_table_init(struct fg_trace_table *t, uint32_t index_slots, size_t chunk_bytes, uint64_t limit);
+void fg_trace_table_destroy(struct fg_trace_table *t);
+
+/* The trace of frames[0..n) with their types and the walk's flags, added if
+ * new; NULL when it is new and the limit (or the system) refuses the memory.
+ * Async-signal-safe, lock-free, any number of threads at once. */
+const struct fg_trace *fg_trace_table_put(struct fg_trace_table *t, const ASGCT_CallFrame *frames,
+                                          const uint8_t *types, uint32_t n, uint32_t flags);
+
+/* The drainer's turn: a bigger index ready once the newest is half full, a
+ * spare chunk once the current one is half used, so that handlers seldom map
+ * memory themselves. Not async-signal-safe (it may block in mmap). */
+void fg_trace_table_prepare(struct fg_trace_table *t);
+
+/* Traces stored so far (a stack two threads added at once counts twice). */
+uint32_t fg_trace_table_count(struct fg_trace_table *t);
+
+#endif

@@ -1,0 +1,225 @@
+/* The shared call-trace table: one trace per distinct stack, found again
+ * through grown indexes and new chunks, a byte limit that refuses only new
+ * traces, and threads adding the same stacks at once while the drainer
+ * prepares the next index (also built with ThreadSanitizer). */
+#include "unit.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/trace_table.h"
+
+#define FRAMES 64
+
+/* Stack number k, n frames deep: distinct for distinct (k, n). */
+static void stack_of(uint32_t k, uint32_t n, ASGCT_CallFrame *f, uint8_t *types)
+{
+  for (uint32_t i = 0; i < n; i++) {
+    f[i] = (ASGCT_CallFrame){(jint)(i == 0 ? k : i), (jmethodID)(uintptr_t)(0x1000 + 16 * i)};
+    types[i] = (uint8_t)(i % 3);
+  }
+}
+
+static void same_stack_same_trace(void **state)
+{
+  (void)state;
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 16, 4096, 0), 0);
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  stack_of(7, 10, f, types);
+  const struct fg_trace *a = fg_trace_table_put(&t, f, types, 10, 0);
+  assert_non_null(a);
+  assert_ptr_equal(fg_trace_table_put(&t, f, types, 10, 0), a);
+  assert_int_equal(a->n, 10);
+  assert_int_equal(fg_trace_bcis(a)[0], 7);
+  assert_int_equal(fg_trace_methods(a)[3], 0x1000 + 48);
+  assert_int_equal(fg_trace_types(a)[5], 2);
+  assert_int_equal((uintptr_t)a % 16, 0);
+  /* another bci, another type, other flags, one frame fewer: four more traces */
+  f[0].lineno = 8;
+  const struct fg_trace *b = fg_trace_table_put(&t, f, types, 10, 0);
+  f[0].lineno = 7;
+  types[9] = 9;
+  const struct fg_trace *c = fg_trace_table_put(&t, f, types, 10, 0);
+  types[9] = 0;
+  const struct fg_trace *d = fg_trace_table_put(&t, f, types, 10, 8);
+  const struct fg_trace *e = fg_trace_table_put(&t, f, types, 9, 0);
+  assert_true(b != a && c != a && d != a && e != a && b != c && c != d && d != e);
+  assert_int_equal(d->flags, 8);
+  assert_int_equal(fg_trace_table_count(&t), 5);
+  /* a failed walk keeps no frames: still one trace per flags */
+  const struct fg_trace *none = fg_trace_table_put(&t, f, types, 0, 8 | 3u << 16);
+  assert_non_null(none);
+  assert_ptr_equal(fg_trace_table_put(&t, NULL, NULL, 0, 8 | 3u << 16), none);
+  fg_trace_table_destroy(&t);
+}
+
+/* Far more stacks than the first index and chunk hold, with and without the
+ * drainer's turns: each is found again, at the pointer it got first. */
+static void grows_and_finds_everything(void **state)
+{
+  (void)state;
+  for (int drainer = 0; drainer <= 1; drainer++) {
+    struct fg_trace_table t;
+    assert_int_equal(fg_trace_table_init(&t, 16, 65536, 0), 0);
+    enum { N = 5000 };
+    const struct fg_trace **got = calloc(N, sizeof *got);
+    ASGCT_CallFrame f[FRAMES];
+    uint8_t types[FRAMES];
+    for (uint32_t k = 0; k < N; k++) {
+      stack_of(k, 1 + k % FRAMES, f, types);
+      got[k] = fg_trace_table_put(&t, f, types, 1 + k % FRAMES, 0);
+      assert_non_null(got[k]);
+      if (drainer && k % 20 == 0)   /* a drain pass: a chunk holds about 140 of these */
+        fg_trace_table_prepare(&t);
+    }
+    for (uint32_t k = 0; k < N; k++) {
+      stack_of(k, 1 + k % FRAMES, f, types);
+      assert_ptr_equal(fg_trace_table_put(&t, f, types, 1 + k % FRAMES, 0), got[k]);
+    }
+    assert_int_equal(fg_trace_table_count(&t), N);
+    /* the newest index is at most three quarters full; the older ones hold the rest */
+    const struct fg_trace_index *newest = atomic_load(&t.index);
+    assert_true(atomic_load(&newest->used) <= newest->capacity / 4 * 3);
+    assert_non_null(newest->older);
+    if (drainer)   /* the drainer kept spares ready: handlers seldom mapped anything */
+      assert_true(atomic_load(&t.handler_maps) < 20);
+    else
+      assert_true(atomic_load(&t.handler_maps) > 0);
+    free(got);
+    fg_trace_table_destroy(&t);
+    assert_int_equal(atomic_load(&t.mapped), 0);
+  }
+}
+
+/* A trace bigger than a chunk gets a chunk of its own. */
+static void a_deep_stack_fits(void **state)
+{
+  (void)state;
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 16, 4096, 0), 0);
+  enum { DEEP = 70000 };
+  ASGCT_CallFrame *f = calloc(DEEP, sizeof *f);
+  uint8_t *types = calloc(DEEP, 1);
+  for (uint32_t i = 0; i < DEEP; i++)
+    f[i] = (ASGCT_CallFrame){(jint)i, (jmethodID)(uintptr_t)(0x1000 + i)};
+  const struct fg_trace *tr = fg_trace_table_put(&t, f, types, DEEP, 0);
+  assert_non_null(tr);
+  assert_int_equal(fg_trace_bcis(tr)[DEEP - 1], DEEP - 1);
+  assert_ptr_equal(fg_trace_table_put(&t, f, types, DEEP, 0), tr);
+  free(f);
+  free(types);
+  fg_trace_table_destroy(&t);
+}
+
+/* Under memlimit: new traces are refused and counted, known ones match. */
+static void the_limit_refuses_only_new_traces(void **state)
+{
+  (void)state;
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 16, 4096, 64 * 1024), 0);
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  stack_of(0, FRAMES, f, types);
+  const struct fg_trace *first = fg_trace_table_put(&t, f, types, FRAMES, 0);
+  assert_non_null(first);
+  uint32_t k = 1;
+  while (fg_trace_table_put(&t, (stack_of(k, FRAMES, f, types), f), types, FRAMES, 0) != NULL && k < 100000)
+    k++;
+  assert_true(k < 100000);
+  assert_int_equal(atomic_load(&t.refused), 1);
+  assert_true(atomic_load(&t.mapped) <= 64 * 1024);
+  stack_of(0, FRAMES, f, types);
+  assert_ptr_equal(fg_trace_table_put(&t, f, types, FRAMES, 0), first);
+  assert_int_equal(atomic_load(&t.refused), 1);
+  fg_trace_table_destroy(&t);
+}
+
+/* Four threads add the same 3000 stacks in different orders while a fifth
+ * prepares indexes and chunks: every pointer a thread gets holds its stack,
+ * and at most a few stacks are stored twice. */
+enum { THREADS = 4, STACKS = 3000 };
+
+struct race {
+  struct fg_trace_table *t;
+  int seed;
+  _Atomic int *stop;
+  const struct fg_trace **got;
+};
+
+static void *adder(void *arg)
+{
+  struct race *r = arg;
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  for (uint32_t j = 0; j < STACKS; j++) {
+    uint32_t k = (j * 7919u + (uint32_t)r->seed * 104729u) % STACKS;
+    uint32_t n = 1 + k % FRAMES;
+    stack_of(k, n, f, types);
+    const struct fg_trace *tr = fg_trace_table_put(r->t, f, types, n, 0);
+    if (!tr || tr->n != n || fg_trace_bcis(tr)[0] != (jint)k)
+      return (void *)1;
+    r->got[k] = tr;
+  }
+  return NULL;
+}
+
+static void *preparer(void *arg)
+{
+  struct race *r = arg;
+  while (!atomic_load(r->stop))
+    fg_trace_table_prepare(r->t);
+  return NULL;
+}
+
+static void threads_add_at_once(void **state)
+{
+  (void)state;
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 16, 16384, 0), 0);
+  _Atomic int stop = 0;
+  struct race r[THREADS + 1];
+  pthread_t th[THREADS + 1];
+  for (int i = 0; i <= THREADS; i++) {
+    r[i] = (struct race){&t, i, &stop, calloc(STACKS, sizeof(struct fg_trace *))};
+    assert_int_equal(pthread_create(&th[i], NULL, i == THREADS ? preparer : adder, &r[i]), 0);
+  }
+  for (int i = 0; i < THREADS; i++) {
+    void *rc;
+    pthread_join(th[i], &rc);
+    assert_null(rc);
+  }
+  atomic_store(&stop, 1);
+  pthread_join(th[THREADS], NULL);
+  uint32_t stored = fg_trace_table_count(&t);
+  assert_true(stored >= STACKS && stored <= STACKS + STACKS / 10);
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  for (uint32_t k = 0; k < STACKS; k++) {
+    stack_of(k, 1 + k % FRAMES, f, types);
+    const struct fg_trace *now = fg_trace_table_put(&t, f, types, 1 + k % FRAMES, 0);
+    for (int i = 0; i < THREADS; i++) {
+      const struct fg_trace *tr = r[i].got[k];
+      assert_int_equal(tr->n, now->n);
+      assert_memory_equal(fg_trace_methods(tr), fg_trace_methods(now), now->n * sizeof(uint64_t));
+    }
+  }
+  assert_int_equal(fg_trace_table_count(&t), stored);   /* nothing new after the race */
+  for (int i = 0; i <= THREADS; i++)
+    free(r[i].got);
+  fg_trace_table_destroy(&t);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(same_stack_same_trace),
+    cmocka_unit_test(grows_and_finds_everything),
+    cmocka_unit_test(a_deep_stack_fits),
+    cmocka_unit_test(the_limit_refuses_only_new_traces),
+    cmocka_unit_test(threads_add_at_once),
+  };
+  return cmocka_run_group_tests_name("trace_table", tests, NULL, NULL);
+}
