@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,8 +24,8 @@ struct module {
   char *short_name;       /* file name without directories */
   struct symbol *syms;
   size_t nsyms;
-  const uint8_t *file;    /* the library's file, mapped while names may be asked */
-  size_t file_size;
+  const uint8_t *file;    /* the file the names are in (the library's or its debug file), mapped */
+  size_t file_size;       /* 0: not mapped by us (the vDSO's image in memory) */
 };
 
 struct fg_symbols {
@@ -52,7 +53,7 @@ void fg_symbols_free(struct fg_symbols *s)
   if (!s)
     return;
   for (size_t i = 0; i < s->nmodules; i++) {
-    if (s->modules[i].file)
+    if (s->modules[i].file && s->modules[i].file_size)
       munmap((void *)s->modules[i].file, s->modules[i].file_size);
     free(s->modules[i].syms);
     free(s->modules[i].short_name);
@@ -121,45 +122,140 @@ static void add_section(struct module *m, const uint8_t *file, size_t size,
   }
 }
 
-static void load_symbols(struct module *m, const char *path)
+/* The file at path, mapped read-only; NULL when it cannot be, or is no
+ * 64-bit ELF whose headers lie inside it. */
+static const uint8_t *map_elf(const char *path, size_t *size)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0)
-    return;
+    return NULL;
   if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
     close(fd);
-    return;
+    return NULL;
   }
-  size_t size = (size_t)st.st_size;
-  const uint8_t *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  *size = (size_t)st.st_size;
+  const uint8_t *file = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (file == MAP_FAILED)
-    return;
+    return NULL;
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
   if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size ||
-      eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > size) {
-    munmap((void *)file, size);
-    return;
+      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > *size ||
+      eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > *size) {
+    munmap((void *)file, *size);
+    return NULL;
   }
-  /* runtime = base + (vaddr - first PT_LOAD's page-aligned vaddr) */
-  uintptr_t first = 0;
+  return file;
+}
+
+static const Elf64_Shdr *sections(const uint8_t *file)
+{
+  return (const Elf64_Shdr *)(file + ((const Elf64_Ehdr *)file)->e_shoff);
+}
+
+/* The section of that type, or NULL. */
+static const Elf64_Shdr *section_of_type(const uint8_t *file, Elf64_Word type)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
+  for (int i = 0; i < eh->e_shnum; i++)
+    if (sections(file)[i].sh_type == type)
+      return &sections(file)[i];
+  return NULL;
+}
+
+/* Adds the function symbols of the file's symtab (or, failing that, its
+ * dynsym) at runtime address vaddr + bias. 1 if it had any. */
+static int add_symbols(struct module *m, const uint8_t *file, size_t size, uintptr_t bias, Elf64_Word type)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
+  const Elf64_Shdr *sh = sections(file);
+  size_t before = m->nsyms;
+  for (int i = 0; i < eh->e_shnum; i++)
+    if (sh[i].sh_type == type && sh[i].sh_link < eh->e_shnum)
+      add_section(m, file, size, &sh[i], &sh[sh[i].sh_link], bias);
+  return m->nsyms > before;
+}
+
+/* The separate debug file of a library without a symtab (Debian's -dbg
+ * packages): by its build id, /usr/lib/debug/.build-id/ab/cdef....debug,
+ * else by its .gnu_debuglink name, in /usr/lib/debug beside the library's
+ * directory or in its .debug subdirectory. NULL when none is installed. */
+static const uint8_t *debug_file(const uint8_t *file, size_t size, const char *path, size_t *debug_size)
+{
+  char name[4096];
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
+  for (int i = 0; i < eh->e_shnum; i++) {
+    const Elf64_Shdr *n = &sections(file)[i];
+    if (n->sh_type != SHT_NOTE || n->sh_offset + n->sh_size > size)
+      continue;
+    for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= n->sh_size;) {
+      const Elf64_Nhdr *note = (const Elf64_Nhdr *)(file + n->sh_offset + at);
+      size_t desc = at + sizeof *note + ((note->n_namesz + 3) & ~3u);
+      if (desc + note->n_descsz > n->sh_size)
+        break;
+      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && note->n_descsz >= 2 && note->n_descsz <= 64 &&
+          memcmp(note + 1, "GNU", 4) == 0) {
+        const uint8_t *id = file + n->sh_offset + desc;
+        int len = snprintf(name, sizeof name, "/usr/lib/debug/.build-id/%02x/", id[0]);
+        for (uint32_t k = 1; k < note->n_descsz; k++)
+          len += snprintf(name + len, sizeof name - (size_t)len, "%02x", id[k]);
+        snprintf(name + len, sizeof name - (size_t)len, ".debug");
+        const uint8_t *debug = map_elf(name, debug_size);
+        if (debug)
+          return debug;
+      }
+      at = desc + ((note->n_descsz + 3) & ~3u);
+    }
+  }
+  const Elf64_Shdr *names = &sections(file)[eh->e_shstrndx < eh->e_shnum ? eh->e_shstrndx : 0];
+  for (int i = 0; i < eh->e_shnum && names->sh_offset + names->sh_size <= size; i++) {
+    const Elf64_Shdr *link = &sections(file)[i];
+    if (link->sh_name >= names->sh_size || link->sh_offset + link->sh_size > size || link->sh_size < 2 ||
+        strcmp((const char *)file + names->sh_offset + link->sh_name, ".gnu_debuglink") != 0 ||
+        !memchr(file + link->sh_offset, '\0', link->sh_size))
+      continue;
+    const char *base = (const char *)file + link->sh_offset;
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path) : 0;
+    const char *const forms[] = {"/usr/lib/debug%.*s/%s", "%.*s/.debug/%s"};
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+      snprintf(name, sizeof name, forms[f], dir, path, base);
+      const uint8_t *debug = map_elf(name, debug_size);
+      if (debug)
+        return debug;
+    }
+  }
+  return NULL;
+}
+
+/* runtime = base + (vaddr - the first PT_LOAD's page-aligned vaddr) */
+static uintptr_t bias_of(const uint8_t *file, uintptr_t base)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
   const Elf64_Phdr *ph = (const Elf64_Phdr *)(file + eh->e_phoff);
   for (int i = 0; i < eh->e_phnum; i++)
-    if (ph[i].p_type == PT_LOAD) {
-      first = ph[i].p_vaddr & ~(uintptr_t)0xfff;
-      break;
-    }
-  uintptr_t bias = m->base - first;
-  const Elf64_Shdr *sh = (const Elf64_Shdr *)(file + eh->e_shoff);
-  int have_symtab = 0;
-  for (int i = 0; i < eh->e_shnum; i++)
-    have_symtab |= sh[i].sh_type == SHT_SYMTAB;
-  for (int i = 0; i < eh->e_shnum; i++) {
-    Elf64_Word want = have_symtab ? SHT_SYMTAB : SHT_DYNSYM;
-    if (sh[i].sh_type == want && sh[i].sh_link < eh->e_shnum)
-      add_section(m, file, size, &sh[i], &sh[sh[i].sh_link], bias);
+    if (ph[i].p_type == PT_LOAD)
+      return base - (ph[i].p_vaddr & ~(uintptr_t)0xfff);
+  return base;
+}
+
+static void load_symbols(struct module *m, const char *path)
+{
+  size_t size, debug_size = 0;
+  const uint8_t *file = map_elf(path, &size);
+  if (!file)
+    return;
+  uintptr_t bias = bias_of(file, m->base);
+  const uint8_t *debug = section_of_type(file, SHT_SYMTAB) ? NULL : debug_file(file, size, path, &debug_size);
+  if (debug && add_symbols(m, debug, debug_size, bias, SHT_SYMTAB)) {
+    munmap((void *)file, size);   /* the names are in the debug file */
+    file = debug;
+    size = debug_size;
+  } else {
+    if (debug)
+      munmap((void *)debug, debug_size);
+    add_symbols(m, file, size, bias, section_of_type(file, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM);
   }
   if (m->nsyms) {
     m->file = file;   /* the names point into it */
@@ -167,6 +263,21 @@ static void load_symbols(struct module *m, const char *path)
   } else {
     munmap((void *)file, size);
   }
+  qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
+}
+
+/* The vDSO, which has no file: its image in memory is a whole ELF, section
+ * headers and dynsym included (__vdso_clock_gettime, ...). */
+static void load_vdso_symbols(struct module *m)
+{
+  const uint8_t *image = (const uint8_t *)m->base;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shnum == 0)
+    return;
+  size_t size = eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr);   /* the headers end the image */
+  add_symbols(m, image, size, bias_of(image, m->base), SHT_DYNSYM);
+  m->file = image;
+  m->file_size = 0;   /* not ours to unmap */
   qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
 }
 
@@ -188,6 +299,10 @@ static struct module *module_for(struct fg_symbols *s, uintptr_t base, const cha
   m->base = base;
   const char *slash = strrchr(path, '/');
   m->short_name = strdup(slash ? slash + 1 : path);
+  if (base == (uintptr_t)getauxval(AT_SYSINFO_EHDR)) {
+    load_vdso_symbols(m);
+    return m;
+  }
   char exe[4096];
   if (!path[0]) {   /* the main program */
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
