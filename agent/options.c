@@ -90,21 +90,31 @@ static int parse_bool(const char *v, bool *out)
   return -1;
 }
 
+/* A byte count with an optional k, m or (with_g) g suffix: 0, or -1 for
+ * anything else. */
+static int parse_bytes(const char *v, int with_g, uint64_t *n, uint64_t *scale)
+{
+  const char *suffix;
+  if (parse_u64(v, n, &suffix) != 0)
+    return -1;
+  if (*suffix == '\0')
+    *scale = 1;
+  else if (strcmp(suffix, "k") == 0 || strcmp(suffix, "K") == 0)
+    *scale = 1024;
+  else if (strcmp(suffix, "m") == 0 || strcmp(suffix, "M") == 0)
+    *scale = 1024 * 1024;
+  else if (with_g && (strcmp(suffix, "g") == 0 || strcmp(suffix, "G") == 0))
+    *scale = 1024ull * 1024 * 1024;
+  else
+    return -1;
+  return 0;
+}
+
 /* N, Nk, Nm or Ng bytes, at least MIN_MEMLIMIT, or 0 for none. */
 static int parse_limit(const char *v, uint64_t *out)
 {
-  uint64_t n;
-  const char *suffix;
-  if (parse_u64(v, &n, &suffix) != 0)
-    return -1;
-  uint64_t scale = *suffix == '\0' ? 1 : 0;
-  if (strcmp(suffix, "k") == 0 || strcmp(suffix, "K") == 0)
-    scale = 1024;
-  else if (strcmp(suffix, "m") == 0 || strcmp(suffix, "M") == 0)
-    scale = 1024 * 1024;
-  else if (strcmp(suffix, "g") == 0 || strcmp(suffix, "G") == 0)
-    scale = 1024ull * 1024 * 1024;
-  if (!scale || n > (1ull << 50) / scale || (n > 0 && n * scale < MIN_MEMLIMIT))
+  uint64_t n, scale;
+  if (parse_bytes(v, 1, &n, &scale) != 0 || n > (1ull << 50) / scale || (n > 0 && n * scale < MIN_MEMLIMIT))
     return -1;
   *out = n * scale;
   return 0;
@@ -112,16 +122,8 @@ static int parse_limit(const char *v, uint64_t *out)
 
 static int parse_size(const char *v, size_t *out)
 {
-  uint64_t n;
-  const char *suffix;
-  if (parse_u64(v, &n, &suffix) != 0)
-    return -1;
-  uint64_t scale = 1;
-  if (strcmp(suffix, "k") == 0 || strcmp(suffix, "K") == 0)
-    scale = 1024;
-  else if (strcmp(suffix, "m") == 0 || strcmp(suffix, "M") == 0)
-    scale = 1024 * 1024;
-  else if (*suffix != '\0')
+  uint64_t n, scale;
+  if (parse_bytes(v, 0, &n, &scale) != 0)
     return -1;
   if (n > MAX_RING_BYTES / scale)
     return -1;
