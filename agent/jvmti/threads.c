@@ -51,7 +51,7 @@ struct fg_thread *fg_thread_new(size_t ring_bytes, int frames)
   struct fg_thread *t = calloc(1, sizeof *t);
   if (!t)
     return NULL;
-  t->wall_stat_fd = -1;
+  t->wall_stat_fd = t->wall_schedstat_fd = -1;
   struct fg_scratch *s = fg_scratch_new(frames);
   atomic_init(&t->scratch, s);
   if (!s || fg_ring_init(&t->ring, ring_bytes) != 0) {

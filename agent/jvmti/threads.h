@@ -71,6 +71,9 @@ struct fg_thread {
   /* the wall sampler's (under the registry lock) */
   uint64_t wall_serial;         /* the registration the fields below belong to */
   int wall_stat_fd;             /* /proc/self/task/TID/stat, -1 until opened */
+  int wall_schedstat_fd;        /* /proc/self/task/TID/schedstat, -1 until opened */
+  uint64_t wall_run_ns, wall_wait_ns;   /* its figures at the last look */
+  uint64_t wall_r_ns, wall_r_looks, wall_waited_ns;   /* R time and looks so far, waiting not yet labelled */
   uint64_t wall_last_ns;
   uint32_t wall_last_state;
 

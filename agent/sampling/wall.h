@@ -4,7 +4,10 @@
  *  - the thread's kernel state is read from /proc/self/task/TID/stat (R, S,
  *    D, ...: the kernel's, not Java's, which calls a thread in Socket.read
  *    RUNNABLE) and handed to the thread's own handler with SIGPROF, which
- *    walks the stack as usual;
+ *    walks the stack as usual. R covers a thread on a CPU and one waiting
+ *    for a CPU: the scheduler's own account (/proc/self/task/TID/schedstat,
+ *    time on a CPU and time waiting in a run queue) tells them apart: a
+ *    thread's R samples are runnable in the share of its R time it waited;
  *  - a thread that has used no CPU since its last sample (its per-thread CPU
  *    clock, read with clock_gettime, against the value its handler noted) is
  *    asleep where it was: it is not woken, its last stack is counted again.
@@ -23,11 +26,12 @@
 
 enum fg_wall_state {
   FG_STATE_NONE = 0,          /* not a wall sample */
-  FG_STATE_RUNNING,           /* R: on a CPU or waiting for one */
+  FG_STATE_RUNNING,           /* R: on a CPU */
   FG_STATE_SLEEPING,          /* S: interruptible sleep (lock, park, sleep, socket read, ...) */
   FG_STATE_UNINTERRUPTIBLE,   /* D: disk or other uninterruptible wait */
   FG_STATE_STOPPED,           /* T, t: stopped or traced */
   FG_STATE_OTHER,
+  FG_STATE_RUNNABLE,          /* R, but waiting in a run queue for a CPU (a busy machine) */
 };
 
 /* "[state=running]", ... */
