@@ -20,13 +20,13 @@
 #define SCAN_EVERY 10                  /* look for new threads every 100 ms */
 #define RECLAIM_EVERY 100              /* free dead threads' slots every second */
 
-static int64_t name_frame(void *ctx, const struct fg_trace *tr, uint32_t i);
+static int64_t frame_name(void *ctx, const struct fg_trace *tr, uint32_t i);
 
 int fg_drainer_init(struct fg_drainer *d)
 {
   d->symbols = fg_symbols_new();
   fg_u64_map_init(&d->native_names);
-  struct fg_stack_namer namer = {name_frame, fg_wall_state_frame, d};
+  struct fg_stack_namer namer = {frame_name, fg_wall_state_frame, d};
   if (fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer) != 0 || !d->symbols ||
       pthread_mutex_init(&d->lock, NULL) != 0)
     return -1;
@@ -73,9 +73,11 @@ static enum fg_frame_kind kind_of_type(uint8_t type)
   }
 }
 
-/* The name id of frame i of a trace. */
-static int64_t frame_name(struct fg_drainer *d, JNIEnv *jni, const struct fg_trace *tr, uint32_t i)
+/* The name id of frame i of a trace (the drainer is ctx; Java names are
+ * read with the pass's JNIEnv). */
+static int64_t frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
 {
+  struct fg_drainer *d = ctx;
   uint8_t type = fg_trace_types(tr)[i];
   if (type == FG_FRAME_NATIVE_PC)
     return native_name(d, fg_trace_methods(tr)[i]);
@@ -83,17 +85,11 @@ static int64_t frame_name(struct fg_drainer *d, JNIEnv *jni, const struct fg_tra
     const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_trace_methods(tr)[i];
     return intern(d, stub->name[0] ? stub->name : "[stub]", FG_KIND_NATIVE);
   }
-  int64_t id = fg_method_name(d->names, d->jvmti, jni, d->profile, fg_trace_method(tr, i), fg_trace_bcis(tr)[i]);
+  int64_t id = fg_method_name(d->names, d->jvmti, d->jni, d->profile, fg_trace_method(tr, i), fg_trace_bcis(tr)[i]);
   enum fg_frame_kind kind = kind_of_type(type);
   if (id >= 0 && kind != FG_KIND_JAVA && fg_profile_kind(d->profile, (uint32_t)id) == FG_KIND_JAVA)
     id = intern(d, fg_profile_name(d->profile, (uint32_t)id), kind);
   return id;
-}
-
-static int64_t name_frame(void *ctx, const struct fg_trace *tr, uint32_t i)
-{
-  struct fg_drainer *d = ctx;
-  return frame_name(d, d->jni, tr, i);
 }
 
 /* weight samples of trace tr on thread in state, into the stats and the

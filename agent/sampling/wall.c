@@ -27,19 +27,28 @@ static uint64_t thread_cpu_ns(int tid)
   return fg_clock_ns((clockid_t)((~(unsigned)tid << 3) | 6));
 }
 
+/* /proc/self/task/TID/<name> into buf (NUL-terminated), through *fd, opened
+ * at the first read and kept; 0 when it cannot be read. */
+static ssize_t read_task_file(int *fd, int tid, const char *name, char *buf, size_t len)
+{
+  if (*fd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, name);
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  ssize_t n = *fd >= 0 ? pread(*fd, buf, len - 1, 0) : -1;
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  return n;
+}
+
 /* The state letter in /proc/self/task/TID/stat, after the ") " closing the name. */
 static uint32_t kernel_state(struct fg_thread *t)
 {
   char buf[512];
-  if (t->wall_stat_fd < 0) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", t->tid);
-    t->wall_stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-  }
-  ssize_t n = t->wall_stat_fd >= 0 ? pread(t->wall_stat_fd, buf, sizeof buf - 1, 0) : -1;
-  if (n <= 0)
+  if (!read_task_file(&t->wall_stat_fd, t->tid, "stat", buf, sizeof buf))
     return FG_STATE_OTHER;
-  buf[n] = '\0';
   char *close = strrchr(buf, ')');
   switch (close && close[1] ? close[2] : '?') {
   case 'R': return FG_STATE_RUNNING;
@@ -61,18 +70,10 @@ static uint32_t kernel_state(struct fg_thread *t)
 static uint32_t running_or_runnable(struct fg_thread *t)
 {
   char buf[128];
-  if (t->wall_schedstat_fd < 0) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", t->tid);
-    t->wall_schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
-  }
-  ssize_t n = t->wall_schedstat_fd >= 0 ? pread(t->wall_schedstat_fd, buf, sizeof buf - 1, 0) : -1;
   unsigned long long run, wait;
-  if (n <= 0)
+  if (!read_task_file(&t->wall_schedstat_fd, t->tid, "schedstat", buf, sizeof buf) ||
+      sscanf(buf, "%llu %llu", &run, &wait) != 2)
     return FG_STATE_RUNNING;   /* no schedstat (a kernel without it): R as it was */
-  buf[n] = '\0';
-  if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
-    return FG_STATE_RUNNING;
   uint64_t dr = run - t->wall_run_ns, dw = wait - t->wall_wait_ns;
   int first = t->wall_run_ns == 0 && t->wall_wait_ns == 0;
   t->wall_run_ns = run;
