@@ -35,7 +35,7 @@ done
   echo "Written by scripts/bench-wall-idle.sh on $(date -u +%Y-%m-%d), $(nproc) cores. $threads threads parked"
   echo "(\`LockSupport.parkNanos\`) or sleeping (\`Thread.sleep\`) for $seconds s, \`event=wall,interval=10ms,wallthreads=1000\`"
   echo "(every thread every tick). *signalled*: samples taken by signalling the thread (its stack walked);"
-  echo "*idle repeats*: samples of a thread whose CPU clock had not moved, counted without waking it;"
+  echo "*idle repeats*: samples of a thread that had done nothing since its last signal but run the handler, counted without waking it;"
   echo "*fgagent CPU*: the wall sampler's and the drainer's CPU time; *process CPU*: user + system"
   echo "time of the whole JVM, with and without the agent."
   echo

@@ -45,7 +45,6 @@ static uint32_t profile_thread_of(struct fg_drainer *d, struct fg_thread *t)
     int64_t idx = fg_profile_add_thread(d->profile, t->tid, t->name);
     t->profile_thread = idx < 0 ? 0 : (uint32_t)idx;
     t->profile_serial = t->serial;
-    t->last_trace = NULL;
   }
   return t->profile_thread;
 }
@@ -103,15 +102,15 @@ static void add_trace(struct fg_drainer *d, uint32_t thread, int64_t thread_fram
     fg_profile_count(d->profile, (uint32_t)idx, weight, time_ns, cpu);
 }
 
-/* event=wall: an idle thread counted again with its last stack. */
+/* event=wall: an idle thread counted again with the stack of its last sample. */
 static void add_repeats(struct fg_drainer *d)
 {
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&d->wall->repeats)) != NULL) {
     struct fg_thread *t = (struct fg_thread *)(uintptr_t)rec[1];
     d->profile->stats.taken++;
-    if (t->serial == rec[2] && t->profile_serial == t->serial && t->last_trace)
-      add_trace(d, t->profile_thread, -1, t->last_trace, (uint32_t)rec[3], 1, 0, 0);
+    if (t->serial == rec[2] && t->profile_serial == t->serial)
+      add_trace(d, t->profile_thread, -1, (const struct fg_trace *)(uintptr_t)rec[4], (uint32_t)rec[3], 1, 0, 0);
     else
       d->profile->stats.overruns++;   /* no stack to repeat: counted as lost */
     fg_ring_release(&d->wall->repeats, rec);
@@ -123,17 +122,13 @@ static void add_repeats(struct fg_drainer *d)
 }
 
 /* One sample record. thread_frame: the "[name]" root of a thread with no
- * JNIEnv, or -1. last: where a wall sample's stack is kept for repeats, or
- * NULL. */
-static void add_sample(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const uint64_t *rec,
-                       struct fg_thread *last)
+ * JNIEnv, or -1. */
+static void add_sample(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const uint64_t *rec)
 {
   const struct fg_trace *tr = fg_sample_trace(rec);
   uint64_t weight = fg_sample_weight(rec);   /* 1 + the signals skipped just before it */
   if (d->verifier && thread_frame < 0)
     fg_edge_verifier_check(d->verifier, tr, &d->profile->stats);
-  if (last && fg_sample_state(rec))
-    last->last_trace = tr;
   add_trace(d, thread, thread_frame, tr, fg_sample_state(rec), weight, fg_sample_time(rec), fg_sample_cpu(rec));
 }
 
@@ -211,7 +206,7 @@ static void drain_thread(struct fg_drainer *d, struct fg_thread *t)
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE)
-      add_sample(d, thread, -1, rec, t);
+      add_sample(d, thread, -1, rec);
     fg_ring_release(&t->ring, rec);
   }
   add_overflow(d, t, thread, -1);
@@ -340,7 +335,7 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
   }
   for (; rec; rec = fg_ring_peek(&t->ring)) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE && t->pool_frame >= 0)
-      add_sample(d, t->profile_thread, t->pool_frame, rec, NULL);
+      add_sample(d, t->profile_thread, t->pool_frame, rec);
     else
       d->pool_no_slot += fg_sample_weight(rec);   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);

@@ -67,12 +67,14 @@ struct fg_thread {
    * before it signals the thread; copied into the sample */
   _Atomic uint32_t wall_state;
   _Atomic uint64_t cpu_at_sample; /* the thread's CPU clock as its last wall sample ended */
+  _Atomic(const struct fg_trace *) wall_trace;   /* that sample's stack if it reached the ring, else NULL */
 
   /* the wall sampler's (under the registry lock) */
   uint64_t wall_serial;         /* the registration the fields below belong to */
   int wall_stat_fd;             /* /proc/self/task/TID/stat, -1 until opened */
   int wall_schedstat_fd;        /* /proc/self/task/TID/schedstat, -1 until opened */
   uint64_t wall_run_ns, wall_wait_ns;   /* its figures at the last look */
+  uint64_t wall_runs_idle;      /* schedstat's times run once the last signal's handler ran; 0: unknown */
   uint64_t wall_r_ns, wall_r_looks, wall_waited_ns;   /* R time and looks so far, waiting not yet labelled */
   uint64_t wall_last_ns;
   uint32_t wall_last_state;
@@ -86,7 +88,6 @@ struct fg_thread {
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint32_t profile_thread;
   int64_t pool_frame;           /* pool records: the "[thread name]" frame id */
-  const struct fg_trace *last_trace;   /* event=wall: the last stack, for an idle thread's repeats */
 };
 
 /* The calling thread's record, or NULL. Read by the signal handler. */

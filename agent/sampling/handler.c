@@ -83,21 +83,35 @@ static void wake_drainer(struct fg_sampler *s, struct fg_ring *r)
   (void)rc;   /* a full counter still wakes it */
 }
 
-static void store(struct fg_sampler *s, struct fg_thread *t, const struct fg_trace *trace, uint64_t time,
-                  uint32_t weight, int cpu, uint32_t state)
+/* 1 when the sample went into the ring. */
+static int store(struct fg_sampler *s, struct fg_thread *t, const struct fg_trace *trace, uint64_t time,
+                 uint32_t weight, int cpu, uint32_t state)
 {
   if (!trace) {
     add_to(&t->refused, weight);   /* a new stack over memlimit */
-    return;
+    return 0;
   }
   uint64_t *w = fg_ring_reserve(&t->ring, FG_SAMPLE_WORDS);
   if (w) {
     fg_sample_encode(w, t->serial, trace, time, weight, cpu, state);
     fg_ring_commit(&t->ring, FG_SAMPLE_WORDS);
     wake_drainer(s, &t->ring);
-  } else if (!overflow(t, trace, state, weight)) {
-    add_to(&t->overruns, weight);   /* the sample, and the skipped intervals it carried */
+    return 1;
   }
+  if (!overflow(t, trace, state, weight))
+    add_to(&t->overruns, weight);   /* the sample, and the skipped intervals it carried */
+  return 0;
+}
+
+/* event=wall: the stack an idle thread's later looks may count again without
+ * waking it, NULL when this signal's sample has none in the ring. */
+static void keep_for_repeats(struct fg_thread *t, const struct fg_trace *trace)
+{
+  if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) == 0)
+    return;
+  atomic_store_explicit(&t->wall_trace, trace, memory_order_relaxed);
+  /* where its CPU clock stands, so the wall sampler can tell it has not run since */
+  atomic_store_explicit(&t->cpu_at_sample, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID), memory_order_release);
 }
 
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
@@ -106,6 +120,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_backoff *b = &t->backoff;
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
     add_to(&t->skipped, 1);
+    keep_for_repeats(t, NULL);
     return;
   }
   if (b->depth == 0)
@@ -123,7 +138,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
                                       lo, hi, room->frames, room->types);
   uint32_t flags = walk.flags;
-  if ((flags & FG_SAMPLE_TRUNCATED) && depth < b->depth) {
+  int cut_by_room = (flags & FG_SAMPLE_TRUNCATED) && depth < b->depth;
+  if (cut_by_room) {
     atomic_store_explicit(&t->scratch_short, 1, memory_order_relaxed);   /* cut by the room: ask for more */
     if (b->depth >= s->walker.depth)
       flags &= ~FG_SAMPLE_BUDGET;   /* the budget did not cut it */
@@ -131,13 +147,9 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
   const struct fg_trace *trace = fg_trace_table_put(s->traces, room->frames, room->types, (uint32_t)walk.n, flags);
-  store(s, t, trace, start, fg_backoff_take_weight(b), cpu,
-        atomic_load_explicit(&t->wall_state, memory_order_relaxed));
-  if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) != 0) {
-    /* event=wall: where this thread's CPU clock stands once sampled, so the
-     * wall sampler can tell that it has not run since (and not wake it) */
-    atomic_store_explicit(&t->cpu_at_sample, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID), memory_order_relaxed);
-  }
+  int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b), cpu,
+                      atomic_load_explicit(&t->wall_state, memory_order_relaxed));
+  keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */
   /* fgagent's own cost, reported in the summary, and what it allows next */
   uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - start;
   uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;

@@ -59,6 +59,28 @@ static uint32_t kernel_state(struct fg_thread *t)
   }
 }
 
+/* The thread's /proc/self/task/TID/schedstat: time on a CPU, time waiting
+ * in a run queue (ns), times it was put on a CPU. 0 when it has none. */
+static int read_schedstat(struct fg_thread *t, uint64_t *run, uint64_t *wait, uint64_t *runs)
+{
+  char buf[128];
+  if (!read_task_file(&t->wall_schedstat_fd, t->tid, "schedstat", buf, sizeof buf))
+    return 0;
+  uint64_t *fields[] = {run, wait, runs};
+  const char *p = buf;
+  for (int i = 0; i < 3; i++, p++) {   /* three decimal numbers, each followed by a space or newline */
+    if (*p < '0' || *p > '9')
+      return 0;
+    uint64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+      v = v * 10 + (uint64_t)(*p - '0');
+    if (*p != ' ' && *p != '\n')
+      return 0;
+    *fields[i] = v;
+  }
+  return 1;
+}
+
 /* A thread in R: on a CPU, or waiting for one. Over the time since the
  * last look the scheduler counted dr on a CPU and dw in a run queue. Of a
  * thread's R samples, the share labelled runnable must be its share of R
@@ -67,13 +89,10 @@ static uint32_t kernel_state(struct fg_thread *t)
  * R interval (a ratio of sums; labelling each sample by its own interval's
  * dw / (dr + dw) undercounted waiting by 8 points beside two busy loops,
  * the intervals being longer when the thread waits). */
-static uint32_t running_or_runnable(struct fg_thread *t)
+static uint32_t running_or_runnable(struct fg_thread *t, int have_schedstat, uint64_t run, uint64_t wait)
 {
-  char buf[128];
-  unsigned long long run, wait;
-  if (!read_task_file(&t->wall_schedstat_fd, t->tid, "schedstat", buf, sizeof buf) ||
-      sscanf(buf, "%llu %llu", &run, &wait) != 2)
-    return FG_STATE_RUNNING;   /* no schedstat (a kernel without it): R as it was */
+  if (!have_schedstat)
+    return FG_STATE_RUNNING;   /* a kernel without schedstat: R as it was */
   uint64_t dr = run - t->wall_run_ns, dw = wait - t->wall_wait_ns;
   int first = t->wall_run_ns == 0 && t->wall_wait_ns == 0;
   t->wall_run_ns = run;
@@ -90,19 +109,37 @@ static uint32_t running_or_runnable(struct fg_thread *t)
   return FG_STATE_RUNNABLE;
 }
 
-static void repeat(struct fg_wall *w, struct fg_thread *t)
+static void repeat(struct fg_wall *w, struct fg_thread *t, const struct fg_trace *trace)
 {
-  uint64_t *rec = fg_ring_reserve(&w->repeats, 4);
+  uint64_t *rec = fg_ring_reserve(&w->repeats, 5);
   if (!rec) {
     atomic_fetch_add(&w->repeats_lost, 1);
     return;
   }
-  rec[0] = fg_ring_header(4, FG_RECORD_REPEAT);
+  rec[0] = fg_ring_header(5, FG_RECORD_REPEAT);
   rec[1] = (uint64_t)(uintptr_t)t;
   rec[2] = t->serial;
   rec[3] = t->wall_last_state;
-  fg_ring_commit(&w->repeats, 4);
+  rec[4] = (uint64_t)(uintptr_t)trace;
+  fg_ring_commit(&w->repeats, 5);
   atomic_fetch_add(&w->repeats_taken, 1);
+}
+
+/* The stack to count again for a thread that, signalled at an earlier look,
+ * has done nothing since but run our handler, or NULL: its CPU clock has not
+ * moved past the handler's end, it was put on a CPU once since that signal
+ * (a thread that woke and slept again elsewhere, using less CPU than that,
+ * was put on one more often), and the handler kept its sample's stack. */
+static const struct fg_trace *idle_since_signal(struct fg_thread *t, int have_schedstat, uint64_t run,
+                                                uint64_t runs)
+{
+  uint64_t after = atomic_load_explicit(&t->cpu_at_sample, memory_order_acquire);
+  const struct fg_trace *trace = atomic_load_explicit(&t->wall_trace, memory_order_relaxed);
+  if (!after || !trace)
+    return NULL;
+  if (!have_schedstat)   /* a kernel without schedstat: the clock alone */
+    return thread_cpu_ns(t->tid) < after + IDLE_CPU_NS ? trace : NULL;
+  return run < after + IDLE_CPU_NS && runs == t->wall_runs_idle ? trace : NULL;
 }
 
 /* One look at one thread. Under the registry lock. */
@@ -115,22 +152,26 @@ static void visit(struct fg_wall *w, struct fg_thread *t, uint64_t now, pid_t pi
       close(t->wall_schedstat_fd);
     t->wall_stat_fd = t->wall_schedstat_fd = -1;
     t->wall_run_ns = t->wall_wait_ns = t->wall_r_ns = t->wall_r_looks = t->wall_waited_ns = 0;
+    t->wall_runs_idle = 0;
     t->wall_serial = t->serial;
     t->wall_last_ns = now - w->interval_ns;
     t->wall_last_state = FG_STATE_NONE;
   }
   atomic_fetch_add(&w->sampled_ns, now - t->wall_last_ns);
   t->wall_last_ns = now;
-  uint64_t cpu = thread_cpu_ns(t->tid);
-  uint64_t after = atomic_load(&t->cpu_at_sample);
-  if (t->wall_last_state != FG_STATE_NONE && t->wall_last_state != FG_STATE_RUNNING && after &&
-      cpu < after + IDLE_CPU_NS) {
-    repeat(w, t);   /* asleep where it was: do not wake it */
+  uint64_t run = 0, wait = 0, runs = 0;
+  int have = read_schedstat(t, &run, &wait, &runs);
+  const struct fg_trace *idle = t->wall_last_state != FG_STATE_NONE && t->wall_last_state != FG_STATE_RUNNING
+                                   ? idle_since_signal(t, have, run, runs)
+                                   : NULL;
+  if (idle) {
+    repeat(w, t, idle);   /* asleep where it was: do not wake it */
     return;
   }
   uint32_t state = kernel_state(t);
   if (state == FG_STATE_RUNNING)
-    state = running_or_runnable(t);
+    state = running_or_runnable(t, have, run, wait);
+  t->wall_runs_idle = have ? runs + 1 : 0;   /* put on a CPU once more: for our handler */
   t->wall_last_state = state;
   atomic_store(&t->wall_state, state);
   if (syscall(SYS_tgkill, pid, t->tid, SIGPROF) == 0)

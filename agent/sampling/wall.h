@@ -8,10 +8,15 @@
  *    for a CPU: the scheduler's own account (/proc/self/task/TID/schedstat,
  *    time on a CPU and time waiting in a run queue) tells them apart: a
  *    thread's R samples are runnable in the share of its R time it waited;
- *  - a thread that has used no CPU since its last sample (its per-thread CPU
- *    clock, read with clock_gettime, against the value its handler noted) is
- *    asleep where it was: it is not woken, its last stack is counted again.
- * So a thread parked for 30 s costs one clock read a tick, not a signal. */
+ *  - a thread that has done nothing since its last signal but run our handler
+ *    is asleep where it was: it is not woken, that sample's stack is counted
+ *    again. Nothing: its CPU time (schedstat's) has not moved past the value
+ *    the handler noted, and it was put on a CPU once since the signal (a
+ *    thread that woke and slept again elsewhere on a few microseconds of CPU
+ *    was put on one more often). Only a whole stack stored in the ring is
+ *    counted again: one refused by memlimit, cut by the handler's room or
+ *    left in an overflow slot has the thread signalled at the next look.
+ * So a thread parked for 30 s costs one schedstat read a tick, not a signal. */
 #ifndef FG_WALL_H
 #define FG_WALL_H
 
@@ -22,7 +27,7 @@
 #include "fg/ring.h"
 #include "../jvmti/threads.h"
 
-#define FG_RECORD_REPEAT 2u   /* in the wall ring: [header, thread pointer, serial, state] */
+#define FG_RECORD_REPEAT 2u   /* in the wall ring: [header, thread pointer, serial, state, trace] */
 
 enum fg_wall_state {
   FG_STATE_NONE = 0,          /* not a wall sample */

@@ -290,19 +290,41 @@ public final class IntegrationTests {
   }
 
   /**
-   * memlimit=384k against 3000-frame stacks (about 40 KB each): new stacks past the limit are
-   * refused and counted, stacks already stored are still counted, and the books close.
+   * memlimit: a thread in wall mode sleeps 3000 frames deep for a second, then on 40 new stacks
+   * one frame deeper each (more than 384k holds), then for a second again on the first stack.
+   * New stacks are refused and counted, and stop being counted again as the thread sleeps on
+   * (no stored stack stands in for one refused: none has more samples than its sleep holds); the
+   * first stack, known, still counts in the last phase: its samples match both phases' share of
+   * the thread's life, measured by the main thread, which waits in join() throughout.
    */
   static void memlimitRefusesOnlyNewStacks(Jdk jdk) throws Exception {
-    Run r = run(jdk, "memlimit=384k,depth=8192,interval=1ms,threads,file={dir}/p.collapsed", List.of(),
-        "DeepRecursion", "3000", "2");
+    Run r = run(jdk, "memlimit=384k,depth=8192,event=wall,interval=5ms,threads,file={dir}/p.collapsed", List.of(),
+        "MemlimitPhases", "3000", "1", "40");
     r.expectCleanRun();
+    Matcher m = Pattern.compile("PHASES_NS (\\d+) (\\d+) (\\d+) (\\d+) (\\d+)").matcher(r.stdout);
+    check(m.find(), "workload did not finish: " + r.stdout);
+    double first = Long.parseLong(m.group(1)), last = Long.parseLong(m.group(3)), life = Long.parseLong(m.group(4));
+    double longestFill = Long.parseLong(m.group(5));
     long taken = r.stat("signals taken"), stored = r.stat("samples stored"), refused = r.stat("memlimit");
-    System.out.printf("    taken %d, stored %d, refused by memlimit %d%n", taken, stored, refused);
+    Map<String, Long> s = collapsed(r.file("p.collapsed"));
+    long join = sum(s, k -> k.startsWith("[main tid=") && k.contains("Thread.join"));
+    long rest = sum(s, k -> k.startsWith("[deep tid=") && k.contains("MemlimitPhases.phases;")
+        && !k.contains("MemlimitPhases.deeper"));
+    long most = s.entrySet().stream().filter(e -> e.getKey().contains("MemlimitPhases.deeper"))
+        .mapToLong(Map.Entry::getValue).max().orElse(0);
+    double p = (first + last) / life, expected = join * p, sd = Math.sqrt(join * p * (1 - p));
+    long holds = (long) (longestFill / 5e6) + 2;
+    System.out.printf("    taken %d, stored %d, refused by memlimit %d; first and last phase %d samples, expected "
+        + "%.0f +- %.0f (main in join %d); most on one new stack %d (its sleep holds %d)%n", taken, stored, refused,
+        rest, expected, sd, join, most, holds);
     check(refused > 0, "memlimit=384k refused no 3000-frame stack:\n" + r.stderr());
-    check(stored > taken / 2, "only " + stored + " of " + taken + " stored: known stacks must still count");
+    check(join > 300, "too few samples of main in join(): " + join);
+    check(Math.abs(rest - expected) <= 4 * sd + 2, "the known stack has " + rest + " samples, expected " + expected
+        + " +- " + sd + ": a known stack must still count under memlimit");
+    check(most <= holds, "a stack has " + most + " samples, its sleep holds " + holds
+        + ": a refused sample's time went to a stored stack");
     check(r.stderr().contains("memlimit=384k)"), "the summary does not name the limit:\n" + r.stderr());
-    check(stored == sum(collapsed(r.file("p.collapsed")), k -> true), "the profile does not hold every stored sample");
+    check(stored == sum(s, k -> true), "the profile does not hold every stored sample");
   }
 
   /** Bad options stop the JVM with status 1 and one line naming the problem. */

@@ -12,6 +12,7 @@
 #include "fg/sample_record.h"
 #include "../../agent/jvmti/threads.h"
 #include "../../agent/sampling/sampler.h"
+#include "../../agent/sampling/wall.h"
 #include "../../agent/walk/code_map.h"
 
 #include <jvmticmlr.h>
@@ -189,6 +190,37 @@ static void a_small_scratch_asks_for_a_bigger_one(void **state)
   assert_ptr_equal(atomic_load(&t->scratch), big);
   assert_ptr_equal(atomic_load(&t->retired), small);
   assert_null(atomic_load(&t->bigger));
+}
+
+/* event=wall: a sample's stack is kept for the wall sampler to count again
+ * while the thread stays idle, only when that stack is whole and in the ring. */
+static void a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored(void **state)
+{
+  (void)state;
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  atomic_store(&t->wall_state, FG_STATE_SLEEPING);
+  fake_frames = 4;
+  raise(SIGPROF);
+  const uint64_t *rec = take_one(t);
+  assert_ptr_equal(atomic_load(&t->wall_trace), fg_sample_trace(rec));
+  assert_int_equal(fg_sample_state(rec), FG_STATE_SLEEPING);
+  assert_true(atomic_load(&t->cpu_at_sample) > 0);
+  fg_ring_release(&t->ring, rec);
+
+  fg_scratch_free(atomic_exchange(&t->scratch, fg_scratch_new(FRAMES - 6)));   /* room for 2 Java frames */
+  raise(SIGPROF);   /* cut by the room: walked again at the next look, not counted again as cut */
+  rec = take_one(t);
+  assert_int_equal(fg_sample_nframes(rec), 2);
+  assert_null(atomic_load(&t->wall_trace));
+  fg_ring_release(&t->ring, rec);
+
+  fg_scratch_free(atomic_exchange(&t->scratch, fg_scratch_new(FRAMES)));
+  for (int i = 0; i < 102; i++)   /* fills the ring */
+    raise(SIGPROF);
+  assert_non_null(atomic_load(&t->wall_trace));
+  raise(SIGPROF);   /* into an overflow slot: no record for the drainer to count again */
+  assert_int_equal(atomic_load(&t->overflow[0].weight), 1);
+  assert_null(atomic_load(&t->wall_trace));
 }
 
 /* A full ring: samples go on into the overflow slots, one per distinct
@@ -433,6 +465,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(tick_codes_are_stored, setup, teardown),
     cmocka_unit_test_setup_teardown(full_ring_overflows_then_overruns, setup, teardown),
     cmocka_unit_test_setup_teardown(a_small_scratch_asks_for_a_bigger_one, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored, setup,
+                                    teardown),
     cmocka_unit_test_setup_teardown(unregistered_thread_is_counted_by_tid, setup, teardown),
     cmocka_unit_test_setup_teardown(after_shutdown_signals_are_ignored, setup, teardown),
     cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),

@@ -1,0 +1,69 @@
+/**
+ * One thread "deep", FRAMES deep, sleeps in three phases from one call site:
+ * REST seconds; then a new stack after another: one frame deeper each time,
+ * 30 ms each, COUNT of them; then REST seconds again, on the stack of the first
+ * phase. Under a memlimit the second phase's stacks fill the table: the third
+ * phase's stack is already known and must still count. Prints the phases'
+ * lengths, the thread's life and the longest of the second phase's sleeps as
+ * the workload measured them:
+ *   PHASES_NS FIRST FILL LAST LIFE LONGEST_FILL_SLEEP
+ * Run: MemlimitPhases FRAMES REST COUNT
+ */
+public final class MemlimitPhases {
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  static long longestFill;
+
+  static void deeper(int frames) {
+    if (frames <= 0) {
+      long start = System.nanoTime();
+      sleep(30);
+      longestFill = Math.max(longestFill, System.nanoTime() - start);
+    } else {
+      deeper(frames - 1);
+    }
+  }
+
+  /* phase 0 and 2 sleep from the same call site, so their stacks are one */
+  static void phases(long rest, int count, long[] ns) {
+    for (int phase = 0; phase < 3; phase++) {
+      long start = System.nanoTime();
+      if (phase == 1) {
+        for (int i = 1; i <= count; i++)
+          deeper(i);
+      } else {
+        sleep(rest);
+      }
+      ns[phase] = System.nanoTime() - start;
+    }
+  }
+
+  static void descend(int depth, long rest, int count, long[] ns) {
+    if (depth <= 1)
+      phases(rest, count, ns);
+    else
+      descend(depth - 1, rest, count, ns);
+  }
+
+  public static void main(String[] args) throws Exception {
+    int frames = Integer.parseInt(args[0]);
+    long rest = (long) (Double.parseDouble(args[1]) * 1000);
+    int count = Integer.parseInt(args[2]);
+    long[] ns = new long[3];
+    long[] life = new long[1];
+    Thread t = new Thread(null, () -> {
+      long start = System.nanoTime();
+      descend(frames, rest, count, ns);
+      life[0] = System.nanoTime() - start;
+    }, "deep", 64L << 20);
+    t.start();
+    t.join();
+    System.out.println("PHASES_NS " + ns[0] + " " + ns[1] + " " + ns[2] + " " + life[0] + " " + longestFill);
+  }
+}
