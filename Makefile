@@ -31,7 +31,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-javac bench-walker bench-wall-idle bench-convert bench-storage stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-busy stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -48,6 +48,7 @@ help:
 	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make bench-storage  the trace table on 1M samples, memory at 1000 threads, writes results/storage.md"
+	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
@@ -201,6 +202,9 @@ bench-storage: deps lib java build/bench_storage
 
 stress: deps lib java
 	@bash scripts/stress.sh
+
+bench-busy:
+	@bash scripts/busy-machine.sh
 
 clean:
 	rm -rf build

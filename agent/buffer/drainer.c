@@ -116,6 +116,9 @@ static void add_repeats(struct fg_drainer *d)
     fg_ring_release(&d->wall->repeats, rec);
   }
   struct fg_stats *st = &d->profile->stats;
+  uint64_t joined = atomic_load(&d->wall->joined);   /* in the weight of the samples they joined */
+  st->taken += joined - st->wall_joined;
+  st->wall_joined = joined;
   st->wall_signals = atomic_load(&d->wall->signals);
   st->wall_repeats = atomic_load(&d->wall->repeats_taken);
   st->wall_per_tick = (uint64_t)d->wall->per_tick;
@@ -193,6 +196,7 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended)
   if (ended || d->closing) {
     st->skipped_lost += t->backoff.carry;
     t->backoff.carry = 0;
+    st->overruns += atomic_exchange(&t->wall_owed, 0);   /* ticks joined to a signal never taken */
   }
 }
 

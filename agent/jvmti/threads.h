@@ -66,6 +66,9 @@ struct fg_thread {
   /* event=wall: the thread's kernel state, set by the wall sampler just
    * before it signals the thread; copied into the sample */
   _Atomic uint32_t wall_state;
+  _Atomic uint64_t wall_signalled; /* the wall sampler's signal number, set just before it signals */
+  _Atomic uint64_t wall_handled;  /* the number of the signal the handler last took, set as it ends */
+  _Atomic uint32_t wall_owed;     /* ticks its pending signal stood for, added to that sample's weight */
   _Atomic uint64_t cpu_at_sample; /* the thread's CPU clock as its last wall sample ended */
   _Atomic(const struct fg_trace *) wall_trace;   /* that sample's stack if it reached the ring, else NULL */
 
@@ -75,6 +78,7 @@ struct fg_thread {
   int wall_schedstat_fd;        /* /proc/self/task/TID/schedstat, -1 until opened */
   uint64_t wall_run_ns, wall_wait_ns;   /* its figures at the last look */
   uint64_t wall_runs_idle;      /* schedstat's times run once the last signal's handler ran; 0: unknown */
+  uint64_t wall_signals;        /* signals sent it (wall_signalled's source) */
   uint64_t wall_r_ns, wall_r_looks, wall_waited_ns;   /* R time and looks so far, waiting not yet labelled */
   uint64_t wall_last_ns;
   uint32_t wall_last_state;

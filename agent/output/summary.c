@@ -25,9 +25,9 @@ static int print_rate(FILE *out, const struct fg_stats *s)
     return fprintf(out, "  rate achieved:     one sample every %.3f ms of each thread's wall time (%.3f s of "
                         "thread wall time sampled; up to %" PRIu64 " threads a tick)\n"
                         "  wall sampling:     %" PRIu64 " threads signalled, %" PRIu64 " idle threads counted "
-                        "again without waking them\n",
+                        "again without waking them, %" PRIu64 " ticks added to a signal not yet taken\n",
                    (double)s->cpu_ns / (double)s->taken / 1e6, (double)s->cpu_ns / 1e9, s->wall_per_tick,
-                   s->wall_signals, s->wall_repeats) < 0 ? -1 : 0;
+                   s->wall_signals, s->wall_repeats, s->wall_joined) < 0 ? -1 : 0;
   double cpu_s = (double)s->cpu_ns / 1e9;
   return fprintf(out, "  rate achieved:     %.1f samples per CPU-second, one every %.3f ms "
                       "(%.3f s of CPU sampled)\n",

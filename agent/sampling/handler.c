@@ -104,14 +104,25 @@ static int store(struct fg_sampler *s, struct fg_thread *t, const struct fg_trac
 }
 
 /* event=wall: the stack an idle thread's later looks may count again without
- * waking it, NULL when this signal's sample has none in the ring. */
+ * waking it, NULL when this signal's sample has none in the ring; and that
+ * the wall sampler's signal was taken. */
 static void keep_for_repeats(struct fg_thread *t, const struct fg_trace *trace)
 {
   if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) == 0)
     return;
   atomic_store_explicit(&t->wall_trace, trace, memory_order_relaxed);
   /* where its CPU clock stands, so the wall sampler can tell it has not run since */
-  atomic_store_explicit(&t->cpu_at_sample, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID), memory_order_release);
+  atomic_store_explicit(&t->cpu_at_sample, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID), memory_order_relaxed);
+  atomic_store_explicit(&t->wall_handled, atomic_load_explicit(&t->wall_signalled, memory_order_acquire),
+                        memory_order_release);
+}
+
+/* event=wall: the ticks the wall sampler added while this signal was pending. */
+static uint32_t take_owed(struct fg_thread *t)
+{
+  if (atomic_load_explicit(&t->wall_owed, memory_order_relaxed) == 0)
+    return 0;
+  return atomic_exchange_explicit(&t->wall_owed, 0, memory_order_relaxed);
 }
 
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
@@ -147,7 +158,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
   const struct fg_trace *trace = fg_trace_table_put(s->traces, room->frames, room->types, (uint32_t)walk.n, flags);
-  int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b), cpu,
+  int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
                       atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */
   /* fgagent's own cost, reported in the summary, and what it allows next */

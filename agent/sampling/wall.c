@@ -125,14 +125,18 @@ static void repeat(struct fg_wall *w, struct fg_thread *t, const struct fg_trace
   atomic_fetch_add(&w->repeats_taken, 1);
 }
 
-/* The stack to count again for a thread that, signalled at an earlier look,
- * has done nothing since but run our handler, or NULL: its CPU clock has not
- * moved past the handler's end, it was put on a CPU once since that signal
- * (a thread that woke and slept again elsewhere, using less CPU than that,
- * was put on one more often), and the handler kept its sample's stack. */
+/* The stack to count again for a thread that, asleep when signalled at an
+ * earlier look, has done nothing since but run our handler, or NULL: its CPU
+ * clock has not moved past the handler's end, it was put on a CPU once since
+ * that signal (a thread that woke and slept again elsewhere, using less CPU
+ * than that, was put on one more often), and the handler kept its sample's
+ * stack. A thread on a CPU or waiting for one when signalled went on running
+ * after the handler: never counted again. */
 static const struct fg_trace *idle_since_signal(struct fg_thread *t, int have_schedstat, uint64_t run,
                                                 uint64_t runs)
 {
+  if (t->wall_last_state == FG_STATE_RUNNING || t->wall_last_state == FG_STATE_RUNNABLE)
+    return NULL;
   uint64_t after = atomic_load_explicit(&t->cpu_at_sample, memory_order_acquire);
   const struct fg_trace *trace = atomic_load_explicit(&t->wall_trace, memory_order_relaxed);
   if (!after || !trace)
@@ -159,11 +163,18 @@ static void visit(struct fg_wall *w, struct fg_thread *t, uint64_t now, pid_t pi
   }
   atomic_fetch_add(&w->sampled_ns, now - t->wall_last_ns);
   t->wall_last_ns = now;
+  if (t->wall_last_state != FG_STATE_NONE &&
+      atomic_load_explicit(&t->wall_handled, memory_order_acquire) != t->wall_signals) {
+    /* the last signal's handler has not run (the thread waits for a CPU): it
+     * has not moved since, and a second signal would merge with the first,
+     * so this tick goes into the sample that handler will take */
+    atomic_fetch_add_explicit(&t->wall_owed, 1, memory_order_relaxed);
+    atomic_fetch_add(&w->joined, 1);
+    return;
+  }
   uint64_t run = 0, wait = 0, runs = 0;
   int have = read_schedstat(t, &run, &wait, &runs);
-  const struct fg_trace *idle = t->wall_last_state != FG_STATE_NONE && t->wall_last_state != FG_STATE_RUNNING
-                                   ? idle_since_signal(t, have, run, runs)
-                                   : NULL;
+  const struct fg_trace *idle = t->wall_last_state != FG_STATE_NONE ? idle_since_signal(t, have, run, runs) : NULL;
   if (idle) {
     repeat(w, t, idle);   /* asleep where it was: do not wake it */
     return;
@@ -174,8 +185,11 @@ static void visit(struct fg_wall *w, struct fg_thread *t, uint64_t now, pid_t pi
   t->wall_runs_idle = have ? runs + 1 : 0;   /* put on a CPU once more: for our handler */
   t->wall_last_state = state;
   atomic_store(&t->wall_state, state);
+  atomic_store_explicit(&t->wall_signalled, ++t->wall_signals, memory_order_release);
   if (syscall(SYS_tgkill, pid, t->tid, SIGPROF) == 0)
     atomic_fetch_add(&w->signals, 1);
+  else
+    atomic_store_explicit(&t->wall_handled, t->wall_signals, memory_order_relaxed);   /* nothing to wait for */
 }
 
 static void *wall_main(void *arg)

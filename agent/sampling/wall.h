@@ -8,14 +8,19 @@
  *    for a CPU: the scheduler's own account (/proc/self/task/TID/schedstat,
  *    time on a CPU and time waiting in a run queue) tells them apart: a
  *    thread's R samples are runnable in the share of its R time it waited;
- *  - a thread that has done nothing since its last signal but run our handler
- *    is asleep where it was: it is not woken, that sample's stack is counted
- *    again. Nothing: its CPU time (schedstat's) has not moved past the value
- *    the handler noted, and it was put on a CPU once since the signal (a
- *    thread that woke and slept again elsewhere on a few microseconds of CPU
- *    was put on one more often). Only a whole stack stored in the ring is
- *    counted again: one refused by memlimit, cut by the handler's room or
- *    left in an overflow slot has the thread signalled at the next look.
+ *  - a thread asleep when signalled that has done nothing since but run our
+ *    handler is asleep where it was: it is not woken, that sample's stack is
+ *    counted again. Nothing: its CPU time (schedstat's) has not moved past
+ *    the value the handler noted, and it was put on a CPU once since the
+ *    signal (a thread that woke and slept again elsewhere on a few
+ *    microseconds of CPU was put on one more often). Only a whole stack
+ *    stored in the ring is counted again: one refused by memlimit, cut by
+ *    the handler's room or left in an overflow slot has the thread signalled
+ *    at the next look. A thread on a CPU or waiting for one when signalled
+ *    ran on after the handler: it is signalled again;
+ *  - a thread whose last signal's handler has not run yet (it waits for a
+ *    CPU) is not signalled again, which would merge with the pending signal:
+ *    the tick is added to the weight of the sample that handler takes.
  * So a thread parked for 30 s costs one schedstat read a tick, not a signal. */
 #ifndef FG_WALL_H
 #define FG_WALL_H
@@ -53,6 +58,7 @@ struct fg_wall {
   struct fg_ring repeats;          /* sampler -> drainer: idle threads' repeated samples */
   _Atomic uint64_t signals;        /* threads signalled */
   _Atomic uint64_t repeats_taken;  /* idle threads counted without a signal */
+  _Atomic uint64_t joined;         /* ticks added to a signal whose handler had not run yet */
   _Atomic uint64_t repeats_lost;   /* the repeat ring was full */
   _Atomic uint64_t sampled_ns;     /* thread wall time the samples stand for */
   _Atomic uint64_t cpu_ns;         /* the sampler thread's own CPU time */

@@ -34,6 +34,7 @@ struct fg_stats {
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */
   uint64_t wall_signals;                   /* event=wall: threads signalled */
   uint64_t wall_repeats;                   /* event=wall: idle threads counted again, not woken */
+  uint64_t wall_joined;                    /* event=wall: ticks added to a pending signal's sample */
   uint64_t wall_per_tick;                  /* event=wall: most threads looked at per tick */
 
   uint64_t interval_ns;                    /* asked */

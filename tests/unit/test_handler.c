@@ -192,6 +192,25 @@ static void a_small_scratch_asks_for_a_bigger_one(void **state)
   assert_null(atomic_load(&t->bigger));
 }
 
+/* event=wall: the signal's number is handed back as taken, and the ticks the
+ * wall sampler added while it was pending go into its sample's weight. */
+static void a_wall_sample_takes_the_ticks_its_signal_was_pending(void **state)
+{
+  (void)state;
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  atomic_store(&t->wall_state, FG_STATE_RUNNABLE);
+  atomic_store(&t->wall_signalled, 7);
+  atomic_store(&t->wall_owed, 3);
+  fake_frames = 4;
+  raise(SIGPROF);
+  const uint64_t *rec = take_one(t);
+  assert_int_equal(fg_sample_weight(rec), 4);
+  assert_int_equal(fg_sample_state(rec), FG_STATE_RUNNABLE);
+  assert_int_equal(atomic_load(&t->wall_owed), 0);
+  assert_int_equal(atomic_load(&t->wall_handled), 7);
+  fg_ring_release(&t->ring, rec);
+}
+
 /* event=wall: a sample's stack is kept for the wall sampler to count again
  * while the thread stays idle, only when that stack is whole and in the ring. */
 static void a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored(void **state)
@@ -467,6 +486,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(a_small_scratch_asks_for_a_bigger_one, setup, teardown),
     cmocka_unit_test_setup_teardown(a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored, setup,
                                     teardown),
+    cmocka_unit_test_setup_teardown(a_wall_sample_takes_the_ticks_its_signal_was_pending, setup, teardown),
     cmocka_unit_test_setup_teardown(unregistered_thread_is_counted_by_tid, setup, teardown),
     cmocka_unit_test_setup_teardown(after_shutdown_signals_are_ignored, setup, teardown),
     cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),
