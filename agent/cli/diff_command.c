@@ -182,7 +182,7 @@ int fg_cmd_diff(int argc, char **argv)
   if (rc == 0 && a.html && write_html(&a, base, next) != 0)
     rc = 2;
   if (rc == 0)
-    rc = d.slower ? 1 : 0;
+    rc = d.slower || d.paths_slower ? 1 : 0;
   fg_diff_free(&d);
   for (size_t i = 0; base && i < a.nbase; i++)
     fg_profile_free(&base[i]);

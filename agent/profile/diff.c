@@ -84,41 +84,54 @@ static double mean_share(const double *counts, const double *samples, size_t fro
   return m / (double)n;
 }
 
-static double p_value(const struct counts *c, uint32_t name, size_t nbase, size_t nnew, bool welch)
+double fg_diff_share_p(const double *counts, const double *samples, size_t nbase, size_t nnew)
 {
-  const double *self = c->self + (size_t)name * c->runs;
-  if (welch) {
+  if (nbase >= 2 && nnew >= 2) {
     double x[nbase], y[nnew], t, df;
     for (size_t r = 0; r < nbase; r++)
-      x[r] = c->run_samples[r] > 0 ? self[r] / c->run_samples[r] : 0;
+      x[r] = samples[r] > 0 ? counts[r] / samples[r] : 0;
     for (size_t r = 0; r < nnew; r++)
-      y[r] = c->run_samples[nbase + r] > 0 ? self[nbase + r] / c->run_samples[nbase + r] : 0;
+      y[r] = samples[nbase + r] > 0 ? counts[nbase + r] / samples[nbase + r] : 0;
     return fg_welch_p(x, nbase, y, nnew, &t, &df);
   }
   double kb = 0, nb = 0, kn = 0, nn = 0, z;
   for (size_t r = 0; r < nbase; r++) {
-    kb += self[r];
-    nb += c->run_samples[r];
+    kb += counts[r];
+    nb += samples[r];
   }
   for (size_t r = nbase; r < nbase + nnew; r++) {
-    kn += self[r];
-    nn += c->run_samples[r];
+    kn += counts[r];
+    nn += samples[r];
   }
   return fg_two_proportion_p((uint64_t)kb, (uint64_t)nb, (uint64_t)kn, (uint64_t)nn, &z);
 }
 
+enum fg_change fg_diff_classify(double base, double next, double p, const struct fg_diff_options *o)
+{
+  double points = (next - base) * 100.0;
+  if (fabs(points) < o->min_points || p >= o->alpha)
+    return FG_CHANGE_NONE;
+  if (base == 0)
+    return FG_CHANGE_NEW;
+  if (next == 0)
+    return FG_CHANGE_GONE;
+  if (fabs((next / base - 1) * 100) < o->threshold_pct)
+    return FG_CHANGE_NONE;
+  return points > 0 ? FG_CHANGE_SLOWER : FG_CHANGE_FASTER;
+}
+
+/* A frame's change is judged on its self share; new and gone by its total
+ * (a self share from or to 0 of a frame on both sides is slower or faster). */
 static enum fg_change classify(const struct fg_diff_row *r, const struct fg_diff_options *o)
 {
-  double points = (r->new_self - r->base_self) * 100.0;
-  if (fabs(points) < o->min_points || r->p >= o->alpha)
-    return FG_CHANGE_NONE;
+  enum fg_change c = fg_diff_classify(r->base_self, r->new_self, r->p, o);
+  if (c == FG_CHANGE_NONE)
+    return c;
   if (r->base_total == 0)
     return FG_CHANGE_NEW;
   if (r->new_total == 0)
     return FG_CHANGE_GONE;
-  if (fabs(r->change_pct) < o->threshold_pct)
-    return FG_CHANGE_NONE;
-  return points > 0 ? FG_CHANGE_SLOWER : FG_CHANGE_FASTER;
+  return c == FG_CHANGE_NEW ? FG_CHANGE_SLOWER : c == FG_CHANGE_GONE ? FG_CHANGE_FASTER : c;
 }
 
 /* "pkg/Class.method" -> the part after the last '.', and the part before it. */
@@ -188,7 +201,7 @@ int fg_diff_compute(const struct fg_profile *base, size_t nbase, const struct fg
     row->new_total = mean_share(total, c.run_samples, nbase, nnew);
     row->change_pct = row->base_self > 0 ? (row->new_self / row->base_self - 1) * 100
                       : (row->new_self > 0 ? INFINITY : 0);
-    row->p = p_value(&c, name, nbase, nnew, d->welch);
+    row->p = fg_diff_share_p(self, c.run_samples, nbase, nnew);
     row->change = classify(row, options);
     if (!row->name)
       rc = -1;
@@ -205,6 +218,7 @@ int fg_diff_compute(const struct fg_profile *base, size_t nbase, const struct fg
       d->slower += ch == FG_CHANGE_SLOWER || ch == FG_CHANGE_NEW;
       d->faster += ch == FG_CHANGE_FASTER || ch == FG_CHANGE_GONE;
     }
+    rc = fg_diff_call_paths(base, nbase, new_runs, nnew, d);
   }
   fg_profile_free(&c.names);
   free(c.self);
@@ -220,6 +234,7 @@ void fg_diff_free(struct fg_diff *d)
     free(d->rows[i].counterpart);
   }
   free(d->rows);
+  fg_diff_free_paths(d);
   memset(d, 0, sizeof *d);
 }
 
@@ -231,18 +246,37 @@ const char *fg_change_name(enum fg_change c)
 
 static const char *verdict(const struct fg_diff *d)
 {
-  return d->slower ? "regression" : d->faster ? "improvement" : "no_change";
+  return d->slower || d->paths_slower ? "regression" : d->faster || d->paths_faster ? "improvement" : "no_change";
+}
+
+/* A relative change as the tables show it: "+13.4%", or "new". */
+static const char *change_text(char *buf, size_t len, double change_pct)
+{
+  if (isinf(change_pct))
+    snprintf(buf, len, "new");
+  else
+    snprintf(buf, len, "%+.1f%%", change_pct);
+  return buf;
+}
+
+/* "  slower   +51.0%  10.10% -> 15.20%  2e-05  A > B > C; self time in C (+5.0 points)" */
+static int put_path(FILE *out, const struct fg_path_row *r)
+{
+  char change[16];
+  if (fprintf(out, "  %-8s %7s  %6.2f%% -> %6.2f%%  %-8.2g ", fg_change_name(r->change),
+              change_text(change, sizeof change, r->change_pct), r->base_total * 100, r->new_total * 100, r->p) < 0)
+    return -1;
+  for (size_t i = 0; i < r->nframes; i++)
+    if (fprintf(out, "%s%s", i ? " > " : "", r->frames[i]) < 0)
+      return -1;
+  return fprintf(out, "; self time in %s (%+.2f points)\n", r->self_in, r->self_points) < 0 ? -1 : 0;
 }
 
 static int put_row(FILE *out, const struct fg_diff_row *r)
 {
   char change[16];
-  if (isinf(r->change_pct))
-    snprintf(change, sizeof change, "new");
-  else
-    snprintf(change, sizeof change, "%+.1f%%", r->change_pct);
   if (fprintf(out, "  %-8s %7s  %6.2f%% -> %6.2f%%  %6.2f%% -> %6.2f%%  %-8.2g %s", fg_change_name(r->change),
-              change, r->base_self * 100, r->new_self * 100, r->base_total * 100, r->new_total * 100,
+              change_text(change, sizeof change, r->change_pct), r->base_self * 100, r->new_self * 100, r->base_total * 100, r->new_total * 100,
               r->p, r->name) < 0)
     return -1;
   if (r->counterpart && fprintf(out, " (was %s)", r->counterpart) < 0)
@@ -262,10 +296,12 @@ int fg_diff_write_text(FILE *out, const struct fg_diff *d, size_t max_rows)
                        : "two-proportion z-test (one run a side: run-to-run noise not measured)",
               o->threshold_pct, o->min_points, o->alpha) < 0)
     return -1;
-  if (fprintf(out, "verdict: %s (%zu frame%s slower, %zu faster)\n\n"
+  const char *v = verdict(d);
+  if (fprintf(out, "verdict: %s (%zu frame%s slower, %zu faster; %zu call path%s slower, %zu faster)\n\n"
                    "  status    change    self base -> new     total base -> new   p        frame\n",
-              d->slower ? "REGRESSION" : d->faster ? "IMPROVEMENT" : "NO CHANGE", d->slower,
-              d->slower == 1 ? "" : "s", d->faster) < 0)
+              strcmp(v, "regression") == 0 ? "REGRESSION" : strcmp(v, "improvement") == 0 ? "IMPROVEMENT" : "NO CHANGE",
+              d->slower, d->slower == 1 ? "" : "s", d->faster, d->paths_slower, d->paths_slower == 1 ? "" : "s",
+              d->paths_faster) < 0)
     return -1;
   /* every changed frame, then the largest movers up to max_rows */
   size_t shown = 0;
@@ -275,6 +311,14 @@ int fg_diff_write_text(FILE *out, const struct fg_diff *d, size_t max_rows)
   for (size_t i = 0; i < d->nrows && shown < max_rows; i++)
     if (d->rows[i].change == FG_CHANGE_NONE && put_row(out, &d->rows[i]) == 0)
       shown++;
+  if (d->npaths == 0)
+    return 0;
+  if (fputs("\ncall paths whose share of the samples changed (the deepest along each change):\n"
+            "  status    change   total base -> new   p        path from the root\n", out) < 0)
+    return -1;
+  for (size_t i = 0; i < d->npaths; i++)
+    if (put_path(out, &d->paths[i]) != 0)
+      return -1;
   return 0;
 }
 
@@ -307,6 +351,23 @@ int fg_diff_write_json(FILE *out, const struct fg_diff *d)
     if (r->counterpart && (fputs(",\"renamed_from\":", out) < 0 || fg_put_json_string(out, r->counterpart)))
       return -1;
     if (fputc('}', out) == EOF)
+      return -1;
+  }
+  if (fprintf(out, "],\"paths_slower\":%zu,\"paths_faster\":%zu,\"paths\":[", d->paths_slower, d->paths_faster) < 0)
+    return -1;
+  for (size_t i = 0; i < d->npaths; i++) {
+    const struct fg_path_row *r = &d->paths[i];
+    if (fputs(i ? ",{\"path\":[" : "{\"path\":[", out) < 0)
+      return -1;
+    for (size_t f = 0; f < r->nframes; f++)
+      if ((f && fputc(',', out) == EOF) || fg_put_json_string(out, r->frames[f]) != 0)
+        return -1;
+    if (fprintf(out, "],\"status\":\"%s\",\"base_total\":", fg_change_name(r->change)) < 0 ||
+        put_json_number(out, r->base_total) || fputs(",\"new_total\":", out) < 0 ||
+        put_json_number(out, r->new_total) || fputs(",\"change_pct\":", out) < 0 ||
+        put_json_number(out, r->change_pct) || fputs(",\"p\":", out) < 0 || put_json_number(out, r->p) ||
+        fputs(",\"self_in\":", out) < 0 || fg_put_json_string(out, r->self_in) != 0 ||
+        fputs(",\"self_points\":", out) < 0 || put_json_number(out, r->self_points) || fputc('}', out) == EOF)
       return -1;
   }
   return fputs("]}\n", out) < 0 ? -1 : 0;
