@@ -21,7 +21,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))
 # The command-line tool, on the same pure core.
-CLI_SRC = $(wildcard agent/cli/*.c)
+CLI_SRC = $(wildcard cli/*.c)
 PREFIX ?= /usr/local
 
 CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o) build/obj/gen/flamegraph_template.o
@@ -100,12 +100,17 @@ build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.
 	$(CC) $(CFLAGS_COMMON) -O1 -fsanitize=thread -pthread -Itests/unit $< agent/buffer/ring.c agent/buffer/trace_table.c -lcmocka -o $@
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
-HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o \
+HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
               build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
               build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -lunwind -o $@
+
+# Java threads running before attach, found through a pthread key.
+build/tests/test_late_threads: tests/unit/test_late_threads.c build/obj/agent/jvmti/late_threads.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/jvmti/late_threads.o -lcmocka -o $@
 
 # Frame layouts of compiled methods, on code bytes HotSpot printed.
 build/tests/test_frame_layout: tests/unit/test_frame_layout.c build/obj/agent/walk/frame_layout.o tests/unit/unit.h
@@ -170,7 +175,7 @@ demo: lib java
 unit: deps $(UNIT_TESTS)
 	@bash scripts/run-tests.sh unit
 
-integration: deps lib java
+integration: deps lib cli java
 	@bash scripts/run-tests.sh integration
 
 analyze: deps

@@ -27,9 +27,10 @@ round() { # name busy(0/1)
   echo "| $1 | ${closing:-no closing line} | $(grep -E '^FAIL' "$work/$1.log" | sed 's/ (.*//; s/^FAIL //' | paste -sd ';' - | sed 's/;/; /g') |"
 }
 
-figures() { # log: the lines that set the profile against the workload's own figures
-  grep -B0 -A1 -E '^    (contenders:|half off-CPU:|HotMethods.alpha truth|taken [0-9]+, stored [0-9]+, refused)' "$1" |
+figures() { # log: the lines that set the profile against the workload's own figures, and every failure
+  grep -B0 -A1 -E '^    (contenders:|half off-CPU:|HotMethods.alpha truth|taken [0-9]+, stored [0-9]+, refused|session [12])' "$1" |
     grep -vE '^--$' | sed 's/^ *//'
+  grep -E '^FAIL' "$1" || true
 }
 
 rows=("$(round quiet 0)")

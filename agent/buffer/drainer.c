@@ -200,6 +200,25 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended)
   }
 }
 
+/* The mapping holding sp, from /proc/self/maps: a thread's stack. */
+static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  int found = 0;
+  while (f && !found && fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && sp >= a && sp < b) {
+      *lo = a;
+      *hi = b;
+      found = 1;
+    }
+  }
+  if (f)
+    fclose(f);
+  return found;
+}
+
 static void drain_thread(struct fg_drainer *d, struct fg_thread *t)
 {
   /* Read the state first: a thread seen ENDED has written its last sample. */
@@ -207,7 +226,12 @@ static void drain_thread(struct fg_drainer *d, struct fg_thread *t)
   if (state == FG_THREAD_FREE)
     return;
   uint32_t thread = profile_thread_of(d, t);
-  const uint64_t *rec;
+  const uint64_t *rec = fg_ring_peek(&t->ring);
+  uintptr_t lo, hi;
+  if (rec && !t->stack_hi && t->claim_sp && mapping_of(t->claim_sp, &lo, &hi)) {
+    t->stack_lo = lo;   /* a thread running before attach: its stack, once its handler noted an sp */
+    __atomic_store_n(&t->stack_hi, hi, __ATOMIC_RELEASE);
+  }
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE)
       add_sample(d, thread, -1, rec);
@@ -298,25 +322,6 @@ static void reclaim_foreign(struct fg_drainer *d)
   d->foreign_used = 0;
 }
 
-/* The mapping holding sp, from /proc/self/maps: a thread's stack. */
-static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
-{
-  FILE *f = fopen("/proc/self/maps", "r");
-  char line[512];
-  int found = 0;
-  while (f && !found && fgets(line, sizeof line, f)) {
-    unsigned long a, b;
-    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && sp >= a && sp < b) {
-      *lo = a;
-      *hi = b;
-      found = 1;
-    }
-  }
-  if (f)
-    fclose(f);
-  return found;
-}
-
 /* A pool record: a thread with no JNIEnv that keeps its native stacks. Its
  * tid and serial were written before its first sample was committed, so
  * they are read only once the ring has something. */
@@ -386,7 +391,7 @@ static void drain_all(struct fg_drainer *d, JNIEnv *jni)
   uint64_t foreign = atomic_load(&d->sampler->foreign_taken);
   st->taken += foreign - d->foreign_counted;
   d->foreign_counted = foreign;
-  st->no_slot = atomic_load(&d->sampler->foreign->no_slot) + d->pool_no_slot;
+  st->no_slot = atomic_load(&d->sampler->foreign->no_slot) - d->no_slot_before + d->pool_no_slot;
   struct fg_trace_table *traces = d->sampler->traces;
   fg_trace_table_prepare(traces);
   st->traces = fg_trace_table_count(traces);
@@ -404,6 +409,50 @@ static void drainer_pass(struct fg_drainer *d, JNIEnv *jni)
       fg_sched_drain(d->sched);
   }
   pthread_mutex_unlock(&d->lock);
+}
+
+void fg_drainer_hold(struct fg_drainer *d, JNIEnv *jni)
+{
+  pthread_mutex_lock(&d->lock);
+  if (!d->closed)
+    drain_all(d, jni);
+}
+
+void fg_drainer_release(struct fg_drainer *d)
+{
+  pthread_mutex_unlock(&d->lock);
+}
+
+int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
+{
+  while (atomic_load(&d->running)) {   /* its thread leaves within a pass */
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  if (d->thread)
+    (*jni)->DeleteGlobalRef(jni, d->thread);
+  d->thread = NULL;
+  fg_trace_stacks_free(&d->stacks);
+  fg_u64_map_free(&d->native_names);
+  fg_u64_map_init(&d->native_names);
+  free(d->foreign_names);
+  d->foreign_names = NULL;
+  d->foreign_capacity = d->foreign_used = 0;
+  d->pool_no_slot = 0;
+  d->no_slot_before = atomic_load(&d->sampler->foreign->no_slot);
+  d->closing = d->closed = d->signal_lost = 0;
+  atomic_store(&d->stop, 0);
+  d->wall = NULL;
+  /* every record's samples go to a thread of the new profile */
+  pthread_mutex_lock(&d->registry->lock);
+  for (uint32_t i = 0; i < d->registry->n; i++)
+    d->registry->all[i]->profile_serial = 0;
+  pthread_mutex_unlock(&d->registry->lock);
+  struct fg_thread_pool *pool = d->sampler->pool;
+  for (uint32_t i = 0; pool && i < pool->n; i++)
+    pool->records[i]->profile_serial = 0;
+  struct fg_stack_namer namer = {frame_name, fg_wall_state_frame, d};
+  return fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer);
 }
 
 void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni)

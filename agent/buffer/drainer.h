@@ -49,6 +49,7 @@ struct fg_drainer {
   uint32_t foreign_capacity, foreign_used;
   uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */
   uint64_t pool_no_slot;       /* pool records' samples with no thread name: lost */
+  uint64_t no_slot_before;     /* the foreign table's no_slot when this profile began */
   struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */
   _Atomic uint64_t wakeups;    /* passes a handler's full ring called early */
 
@@ -70,5 +71,15 @@ int fg_drainer_start(struct fg_drainer *d, JNIEnv *jni, char *err, size_t errlen
  * caller's jni and closes the drainer, so that any later pass (the agent
  * thread may be about to start one) leaves the profile alone. */
 void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni);
+
+/* A pass on the caller's thread that leaves the profile locked, so that the
+ * caller can write it out while sampling goes on (dump); release unlocks. */
+void fg_drainer_hold(struct fg_drainer *d, JNIEnv *jni);
+void fg_drainer_release(struct fg_drainer *d);
+
+/* After fg_drainer_finish: waits for its thread to leave and empties what
+ * belonged to the finished profile, for a new one (attach: start after
+ * stop). 0, or -1 when out of memory. */
+int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni);
 
 #endif

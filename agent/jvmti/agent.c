@@ -34,27 +34,25 @@ static fg_asgct_fn find_asgct(void)
   return (fg_asgct_fn)sym;
 }
 
-/* Whether text turns DebugNonSafepoints off (the last mention wins). */
+/* DebugNonSafepoints in text: -1 turned off, 1 on, else current (the last mention wins). */
 static int scan_debug_flag(const char *text, int current)
 {
   for (const char *p = text; (p = strstr(p, "DebugNonSafepoints")) != NULL; p++) {
     if (p >= text + 5 && strncmp(p - 5, "-XX:-", 5) == 0)
-      current = 1;
+      current = -1;
     else if (p >= text + 5 && strncmp(p - 5, "-XX:+", 5) == 0)
-      current = 0;
+      current = 1;
   }
   return current;
 }
 
-/* The user's -XX:-DebugNonSafepoints hides inlined frames: say so. Looks
- * where the JVM reads flags from: its command line and the option variables. */
-static void warn_if_debug_non_safepoints_off(void)
+int fg_agent_debug_non_safepoints(void)
 {
-  int off = 0;
+  int flag = 0;
   static const char *const vars[] = {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"};
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
     if (getenv(vars[i]))
-      off = scan_debug_flag(getenv(vars[i]), off);
+      flag = scan_debug_flag(getenv(vars[i]), flag);
   FILE *f = fopen("/proc/self/cmdline", "r");
   if (f) {
     char arg[4096];
@@ -66,20 +64,18 @@ static void warn_if_debug_non_safepoints_off(void)
         continue;
       }
       arg[n] = '\0';
-      off = scan_debug_flag(arg, off);
+      flag = scan_debug_flag(arg, flag);
       n = 0;
     }
     fclose(f);
   }
-  if (off)
-    fprintf(stderr, "fgagent: warning: -XX:-DebugNonSafepoints is set: inlined methods will "
-                    "not get frames of their own and time is credited to their callers\n");
+  return flag;
 }
 
 /* Each output must be writable now, not only at exit, when it would be too
  * late to ask for another path: fg_output_probe creates the very temporary
  * file the write will use. */
-static int check_outputs(const struct fg_options *o, char *err, size_t errlen)
+int fg_agent_check_outputs(const struct fg_options *o, char *err, size_t errlen)
 {
   for (int i = 0; i <= o->nfiles; i++) {
     const char *pattern = i < o->nfiles ? o->files[i] : o->log;
@@ -101,6 +97,11 @@ static int check_outputs(const struct fg_options *o, char *err, size_t errlen)
   return 0;
 }
 
+struct fg_agent *fg_agent_instance(void)
+{
+  return &the_agent;
+}
+
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
   (void)reserved;
@@ -119,24 +120,32 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     return JNI_OK;
   }
   setenv("FGAGENT_LOADED_IN_PID", pid, 1);
-
-  if (fg_options_parse(options, &a->opts, err, sizeof err) != 0 ||
-      check_outputs(&a->opts, err, sizeof err) != 0) {
+  if (fg_agent_setup(a, vm, options, err, sizeof err) != 0) {
     fprintf(stderr, "%s\n", err);
     return JNI_ERR;
   }
+  if (fg_agent_debug_non_safepoints() < 0)   /* the user's flag hides inlined frames: say so */
+    fprintf(stderr, "fgagent: warning: -XX:-DebugNonSafepoints is set: inlined methods will "
+                    "not get frames of their own and time is credited to their callers\n");
+  return JNI_OK;
+}
+
+int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *err, size_t errlen)
+{
+  if (fg_options_parse(options, &a->opts, err, errlen) != 0 || fg_agent_check_outputs(&a->opts, err, errlen) != 0)
+    return -1;
   fg_asgct_fn asgct = find_asgct();
   if (!asgct) {
-    fprintf(stderr, "fgagent: AsyncGetCallTrace not found in this JVM (is it HotSpot?); "
-                    "fgagent needs a HotSpot JVM that exports it\n");
-    return JNI_ERR;
+    snprintf(err, errlen, "fgagent: AsyncGetCallTrace not found in this JVM (is it HotSpot?); "
+                          "fgagent needs a HotSpot JVM that exports it");
+    return -1;
   }
   if ((*vm)->GetEnv(vm, (void **)&a->jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
-    fprintf(stderr, "fgagent: JVMTI 1.2 is not available in this JVM\n");
-    return JNI_ERR;
+    a->jvmti = NULL;
+    snprintf(err, errlen, "fgagent: JVMTI 1.2 is not available in this JVM");
+    return -1;
   }
   (*a->jvmti)->SetEnvironmentLocalStorage(a->jvmti, a);
-  warn_if_debug_non_safepoints_off();
 
   int frames = fg_options_max_frames(&a->opts), first_frames = fg_options_first_frames(&a->opts);
   /* under a small memlimit, chunks small enough that the first index and two of them fit */
@@ -145,8 +154,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
                                                                           : FG_TRACE_CHUNK_BYTES;
   if (fg_code_map_init(&a->code) != 0 || (a->opts.walker == FG_WALKER_VM && fg_method_map_init(&a->methods) != 0) ||
       fg_trace_table_init(&a->traces, FG_TRACE_INDEX_SLOTS, chunk, limit) != 0) {
-    fprintf(stderr, "fgagent: out of memory at start-up\n");
-    return JNI_ERR;
+    snprintf(err, errlen, "fgagent: out of memory at start-up");
+    return -1;
   }
   a->sampler.walker = (struct fg_walker){
     .asgct = asgct,
@@ -164,8 +173,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   a->sampler.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* -1: the drainer just polls */
   if (a->opts.cstack == FG_CSTACK_NATIVE) {
     if (fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, a->opts.ring_bytes, first_frames) != 0) {
-      fprintf(stderr, "fgagent: out of memory at start-up\n");
-      return JNI_ERR;
+      snprintf(err, errlen, "fgagent: out of memory at start-up");
+      return -1;
     }
     a->sampler.pool = &a->pool;
   }
@@ -184,17 +193,13 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   a->drainer.max_frames = frames;
   a->drainer.sched = a->opts.sched ? &a->sched : NULL;
   if (a->opts.verify && !(a->drainer.verifier = fg_edge_verifier_new(a->jvmti))) {
-    fprintf(stderr, "fgagent: out of memory at start-up\n");
-    return JNI_ERR;
+    snprintf(err, errlen, "fgagent: out of memory at start-up");
+    return -1;
   }
   if (fg_registry_init(&a->registry, a->opts.ring_bytes, first_frames) != 0 ||
       fg_drainer_init(&a->drainer) != 0) {
-    fprintf(stderr, "fgagent: out of memory at start-up\n");
-    return JNI_ERR;
+    snprintf(err, errlen, "fgagent: out of memory at start-up");
+    return -1;
   }
-  if (fg_events_enable(a, err, sizeof err) != 0) {
-    fprintf(stderr, "%s\n", err);
-    return JNI_ERR;
-  }
-  return JNI_OK;
+  return fg_events_enable(a, err, errlen);
 }

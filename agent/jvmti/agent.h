@@ -21,6 +21,7 @@
 #include "../walk/method_map.h"
 #include "../walk/vm_offsets.h"
 #include "../sched/sched.h"
+#include "late_threads.h"
 #include "threads.h"
 
 struct fg_agent {
@@ -40,13 +41,25 @@ struct fg_agent {
   struct fg_trace_table traces;   /* every stack sampled, stored once */
   struct fg_sched sched;       /* context-switch records (sched) */
   struct fg_wall wall;         /* event=wall's sampler thread */
+  struct fg_late_threads late; /* attach: Java threads running before it */
 
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */
   _Atomic int finished;        /* outputs written */
+  int outputs_failed;          /* the last write: outputs not written where asked */
   time_t start_time;           /* for %t */
   uint64_t start_wall_ns, start_cpu_ns;
 };
+
+/* agent.c: the one instance, and what -agentpath and attach both set up
+ * (options parsed and checked, tables made, JVMTI events enabled) */
+struct fg_agent *fg_agent_instance(void);
+int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *err, size_t errlen);
+/* Each output file writable now; -1 with a message in err. */
+int fg_agent_check_outputs(const struct fg_options *o, char *err, size_t errlen);
+/* -XX:?DebugNonSafepoints as the JVM was started (its command line and the
+ * option variables): 1 on, -1 off, 0 not given. */
+int fg_agent_debug_non_safepoints(void);
 
 /* events.c: JVMTI event callbacks and their registration */
 int fg_events_enable(struct fg_agent *a, char *err, size_t errlen);
@@ -58,6 +71,20 @@ void fg_classes_preload(struct fg_agent *a, jclass klass);
 /* session.c: start at VMInit, stop and write everything at VMDeath */
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread);
 void fg_session_finish(struct fg_agent *a, JNIEnv *jni);
+/* Writes every output now, sampling going on; -1 when not profiling. */
+int fg_session_dump(struct fg_agent *a, JNIEnv *jni);
+/* The output files (expanded), ", "-separated. */
+int fg_session_outputs(struct fg_agent *a, char *buf, size_t len);
+/* One line: profiling or idle, the event, the interval, samples so far. */
+int fg_session_status(struct fg_agent *a, char *buf, size_t len);
+/* After fg_session_finish, with a->opts the next session's: empties the
+ * profile and what served it, for fg_session_start. 0 or -1. */
+int fg_session_reset(struct fg_agent *a, JNIEnv *jni);
+/* Where a thread's JNIEnv sits inside its JavaThread: java.lang.Thread's
+ * eetop field holds the JavaThread's address. -1 when it cannot be told. */
+long fg_session_env_offset(JNIEnv *jni, jthread thread);
+/* The thread's Java name (UTF-8), "" when JVMTI does not say. */
+void fg_session_thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, char *buf, size_t len);
 
 /* Registers the calling Java thread (idempotent) and gives it a timer. */
 void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread);

@@ -17,7 +17,7 @@ static int current_tid(void)
   return (int)syscall(SYS_gettid);
 }
 
-static void thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, char *buf, size_t len)
+void fg_session_thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, char *buf, size_t len)
 {
   jvmtiThreadInfo info;
   memset(&info, 0, sizeof info);
@@ -41,7 +41,7 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   if (a->drainer.thread && (*jni)->IsSameObject(jni, thread, a->drainer.thread))
     return;   /* fgagent's own thread is never sampled */
   char name[256];
-  thread_name(a, jni, thread, name, sizeof name);
+  fg_session_thread_name(a, jni, thread, name, sizeof name);
   int tid = current_tid();
   if (fg_registry_attach(&a->registry, jni, tid, name)) {
     fg_timer_thread_start(&a->timer, tid);
@@ -51,10 +51,16 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
 
 void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
-  if (!fg_current_thread)
+  /* a thread running before attach: out of the table, so that no later
+   * thread whose JNIEnv lands at the same address finds its record */
+  struct fg_thread *late = a->sampler.late ? fg_late_threads_remove(&a->late, jni) : NULL;
+  if (!fg_current_thread) {
+    if (late)
+      fg_registry_end_other(&a->registry, late);   /* it ended before its handler ever took the record */
     return;
+  }
   char name[256];
-  thread_name(a, jni, thread, name, sizeof name);
+  fg_session_thread_name(a, jni, thread, name, sizeof name);
   fg_timer_thread_end(&a->timer, current_tid());
   fg_sched_thread_end(&a->sched, current_tid(), name);
   fg_registry_detach(&a->registry, name);
@@ -79,9 +85,7 @@ static FILE *open_log(struct fg_agent *a)
   return f ? f : stderr;
 }
 
-/* Where a thread's JNIEnv sits inside its JavaThread: java.lang.Thread's
- * eetop field holds the JavaThread's address. -1 when it cannot be told. */
-static long env_offset_in_thread(JNIEnv *jni, jthread thread)
+long fg_session_env_offset(JNIEnv *jni, jthread thread)
 {
   jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
   jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
@@ -117,7 +121,7 @@ static void start_vm_walker(struct fg_agent *a, long env)
 
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
-  long env = env_offset_in_thread(jni, thread);
+  long env = fg_session_env_offset(jni, thread);
   start_vm_walker(a, env);
   fg_classes_preload_all(a, jni);
   uintptr_t lo, hi;
@@ -184,9 +188,22 @@ static void fill_stats(struct fg_agent *a)
   snprintf(s->event_detail, sizeof s->event_detail, "%s", a->timer.detail);
 }
 
+int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)
+{
+  size_t o = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < a->opts.nfiles && o < len; i++) {
+    char path[4096];
+    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, path, sizeof path) == 0)
+      o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", path);
+  }
+  return (int)o;
+}
+
 static void write_outputs(struct fg_agent *a)
 {
   struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline};
+  a->outputs_failed = 0;
   for (int i = 0; i < a->opts.nfiles; i++) {
     char path[4096], err[4400];
     if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, path, sizeof path) != 0) {
@@ -199,6 +216,7 @@ static void write_outputs(struct fg_agent *a)
     }
     /* Nothing collected is lost: the same format in the temporary directory. */
     fprintf(stderr, "%s\n", err);
+    a->outputs_failed++;
     char fallback[256];
     snprintf(fallback, sizeof fallback, "/tmp/fgagent-%d-%d%s", (int)getpid(), i,
              fg_format_extension(fg_format_for_path(path)));
@@ -219,6 +237,52 @@ static int write_summary(struct fg_agent *a, FILE *log)
               (unsigned long long)a->names.unresolved) < 0)
     return -1;
   return fflush(log) != 0 || ferror(log) ? -1 : 0;
+}
+
+int fg_session_dump(struct fg_agent *a, JNIEnv *jni)
+{
+  if (!atomic_load(&a->live) || atomic_load(&a->finished))
+    return -1;
+  fg_drainer_hold(&a->drainer, jni);   /* the drainer waits while the profile is written */
+  fill_stats(a);
+  write_outputs(a);
+  fg_drainer_release(&a->drainer);
+  return 0;
+}
+
+int fg_session_status(struct fg_agent *a, char *buf, size_t len)
+{
+  if (!atomic_load(&a->live) || atomic_load(&a->finished))
+    return snprintf(buf, len, "fgagent: idle (loaded, not profiling)");
+  uint64_t ms = (fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns) / 1000000;
+  return snprintf(buf, len, "fgagent: profiling for %llu.%03llu s, event=%s, interval=%.3f ms, %llu samples so far",
+                  (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000),
+                  a->timer.event == FG_EVENT_CPU ? "cpu" : a->timer.event == FG_EVENT_WALL ? "wall" : "itimer",
+                  (double)a->opts.interval_ns / 1e6, (unsigned long long)a->profile.stats.taken);
+}
+
+int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
+{
+  if (fg_drainer_reset(&a->drainer, jni) != 0)
+    return -1;
+  fg_profile_free(&a->profile);
+  fg_profile_init(&a->profile);
+  if (a->opts.timeline || a->opts.sched)
+    a->profile.timeline.max = FG_TIMELINE_MAX;
+  fg_method_names_init(&a->names, a->opts.lines);
+  fg_wall_destroy(&a->wall);
+  struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap};   /* its table is reused */
+  a->timer = fresh;
+  struct fg_walker *w = &a->sampler.walker;
+  w->depth = a->opts.depth;
+  w->native_depth = a->opts.cstack == FG_CSTACK_NATIVE && a->sampler.pool ? FG_MAX_NATIVE_DEPTH : 0;
+  w->recover = a->opts.recover;
+  w->annotate = a->opts.ann;
+  a->sampler.interval_ns = a->opts.interval_ns;
+  a->sampler.scratch_reserve = fg_options_max_frames(&a->opts) - a->opts.depth;
+  atomic_store(&a->finished, 0);
+  atomic_store(&a->live, 0);
+  return 0;
 }
 
 void fg_session_finish(struct fg_agent *a, JNIEnv *jni)

@@ -192,6 +192,7 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
     t->tid = tid;
     fg_utf8_copy(t->name, sizeof t->name, name ? name : "");
     reset_counts(t);
+    t->claim_sp = 0;
     stack_bounds(t);
     atomic_store(&t->state, FG_THREAD_LIVE);
   }
@@ -201,6 +202,32 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
   fg_current_thread = t;
   atomic_signal_fence(memory_order_seq_cst);
   return t;
+}
+
+struct fg_thread *fg_registry_add_other(struct fg_registry *r, JNIEnv *env, int tid, const char *name)
+{
+  pthread_mutex_lock(&r->lock);
+  struct fg_thread *t = take_record(r);
+  if (t) {
+    fg_ring_reset(&t->ring);
+    t->serial = ++r->next_serial;
+    t->env = env;
+    t->tid = tid;
+    fg_utf8_copy(t->name, sizeof t->name, name ? name : "");
+    reset_counts(t);
+    t->stack_lo = t->claim_sp = 0;   /* found by the drainer once the thread's handler noted an sp */
+    __atomic_store_n(&t->stack_hi, 0, __ATOMIC_RELEASE);
+    atomic_store(&t->state, FG_THREAD_LIVE);
+  }
+  pthread_mutex_unlock(&r->lock);
+  return t;
+}
+
+void fg_registry_end_other(struct fg_registry *r, struct fg_thread *t)
+{
+  pthread_mutex_lock(&r->lock);
+  atomic_store(&t->state, FG_THREAD_ENDED);
+  pthread_mutex_unlock(&r->lock);
 }
 
 void fg_registry_detach(struct fg_registry *r, const char *final_name)

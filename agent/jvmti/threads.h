@@ -143,4 +143,11 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
  * drainer frees once it has taken every sample. */
 void fg_registry_detach(struct fg_registry *r, const char *final_name);
 
+/* A record for another, already running Java thread (attach): LIVE, with
+ * its JNIEnv, tid (0 when unknown) and name; not the caller's. NULL when out
+ * of memory. Its stack bounds are found once its handler notes an sp. */
+struct fg_thread *fg_registry_add_other(struct fg_registry *r, JNIEnv *env, int tid, const char *name);
+/* That thread ended before its handler ever took the record. */
+void fg_registry_end_other(struct fg_registry *r, struct fg_thread *t);
+
 #endif

@@ -180,6 +180,11 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
     atomic_fetch_add(&s->in_handler, 1);
     if (atomic_load_explicit(&s->enabled, memory_order_acquire)) {
       struct fg_thread *t = fg_current_thread;
+      if (!t && s->late && (t = fg_late_threads_find(s->late)) != NULL) {
+        /* a Java thread running before attach: its record, from now on its own */
+        t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
+        fg_current_thread = t;
+      }
       if (!t && s->pool) {
         /* a JVM thread with no JNIEnv: keep its native stacks under its own record */
         int tid = (int)syscall(SYS_gettid);

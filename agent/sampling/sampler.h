@@ -8,6 +8,7 @@
 #include "fg/forte.h"
 #include "fg/foreign_threads.h"
 #include "fg/trace_table.h"
+#include "../jvmti/late_threads.h"
 #include "../jvmti/threads.h"
 #include "../walk/walker.h"
 
@@ -18,6 +19,7 @@ struct fg_sampler {
   int wake_fd;                        /* an eventfd the drainer waits on; -1 none */
   _Atomic int wake_pending;           /* the handler wrote to it and the drainer has not woken yet */
   struct fg_thread_pool *pool;        /* records for threads without a JNIEnv (cstack=native) */
+  struct fg_late_threads *late;       /* Java threads running before attach; NULL at -agentpath */
   struct fg_foreign_threads *foreign; /* counts for threads without a record */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */

@@ -250,3 +250,11 @@ void fg_wall_stop(struct fg_wall *w)
   pthread_join(w->thread, NULL);
   w->started = 0;
 }
+
+void fg_wall_destroy(struct fg_wall *w)
+{
+  fg_wall_stop(w);
+  if (w->repeats.capacity)
+    fg_ring_destroy(&w->repeats);
+  memset(w, 0, sizeof *w);
+}

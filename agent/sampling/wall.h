@@ -66,5 +66,7 @@ struct fg_wall {
 
 int fg_wall_start(struct fg_wall *w, struct fg_registry *r, uint64_t interval_ns, int per_tick);
 void fg_wall_stop(struct fg_wall *w);
+/* Stops it and frees its ring: the struct is as new (attach: start after stop). */
+void fg_wall_destroy(struct fg_wall *w);
 
 #endif

@@ -605,6 +605,7 @@ public final class IntegrationTests {
     List<Named> all = new ArrayList<>(TESTS);
     all.addAll(RobustnessTests.TESTS);
     all.addAll(WalkerTests.TESTS);
+    all.addAll(AttachTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;

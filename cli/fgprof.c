@@ -1,5 +1,7 @@
 /* fgprof: converts collapsed stacks (ours or any tool's) into the formats
- * fgagent writes. Exit status: 0 done, 2 bad arguments or input. */
+ * fgagent writes, compares runs, and profiles a running JVM. Exit status:
+ * 0 done, 2 bad arguments or input (diff: 1 a regression; attach and
+ * profile: 1 the agent refused the command). */
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -17,6 +19,8 @@ static const char usage[] =
   "Usage: fgprof convert [OPTIONS] IN OUT\n"
   "       fgprof diff [OPTIONS] BASE NEW\n"
   "       fgprof diff [OPTIONS] --base FILE... --new FILE...\n"
+  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall] [--threads] --file OUT PID\n"
+  "       fgprof attach PID COMMAND[,OPTIONS]\n"
   "       fgprof --help\n"
   "\n"
   "Reads collapsed stacks from IN ('-' for standard input): one 'frame;frame;... count'\n"
@@ -61,11 +65,28 @@ static const char usage[] =
   "  --html OUT         a differential flame graph: NEW's shape, red where a frame\n"
   "                     grew, blue where it shrank; hovering shows both shares\n"
   "\n"
+  "fgprof profile loads fgagent into the running HotSpot JVM PID (no restart, no\n"
+  "Java needed here), profiles it for --duration (or until Ctrl-C), writes OUT in\n"
+  "the format its extension names, and leaves the JVM running with the agent idle.\n"
+  "fgprof attach sends one command to the agent in PID, loading it if need be:\n"
+  "  start[,OPTIONS]    start profiling; OPTIONS as after -agentpath:libfgagent.so=\n"
+  "  stop               write the outputs and the summary, go idle\n"
+  "  dump               write the outputs now and go on profiling\n"
+  "  status             one line: profiling or idle, event, interval, samples\n"
+  "The same commands work through the JDK's own tool:\n"
+  "  jcmd PID JVMTI.agent_load /path/libfgagent.so '\"start,file=/tmp/p.html\"'\n"
+  "libfgagent.so is looked for beside fgprof, in ../lib, in $FGAGENT_LIB, or given\n"
+  "with --agent LIB (both commands). --timeout TIME (10s): how long to wait for the\n"
+  "JVM to answer. Exit status: 0 done, 1 the agent refused the\n"
+  "command, 2 the JVM cannot be reached (no such process, another user's, not a\n"
+  "HotSpot JVM, -XX:+DisableAttachMechanism, no answer).\n"
+  "\n"
   "Examples:\n"
   "  fgprof convert app.collapsed app.html\n"
   "  fgprof diff --base main-*.collapsed --new branch-*.collapsed --html diff.html\n"
   "  fgprof convert --include 'com/acme/' --title 'checkout' app.collapsed checkout.html\n"
-  "  fgprof convert --interval 10ms async-profiler.txt profile.pb.gz\n";
+  "  fgprof convert --interval 10ms async-profiler.txt profile.pb.gz\n"
+  "  fgprof profile --duration 30s --file checkout.html $(pgrep -f checkout.jar)\n";
 
 struct args {
   const char *in, *out, *title;
@@ -239,6 +260,10 @@ int main(int argc, char **argv)
   }
   if (argc >= 2 && strcmp(argv[1], "convert") == 0)
     return fg_cmd_convert(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "attach") == 0)
+    return fg_cmd_attach(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "profile") == 0)
+    return fg_cmd_profile(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "diff") == 0)
     return fg_cmd_diff(argc, argv);
   fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, --help\n",

@@ -4,5 +4,7 @@
 
 int fg_cmd_convert(int argc, char **argv);
 int fg_cmd_diff(int argc, char **argv);
+int fg_cmd_attach(int argc, char **argv);
+int fg_cmd_profile(int argc, char **argv);
 
 #endif

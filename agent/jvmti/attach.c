@@ -1,0 +1,282 @@
+/* Entry point for a JVM that is already running: jcmd PID JVMTI.agent_load
+ * /path/libfgagent.so "COMMAND[,OPTIONS]" (or fgprof attach, which speaks
+ * the same attach protocol). HotSpot calls Agent_OnAttach at every load of
+ * the library, also when it was started with -agentpath, so each load is a
+ * command to the one agent:
+ *   start[,OPTIONS]  begin profiling (the first load sets the agent up; a
+ *                    load while profiling changes nothing); OPTIONS as at
+ *                    -agentpath. A load with no command is a start.
+ *   stop             write every output and the summary, stay loaded, idle
+ *   dump             write every output now and go on sampling
+ *   status           one line: profiling or idle, event, interval, samples
+ * reply=PATH (any command): the messages go to that file, for a client that
+ * cannot see the JVM's stderr; without it they go to stderr. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "../walk/vm_structs.h"
+
+struct reply {
+  FILE *out;
+};
+
+static void say(struct reply *r, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(r->out, fmt, ap);
+  va_end(ap);
+  fputc('\n', r->out);
+  fflush(r->out);
+}
+
+/* Reads len bytes at addr of this process, or fails cleanly where nothing
+ * is mapped (a thread's memory read while it may be ending). */
+static int read_memory(uintptr_t addr, void *buf, size_t len)
+{
+  struct iovec local = {buf, len}, remote = {(void *)addr, len};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* A running Java thread's native tid, read through its JavaThread; 0 when unknown. */
+static int thread_tid(uintptr_t vm_thread)
+{
+  static long osthread = -2, thread_id = -2;
+  if (osthread == -2) {
+    osthread = fg_vm_field_offset("Thread", "_osthread");   /* JDK 25 */
+    if (osthread < 0)
+      osthread = fg_vm_field_offset("JavaThread", "_osthread");   /* JDK 17 */
+    thread_id = fg_vm_field_offset("OSThread", "_thread_id");
+  }
+  uintptr_t os = 0;
+  int tid = 0;
+  if (osthread < 0 || thread_id < 0 || read_memory(vm_thread + (uintptr_t)osthread, &os, sizeof os) != 0 || !os ||
+      read_memory(os + (uintptr_t)thread_id, &tid, sizeof tid) != 0)
+    return 0;
+  return tid;
+}
+
+/* Records for the Java threads already running, found by their handlers
+ * through HotSpot's thread key (late_threads.h). The number registered, or
+ * -1 when the key cannot be found (they then go unsampled). */
+static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread self, long env_offset)
+{
+  pthread_key_t key;
+  if (!a->jvmti || env_offset < 0 || fg_late_threads_find_key((char *)jni - env_offset, &key) != 0)
+    return -1;
+  jint n = 0;
+  jthread *threads = NULL;
+  if ((*a->jvmti)->GetAllThreads(a->jvmti, &n, &threads) != JVMTI_ERROR_NONE)
+    return -1;
+  jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+  jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
+  int registered = -1;
+  if (eetop && fg_late_threads_init(&a->late, (uint32_t)n + 16, key, env_offset) == 0) {
+    registered = 0;
+    for (jint i = 0; i < n; i++) {
+      jlong vm_thread = (*jni)->IsSameObject(jni, threads[i], self) ? 0 : (*jni)->GetLongField(jni, threads[i], eetop);
+      if (vm_thread) {   /* 0: ourselves (registered as usual), or not started, or ended */
+        char name[256];
+        fg_session_thread_name(a, jni, threads[i], name, sizeof name);
+        JNIEnv *env = (JNIEnv *)((char *)(intptr_t)vm_thread + env_offset);
+        struct fg_thread *t = fg_registry_add_other(&a->registry, env, thread_tid((uintptr_t)vm_thread), name);
+        if (t && fg_late_threads_add(&a->late, env, t) == 0)
+          registered++;
+      }
+      (*jni)->DeleteLocalRef(jni, threads[i]);
+    }
+    a->late.ready = 1;
+    a->sampler.late = &a->late;
+  }
+  (*jni)->ExceptionClear(jni);
+  (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)threads);
+  return registered;
+}
+
+/* The first start: set up as -agentpath would, replay what the JVM compiled
+ * and generated before us, register the threads already running, start. */
+static int first_start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *options, struct reply *r)
+{
+  char err[8192] = "fgagent: JVMTI is not available in this JVM";
+  if (fg_agent_setup(a, vm, options, err, sizeof err) != 0 || !a->jvmti) {
+    say(r, "%s", err);
+    a->jvmti = NULL;
+    return -1;
+  }
+  jthread self = NULL;
+  (*a->jvmti)->GetCurrentThread(a->jvmti, &self);
+  /* compiled methods and stubs made before us: the walker needs their bounds */
+  (*a->jvmti)->GenerateEvents(a->jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+  (*a->jvmti)->GenerateEvents(a->jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+  int running = register_running_threads(a, jni, self, fg_session_env_offset(jni, self));
+  if (running < 0)
+    say(r, "fgagent: warning: cannot find the Java threads already running (HotSpot's thread key); "
+           "only threads started from now on are sampled");
+  if (fg_agent_debug_non_safepoints() <= 0)
+    say(r, "fgagent: warning: attached to a running JVM: methods compiled before the attach carry debug "
+           "information at safepoints only, so their inlined methods are credited to their callers; "
+           "start the JVM with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints to keep them");
+  fg_session_start(a, jni, self);
+  return atomic_load(&a->live) ? running : -1;
+}
+
+/* start again after a stop, with the options given now */
+static int restart(struct fg_agent *a, JNIEnv *jni, const char *options, struct reply *r)
+{
+  char err[8192];
+  struct fg_options next;
+  if (fg_options_parse(options, &next, err, sizeof err) != 0 || fg_agent_check_outputs(&next, err, sizeof err) != 0) {
+    say(r, "%s", err);
+    return -1;
+  }
+  a->opts = next;
+  if (fg_session_reset(a, jni) != 0) {
+    say(r, "fgagent: out of memory");
+    return -1;
+  }
+  jthread self = NULL;
+  (*a->jvmti)->GetCurrentThread(a->jvmti, &self);
+  fg_session_start(a, jni, self);
+  return atomic_load(&a->live) ? 0 : -1;
+}
+
+/* Options an attached session cannot take: they need the JVM from its start. */
+static int refused_at_attach(const char *options, struct reply *r)
+{
+  static const char *const names[] = {"sched", "verify"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    size_t n = strlen(names[i]);
+    for (const char *p = options; (p = strstr(p, names[i])) != NULL; p += n)
+      if ((p == options || p[-1] == ',') && (p[n] == '\0' || p[n] == ',' || p[n] == '=')) {
+        say(r, "fgagent: option %s is not available when attaching to a running JVM; accepted: %s at start-up "
+               "(-agentpath)", names[i], names[i]);
+        return 1;
+      }
+  }
+  return 0;
+}
+
+static int start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *options, struct reply *r)
+{
+  char line[256];
+  if (a->jvmti && atomic_load(&a->live) && !atomic_load(&a->finished)) {
+    fg_session_status(a, line, sizeof line);
+    say(r, "%s; already started, this start changes nothing (stop it first to change options)", line);
+    return 0;
+  }
+  if (refused_at_attach(options, r))
+    return -1;
+  int running = a->jvmti ? restart(a, jni, options, r) : first_start(a, vm, jni, options, r);
+  if (running < 0)
+    return -1;
+  fg_session_status(a, line, sizeof line);
+  say(r, "%s; started (%d threads already running registered)", line, running);
+  return 0;
+}
+
+static int command(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *cmd, const char *options,
+                   struct reply *r)
+{
+  char line[256];
+  int live = a->jvmti && atomic_load(&a->live) && !atomic_load(&a->finished);
+  if (strcmp(cmd, "start") == 0)
+    return start(a, vm, jni, options, r);
+  if (options[0]) {
+    say(r, "fgagent: %s takes no options, not '%s'; accepted: reply=PATH", cmd, options);
+    return -1;
+  }
+  if (strcmp(cmd, "status") == 0) {
+    fg_session_status(a, line, sizeof line);
+    say(r, "%s", a->jvmti ? line : "fgagent: idle (loaded, not profiling)");
+    return 0;
+  }
+  if (!live) {
+    say(r, "fgagent: %s: not profiling; accepted: start first", cmd);
+    return -1;
+  }
+  char files[4096];
+  fg_session_outputs(a, files, sizeof files);
+  if (strcmp(cmd, "dump") == 0) {
+    if (fg_session_dump(a, jni) != 0)
+      return -1;
+  } else {
+    fg_session_finish(a, jni);
+  }
+  if (a->outputs_failed) {
+    say(r, "fgagent: %s: %d of the outputs (%s) could not be written there; the JVM's stderr says where they "
+           "went instead", cmd, a->outputs_failed, files);
+    return -1;
+  }
+  if (strcmp(cmd, "dump") == 0)
+    say(r, "fgagent: dumped, profiling goes on; wrote %s", files);
+  else
+    say(r, "fgagent: stopped; wrote %s; the summary went to %s", files, a->opts.log[0] ? a->opts.log : "the JVM's stderr");
+  return 0;
+}
+
+/* Splits "COMMAND,reply=PATH,OPTIONS" into its command (start when the
+ * first word is none), reply path and the other options, in place. */
+static const char *split(char *text, char **reply)
+{
+  static const char *const commands[] = {"start", "stop", "dump", "status"};
+  const char *cmd = "start";
+  char *out = text;
+  *reply = NULL;
+  for (char *tok = text, *next; tok; tok = next) {
+    next = strchr(tok, ',');
+    size_t n = next ? (size_t)(next - tok) : strlen(tok);
+    if (next)
+      next++;
+    int is_cmd = 0;
+    for (size_t i = 0; tok == text && i < sizeof commands / sizeof commands[0]; i++)
+      if (strlen(commands[i]) == n && strncmp(tok, commands[i], n) == 0) {
+        cmd = commands[i];
+        is_cmd = 1;
+      }
+    if (is_cmd)
+      continue;
+    if (n > 6 && strncmp(tok, "reply=", 6) == 0) {
+      free(*reply);
+      *reply = strndup(tok + 6, n - 6);
+      continue;
+    }
+    if (out != text)
+      *out++ = ',';
+    memmove(out, tok, n);
+    out += n;
+  }
+  *out = '\0';
+  return cmd;
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+  (void)reserved;
+  char *text = strdup(options ? options : ""), *reply_path = NULL;
+  if (!text)
+    return JNI_ENOMEM;
+  const char *cmd = split(text, &reply_path);
+  struct reply r = {stderr};
+  FILE *f = reply_path ? fopen(reply_path, "w") : NULL;
+  if (f)
+    r.out = f;
+  JNIEnv *jni = NULL;
+  int rc;
+  if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK) {
+    say(&r, "fgagent: the attach thread has no JNIEnv");
+    rc = -1;
+  } else {
+    rc = command(fg_agent_instance(), vm, jni, cmd, text, &r);
+  }
+  if (f)
+    fclose(f);
+  free(reply_path);
+  free(text);
+  return rc == 0 ? JNI_OK : JNI_ERR;
+}

@@ -1,0 +1,235 @@
+/* fgprof attach and fgprof profile: fgagent in a JVM that is already
+ * running. Exit status: 0 done, 1 the agent refused the command (its
+ * message is printed), 2 bad arguments or the JVM could not be reached. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach_client.h"
+#include "commands.h"
+
+static long attach_timeout_ms = 10000;   /* --timeout */
+
+static int bad(const char *what, const char *value)
+{
+  fprintf(stderr, "fgprof: %s", what);
+  if (value)
+    fprintf(stderr, " '%s'", value);
+  fprintf(stderr, "\nRun 'fgprof --help' for usage.\n");
+  return 2;
+}
+
+static int parse_pid(const char *text, int *pid)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end || v <= 0 || v > INT_MAX)
+    return -1;
+  *pid = (int)v;
+  return 0;
+}
+
+/* libfgagent.so: --agent, else $FGAGENT_LIB, else beside fgprof or in ../lib. */
+static int agent_path(const char *given, char *out, size_t len)
+{
+  if (!given)
+    given = getenv("FGAGENT_LIB");
+  if (given)
+    return realpath(given, out) ? 0 : -1;
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return -1;
+  self[n] = '\0';
+  *strrchr(self, '/') = '\0';
+  const char *const places[] = {"%s/libfgagent.so", "%s/../lib/libfgagent.so"};
+  for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+    char candidate[PATH_MAX + 32];
+    snprintf(candidate, sizeof candidate, places[i], self);
+    if (access(candidate, R_OK) == 0 && realpath(candidate, out))
+      return 0;
+  }
+  (void)len;
+  return -1;
+}
+
+/* options with file= and log= made absolute: the JVM's working directory is not ours. */
+static int absolute_options(const char *in, char *out, size_t len)
+{
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd))
+    return -1;
+  size_t o = 0;
+  for (const char *tok = in; *tok;) {
+    size_t n = strcspn(tok, ",");
+    int path = (n > 5 && strncmp(tok, "file=", 5) == 0 && tok[5] != '/') ||
+               (n > 4 && strncmp(tok, "log=", 4) == 0 && tok[4] != '/');
+    size_t key = path ? (size_t)(strchr(tok, '=') - tok) + 1 : 0;
+    int w = path ? snprintf(out + o, len - o, "%s%.*s%s/%.*s", o ? "," : "", (int)key, tok, cwd, (int)(n - key), tok + key)
+                 : snprintf(out + o, len - o, "%s%.*s", o ? "," : "", (int)n, tok);
+    if (w < 0 || (size_t)w >= len - o)
+      return -1;
+    o += (size_t)w;
+    tok += n + (tok[n] == ',');
+  }
+  return 0;
+}
+
+/* One command to the agent in pid; its messages printed to out. 0 done, 1
+ * the agent refused it, 2 the JVM could not be reached (said on stderr). */
+static int send_command(int pid, const char *library, const char *command, FILE *out)
+{
+  char reply[] = "/tmp/fgprof-reply-XXXXXX";
+  int fd = mkstemp(reply);
+  if (fd < 0) {
+    fprintf(stderr, "fgprof: cannot create a reply file in /tmp: %s\n", strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d", pid);
+  if (geteuid() == 0 && stat(path, &st) == 0 && fchown(fd, st.st_uid, st.st_gid) != 0)
+    fprintf(stderr, "fgprof: warning: cannot hand the reply file to the JVM's user: %s\n", strerror(errno));
+  close(fd);
+  char options[8192], err[512];
+  int rc = 2, agent_rc = 0;
+  if (snprintf(options, sizeof options, "%s%sreply=%s", command, strchr(command, ',') || *command ? "," : "", reply) >=
+      (int)sizeof options)
+    fprintf(stderr, "fgprof: the options are too long\n");
+  else if (fg_attach_load(pid, library, options, (int)attach_timeout_ms, &agent_rc, err, sizeof err) != 0)
+    fprintf(stderr, "fgprof: %s\n", err);
+  else
+    rc = agent_rc == 0 ? 0 : 1;
+  FILE *f = fopen(reply, "r");
+  char line[4096];
+  while (f && fgets(line, sizeof line, f))
+    fputs(line, out);
+  if (f)
+    fclose(f);
+  unlink(reply);
+  return rc;
+}
+
+/* "30s", "500ms", "2m", "1.5" (seconds) -> ms; -1 when not a duration. */
+static long duration_ms(const char *text)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (errno || end == text || v <= 0)
+    return -1;
+  double unit = strcmp(end, "") == 0 || strcmp(end, "s") == 0 ? 1000 : strcmp(end, "ms") == 0 ? 1
+              : strcmp(end, "m") == 0 ? 60000 : strcmp(end, "h") == 0 ? 3600000 : -1;
+  return unit < 0 || v * unit > 1e12 ? -1 : (long)(v * unit);
+}
+
+/* fgprof attach [--agent LIB] [--timeout 10s] PID COMMAND[,OPTIONS] */
+int fg_cmd_attach(int argc, char **argv)
+{
+  const char *agent = NULL, *pid_text = NULL, *command = NULL;
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
+      agent = argv[++i];
+    else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+      if ((attach_timeout_ms = duration_ms(argv[++i])) < 0 || attach_timeout_ms > 3600000)
+        return bad("--timeout takes a time such as 10s or 500ms, not", argv[i]);
+    } else if (!pid_text)
+      pid_text = argv[i];
+    else if (!command)
+      command = argv[i];
+    else
+      return bad("one argument too many; accepted: [--agent LIB] PID COMMAND[,OPTIONS]:", argv[i]);
+  }
+  int pid;
+  if (!pid_text || !command)
+    return bad("attach needs PID COMMAND[,OPTIONS]; commands: start, stop, dump, status", NULL);
+  if (parse_pid(pid_text, &pid) != 0)
+    return bad("not a process id:", pid_text);
+  char library[PATH_MAX], options[8192];
+  if (agent_path(agent, library, sizeof library) != 0)
+    return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
+  if (absolute_options(command, options, sizeof options) != 0)
+    return bad("the options are too long:", command);
+  return send_command(pid, library, options, stdout);
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+  (void)sig;
+  interrupted = 1;
+}
+
+/* fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall] [--threads]
+ *                [--agent LIB] [--timeout 10s] --file OUT PID */
+int fg_cmd_profile(int argc, char **argv)
+{
+  const char *agent = NULL, *file = NULL, *pid_text = NULL, *interval = "1ms", *event = "cpu";
+  long ms = 30000;
+  int threads = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+    int valued = strcmp(arg, "--duration") == 0 || strcmp(arg, "--interval") == 0 || strcmp(arg, "--event") == 0 ||
+                 strcmp(arg, "--file") == 0 || strcmp(arg, "--agent") == 0 || strcmp(arg, "--timeout") == 0;
+    if (valued && !value)
+      return bad("this option needs a value:", arg);
+    if (strcmp(arg, "--duration") == 0) {
+      if ((ms = duration_ms(value)) < 0)
+        return bad("--duration takes a time such as 30s, 500ms or 2m, not", value);
+    } else if (strcmp(arg, "--interval") == 0) {
+      interval = value;
+    } else if (strcmp(arg, "--event") == 0) {
+      event = value;
+    } else if (strcmp(arg, "--file") == 0) {
+      file = value;
+    } else if (strcmp(arg, "--agent") == 0) {
+      agent = value;
+    } else if (strcmp(arg, "--timeout") == 0) {
+      if ((attach_timeout_ms = duration_ms(value)) < 0 || attach_timeout_ms > 3600000)
+        return bad("--timeout takes a time such as 10s or 500ms, not", value);
+    } else if (strcmp(arg, "--threads") == 0) {
+      threads = 1;
+      continue;
+    } else if (arg[0] == '-') {
+      return bad("unknown option; accepted: --duration, --interval, --event, --threads, --file, --agent, --timeout:",
+                 arg);
+    } else if (!pid_text) {
+      pid_text = arg;
+      continue;
+    } else {
+      return bad("one argument too many:", arg);
+    }
+    i++;
+  }
+  int pid;
+  if (!pid_text || !file)
+    return bad("profile needs --file OUT and a PID", NULL);
+  if (parse_pid(pid_text, &pid) != 0)
+    return bad("not a process id:", pid_text);
+  char library[PATH_MAX], start[8192], options[8192];
+  if (agent_path(agent, library, sizeof library) != 0)
+    return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
+  if (snprintf(start, sizeof start, "start,file=%s,interval=%s,event=%s%s", file, interval, event,
+               threads ? ",threads" : "") >= (int)sizeof start ||
+      absolute_options(start, options, sizeof options) != 0)
+    return bad("the options are too long:", file);
+  int rc = send_command(pid, library, options, stderr);
+  if (rc != 0)
+    return rc;
+  struct sigaction sa = {.sa_handler = on_interrupt};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  for (long left = ms; left > 0 && !interrupted; left -= 100) {
+    struct timespec t = {0, (left < 100 ? left : 100) * 1000000L};
+    nanosleep(&t, NULL);
+  }
+  return send_command(pid, library, "stop", stderr);
+}
