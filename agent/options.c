@@ -77,6 +77,24 @@ static int parse_interval(const char *v, uint64_t *ns)
   return -1;
 }
 
+/* loop=: a whole number of s, m or h, from 1 s to 24 h. */
+static int parse_loop(const char *v, uint64_t *ns)
+{
+  static const struct { const char *unit; uint64_t scale; } units[] = {
+    {"s", 1000000000ull}, {"m", 60000000000ull}, {"h", 3600000000000ull},
+  };
+  uint64_t n;
+  const char *unit;
+  if (parse_u64(v, &n, &unit) != 0)
+    return -1;
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strcmp(unit, units[i].unit) == 0 && n >= 1 && n <= 86400000000000ull / units[i].scale) {
+      *ns = n * units[i].scale;
+      return *ns <= 86400000000000ull ? 0 : -1;
+    }
+  return -1;
+}
+
 static int parse_bool(const char *v, bool *out)
 {
   static const char *const yes[] = {"", "true", "yes", "on", "1"};
@@ -154,7 +172,7 @@ static bool is_flag(const char *key)
 }
 
 #define ACCEPTED_KEYS "interval, event, depth, cstack, walker, ann, recover, verify, sched, timeline, wallthreads, " \
-                      "threads, lines, ringsize, memlimit, file, log"
+                      "threads, lines, ringsize, memlimit, loop, file, log"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
                       char *err, size_t errlen)
@@ -230,12 +248,16 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       return fail(err, errlen, "fgagent: option file='%s' has no known extension; accepted: %s",
                   value, fg_format_extensions());
     char probe[4096];
-    if (fg_expand_path(value, 1, 0, probe, sizeof probe) != 0 ||
+    if (fg_expand_path(value, 1, 0, 1, probe, sizeof probe) != 0 ||
         copy_span(o->files[o->nfiles], sizeof o->files[0], value, strlen(value)) != 0)
       return fail(err, errlen, "fgagent: option file='%s' is not valid; accepted: a path of at "
-                  "most %zu characters in which %% is followed only by p (pid), t (time) or %%",
+                  "most %zu characters in which %% is followed only by p (pid), t (time), n (loop's sequence) or %%",
                   value, sizeof o->files[0] - 1);
     o->nfiles++;
+  } else if (strcmp(key, "loop") == 0) {
+    if (parse_loop(value, &o->loop_ns) != 0)
+      return fail(err, errlen, "fgagent: option loop='%s' is not valid; accepted: a whole number with a unit "
+                  "s, m or h, from 1s to 24h (e.g. loop=60s)", value);
   } else if (strcmp(key, "log") == 0) {
     if (*value == '\0' || copy_span(o->log, sizeof o->log, value, strlen(value)) != 0)
       return fail(err, errlen, "fgagent: option log='%s' is not valid; accepted: a file path of "
@@ -278,7 +300,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
       return fail(err, errlen, "fgagent: unknown option '%.40s'; accepted: " ACCEPTED_KEYS, item);
     if (!eq && !is_flag(key) && (strcmp(key, "interval") == 0 || strcmp(key, "event") == 0 ||
                                  strcmp(key, "depth") == 0 || strcmp(key, "ringsize") == 0 ||
-                                 strcmp(key, "memlimit") == 0 ||
+                                 strcmp(key, "memlimit") == 0 || strcmp(key, "loop") == 0 ||
                                  strcmp(key, "file") == 0 || strcmp(key, "log") == 0 ||
                                  strcmp(key, "cstack") == 0 || strcmp(key, "wallthreads") == 0 ||
                                  strcmp(key, "walker") == 0))
@@ -295,5 +317,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;
   }
+  if (o->loop_ns && o->sched)
+    return fail(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
   return 0;
 }

@@ -117,10 +117,11 @@ static void add_repeats(struct fg_drainer *d)
   }
   struct fg_stats *st = &d->profile->stats;
   uint64_t joined = atomic_load(&d->wall->joined);   /* in the weight of the samples they joined */
-  st->taken += joined - st->wall_joined;
-  st->wall_joined = joined;
-  st->wall_signals = atomic_load(&d->wall->signals);
-  st->wall_repeats = atomic_load(&d->wall->repeats_taken);
+  st->taken += joined - d->wall_joined_counted;
+  st->wall_joined += joined - d->wall_joined_counted;
+  d->wall_joined_counted = joined;
+  st->wall_signals = atomic_load(&d->wall->signals) - d->wall_signals_before;
+  st->wall_repeats = atomic_load(&d->wall->repeats_taken) - d->wall_repeats_before;
   st->wall_per_tick = (uint64_t)d->wall->per_tick;
 }
 
@@ -391,6 +392,10 @@ static void drain_all(struct fg_drainer *d, JNIEnv *jni)
   uint64_t foreign = atomic_load(&d->sampler->foreign_taken);
   st->taken += foreign - d->foreign_counted;
   d->foreign_counted = foreign;
+  uint64_t paused = atomic_load(&d->sampler->paused);   /* lost while loop= switched intervals */
+  st->taken += paused - d->paused_counted;
+  st->paused_lost += paused - d->paused_counted;
+  d->paused_counted = paused;
   st->no_slot = atomic_load(&d->sampler->foreign->no_slot) - d->no_slot_before + d->pool_no_slot;
   struct fg_trace_table *traces = d->sampler->traces;
   fg_trace_table_prepare(traces);
@@ -423,15 +428,10 @@ void fg_drainer_release(struct fg_drainer *d)
   pthread_mutex_unlock(&d->lock);
 }
 
-int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
+/* What served the profile just written: a new one starts from nothing.
+ * Under the lock (or with no drainer thread running). */
+static int forget_profile(struct fg_drainer *d)
 {
-  while (atomic_load(&d->running)) {   /* its thread leaves within a pass */
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
-  }
-  if (d->thread)
-    (*jni)->DeleteGlobalRef(jni, d->thread);
-  d->thread = NULL;
   fg_trace_stacks_free(&d->stacks);
   fg_u64_map_free(&d->native_names);
   fg_u64_map_init(&d->native_names);
@@ -440,9 +440,10 @@ int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
   d->foreign_capacity = d->foreign_used = 0;
   d->pool_no_slot = 0;
   d->no_slot_before = atomic_load(&d->sampler->foreign->no_slot);
-  d->closing = d->closed = d->signal_lost = 0;
-  atomic_store(&d->stop, 0);
-  d->wall = NULL;
+  if (d->wall) {
+    d->wall_signals_before = atomic_load(&d->wall->signals);
+    d->wall_repeats_before = atomic_load(&d->wall->repeats_taken);
+  }
   /* every record's samples go to a thread of the new profile */
   pthread_mutex_lock(&d->registry->lock);
   for (uint32_t i = 0; i < d->registry->n; i++)
@@ -453,6 +454,64 @@ int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
     pool->records[i]->profile_serial = 0;
   struct fg_stack_namer namer = {frame_name, fg_wall_state_frame, d};
   return fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer);
+}
+
+int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
+{
+  while (atomic_load(&d->running)) {   /* its thread leaves within a pass */
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  if (d->thread)
+    (*jni)->DeleteGlobalRef(jni, d->thread);
+  d->thread = NULL;
+  d->closing = d->closed = d->signal_lost = 0;
+  atomic_store(&d->stop, 0);
+  d->wall = NULL;   /* a new wall sampler, if any, counts from 0 */
+  d->wall_signals_before = d->wall_repeats_before = d->wall_joined_counted = 0;
+  return forget_profile(d);
+}
+
+/* Signals the back-off skipped whose weight the threads' next samples will
+ * carry. Only while the sampler is paused: the handlers own the counts. */
+static uint64_t pending_carry(struct fg_drainer *d)
+{
+  uint64_t carry = 0;
+  pthread_mutex_lock(&d->registry->lock);
+  for (uint32_t i = 0; i < d->registry->n; i++)
+    if (atomic_load(&d->registry->all[i]->state) != FG_THREAD_FREE)
+      carry += d->registry->all[i]->backoff.carry;
+  pthread_mutex_unlock(&d->registry->lock);
+  struct fg_thread_pool *pool = d->sampler->pool;
+  for (uint32_t i = 0; pool && i < pool->n; i++)
+    if (atomic_load(&pool->records[i]->state) != FG_THREAD_FREE)
+      carry += pool->records[i]->backoff.carry;
+  return carry;
+}
+
+/* loop=: the interval is over: the rings drained into its profile, which
+ * rotate writes and replaces with an empty one. */
+static void end_interval(struct fg_drainer *d, JNIEnv *jni)
+{
+  pthread_mutex_lock(&d->lock);
+  if (!d->closed) {
+    /* held still while the rings are emptied, so that the interval's books
+     * close: no signal counted in it has its sample still on the way */
+    fg_sampler_pause(d->sampler);
+    drain_all(d, jni);
+    uint64_t carry = pending_carry(d);
+    fg_sampler_resume(d->sampler);
+    /* skipped signals whose weight a later sample carries belong to the next interval */
+    struct fg_stats *st = &d->profile->stats;
+    st->taken -= carry;
+    st->skipped -= carry;
+    d->rotate(d->rotate_ctx);
+    if (forget_profile(d) != 0)
+      fprintf(stderr, "fgagent: out of memory starting a new loop interval\n");
+    d->profile->stats.taken += carry;
+    d->profile->stats.skipped += carry;
+  }
+  pthread_mutex_unlock(&d->lock);
 }
 
 void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni)
@@ -510,6 +569,11 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
       }
     }
     drainer_pass(d, jni);
+    uint64_t now = fg_clock_ns(CLOCK_MONOTONIC);
+    if (d->loop_ns && now - d->interval_start_ns >= d->loop_ns) {
+      end_interval(d, jni);
+      d->interval_start_ns += d->loop_ns;   /* on the interval's grid, not drifting by a pass each time */
+    }
     if (pass % RECLAIM_EVERY == RECLAIM_EVERY - 1) {
       pthread_mutex_lock(&d->lock);
       if (!d->closed) {
@@ -537,6 +601,7 @@ int fg_drainer_start(struct fg_drainer *d, JNIEnv *jni, char *err, size_t errlen
     return -1;
   }
   d->thread = (*jni)->NewGlobalRef(jni, thread);
+  d->interval_start_ns = fg_clock_ns(CLOCK_MONOTONIC);
   atomic_store(&d->running, 1);
   jvmtiError e = (*d->jvmti)->RunAgentThread(d->jvmti, thread, drainer_main, d,
                                              JVMTI_THREAD_NORM_PRIORITY);

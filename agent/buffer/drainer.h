@@ -40,6 +40,9 @@ struct fg_drainer {
   struct fg_wall *wall;        /* event=wall: its ring of idle threads' repeats; else NULL */
   struct fg_edge_verifier *verifier; /* option verify; else NULL */
   int max_frames;              /* most frames one walk writes */
+  uint64_t loop_ns;            /* loop=: every loop_ns, rotate writes the profile and begins the next; 0 */
+  void (*rotate)(void *ctx);   /* called on the drainer's thread, its lock held, the rings drained */
+  void *rotate_ctx;
 
   pthread_mutex_t lock;        /* held for a pass: the profile is the holder's */
   JNIEnv *jni;                 /* during a pass: the passing thread's */
@@ -50,6 +53,9 @@ struct fg_drainer {
   uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */
   uint64_t pool_no_slot;       /* pool records' samples with no thread name: lost */
   uint64_t no_slot_before;     /* the foreign table's no_slot when this profile began */
+  uint64_t wall_signals_before, wall_repeats_before, wall_joined_counted;   /* the wall sampler's, likewise */
+  uint64_t interval_start_ns;  /* loop=: when this interval began */
+  uint64_t paused_counted;     /* the sampler's paused signals already counted */
   struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */
   _Atomic uint64_t wakeups;    /* passes a handler's full ring called early */
 

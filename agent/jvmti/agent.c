@@ -82,7 +82,7 @@ int fg_agent_check_outputs(const struct fg_options *o, char *err, size_t errlen)
     if (!pattern[0])
       continue;
     char path[4096], why[1200];
-    if (fg_expand_path(pattern, getpid(), time(NULL), path, sizeof path) != 0)
+    if (fg_expand_path(pattern, getpid(), time(NULL), 1, path, sizeof path) != 0)
       continue;   /* the parser already rejects what does not expand */
     if (fg_output_probe(path, why, sizeof why) == 0)
       continue;

@@ -47,8 +47,10 @@ struct fg_agent {
   _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */
   _Atomic int finished;        /* outputs written */
   int outputs_failed;          /* the last write: outputs not written where asked */
-  time_t start_time;           /* for %t */
+  time_t start_time;           /* for %t: the session's or loop interval's start */
+  unsigned seq;                /* for %n: loop's interval number, from 1 */
   uint64_t start_wall_ns, start_cpu_ns;
+  uint64_t drainer_cpu_before, wall_cpu_before, wall_sampled_before;   /* at the interval's start */
 };
 
 /* agent.c: the one instance, and what -agentpath and attach both set up

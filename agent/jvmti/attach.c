@@ -146,18 +146,21 @@ static int restart(struct fg_agent *a, JNIEnv *jni, const char *options, struct 
   return atomic_load(&a->live) ? 0 : -1;
 }
 
-/* Options an attached session cannot take: they need the JVM from its start. */
+/* Options an attached session cannot take (they need the JVM from its
+ * start), or options that do not parse: said, 1. */
 static int refused_at_attach(const char *options, struct reply *r)
 {
-  static const char *const names[] = {"sched", "verify"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    size_t n = strlen(names[i]);
-    for (const char *p = options; (p = strstr(p, names[i])) != NULL; p += n)
-      if ((p == options || p[-1] == ',') && (p[n] == '\0' || p[n] == ',' || p[n] == '=')) {
-        say(r, "fgagent: option %s is not available when attaching to a running JVM; accepted: %s at start-up "
-               "(-agentpath)", names[i], names[i]);
-        return 1;
-      }
+  struct fg_options o;
+  char err[8192];
+  if (fg_options_parse(options, &o, err, sizeof err) != 0) {
+    say(r, "%s", err);
+    return 1;
+  }
+  if (o.sched || o.verify) {
+    const char *name = o.sched ? "sched" : "verify";
+    say(r, "fgagent: option %s is not available when attaching to a running JVM; accepted: %s at start-up "
+           "(-agentpath)", name, name);
+    return 1;
   }
   return 0;
 }

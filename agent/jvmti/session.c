@@ -73,7 +73,7 @@ static FILE *open_log(struct fg_agent *a)
   char path[4096], why[1100];
   struct fg_output_target t;
   FILE *f = NULL;
-  if (fg_expand_path(a->opts.log, getpid(), a->start_time, path, sizeof path) == 0 &&
+  if (fg_expand_path(a->opts.log, getpid(), a->start_time, a->seq, path, sizeof path) == 0 &&
       fg_output_target(path, &t, why, sizeof why) == 0) {
     int fd = t.in_place ? fg_output_open_in_place(t.path) : -1;   /* a FIFO nobody reads fails here */
     f = t.in_place ? (fd >= 0 ? fdopen(fd, "a") : NULL) : fopen(t.path, "w");
@@ -118,6 +118,8 @@ static void start_vm_walker(struct fg_agent *a, long env)
   a->sampler.walker.use_vm = 1;
   snprintf(s->walker, sizeof s->walker, "vm");
 }
+
+static void rotate(void *ctx);
 
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
@@ -165,6 +167,11 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   }
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  a->seq = 1;
+  a->drainer_cpu_before = a->wall_cpu_before = a->wall_sampled_before = 0;   /* their threads are new */
+  a->drainer.loop_ns = a->opts.loop_ns;   /* 0: one profile for the session */
+  a->drainer.rotate = rotate;
+  a->drainer.rotate_ctx = a;
   atomic_store(&a->live, 1);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
@@ -175,15 +182,15 @@ static void fill_stats(struct fg_agent *a)
 {
   struct fg_stats *s = &a->profile.stats;
   uint64_t cpu = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - a->start_cpu_ns;
-  s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns);
+  s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns) - a->drainer_cpu_before;
   s->cpu_ns = cpu > s->profiler_cpu_ns ? cpu - s->profiler_cpu_ns : 0;
   s->wall_ns = fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
   s->interval_ns = a->opts.interval_ns;
   snprintf(s->event, sizeof s->event, "%s",
            a->timer.event == FG_EVENT_CPU ? "cpu" : a->timer.event == FG_EVENT_WALL ? "wall" : "itimer");
   if (a->timer.event == FG_EVENT_WALL) {
-    s->cpu_ns = atomic_load(&a->wall.sampled_ns);   /* what the samples stand for: thread wall time */
-    s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns);
+    s->cpu_ns = atomic_load(&a->wall.sampled_ns) - a->wall_sampled_before;   /* what the samples stand for */
+    s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;
   }
   snprintf(s->event_detail, sizeof s->event_detail, "%s", a->timer.detail);
 }
@@ -194,7 +201,7 @@ int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)
   buf[0] = '\0';
   for (int i = 0; i < a->opts.nfiles && o < len; i++) {
     char path[4096];
-    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, path, sizeof path) == 0)
+    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, a->seq, path, sizeof path) == 0)
       o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", path);
   }
   return (int)o;
@@ -206,7 +213,7 @@ static void write_outputs(struct fg_agent *a)
   a->outputs_failed = 0;
   for (int i = 0; i < a->opts.nfiles; i++) {
     char path[4096], err[4400];
-    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, path, sizeof path) != 0) {
+    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, a->seq, path, sizeof path) != 0) {
       fprintf(stderr, "fgagent: cannot expand file='%s'\n", a->opts.files[i]);
       continue;
     }
@@ -283,6 +290,33 @@ int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
   atomic_store(&a->finished, 0);
   atomic_store(&a->live, 0);
   return 0;
+}
+
+/* loop=: this interval's profile written like a last one, and the next one
+ * begun. On the drainer's thread, its lock held, the rings just drained. */
+static void rotate(void *ctx)
+{
+  struct fg_agent *a = ctx;
+  fill_stats(a);
+  write_outputs(a);
+  FILE *log = open_log(a);
+  if (write_summary(a, log) != 0)
+    fprintf(stderr, "fgagent: cannot write interval %u's summary\n", a->seq);
+  if (log != stderr)
+    fclose(log);
+  fg_method_names_free(&a->names, a->jvmti);   /* it caches the profile's name ids */
+  fg_method_names_init(&a->names, a->opts.lines);
+  fg_profile_free(&a->profile);
+  fg_profile_init(&a->profile);
+  if (a->opts.timeline)
+    a->profile.timeline.max = FG_TIMELINE_MAX;
+  a->seq++;
+  a->start_time = time(NULL);
+  a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
+  a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  a->drainer_cpu_before = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);   /* this is the drainer's thread */
+  a->wall_cpu_before = atomic_load(&a->wall.cpu_ns);
+  a->wall_sampled_before = atomic_load(&a->wall.sampled_ns);
 }
 
 void fg_session_finish(struct fg_agent *a, JNIEnv *jni)

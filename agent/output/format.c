@@ -45,7 +45,7 @@ const char *fg_format_extensions(void)
          ".pb.gz, .pprof (pprof), .speedscope.json (speedscope)";
 }
 
-int fg_expand_path(const char *pattern, pid_t pid, time_t when, char *out, size_t outlen)
+int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, char *out, size_t outlen)
 {
   size_t n = 0;
   for (const char *p = pattern; *p; p++) {
@@ -61,6 +61,9 @@ int fg_expand_path(const char *pattern, pid_t pid, time_t when, char *out, size_
       struct tm tm;
       if (!localtime_r(&when, &tm) || !strftime(piece, sizeof piece, "%Y%m%d-%H%M%S", &tm))
         return -1;
+      p++;
+    } else if (p[1] == 'n') {
+      snprintf(piece, sizeof piece, "%u", seq);
       p++;
     } else if (p[1] == '%') {
       add = "%";

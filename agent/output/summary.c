@@ -178,6 +178,10 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
               s->no_jnienv, pct(s->no_jnienv, stored), lost, pct(lost, s->taken), s->overruns,
               s->no_slot, s->skipped_lost) < 0)
     return -1;
+  if (s->paused_lost &&
+      fprintf(out, "    loop switch:     %" PRIu64 " (signals while loop= switched to the next interval)\n",
+              s->paused_lost) < 0)
+    return -1;
   if (print_storage(out, s) != 0)
     return -1;
   if (fprintf(out, "  truncated stacks:  %" PRIu64 " (deeper than depth, marked [truncated])\n", s->truncated) < 0)

@@ -178,7 +178,10 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
   struct fg_sampler *s = active_sampler;
   if (s) {
     atomic_fetch_add(&s->in_handler, 1);
-    if (atomic_load_explicit(&s->enabled, memory_order_acquire)) {
+    int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
+    if (enabled == FG_SAMPLER_PAUSED)
+      atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
+    else if (enabled) {
       struct fg_thread *t = fg_current_thread;
       if (!t && s->late && (t = fg_late_threads_find(s->late)) != NULL) {
         /* a Java thread running before attach: its record, from now on its own */
@@ -223,6 +226,18 @@ int fg_sampler_owns_signal(void)
 {
   struct sigaction now;
   return sigaction(SIGPROF, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigprof;
+}
+
+void fg_sampler_pause(struct fg_sampler *s)
+{
+  atomic_store(&s->enabled, FG_SAMPLER_PAUSED);
+  while (atomic_load(&s->in_handler) > 0)
+    sched_yield();
+}
+
+void fg_sampler_resume(struct fg_sampler *s)
+{
+  atomic_store(&s->enabled, 1);
 }
 
 void fg_sampler_shutdown(struct fg_sampler *s)

@@ -12,6 +12,8 @@
 #include "../jvmti/threads.h"
 #include "../walk/walker.h"
 
+#define FG_SAMPLER_PAUSED 2
+
 struct fg_sampler {
   struct fg_walker walker;            /* ASGCT and what fgagent adds to it */
   struct fg_trace_table *traces;      /* every stack, stored once */
@@ -23,7 +25,9 @@ struct fg_sampler {
   struct fg_foreign_threads *foreign; /* counts for threads without a record */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
-  _Atomic int enabled;                /* 0: a late signal does nothing */
+  _Atomic int enabled;                /* 1: sampling; 0: a late signal does nothing;
+                                         FG_SAMPLER_PAUSED: a signal only counts itself in paused */
+  _Atomic uint64_t paused;            /* signals while paused (loop='s switch between intervals) */
   _Atomic int in_handler;             /* handlers running now, for shutdown */
 };
 
@@ -39,5 +43,11 @@ int fg_sampler_owns_signal(void);
 /* Stops sampling: late signals are ignored (SIG_IGN, never SIG_DFL, which
  * would kill the JVM) and returns once no handler is running any more. */
 void fg_sampler_shutdown(struct fg_sampler *s);
+
+/* Holds sampling still, so that every signal counted so far has its sample
+ * in a ring: from the return until fg_sampler_resume, signals are only
+ * counted (paused). For loop='s switch between intervals. */
+void fg_sampler_pause(struct fg_sampler *s);
+void fg_sampler_resume(struct fg_sampler *s);
 
 #endif

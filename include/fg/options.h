@@ -36,6 +36,7 @@ struct fg_options {
   int wall_threads;              /* event=wall: most threads signalled per tick */
   size_t ring_bytes;             /* per-thread sample buffer (five words a sample) */
   uint64_t memlimit;             /* most bytes for the stacks (trace table); 0: none */
+  uint64_t loop_ns;              /* continuous mode: write and start afresh every loop_ns; 0: off */
   int nfiles;
   char files[FG_MAX_FILES][512]; /* output patterns, %p and %t unexpanded */
   char log[512];                 /* summary destination; "" = stderr */

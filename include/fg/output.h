@@ -22,9 +22,10 @@ const char *fg_format_extensions(void);
 /* The usual extension of a format: ".collapsed", ".txt", ".html", ".pb.gz", ... */
 const char *fg_format_extension(enum fg_format format);
 
-/* Expands %p (pid), %t (YYYYMMDD-HHMMSS local time) and %% in pattern.
- * Returns -1 if out is too small or a % is followed by anything else. */
-int fg_expand_path(const char *pattern, pid_t pid, time_t when, char *out, size_t outlen);
+/* Expands %p (pid), %t (YYYYMMDD-HHMMSS local time), %n (seq: loop='s
+ * interval number, from 1) and %% in pattern. Returns -1 if out is too
+ * small or a % is followed by anything else. */
+int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, char *out, size_t outlen);
 
 struct fg_output_settings {
   bool per_thread;          /* a [thread] root frame on every stack */

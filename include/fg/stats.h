@@ -25,6 +25,7 @@ struct fg_stats {
   uint64_t memlimit;                       /* its limit, 0: none */
   uint64_t no_slot;                        /* lost: no slot left for a thread with no JNIEnv */
   uint64_t skipped_lost;                   /* lost: skipped by the back-off, thread ended before its next sample */
+  uint64_t paused_lost;                    /* lost: signals while loop= switched intervals */
   uint64_t skipped;                        /* signals the back-off skipped (stored as weight or lost) */
   uint64_t depth_cuts;                     /* times a thread's walk depth was halved by the time budget */
   uint64_t budget_cut;                     /* stored samples whose walk the time budget cut short */
@@ -84,7 +85,7 @@ static inline uint64_t fg_stats_ns_per_sample(const struct fg_stats *s)
 
 static inline uint64_t fg_stats_lost(const struct fg_stats *s)
 {
-  return s->overruns + s->refused + s->no_slot + s->skipped_lost;
+  return s->overruns + s->refused + s->no_slot + s->skipped_lost + s->paused_lost;
 }
 
 #endif

@@ -175,6 +175,9 @@ final class AttachTests {
     Result badOption = fgprof(dir, "attach", pid, "start,interval=fast");
     IntegrationTests.check(badOption.exit == 1 && badOption.out.contains("option interval='fast' is not valid"),
         "bad option: " + badOption);
+    Result sched = fgprof(dir, "attach", pid, "start,sched");
+    IntegrationTests.check(sched.exit == 1 && sched.out.contains("option sched is not available when attaching"),
+        "sched at attach: " + sched);
     new ProcessBuilder("kill", "-STOP", pid).start().waitFor();
     Result late = fgprof(dir, "attach", "--timeout", "1s", pid, "status");
     new ProcessBuilder("kill", "-CONT", pid).start().waitFor();
@@ -195,6 +198,6 @@ final class AttachTests {
     int exit = exitOf(jvm);
     IntegrationTests.check(exit == 0, "the JVM exited " + exit + " after the refused attaches:\n"
         + Files.readString(dir.resolve("jvm-stderr.log")));
-    System.out.println("    refused: no process, not a JVM, attach disabled, bad option, no answer in 1 s, another user");
+    System.out.println("    refused: no process, not a JVM, attach disabled, bad option, sched, no answer in 1 s, another user");
   }
 }

@@ -606,6 +606,7 @@ public final class IntegrationTests {
     all.addAll(RobustnessTests.TESTS);
     all.addAll(WalkerTests.TESTS);
     all.addAll(AttachTests.TESTS);
+    all.addAll(ContinuousTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;

@@ -192,6 +192,25 @@ static void a_small_scratch_asks_for_a_bigger_one(void **state)
   assert_null(atomic_load(&t->bigger));
 }
 
+/* loop='s switch: while paused a signal only counts itself, then sampling goes on. */
+static void a_paused_sampler_only_counts_signals(void **state)
+{
+  (void)state;
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  fake_frames = 3;
+  fg_sampler_pause(&sampler);
+  raise(SIGPROF);
+  assert_null(fg_ring_peek(&t->ring));
+  assert_int_equal(atomic_load(&t->taken), 0);
+  assert_int_equal(atomic_load(&sampler.paused), 1);
+  fg_sampler_resume(&sampler);
+  raise(SIGPROF);
+  const uint64_t *rec = take_one(t);
+  assert_int_equal(fg_sample_nframes(rec), 3);
+  assert_int_equal(atomic_load(&t->taken), 1);
+  fg_ring_release(&t->ring, rec);
+}
+
 /* event=wall: the signal's number is handed back as taken, and the ticks the
  * wall sampler added while it was pending go into its sample's weight. */
 static void a_wall_sample_takes_the_ticks_its_signal_was_pending(void **state)
@@ -487,6 +506,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(a_wall_sample_takes_the_ticks_its_signal_was_pending, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_paused_sampler_only_counts_signals, setup, teardown),
     cmocka_unit_test_setup_teardown(unregistered_thread_is_counted_by_tid, setup, teardown),
     cmocka_unit_test_setup_teardown(after_shutdown_signals_are_ignored, setup, teardown),
     cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),

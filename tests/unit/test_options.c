@@ -90,6 +90,10 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("memlimit=200k", "memlimit='200k'", "at least 256k bytes");
   assert_rejected("memlimit=100k", "memlimit='100k'", "0 (none)");
   assert_rejected("memlimit=5t", "memlimit='5t'", "k, m or g suffix");
+  assert_rejected("loop=500ms", "loop='500ms'", "from 1s to 24h");
+  assert_rejected("loop=0s", "loop='0s'", "unit s, m or h");
+  assert_rejected("loop=25h", "loop='25h'", "from 1s to 24h");
+  assert_rejected("loop=60s,sched", "loop and sched cannot be combined", "one of them");
   assert_rejected("colour=red", "unknown option 'colour'", "interval, event, depth");
   assert_rejected("interval", "option interval has no value", "interval=VALUE");
   assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");
@@ -111,6 +115,10 @@ static void any_depth_with_any_ring(void **state)
   assert_int_equal(fg_options_parse("depth=64,memlimit=0", &o, err, sizeof err), 0);
   assert_int_equal(o.memlimit, 0);
   assert_int_equal(fg_options_first_frames(&o), fg_options_max_frames(&o));   /* depth below the first room */
+  assert_int_equal(fg_options_parse("loop=90s,file=p-%n.html", &o, err, sizeof err), 0);
+  assert_int_equal(o.loop_ns, 90000000000ull);
+  assert_int_equal(fg_options_parse("loop=24h", &o, err, sizeof err), 0);
+  assert_int_equal(o.loop_ns, 86400000000000ull);
   assert_int_equal(fg_options_parse("memlimit=2g", &o, err, sizeof err), 0);
   assert_int_equal(o.memlimit, 2ull << 30);
   assert_int_equal(o.cstack, FG_CSTACK_NATIVE);

@@ -31,13 +31,15 @@ static void paths_expand_pid_and_time(void **state)
   char out[64];
   setenv("TZ", "UTC", 1);
   tzset();
-  assert_int_equal(fg_expand_path("p-%p-%t.txt", 4242, 86400 + 3661, out, sizeof out), 0);
+  assert_int_equal(fg_expand_path("p-%p-%t.txt", 4242, 86400 + 3661, 1, out, sizeof out), 0);
   assert_string_equal(out, "p-4242-19700102-010101.txt");
-  assert_int_equal(fg_expand_path("100%%.txt", 1, 0, out, sizeof out), 0);
+  assert_int_equal(fg_expand_path("100%%.txt", 1, 0, 1, out, sizeof out), 0);
   assert_string_equal(out, "100%.txt");
-  assert_int_equal(fg_expand_path("bad%x.txt", 1, 0, out, sizeof out), -1);
-  assert_int_equal(fg_expand_path("trailing%", 1, 0, out, sizeof out), -1);
-  assert_int_equal(fg_expand_path("0123456789.txt", 1, 0, out, 10), -1);
+  assert_int_equal(fg_expand_path("p-%n.html", 1, 0, 12, out, sizeof out), 0);   /* loop='s interval number */
+  assert_string_equal(out, "p-12.html");
+  assert_int_equal(fg_expand_path("bad%x.txt", 1, 0, 1, out, sizeof out), -1);
+  assert_int_equal(fg_expand_path("trailing%", 1, 0, 1, out, sizeof out), -1);
+  assert_int_equal(fg_expand_path("0123456789.txt", 1, 0, 1, out, 10), -1);
 }
 
 static void write_goes_through_a_temporary_and_reports_errors(void **state)

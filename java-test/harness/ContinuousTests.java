@@ -1,0 +1,88 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Integration tests of continuous mode (loop=): a profile per interval, each written and then
+ * replaced by an empty one, for a continuous-profiling system to pick up. Run by IntegrationTests.
+ */
+final class ContinuousTests {
+  private ContinuousTests() {}
+
+  static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("loop_writes_each_interval", ContinuousTests::loopWritesEachInterval));
+
+  static long number(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    IntegrationTests.check(m.find(), "no '" + regex + "' in:\n" + text);
+    return Long.parseLong(m.group(1));
+  }
+
+  /**
+   * loop=1s on a 3.5 s run: one profile and one summary per interval (%n numbered), each
+   * interval's books closed (taken = stored + lost) and its file holding exactly the samples its
+   * summary stored, so nothing is lost or counted twice at a rotation; every full interval
+   * spans one second of wall time; and the stack store does not grow after the first interval
+   * on a steady workload (each interval starts an empty profile, the stacks are stored once).
+   */
+  static void loopWritesEachInterval(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk,
+        "loop=1s,interval=1ms,threads,file={dir}/p-%n.collapsed,log={dir}/s-%n.txt", List.of(), "HotMethods", "3.5");
+    IntegrationTests.check(r.exit() == 0, "exit " + r.exit() + ":\n" + r.stderr());
+    List<String> report = new ArrayList<>();
+    int n = 0;
+    long firstBytes = -1;
+    while (Files.exists(r.dir().resolve("p-" + (n + 1) + ".collapsed")))
+      n++;
+    IntegrationTests.check(n >= 4, "only " + n + " interval files for a 3.5 s run at loop=1s");
+    for (int i = 1; i <= n; i++) {
+      Path summary = r.dir().resolve("s-" + i + ".txt");
+      IntegrationTests.check(Files.exists(summary), "no summary for interval " + i);
+      String s = Files.readString(summary);
+      IntegrationTests.check(s.contains("accounting:") && s.contains(": OK"), "interval " + i + "'s books:\n" + s);
+      long stored = number(s, "samples stored: *(\\d+)");
+      long inFile = IntegrationTests.sum(IntegrationTests.collapsed(r.dir().resolve("p-" + i + ".collapsed")), k -> true);
+      IntegrationTests.check(stored == inFile, "interval " + i + ": summary stored " + stored + ", file holds " + inFile);
+      Matcher wall = Pattern.compile("wall time: *([0-9.]+) s sampled").matcher(s);
+      IntegrationTests.check(wall.find(), "no wall time in interval " + i + "'s summary");
+      double seconds = Double.parseDouble(wall.group(1));
+      if (i < n)
+        IntegrationTests.check(seconds > 0.95 && seconds < 1.1, "interval " + i + " spans " + seconds + " s, not 1 s");
+      Matcher store = Pattern.compile("stack storage: *\\d+ distinct stacks in ([0-9.]+) MB").matcher(s);
+      IntegrationTests.check(store.find(), "no stack storage line in interval " + i + "'s summary");
+      long bytes = Math.round(Double.parseDouble(store.group(1)) * 10);
+      if (i == 2)
+        firstBytes = bytes;
+      if (i > 2)
+        IntegrationTests.check(bytes == firstBytes, "the stack store grew from interval 2 to " + i + ": " + s);
+      report.add(String.format("%d: %d samples, %.3f s, %.1f MB", i, stored, seconds, bytes / 10.0));
+    }
+    System.out.println("    " + n + " intervals; " + String.join("; ", report));
+    backOffCarriedAcrossIntervals(jdk);
+  }
+
+  /**
+   * Walks of a 3000-frame stack at 200 us make the back-off skip signals all the time, their
+   * weight carried by the thread's next sample, which may fall in the next interval: the skipped
+   * signals go with it, and every interval's books still close.
+   */
+  static void backOffCarriedAcrossIntervals(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk,
+        "loop=1s,interval=200us,depth=4096,file={dir}/d-%n.collapsed,log={dir}/e-%n.txt", List.of(),
+        "DeepRecursion", "3000", "2.5");
+    IntegrationTests.check(r.exit() == 0, "exit " + r.exit() + ":\n" + r.stderr());
+    long skipped = 0;
+    int n = 0;
+    for (int i = 1; Files.exists(r.dir().resolve("e-" + i + ".txt")); i++, n++) {
+      String s = Files.readString(r.dir().resolve("e-" + i + ".txt"));
+      IntegrationTests.check(s.contains("accounting:") && s.contains(": OK"), "interval " + i + "'s books:\n" + s);
+      skipped += number(s, "back-off: *(\\d+) signals skipped");
+    }
+    System.out.println("    at 200 us on 3000 frames: " + n + " intervals, " + skipped + " signals skipped by the "
+        + "back-off, every interval's books closed");
+    IntegrationTests.check(n >= 3 && skipped > 0, n + " intervals, " + skipped + " skipped: the case is not exercised");
+  }
+}
