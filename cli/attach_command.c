@@ -18,11 +18,7 @@ static long attach_timeout_ms = 10000;   /* --timeout */
 
 static int bad(const char *what, const char *value)
 {
-  fprintf(stderr, "fgprof: %s", what);
-  if (value)
-    fprintf(stderr, " '%s'", value);
-  fprintf(stderr, "\nRun 'fgprof --help' for usage.\n");
-  return 2;
+  return fg_cli_bad(NULL, what, value);
 }
 
 static int parse_pid(const char *text, int *pid)

@@ -23,11 +23,7 @@ struct diff_args {
 
 static int bad(const char *what, const char *value)
 {
-  fprintf(stderr, "fgprof diff: %s", what);
-  if (value)
-    fprintf(stderr, " '%s'", value);
-  fprintf(stderr, "\nRun 'fgprof --help' for usage.\n");
-  return 2;
+  return fg_cli_bad("diff", what, value);
 }
 
 static int number(const char *text, double lo, double hi, double *out)

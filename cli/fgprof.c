@@ -96,6 +96,15 @@ struct args {
   uint64_t interval_ns;
 };
 
+int fg_cli_bad(const char *command, const char *what, const char *value)
+{
+  fprintf(stderr, "fgprof%s%s: %s", command ? " " : "", command ? command : "", what);
+  if (value)
+    fprintf(stderr, " '%s'", value);
+  fprintf(stderr, "\nRun 'fgprof --help' for usage.\n");
+  return 2;
+}
+
 static int bad(const char *fmt, const char *what)
 {
   fprintf(stderr, "fgprof: ");

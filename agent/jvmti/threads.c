@@ -158,6 +158,19 @@ static struct fg_thread *take_record(struct fg_registry *r)
   return t;
 }
 
+/* A taken record made a new registration's. Under the lock. */
+static void fill_record(struct fg_registry *r, struct fg_thread *t, JNIEnv *env, int tid, const char *name)
+{
+  /* A recycled record was emptied by the drainer before it was freed. */
+  fg_ring_reset(&t->ring);
+  t->serial = ++r->next_serial;
+  t->env = env;
+  t->tid = tid;
+  fg_utf8_copy(t->name, sizeof t->name, name ? name : "");
+  reset_counts(t);
+  t->claim_sp = 0;
+}
+
 /* The calling thread's stack, for the walker's guarded reads. */
 static void stack_bounds(struct fg_thread *t)
 {
@@ -185,14 +198,7 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
   pthread_mutex_lock(&r->lock);
   t = take_record(r);
   if (t) {
-    /* A recycled record was emptied by the drainer before it was freed. */
-    fg_ring_reset(&t->ring);
-    t->serial = ++r->next_serial;
-    t->env = env;
-    t->tid = tid;
-    fg_utf8_copy(t->name, sizeof t->name, name ? name : "");
-    reset_counts(t);
-    t->claim_sp = 0;
+    fill_record(r, t, env, tid, name);
     stack_bounds(t);
     atomic_store(&t->state, FG_THREAD_LIVE);
   }
@@ -209,13 +215,8 @@ struct fg_thread *fg_registry_add_other(struct fg_registry *r, JNIEnv *env, int 
   pthread_mutex_lock(&r->lock);
   struct fg_thread *t = take_record(r);
   if (t) {
-    fg_ring_reset(&t->ring);
-    t->serial = ++r->next_serial;
-    t->env = env;
-    t->tid = tid;
-    fg_utf8_copy(t->name, sizeof t->name, name ? name : "");
-    reset_counts(t);
-    t->stack_lo = t->claim_sp = 0;   /* found by the drainer once the thread's handler noted an sp */
+    fill_record(r, t, env, tid, name);
+    t->stack_lo = 0;   /* found by the drainer once the thread's handler noted an sp */
     __atomic_store_n(&t->stack_hi, 0, __ATOMIC_RELEASE);
     atomic_store(&t->state, FG_THREAD_LIVE);
   }

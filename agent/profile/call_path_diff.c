@@ -137,14 +137,6 @@ static int add_run(struct path_tree *t, const struct fg_profile *p, size_t run)
   return rc;
 }
 
-static double mean_share(const double *counts, const double *samples, size_t from, size_t n)
-{
-  double m = 0;
-  for (size_t r = from; r < from + n; r++)
-    m += samples[r] > 0 ? counts[r] / samples[r] : 0;
-  return m / (double)n;
-}
-
 static int upwards(enum fg_change c)
 {
   return c == FG_CHANGE_SLOWER || c == FG_CHANGE_NEW;
@@ -266,9 +258,10 @@ int fg_diff_call_paths(const struct fg_profile *base, size_t nbase, const struct
   for (uint32_t i = 0; rc == 0 && i < t.nnodes; i++) {
     struct path_node *n = &t.nodes[i];
     const double *total = t.total + (size_t)i * t.runs, *self = t.self + (size_t)i * t.runs;
-    n->base = mean_share(total, t.samples, 0, nbase);
-    n->next = mean_share(total, t.samples, nbase, nnew);
-    n->self_change = mean_share(self, t.samples, nbase, nnew) - mean_share(self, t.samples, 0, nbase);
+    n->base = fg_diff_mean_share(total, t.samples, 0, nbase);
+    n->next = fg_diff_mean_share(total, t.samples, nbase, nnew);
+    n->self_change =
+        fg_diff_mean_share(self, t.samples, nbase, nnew) - fg_diff_mean_share(self, t.samples, 0, nbase);
     p[i] = fg_diff_share_p(total, t.samples, nbase, nnew);
     n->change = fg_diff_classify(n->base, n->next, p[i], &d->options);
     if (n->parent != NO_NODE) {   /* children listed under their parent */

@@ -76,7 +76,7 @@ static int count_run(struct counts *c, const struct fg_profile *p, size_t run)
   return rc;
 }
 
-static double mean_share(const double *counts, const double *samples, size_t from, size_t n)
+double fg_diff_mean_share(const double *counts, const double *samples, size_t from, size_t n)
 {
   double m = 0;
   for (size_t r = from; r < from + n; r++)
@@ -195,10 +195,10 @@ int fg_diff_compute(const struct fg_profile *base, size_t nbase, const struct fg
     struct fg_diff_row *row = &d->rows[d->nrows++];
     const double *self = c.self + (size_t)name * c.runs, *total = c.total + (size_t)name * c.runs;
     row->name = strdup(c.names.names[name]);
-    row->base_self = mean_share(self, c.run_samples, 0, nbase);
-    row->new_self = mean_share(self, c.run_samples, nbase, nnew);
-    row->base_total = mean_share(total, c.run_samples, 0, nbase);
-    row->new_total = mean_share(total, c.run_samples, nbase, nnew);
+    row->base_self = fg_diff_mean_share(self, c.run_samples, 0, nbase);
+    row->new_self = fg_diff_mean_share(self, c.run_samples, nbase, nnew);
+    row->base_total = fg_diff_mean_share(total, c.run_samples, 0, nbase);
+    row->new_total = fg_diff_mean_share(total, c.run_samples, nbase, nnew);
     row->change_pct = row->base_self > 0 ? (row->new_self / row->base_self - 1) * 100
                       : (row->new_self > 0 ? INFINITY : 0);
     row->p = fg_diff_share_p(self, c.run_samples, nbase, nnew);

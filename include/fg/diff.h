@@ -76,6 +76,8 @@ const char *fg_change_name(enum fg_change c);
  * of samples[r]): Welch's t-test over the runs' shares with two or more runs
  * a side, else the two-proportion z-test on the pooled counts. */
 double fg_diff_share_p(const double *counts, const double *samples, size_t nbase, size_t nnew);
+/* The mean over runs from..from+n of counts[r] / samples[r]. */
+double fg_diff_mean_share(const double *counts, const double *samples, size_t from, size_t n);
 /* The change of a share from base to new (means), p its p. */
 enum fg_change fg_diff_classify(double base, double next, double p, const struct fg_diff_options *o);
 
