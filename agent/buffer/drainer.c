@@ -472,21 +472,35 @@ int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
   return forget_profile(d);
 }
 
-/* Signals the back-off skipped whose weight the threads' next samples will
- * carry. Only while the sampler is paused: the handlers own the counts. */
-static uint64_t pending_carry(struct fg_drainer *d)
+/* Signals counted in this interval whose weight a thread's next sample will
+ * carry: those the back-off skipped (*skipped), and event=wall's ticks
+ * joined to a signal not taken yet (*joined). Only while the sampler is
+ * paused (the handlers own the back-off counts); under the registry lock,
+ * which the wall sampler holds while it adds ticks, the joined ticks are
+ * counted as taken up to this very moment. */
+static void pending_carry(struct fg_drainer *d, uint64_t *skipped, uint64_t *joined)
 {
-  uint64_t carry = 0;
+  *skipped = *joined = 0;
   pthread_mutex_lock(&d->registry->lock);
-  for (uint32_t i = 0; i < d->registry->n; i++)
-    if (atomic_load(&d->registry->all[i]->state) != FG_THREAD_FREE)
-      carry += d->registry->all[i]->backoff.carry;
+  for (uint32_t i = 0; i < d->registry->n; i++) {
+    struct fg_thread *t = d->registry->all[i];
+    if (atomic_load(&t->state) != FG_THREAD_FREE) {
+      *skipped += t->backoff.carry;
+      *joined += atomic_load(&t->wall_owed);
+    }
+  }
+  if (d->wall) {
+    struct fg_stats *st = &d->profile->stats;
+    uint64_t now = atomic_load(&d->wall->joined);
+    st->taken += now - d->wall_joined_counted;
+    st->wall_joined += now - d->wall_joined_counted;
+    d->wall_joined_counted = now;
+  }
   pthread_mutex_unlock(&d->registry->lock);
   struct fg_thread_pool *pool = d->sampler->pool;
   for (uint32_t i = 0; pool && i < pool->n; i++)
     if (atomic_load(&pool->records[i]->state) != FG_THREAD_FREE)
-      carry += pool->records[i]->backoff.carry;
-  return carry;
+      *skipped += pool->records[i]->backoff.carry;
 }
 
 /* loop=: the interval is over: the rings drained into its profile, which
@@ -499,17 +513,20 @@ static void end_interval(struct fg_drainer *d, JNIEnv *jni)
      * close: no signal counted in it has its sample still on the way */
     fg_sampler_pause(d->sampler);
     drain_all(d, jni);
-    uint64_t carry = pending_carry(d);
+    uint64_t skipped, joined;
+    pending_carry(d, &skipped, &joined);
     fg_sampler_resume(d->sampler);
-    /* skipped signals whose weight a later sample carries belong to the next interval */
+    /* signals whose weight a later sample carries belong to the next interval */
     struct fg_stats *st = &d->profile->stats;
-    st->taken -= carry;
-    st->skipped -= carry;
+    st->taken -= skipped + joined;
+    st->skipped -= skipped;
+    st->wall_joined -= joined;
     d->rotate(d->rotate_ctx);
     if (forget_profile(d) != 0)
       fprintf(stderr, "fgagent: out of memory starting a new loop interval\n");
-    d->profile->stats.taken += carry;
-    d->profile->stats.skipped += carry;
+    st->taken += skipped + joined;
+    st->skipped += skipped;
+    st->wall_joined += joined;
   }
   pthread_mutex_unlock(&d->lock);
 }

@@ -179,9 +179,11 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
   if (s) {
     atomic_fetch_add(&s->in_handler, 1);
     int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
-    if (enabled == FG_SAMPLER_PAUSED)
+    if (enabled == FG_SAMPLER_PAUSED) {
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
-    else if (enabled) {
+      if (fg_current_thread)   /* event=wall: the signal is taken, so the sampler does not wait for it */
+        keep_for_repeats(fg_current_thread, NULL);
+    } else if (enabled) {
       struct fg_thread *t = fg_current_thread;
       if (!t && s->late && (t = fg_late_threads_find(s->late)) != NULL) {
         /* a Java thread running before attach: its record, from now on its own */

@@ -157,6 +157,9 @@ static void visit(struct fg_wall *w, struct fg_thread *t, uint64_t now, pid_t pi
     t->wall_stat_fd = t->wall_schedstat_fd = -1;
     t->wall_run_ns = t->wall_wait_ns = t->wall_r_ns = t->wall_r_looks = t->wall_waited_ns = 0;
     t->wall_runs_idle = 0;
+    /* no signal of an earlier registration or session is waited for: one sent
+     * just before a stop was dropped with SIGPROF ignored */
+    atomic_store(&t->wall_handled, t->wall_signals);
     t->wall_serial = t->serial;
     t->wall_last_ns = now - w->interval_ns;
     t->wall_last_state = FG_STATE_NONE;
@@ -231,6 +234,10 @@ static void *wall_main(void *arg)
 
 int fg_wall_start(struct fg_wall *w, struct fg_registry *r, uint64_t interval_ns, int per_tick)
 {
+  pthread_mutex_lock(&r->lock);   /* a new session (attach: start after stop) looks at every thread afresh */
+  for (uint32_t i = 0; i < r->n; i++)
+    r->all[i]->wall_serial = 0;
+  pthread_mutex_unlock(&r->lock);
   w->registry = r;
   w->interval_ns = interval_ns;
   w->per_tick = per_tick;

@@ -90,11 +90,12 @@ final class AttachTests {
    * (its schedstat, read by this harness); dump writes the profile while sampling goes on;
    * stop writes it again, grown. Then fgprof profile starts the loaded agent again (a new
    * session) for 6 s: each hot method's share within 3 points of what the workload measured
-   * with its own CPU clock. The JVM goes on and exits 0.
+   * with its own CPU clock. Two more sessions in event=wall each sample the hot thread (a wall
+   * sampler starts afresh). The JVM goes on and exits 0.
    */
   static void rateDumpRestartShares(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "attach-");
-    Process jvm = startJvm(jdk, dir, SEPARATE_METHODS, "HotMethods", "17");
+    Process jvm = startJvm(jdk, dir, SEPARATE_METHODS, "HotMethods", "20");
     String pid = Long.toString(jvm.pid());
     Thread.sleep(1500);
     Result start = fgprof(dir, "attach", pid, "start,interval=1ms,threads,file=a.collapsed");
@@ -122,6 +123,14 @@ final class AttachTests {
 
     Result profile = fgprof(dir, "profile", "--duration", "6s", "--threads", "--file", "b.collapsed", pid);
     IntegrationTests.check(profile.exit == 0, "fgprof profile: exit " + profile.exit + "\n" + profile.err);
+    long[] wall = new long[2];
+    for (int i = 0; i < 2; i++) {   /* event=wall, twice: each session's wall sampler looks at every thread afresh */
+      Result w = fgprof(dir, "profile", "--event", "wall", "--interval", "5ms", "--duration", "1s", "--threads",
+          "--file", "w" + i + ".collapsed", pid);
+      IntegrationTests.check(w.exit == 0, "wall session " + i + ": exit " + w.exit + "\n" + w.err);
+      wall[i] = IntegrationTests.sum(IntegrationTests.collapsed(dir.resolve("w" + i + ".collapsed")),
+          k -> k.startsWith("[hot tid="));
+    }
     int exit = exitOf(jvm);
     String stdout = Files.readString(dir.resolve("jvm-stdout.log")), stderr = Files.readString(dir.resolve("jvm-stderr.log"));
     IntegrationTests.check(exit == 0 && !stderr.contains("hs_err"), "the JVM exited " + exit + ":\n" + stderr);
@@ -140,7 +149,10 @@ final class AttachTests {
       report.append(String.format("%s truth %.1f%% profile %.1f%%; ", m, truth, seen));
       IntegrationTests.check(Math.abs(truth - seen) <= 3.0, "session 2: share off by more than 3 points: " + report);
     }
-    System.out.println("    session 2 (fgprof profile, " + all + " samples): " + report);
+    System.out.println("    session 2 (fgprof profile, " + all + " samples): " + report + "sessions 3 and 4 (wall, 1 s "
+        + "at 5 ms): hot thread " + wall[0] + " and " + wall[1] + " samples");
+    IntegrationTests.check(wall[0] >= 100 && wall[1] >= 100, "wall sessions: hot thread " + wall[0] + " and " + wall[1]
+        + " samples for 1 s at 5 ms");
   }
 
   /**

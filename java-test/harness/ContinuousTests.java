@@ -62,6 +62,27 @@ final class ContinuousTests {
     }
     System.out.println("    " + n + " intervals; " + String.join("; ", report));
     backOffCarriedAcrossIntervals(jdk);
+    wallIntervalsCloseTheirBooks(jdk);
+  }
+
+  /** event=wall with loop=1s: repeats and ticks joined to pending signals, every interval's books closed. */
+  static void wallIntervalsCloseTheirBooks(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk,
+        "loop=1s,event=wall,interval=5ms,threads,file={dir}/w-%n.collapsed,log={dir}/v-%n.txt", List.of(),
+        "ComputeSleep", "2.5");
+    IntegrationTests.check(r.exit() == 0, "exit " + r.exit() + ":\n" + r.stderr());
+    int n = 0;
+    long repeats = 0;
+    for (int i = 1; Files.exists(r.dir().resolve("v-" + i + ".txt")); i++, n++) {
+      String s = Files.readString(r.dir().resolve("v-" + i + ".txt"));
+      IntegrationTests.check(s.contains("accounting:") && s.contains(": OK"), "wall interval " + i + "'s books:\n" + s);
+      long stored = number(s, "samples stored: *(\\d+)");
+      long inFile = IntegrationTests.sum(IntegrationTests.collapsed(r.dir().resolve("w-" + i + ".collapsed")), k -> true);
+      IntegrationTests.check(stored == inFile, "wall interval " + i + ": summary stored " + stored + ", file " + inFile);
+      repeats += number(s, "(\\d+) idle threads counted again");
+    }
+    System.out.println("    event=wall: " + n + " intervals, " + repeats + " idle repeats, every interval's books closed");
+    IntegrationTests.check(n >= 3 && repeats > 0, n + " wall intervals, " + repeats + " repeats");
   }
 
   /**
