@@ -68,8 +68,9 @@ static int absolute_options(const char *in, char *out, size_t len)
     int path = (n > 5 && strncmp(tok, "file=", 5) == 0 && tok[5] != '/') ||
                (n > 4 && strncmp(tok, "log=", 4) == 0 && tok[4] != '/');
     size_t key = path ? (size_t)(strchr(tok, '=') - tok) + 1 : 0;
-    int w = path ? snprintf(out + o, len - o, "%s%.*s%s/%.*s", o ? "," : "", (int)key, tok, cwd, (int)(n - key), tok + key)
-                 : snprintf(out + o, len - o, "%s%.*s", o ? "," : "", (int)n, tok);
+    const char *sep = o ? "," : "";
+    int w = path ? snprintf(out + o, len - o, "%s%.*s%s/%.*s", sep, (int)key, tok, cwd, (int)(n - key), tok + key)
+                 : snprintf(out + o, len - o, "%s%.*s", sep, (int)n, tok);
     if (w < 0 || (size_t)w >= len - o)
       return -1;
     o += (size_t)w;
@@ -217,6 +218,13 @@ int fg_cmd_profile(int argc, char **argv)
                threads ? ",threads" : "") >= (int)sizeof start ||
       absolute_options(start, options, sizeof options) != 0)
     return bad("the options are too long:", file);
+  char out[PATH_MAX + 8], cwd[PATH_MAX];
+  if (file[0] != '/' && !getcwd(cwd, sizeof cwd))
+    return bad("cannot read the working directory for", file);
+  if (snprintf(out, sizeof out, "%s%s%s", file[0] == '/' ? "" : cwd, file[0] == '/' ? "" : "/", file) >=
+      (int)sizeof out)
+    return bad("the file name is too long:", file);
+  time_t started = time(NULL);
   int rc = send_command(pid, library, options, stderr);
   if (rc != 0)
     return rc;
@@ -227,5 +235,14 @@ int fg_cmd_profile(int argc, char **argv)
     struct timespec t = {0, (left < 100 ? left : 100) * 1000000L};
     nanosleep(&t, NULL);
   }
-  return send_command(pid, library, "stop", stderr);
+  if ((rc = send_command(pid, library, "stop", stderr)) != 0)
+    return rc;
+  struct stat st;
+  /* a start while profiling changed nothing (a name with %p, %t or %n is the agent's to expand) */
+  if (!strchr(out, '%') && (stat(out, &st) != 0 || st.st_mtime < started)) {
+    fprintf(stderr, "fgprof: %s was not written: the agent in %d was already profiling into its own files "
+                    "(stopped now); run fgprof profile again\n", out, pid);
+    return 1;
+  }
+  return 0;
 }

@@ -1,5 +1,6 @@
 /* The drainer thread and one drain pass; see drainer.h. */
 #include "drainer.h"
+#include "drainer_internal.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -20,13 +21,12 @@
 #define SCAN_EVERY 10                  /* look for new threads every 100 ms */
 #define RECLAIM_EVERY 100              /* free dead threads' slots every second */
 
-static int64_t frame_name(void *ctx, const struct fg_trace *tr, uint32_t i);
 
 int fg_drainer_init(struct fg_drainer *d)
 {
   d->symbols = fg_symbols_new();
   fg_u64_map_init(&d->native_names);
-  struct fg_stack_namer namer = {frame_name, fg_wall_state_frame, d};
+  struct fg_stack_namer namer = {fg_drainer_frame_name, fg_wall_state_frame, d};
   if (fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer) != 0 || !d->symbols ||
       pthread_mutex_init(&d->lock, NULL) != 0)
     return -1;
@@ -74,7 +74,7 @@ static enum fg_frame_kind kind_of_type(uint8_t type)
 
 /* The name id of frame i of a trace (the drainer is ctx; Java names are
  * read with the pass's JNIEnv). */
-static int64_t frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
+int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
 {
   struct fg_drainer *d = ctx;
   uint8_t type = fg_trace_types(tr)[i];
@@ -102,6 +102,15 @@ static void add_trace(struct fg_drainer *d, uint32_t thread, int64_t thread_fram
     fg_profile_count(d->profile, (uint32_t)idx, weight, time_ns, cpu);
 }
 
+void fg_drainer_count_joined(struct fg_drainer *d)
+{
+  struct fg_stats *st = &d->profile->stats;
+  uint64_t joined = atomic_load(&d->wall->joined);   /* in the weight of the samples they joined */
+  st->taken += joined - d->wall_joined_counted;
+  st->wall_joined += joined - d->wall_joined_counted;
+  d->wall_joined_counted = joined;
+}
+
 /* event=wall: an idle thread counted again with the stack of its last sample. */
 static void add_repeats(struct fg_drainer *d)
 {
@@ -116,10 +125,7 @@ static void add_repeats(struct fg_drainer *d)
     fg_ring_release(&d->wall->repeats, rec);
   }
   struct fg_stats *st = &d->profile->stats;
-  uint64_t joined = atomic_load(&d->wall->joined);   /* in the weight of the samples they joined */
-  st->taken += joined - d->wall_joined_counted;
-  st->wall_joined += joined - d->wall_joined_counted;
-  d->wall_joined_counted = joined;
+  fg_drainer_count_joined(d);
   st->wall_signals = atomic_load(&d->wall->signals) - d->wall_signals_before;
   st->wall_repeats = atomic_load(&d->wall->repeats_taken) - d->wall_repeats_before;
   st->wall_per_tick = (uint64_t)d->wall->per_tick;
@@ -374,7 +380,7 @@ static void reclaim_pool(struct fg_drainer *d)
   }
 }
 
-static void drain_all(struct fg_drainer *d, JNIEnv *jni)
+void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
 {
   d->jni = jni;   /* the pass's: frame names are read with it */
   struct fg_thread_pool *pool = d->sampler->pool;
@@ -409,124 +415,9 @@ static void drainer_pass(struct fg_drainer *d, JNIEnv *jni)
 {
   pthread_mutex_lock(&d->lock);
   if (!d->closed) {
-    drain_all(d, jni);
+    fg_drainer_drain_all(d, jni);
     if (d->sched)
       fg_sched_drain(d->sched);
-  }
-  pthread_mutex_unlock(&d->lock);
-}
-
-void fg_drainer_hold(struct fg_drainer *d, JNIEnv *jni)
-{
-  pthread_mutex_lock(&d->lock);
-  if (!d->closed)
-    drain_all(d, jni);
-}
-
-void fg_drainer_release(struct fg_drainer *d)
-{
-  pthread_mutex_unlock(&d->lock);
-}
-
-/* What served the profile just written: a new one starts from nothing.
- * Under the lock (or with no drainer thread running). */
-static int forget_profile(struct fg_drainer *d)
-{
-  fg_trace_stacks_free(&d->stacks);
-  fg_u64_map_free(&d->native_names);
-  fg_u64_map_init(&d->native_names);
-  free(d->foreign_names);
-  d->foreign_names = NULL;
-  d->foreign_capacity = d->foreign_used = 0;
-  d->pool_no_slot = 0;
-  d->no_slot_before = atomic_load(&d->sampler->foreign->no_slot);
-  if (d->wall) {
-    d->wall_signals_before = atomic_load(&d->wall->signals);
-    d->wall_repeats_before = atomic_load(&d->wall->repeats_taken);
-  }
-  /* every record's samples go to a thread of the new profile */
-  pthread_mutex_lock(&d->registry->lock);
-  for (uint32_t i = 0; i < d->registry->n; i++)
-    d->registry->all[i]->profile_serial = 0;
-  pthread_mutex_unlock(&d->registry->lock);
-  struct fg_thread_pool *pool = d->sampler->pool;
-  for (uint32_t i = 0; pool && i < pool->n; i++)
-    pool->records[i]->profile_serial = 0;
-  struct fg_stack_namer namer = {frame_name, fg_wall_state_frame, d};
-  return fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer);
-}
-
-int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
-{
-  while (atomic_load(&d->running)) {   /* its thread leaves within a pass */
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
-  }
-  if (d->thread)
-    (*jni)->DeleteGlobalRef(jni, d->thread);
-  d->thread = NULL;
-  d->closing = d->closed = d->signal_lost = 0;
-  atomic_store(&d->stop, 0);
-  d->wall = NULL;   /* a new wall sampler, if any, counts from 0 */
-  d->wall_signals_before = d->wall_repeats_before = d->wall_joined_counted = 0;
-  return forget_profile(d);
-}
-
-/* Signals counted in this interval whose weight a thread's next sample will
- * carry: those the back-off skipped (*skipped), and event=wall's ticks
- * joined to a signal not taken yet (*joined). Only while the sampler is
- * paused (the handlers own the back-off counts); under the registry lock,
- * which the wall sampler holds while it adds ticks, the joined ticks are
- * counted as taken up to this very moment. */
-static void pending_carry(struct fg_drainer *d, uint64_t *skipped, uint64_t *joined)
-{
-  *skipped = *joined = 0;
-  pthread_mutex_lock(&d->registry->lock);
-  for (uint32_t i = 0; i < d->registry->n; i++) {
-    struct fg_thread *t = d->registry->all[i];
-    if (atomic_load(&t->state) != FG_THREAD_FREE) {
-      *skipped += t->backoff.carry;
-      *joined += atomic_load(&t->wall_owed);
-    }
-  }
-  if (d->wall) {
-    struct fg_stats *st = &d->profile->stats;
-    uint64_t now = atomic_load(&d->wall->joined);
-    st->taken += now - d->wall_joined_counted;
-    st->wall_joined += now - d->wall_joined_counted;
-    d->wall_joined_counted = now;
-  }
-  pthread_mutex_unlock(&d->registry->lock);
-  struct fg_thread_pool *pool = d->sampler->pool;
-  for (uint32_t i = 0; pool && i < pool->n; i++)
-    if (atomic_load(&pool->records[i]->state) != FG_THREAD_FREE)
-      *skipped += pool->records[i]->backoff.carry;
-}
-
-/* loop=: the interval is over: the rings drained into its profile, which
- * rotate writes and replaces with an empty one. */
-static void end_interval(struct fg_drainer *d, JNIEnv *jni)
-{
-  pthread_mutex_lock(&d->lock);
-  if (!d->closed) {
-    /* held still while the rings are emptied, so that the interval's books
-     * close: no signal counted in it has its sample still on the way */
-    fg_sampler_pause(d->sampler);
-    drain_all(d, jni);
-    uint64_t skipped, joined;
-    pending_carry(d, &skipped, &joined);
-    fg_sampler_resume(d->sampler);
-    /* signals whose weight a later sample carries belong to the next interval */
-    struct fg_stats *st = &d->profile->stats;
-    st->taken -= skipped + joined;
-    st->skipped -= skipped;
-    st->wall_joined -= joined;
-    d->rotate(d->rotate_ctx);
-    if (forget_profile(d) != 0)
-      fprintf(stderr, "fgagent: out of memory starting a new loop interval\n");
-    st->taken += skipped + joined;
-    st->skipped += skipped;
-    st->wall_joined += joined;
   }
   pthread_mutex_unlock(&d->lock);
 }
@@ -537,7 +428,7 @@ void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni)
   pthread_mutex_lock(&d->lock);
   d->closing = 1;   /* sampling has stopped: no handler touches a record any more */
   if (!d->closed)
-    drain_all(d, jni);
+    fg_drainer_drain_all(d, jni);
   d->closed = 1;
   pthread_mutex_unlock(&d->lock);
 }
@@ -588,7 +479,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     drainer_pass(d, jni);
     uint64_t now = fg_clock_ns(CLOCK_MONOTONIC);
     if (d->loop_ns && now - d->interval_start_ns >= d->loop_ns) {
-      end_interval(d, jni);
+      fg_drainer_end_interval(d, jni);
       d->interval_start_ns += d->loop_ns;   /* on the interval's grid, not drifting by a pass each time */
     }
     if (pass % RECLAIM_EVERY == RECLAIM_EVERY - 1) {

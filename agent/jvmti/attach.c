@@ -219,7 +219,8 @@ static int command(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *cmd,
   if (strcmp(cmd, "dump") == 0)
     say(r, "fgagent: dumped, profiling goes on; wrote %s", files);
   else
-    say(r, "fgagent: stopped; wrote %s; the summary went to %s", files, a->opts.log[0] ? a->opts.log : "the JVM's stderr");
+    say(r, "fgagent: stopped; wrote %s; the summary went to %s", files,
+        a->opts.log[0] ? a->opts.log : "the JVM's stderr");
   return 0;
 }
 

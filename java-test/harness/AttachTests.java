@@ -160,7 +160,9 @@ final class AttachTests {
    * is left as it was: no such process; a process that is not a HotSpot JVM (not sent SIGQUIT,
    * which would kill it); a JVM started with -XX:+DisableAttachMechanism; a JVM that does not
    * answer in time (stopped); another user's JVM (fgprof run as nobody). Options the agent
-   * refuses end with exit 1 and its message, and the JVM goes on.
+   * refuses end with exit 1 and its message, as does fgprof profile on a JVM whose agent is
+   * already profiling into its own files (it stops that session, whose files get written); the
+   * JVM goes on.
    */
   static void refusedCleanly(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "attach-refused-");
@@ -181,7 +183,7 @@ final class AttachTests {
         "attach disabled: " + disabled);
     IntegrationTests.check(exitOf(closed) == 0, "the JVM with attach disabled did not exit 0");
 
-    Process jvm = startJvm(jdk, dir, List.of(), "HotMethods", "6");
+    Process jvm = startJvm(jdk, dir, List.of(), "HotMethods", "9");
     String pid = Long.toString(jvm.pid());
     Thread.sleep(1000);
     Result badOption = fgprof(dir, "attach", pid, "start,interval=fast");
@@ -207,9 +209,15 @@ final class AttachTests {
       Files.delete(copy.resolve(f.getFileName()));
     Files.delete(copy);
     IntegrationTests.check(other.exit == 2 && other.err.contains("belongs to another user"), "another user: " + other);
+    Result own = fgprof(dir, "attach", pid, "start,file=own.collapsed");
+    Result busy = fgprof(dir, "profile", "--duration", "1s", "--file", "mine.collapsed", pid);
+    IntegrationTests.check(own.exit == 0 && busy.exit == 1 && busy.err.contains("mine.collapsed was not written")
+        && Files.exists(dir.resolve("own.collapsed")) && !Files.exists(dir.resolve("mine.collapsed")),
+        "profile while the agent already profiles: " + busy);
     int exit = exitOf(jvm);
     IntegrationTests.check(exit == 0, "the JVM exited " + exit + " after the refused attaches:\n"
         + Files.readString(dir.resolve("jvm-stderr.log")));
-    System.out.println("    refused: no process, not a JVM, attach disabled, bad option, sched, no answer in 1 s, another user");
+    System.out.println("    refused: no process, not a JVM, attach disabled, bad option, sched, no answer in 1 s, another user, "
+        + "profile while already profiling");
   }
 }

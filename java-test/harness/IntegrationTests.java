@@ -295,7 +295,8 @@ public final class IntegrationTests {
    * New stacks are refused and counted, and stop being counted again as the thread sleeps on
    * (no stored stack stands in for one refused: none has more samples than its sleep holds); the
    * first stack, known, still counts in the last phase: its samples match both phases' share of
-   * the thread's life, measured by the main thread, which waits in join() throughout.
+   * the time the main thread waited in join() (for a short thread first, so that its waiting
+   * stack is stored before the deep ones can fill the limit), by the main thread's own clock.
    */
   static void memlimitRefusesOnlyNewStacks(Jdk jdk) throws Exception {
     Run r = run(jdk, "memlimit=384k,depth=8192,event=wall,interval=5ms,threads,file={dir}/p.collapsed", List.of(),
@@ -464,81 +465,6 @@ public final class IntegrationTests {
     check(sum(o, k -> k.endsWith("java/util/zip/Deflater.deflateBytesBytes")) > 0, "cstack=no lost the Java frames");
   }
 
-  /** 100 x (1 - CPU time / wall time) as the workload measured it for one of its threads. */
-  static double offCpuTruth(Run r, String thread) {
-    Matcher m = Pattern.compile("THREAD_TIMES " + thread + " (\\d+) (\\d+)").matcher(r.stdout);
-    check(m.find(), "no ground truth printed for " + thread);
-    return 100.0 * (1 - Double.parseDouble(m.group(1)) / Double.parseDouble(m.group(2)));
-  }
-
-  static double schedOffPercent(Run r, String thread) {
-    Matcher m = Pattern.compile("(?m)^\\s+" + Pattern.quote(thread) + "\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+\\s+([0-9.]+)%")
-        .matcher(r.stderr);
-    check(m.find(), "no sched line for " + thread + ":\n" + r.stderr);
-    return Double.parseDouble(m.group(1));
-  }
-
-  /**
-   * event=wall and sched on one thread that computes half the time and sleeps half, one that
-   * only computes and one parked throughout: each thread's off-CPU share is within 5 points of
-   * what the thread measured itself (1 - its CPU time / its wall time: sleeping, and on a busy
-   * machine also waiting for a CPU, which wall mode reports as [state=runnable] and sched as
-   * off-CPU); the parked thread is counted without being woken.
-   */
-  static void wallAndSchedSeeOffCpuTime(Jdk jdk) throws Exception {
-    Run r = run(jdk, "event=wall,interval=5ms,threads,sched,file={dir}/p.collapsed", List.of(), "ComputeSleep", "4");
-    r.expectCleanRun();
-    double truth = offCpuTruth(r, "half"), spinTruth = offCpuTruth(r, "spin");
-    Map<String, Long> s = collapsed(r.file("p.collapsed"));
-    long half = sum(s, k -> k.startsWith("[half tid="));
-    long halfOff = sum(s, k -> k.startsWith("[half tid=") && !k.endsWith(";[state=running]"));
-    long spin = sum(s, k -> k.startsWith("[spin tid="));
-    long spinOff = sum(s, k -> k.startsWith("[spin tid=") && !k.endsWith(";[state=running]"));
-    long parked = sum(s, k -> k.startsWith("[parked tid=") && k.endsWith(";[state=sleeping]"));
-    double wallHalf = 100.0 * halfOff / half, wallSpin = 100.0 * spinOff / spin;
-    double schedHalf = schedOffPercent(r, "half"), schedSpin = schedOffPercent(r, "spin");
-    long repeats = r.numberBefore("idle threads counted again");
-    System.out.printf("    half off-CPU: truth %.1f%%, wall %.1f%% (%d samples), sched %.1f%%; spin: truth %.1f%%, wall "
-        + "%.1f%% (%d samples), sched %.1f%%; parked: %d samples; idle repeats %d, signals %d%n", truth, wallHalf, half,
-        schedHalf, spinTruth, wallSpin, spin, schedSpin, parked, repeats, r.stat("wall sampling"));
-    check(half > 400 && Math.abs(wallHalf - truth) <= 5, "wall mode: half is " + wallHalf + "% off-CPU, truth " + truth);
-    check(Math.abs(schedHalf - truth) <= 5, "sched: half is " + schedHalf + "% off-CPU, truth " + truth);
-    check(spin > 400 && Math.abs(wallSpin - spinTruth) <= 5 && Math.abs(schedSpin - spinTruth) <= 5,
-        "the spinning thread is " + spinTruth + "% off-CPU by its own clock: wall " + wallSpin + "%, sched " + schedSpin + "%");
-    check(parked > 400 && repeats >= parked * 0.95, "the parked thread was woken: " + parked + " samples, "
-        + repeats + " repeats in all");
-  }
-
-  /** A stack in a monitor's queue: JDK 17's EnterI, JDK 25's enter_internal. */
-  static final Pattern QUEUED = Pattern.compile(".*;ObjectMonitor::enter;(.*;)?ObjectMonitor::(EnterI|enter_internal);.*");
-
-  /**
-   * event=wall on threads contending for one monitor: the share of their samples waiting in the
-   * monitor's queue (under critical(), in any state: parked, spinning, or
-   * woken and waiting for a CPU) matches the share of their time the JVM counted them blocked on
-   * a monitor (thread contention monitoring), within the sample count's noise. On a busy machine
-   * both fall (a thread releasing the monitor waits for a CPU after waking the next one).
-   */
-  static void lockContentionShowsWaiters(Jdk jdk) throws Exception {
-    Run r = run(jdk, "event=wall,interval=5ms,threads,file={dir}/p.collapsed", List.of(), "LockContention", "4", "3");
-    r.expectCleanRun();
-    Matcher m = Pattern.compile("CONTENDERS (\\d+) (\\d+)").matcher(r.stdout);
-    check(m.find(), "workload did not finish: " + r.stdout);
-    double truth = 100.0 * Double.parseDouble(m.group(1)) / Double.parseDouble(m.group(2));
-    Map<String, Long> s = collapsed(r.file("p.collapsed"));
-    long all = sum(s, k -> k.startsWith("[contender-"));
-    long waiting = sum(s, k -> k.startsWith("[contender-") && k.contains("LockContention.critical;")
-        && QUEUED.matcher(k).matches());
-    long parked = sum(s, k -> k.startsWith("[contender-") && QUEUED.matcher(k).matches()
-        && k.endsWith(";[state=sleeping]"));
-    double share = 100.0 * waiting / all, p = waiting / (double) all, sd = 100 * Math.sqrt(p * (1 - p) / all);
-    System.out.printf("    contenders: %d samples, %.1f%% queued at the monitor under critical() (%.1f%% "
-        + "parked); the JVM counted them blocked %.1f%% of their time%n", all, share, 100.0 * parked / all, truth);
-    check(all > 1000, "too few samples: " + all);
-    check(Math.abs(share - truth) <= 4 * sd + 1, "the contenders wait at the monitor in " + share
-        + "% of their samples; the JVM counted them blocked " + truth + "% of their time (+- " + (4 * sd + 1) + ")");
-  }
-
   /** timeline: the .txt output is samples per CPU in time order, with switch banners. */
   static void timelineShowsSwitchBanners(Jdk jdk) throws Exception {
     Run r = run(jdk, "interval=1ms,timeline,file={dir}/p.txt", List.of(), "ComputeSleep", "1");
@@ -575,8 +501,8 @@ public final class IntegrationTests {
       new Named("zlib_frames_under_deflater", IntegrationTests::zlibFramesShowUnderDeflater),
       new Named("gc_threads_native_stacks", IntegrationTests::gcThreadsShowNativeStacks),
       new Named("annotations_and_cstack_off", IntegrationTests::annotationsAndCstackOff),
-      new Named("wall_and_sched_off_cpu", IntegrationTests::wallAndSchedSeeOffCpuTime),
-      new Named("lock_contention_waiters", IntegrationTests::lockContentionShowsWaiters),
+      new Named("wall_and_sched_off_cpu", WallTests::wallAndSchedSeeOffCpuTime),
+      new Named("lock_contention_waiters", WallTests::lockContentionShowsWaiters),
       new Named("timeline_switch_banners", IntegrationTests::timelineShowsSwitchBanners));
 
   static Path firstDir(String glob) throws IOException {

@@ -4,8 +4,9 @@
  * 30 ms each, COUNT of them; then REST seconds again, on the stack of the first
  * phase. Under a memlimit the second phase's stacks fill the table: the third
  * phase's stack is already known and must still count. Prints the phases'
- * lengths, the thread's life and the longest of the second phase's sleeps as
- * the workload measured them:
+ * lengths, the time main waited in join (for a short thread "warm", then for
+ * "deep") and the longest of the second phase's sleeps as the workload
+ * measured them:
  *   PHASES_NS FIRST FILL LAST LIFE LONGEST_FILL_SLEEP
  * Run: MemlimitPhases FRAMES REST COUNT
  */
@@ -57,13 +58,21 @@ public final class MemlimitPhases {
     int count = Integer.parseInt(args[2]);
     long[] ns = new long[3];
     long[] life = new long[1];
-    Thread t = new Thread(null, () -> {
+    Thread deep = new Thread(null, () -> {
       long start = System.nanoTime();
       descend(frames, rest, count, ns);
       life[0] = System.nanoTime() - start;
     }, "deep", 64L << 20);
-    t.start();
-    t.join();
-    System.out.println("PHASES_NS " + ns[0] + " " + ns[1] + " " + ns[2] + " " + life[0] + " " + longestFill);
+    /* main waits first for a short thread, then for "deep", from one call site: its waiting
+     * stack is sampled (and stored) before deep's stacks can fill a memlimit */
+    Thread warm = new Thread(() -> sleep(200), "warm");
+    long joined = 0;
+    for (Thread t : new Thread[] {warm, deep}) {
+      long start = System.nanoTime();
+      t.start();
+      t.join();
+      joined += System.nanoTime() - start;
+    }
+    System.out.println("PHASES_NS " + ns[0] + " " + ns[1] + " " + ns[2] + " " + joined + " " + longestFill);
   }
 }

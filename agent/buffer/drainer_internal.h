@@ -1,0 +1,16 @@
+/* What drainer.c and drainer_profiles.c share; not for other modules. */
+#ifndef FG_DRAINER_INTERNAL_H
+#define FG_DRAINER_INTERNAL_H
+
+#include "drainer.h"
+
+/* One pass over every ring and count, into the profile. Under the lock. */
+void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni);
+/* The profile name id of a trace's frame i (the stack cache's namer). */
+int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i);
+/* event=wall: the ticks joined to pending signals so far, counted as taken. */
+void fg_drainer_count_joined(struct fg_drainer *d);
+/* loop=: the interval's profile written (rotate) and replaced by an empty one. */
+void fg_drainer_end_interval(struct fg_drainer *d, JNIEnv *jni);
+
+#endif
