@@ -33,7 +33,7 @@ static int parse_pid(const char *text, int *pid)
 }
 
 /* libfgagent.so: --agent, else $FGAGENT_LIB, else beside fgprof or in ../lib. */
-static int agent_path(const char *given, char *out, size_t len)
+static int agent_path(const char *given, char out[PATH_MAX])
 {
   if (!given)
     given = getenv("FGAGENT_LIB");
@@ -52,7 +52,6 @@ static int agent_path(const char *given, char *out, size_t len)
     if (access(candidate, R_OK) == 0 && realpath(candidate, out))
       return 0;
   }
-  (void)len;
   return -1;
 }
 
@@ -150,7 +149,7 @@ int fg_cmd_attach(int argc, char **argv)
   if (parse_pid(pid_text, &pid) != 0)
     return bad("not a process id:", pid_text);
   char library[PATH_MAX], options[8192];
-  if (agent_path(agent, library, sizeof library) != 0)
+  if (agent_path(agent, library) != 0)
     return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
   if (absolute_options(command, options, sizeof options) != 0)
     return bad("the options are too long:", command);
@@ -212,7 +211,7 @@ int fg_cmd_profile(int argc, char **argv)
   if (parse_pid(pid_text, &pid) != 0)
     return bad("not a process id:", pid_text);
   char library[PATH_MAX], start[8192], options[8192];
-  if (agent_path(agent, library, sizeof library) != 0)
+  if (agent_path(agent, library) != 0)
     return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
   if (snprintf(start, sizeof start, "start,file=%s,interval=%s,event=%s%s", file, interval, event,
                threads ? ",threads" : "") >= (int)sizeof start ||

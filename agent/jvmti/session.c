@@ -268,15 +268,21 @@ int fg_session_status(struct fg_agent *a, char *buf, size_t len)
                   (double)a->opts.interval_ns / 1e6, (unsigned long long)a->profile.stats.taken);
 }
 
+/* An empty profile in place of the last one (whose method names were freed). */
+static void begin_profile(struct fg_agent *a)
+{
+  fg_profile_free(&a->profile);
+  fg_profile_init(&a->profile);
+  if (a->opts.timeline || a->opts.sched)   /* sched looks up the stacks of off-CPU periods */
+    a->profile.timeline.max = FG_TIMELINE_MAX;
+  fg_method_names_init(&a->names, a->opts.lines);
+}
+
 int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
 {
   if (fg_drainer_reset(&a->drainer, jni) != 0)
     return -1;
-  fg_profile_free(&a->profile);
-  fg_profile_init(&a->profile);
-  if (a->opts.timeline || a->opts.sched)
-    a->profile.timeline.max = FG_TIMELINE_MAX;
-  fg_method_names_init(&a->names, a->opts.lines);
+  begin_profile(a);
   fg_wall_destroy(&a->wall);
   struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap};   /* its table is reused */
   a->timer = fresh;
@@ -305,11 +311,7 @@ static void rotate(void *ctx)
   if (log != stderr)
     fclose(log);
   fg_method_names_free(&a->names, a->jvmti);   /* it caches the profile's name ids */
-  fg_method_names_init(&a->names, a->opts.lines);
-  fg_profile_free(&a->profile);
-  fg_profile_init(&a->profile);
-  if (a->opts.timeline)
-    a->profile.timeline.max = FG_TIMELINE_MAX;
+  begin_profile(a);
   a->seq++;
   a->start_time = time(NULL);
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);

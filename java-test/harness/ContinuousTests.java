@@ -22,6 +22,21 @@ final class ContinuousTests {
   }
 
   /**
+   * Interval i's summary (LOG-i.txt) with its books closed (taken = stored + lost), and its
+   * profile (FILE-i.collapsed) holding exactly the samples that summary stored.
+   */
+  static String closedInterval(IntegrationTests.Run r, String log, String file, int i) throws Exception {
+    Path summary = r.dir().resolve(log + "-" + i + ".txt");
+    IntegrationTests.check(Files.exists(summary), "no summary for interval " + i);
+    String s = Files.readString(summary);
+    IntegrationTests.check(s.contains("accounting:") && s.contains(": OK"), "interval " + i + "'s books:\n" + s);
+    long stored = number(s, "samples stored: *(\\d+)");
+    long inFile = IntegrationTests.sum(IntegrationTests.collapsed(r.dir().resolve(file + "-" + i + ".collapsed")), k -> true);
+    IntegrationTests.check(stored == inFile, "interval " + i + ": summary stored " + stored + ", file holds " + inFile);
+    return s;
+  }
+
+  /**
    * loop=1s on a 3.5 s run: one profile and one summary per interval (%n numbered), each
    * interval's books closed (taken = stored + lost) and its file holding exactly the samples its
    * summary stored, so nothing is lost or counted twice at a rotation; every full interval
@@ -39,13 +54,8 @@ final class ContinuousTests {
       n++;
     IntegrationTests.check(n >= 4, "only " + n + " interval files for a 3.5 s run at loop=1s");
     for (int i = 1; i <= n; i++) {
-      Path summary = r.dir().resolve("s-" + i + ".txt");
-      IntegrationTests.check(Files.exists(summary), "no summary for interval " + i);
-      String s = Files.readString(summary);
-      IntegrationTests.check(s.contains("accounting:") && s.contains(": OK"), "interval " + i + "'s books:\n" + s);
+      String s = closedInterval(r, "s", "p", i);
       long stored = number(s, "samples stored: *(\\d+)");
-      long inFile = IntegrationTests.sum(IntegrationTests.collapsed(r.dir().resolve("p-" + i + ".collapsed")), k -> true);
-      IntegrationTests.check(stored == inFile, "interval " + i + ": summary stored " + stored + ", file holds " + inFile);
       Matcher wall = Pattern.compile("wall time: *([0-9.]+) s sampled").matcher(s);
       IntegrationTests.check(wall.find(), "no wall time in interval " + i + "'s summary");
       double seconds = Double.parseDouble(wall.group(1));
@@ -74,11 +84,7 @@ final class ContinuousTests {
     int n = 0;
     long repeats = 0;
     for (int i = 1; Files.exists(r.dir().resolve("v-" + i + ".txt")); i++, n++) {
-      String s = Files.readString(r.dir().resolve("v-" + i + ".txt"));
-      IntegrationTests.check(s.contains("accounting:") && s.contains(": OK"), "wall interval " + i + "'s books:\n" + s);
-      long stored = number(s, "samples stored: *(\\d+)");
-      long inFile = IntegrationTests.sum(IntegrationTests.collapsed(r.dir().resolve("w-" + i + ".collapsed")), k -> true);
-      IntegrationTests.check(stored == inFile, "wall interval " + i + ": summary stored " + stored + ", file " + inFile);
+      String s = closedInterval(r, "v", "w", i);
       repeats += number(s, "(\\d+) idle threads counted again");
     }
     System.out.println("    event=wall: " + n + " intervals, " + repeats + " idle repeats, every interval's books closed");
@@ -98,8 +104,7 @@ final class ContinuousTests {
     long skipped = 0;
     int n = 0;
     for (int i = 1; Files.exists(r.dir().resolve("e-" + i + ".txt")); i++, n++) {
-      String s = Files.readString(r.dir().resolve("e-" + i + ".txt"));
-      IntegrationTests.check(s.contains("accounting:") && s.contains(": OK"), "interval " + i + "'s books:\n" + s);
+      String s = closedInterval(r, "e", "d", i);
       skipped += number(s, "back-off: *(\\d+) signals skipped");
     }
     System.out.println("    at 200 us on 3000 frames: " + n + " intervals, " + skipped + " signals skipped by the "
