@@ -158,6 +158,14 @@ int fg_options_max_frames(const struct fg_options *o)
   return o->depth + 1 + FG_MAX_RECOVERED_FRAMES + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0);
 }
 
+uint32_t fg_options_timeline_max(const struct fg_options *o)
+{
+  for (int i = 0; i < o->nfiles; i++)
+    if (fg_format_for_path(o->files[i]) == FG_FORMAT_JFR)
+      return FG_JFR_TIMELINE_MAX;
+  return o->timeline || o->sched ? FG_TIMELINE_MAX : 0;
+}
+
 int fg_options_first_frames(const struct fg_options *o)
 {
   int max = fg_options_max_frames(o);

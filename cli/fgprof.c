@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "commands.h"
 #include "fg/collapsed_reader.h"
@@ -31,6 +33,8 @@ static const char usage[] =
   "  .txt               call graph in the style of ftrace's function_graph tracer\n"
   "  .pb.gz .pprof      pprof profile.proto, gzip'd (go tool pprof)\n"
   "  .speedscope.json   speedscope's file format\n"
+  "  .jfr               JDK Flight Recorder (jfr print, JMC): collapsed stacks carry no\n"
+  "                     times, so every sample is an event at IN's modification time\n"
   "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
   "no half-written OUT.\n"
   "\n"
@@ -199,6 +203,18 @@ static int compile(regex_t *re, const char *pattern, const char *option)
   return 2;
 }
 
+/* When path was last written, in ns since 1970: now for standard input. */
+static uint64_t modified_ns(const char *path)
+{
+  struct stat st;
+  struct timespec ts;
+  if (strcmp(path, "-") != 0 && stat(path, &st) == 0)
+    ts = st.st_mtim;
+  else
+    clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int fg_cmd_convert(int argc, char **argv)
 {
   struct args a;
@@ -234,6 +250,7 @@ int fg_cmd_convert(int argc, char **argv)
   }
   if (rc == 0) {
     in.stats.interval_ns = a.interval_ns;
+    in.stats.start_epoch_ns = modified_ns(a.in);   /* the only time collapsed stacks have */
     struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
     if (fg_profile_filter(&in, &f, &out) != 0) {
       fprintf(stderr, "fgprof: out of memory\n");

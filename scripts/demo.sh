@@ -11,7 +11,7 @@ mkdir -p "$out"
 
 echo "fgagent demo: profiling the order-processing demo for 5 s at interval=1ms ..."
 "$java_home/bin/java" \
-  "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,threads,file=$out/flamegraph.html,file=$out/profile.txt,file=$out/profile.collapsed,file=$out/profile.pb.gz,file=$out/profile.speedscope.json,log=$out/summary.txt" \
+  "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,threads,file=$out/flamegraph.html,file=$out/profile.txt,file=$out/profile.collapsed,file=$out/profile.pb.gz,file=$out/profile.speedscope.json,file=$out/profile.jfr,log=$out/summary.txt" \
   -cp build/java-test Demo 5 >"$out/demo-stdout.txt" 2>"$out/demo-stderr.txt"
 
 cat "$out/summary.txt"
@@ -28,4 +28,5 @@ echo "  profile.txt              call graph, ftrace function_graph style"
 echo "  profile.collapsed        collapsed stacks (flamegraph.pl, fgprof convert, ...)"
 echo "  profile.pb.gz            pprof: go tool pprof -top $out/profile.pb.gz"
 echo "  profile.speedscope.json  speedscope"
+echo "  profile.jfr              JDK Flight Recorder (jfr print, JDK Mission Control)"
 echo "  summary.txt              what happened to every sample"

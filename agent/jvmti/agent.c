@@ -181,8 +181,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   a->sampler.foreign = &a->foreign;
   a->sampler.interval_ns = a->opts.interval_ns;
   fg_profile_init(&a->profile);
-  if (a->opts.timeline || a->opts.sched)   /* sched looks up the stacks of off-CPU periods */
-    a->profile.timeline.max = FG_TIMELINE_MAX;
+  a->profile.timeline.max = fg_options_timeline_max(&a->opts);
   fg_method_names_init(&a->names, a->opts.lines);
   a->drainer.jvmti = a->jvmti;
   a->drainer.registry = &a->registry;

@@ -50,6 +50,7 @@ struct fg_agent {
   time_t start_time;           /* for %t: the session's or loop interval's start */
   unsigned seq;                /* for %n: loop's interval number, from 1 */
   uint64_t start_wall_ns, start_cpu_ns;
+  uint64_t start_epoch_ns;     /* CLOCK_REALTIME at start_wall_ns: JFR's chunk start */
   uint64_t drainer_cpu_before, wall_cpu_before, wall_sampled_before;   /* at the interval's start */
 };
 

@@ -166,6 +166,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
              a->opts.wall_threads);
   }
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
+  a->start_epoch_ns = fg_clock_ns(CLOCK_REALTIME);
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   a->seq = 1;
   a->drainer_cpu_before = a->wall_cpu_before = a->wall_sampled_before = 0;   /* their threads are new */
@@ -185,6 +186,8 @@ static void fill_stats(struct fg_agent *a)
   s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns) - a->drainer_cpu_before;
   s->cpu_ns = cpu > s->profiler_cpu_ns ? cpu - s->profiler_cpu_ns : 0;
   s->wall_ns = fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
+  s->start_ns = a->start_wall_ns;
+  s->start_epoch_ns = a->start_epoch_ns;
   s->interval_ns = a->opts.interval_ns;
   snprintf(s->event, sizeof s->event, "%s",
            a->timer.event == FG_EVENT_CPU ? "cpu" : a->timer.event == FG_EVENT_WALL ? "wall" : "itimer");
@@ -219,6 +222,9 @@ static void write_outputs(struct fg_agent *a)
     }
     if (fg_write_profile_file(path, &a->profile, &cfg, err, sizeof err) == 0) {
       fprintf(stderr, "fgagent: wrote %s\n", path);
+      if (fg_format_for_path(path) == FG_FORMAT_JFR && a->profile.timeline.dropped)
+        fprintf(stderr, "fgagent: %s: %llu samples past the first %u kept in time order are events at its end\n",
+                path, (unsigned long long)a->profile.timeline.dropped, a->profile.timeline.max);
       continue;
     }
     /* Nothing collected is lost: the same format in the temporary directory. */
@@ -273,8 +279,7 @@ static void begin_profile(struct fg_agent *a)
 {
   fg_profile_free(&a->profile);
   fg_profile_init(&a->profile);
-  if (a->opts.timeline || a->opts.sched)   /* sched looks up the stacks of off-CPU periods */
-    a->profile.timeline.max = FG_TIMELINE_MAX;
+  a->profile.timeline.max = fg_options_timeline_max(&a->opts);
   fg_method_names_init(&a->names, a->opts.lines);
 }
 
@@ -315,6 +320,7 @@ static void rotate(void *ctx)
   a->seq++;
   a->start_time = time(NULL);
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
+  a->start_epoch_ns = fg_clock_ns(CLOCK_REALTIME);
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   a->drainer_cpu_before = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);   /* this is the drainer's thread */
   a->wall_cpu_before = atomic_load(&a->wall.cpu_ns);

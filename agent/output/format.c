@@ -15,6 +15,7 @@ static const struct {
   {".pb.gz", FG_FORMAT_PPROF},
   {".pprof", FG_FORMAT_PPROF},
   {".speedscope.json", FG_FORMAT_SPEEDSCOPE},
+  {".jfr", FG_FORMAT_JFR},
 };
 
 static int ends_with(const char *s, const char *suffix)
@@ -42,7 +43,7 @@ const char *fg_format_extension(enum fg_format format)
 const char *fg_format_extensions(void)
 {
   return ".collapsed, .folded (collapsed stacks), .txt (call graph), .html (flame graph), "
-         ".pb.gz, .pprof (pprof), .speedscope.json (speedscope)";
+         ".pb.gz, .pprof (pprof), .speedscope.json (speedscope), .jfr (JDK Flight Recorder)";
 }
 
 int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, char *out, size_t outlen)

@@ -10,69 +10,30 @@
 #include "fg/utf8.h"
 #include "fg/output.h"
 #include "fg/profile.h"
+#include "byte_buffer.h"
+#include "frame_name.h"
 
-/* ---- a byte buffer with protobuf encoding ---- */
+/* ---- protobuf fields ---- */
 
-struct pb {
-  uint8_t *b;
-  size_t len, cap;
-  int failed;
-};
-
-static void pb_bytes_raw(struct pb *p, const void *data, size_t n)
+static void pb_int(struct fg_bytes *p, int field, uint64_t v)
 {
-  if (p->failed)
-    return;
-  if (p->len + n > p->cap) {
-    size_t cap = p->cap ? p->cap : 4096;
-    while (cap < p->len + n)
-      cap *= 2;
-    uint8_t *b = realloc(p->b, cap);
-    if (!b) {
-      p->failed = 1;
-      return;
-    }
-    p->b = b;
-    p->cap = cap;
-  }
-  memcpy(p->b + p->len, data, n);
-  p->len += n;
+  fg_bytes_varint(p, (uint64_t)field << 3 | 0);
+  fg_bytes_varint(p, v);
 }
 
-static void pb_varint(struct pb *p, uint64_t v)
+static void pb_bytes(struct fg_bytes *p, int field, const void *data, size_t n)
 {
-  uint8_t buf[10];
-  size_t n = 0;
-  do {
-    buf[n] = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      buf[n] |= 0x80;
-    n++;
-  } while (v);
-  pb_bytes_raw(p, buf, n);
-}
-
-static void pb_int(struct pb *p, int field, uint64_t v)
-{
-  pb_varint(p, (uint64_t)field << 3 | 0);
-  pb_varint(p, v);
-}
-
-static void pb_bytes(struct pb *p, int field, const void *data, size_t n)
-{
-  pb_varint(p, (uint64_t)field << 3 | 2);
-  pb_varint(p, n);
-  pb_bytes_raw(p, data, n);
+  fg_bytes_varint(p, (uint64_t)field << 3 | 2);
+  fg_bytes_varint(p, n);
+  fg_bytes_raw(p, data, n);
 }
 
 /* Appends msg as field and empties it for reuse. */
-static void pb_message(struct pb *p, int field, struct pb *msg)
+static void pb_message(struct fg_bytes *p, int field, struct fg_bytes *msg)
 {
-  if (msg->failed)
-    p->failed = 1;
-  pb_bytes(p, field, msg->b, msg->len);
-  msg->len = 0;
+  fg_bytes_varint(p, (uint64_t)field << 3 | 2);
+  fg_bytes_varint(p, msg->len);
+  fg_bytes_move(p, msg);
 }
 
 /* ---- the string table: a profile's name table, every string of one kind ---- */
@@ -125,24 +86,9 @@ static int write_gzip(FILE *out, const uint8_t *data, size_t n)
 
 /* ---- the profile ---- */
 
-/* "pkg/C.m:42" -> function "pkg/C.m", line 42; else the whole name, line 0. */
-static int64_t split_line(const char *name, char *function, size_t len)
+static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thread, struct fg_profile *st)
 {
-  snprintf(function, len, "%s", name);
-  char *colon = strrchr(function, ':');
-  if (!colon || colon == function || colon[1] == '\0' || colon[-1] == ':')
-    return 0;
-  char *end;
-  long line = strtol(colon + 1, &end, 10);
-  if (*end != '\0' || line <= 0)
-    return 0;
-  *colon = '\0';
-  return line;
-}
-
-static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, struct fg_profile *st)
-{
-  struct pb m = {0}, sub = {0};
+  struct fg_bytes m = {0}, sub = {0};
   int rc = -1;
   if (string_id(st, "") != 0)
     goto done;
@@ -156,7 +102,7 @@ static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, s
   /* functions and locations: one each per frame name; ids are name id + 1 */
   for (uint32_t id = 0; id < p->nnames; id++) {
     char function[1024];
-    int64_t line = split_line(p->names[id], function, sizeof function);
+    int64_t line = fg_frame_split_line(p->names[id], function, sizeof function);
     const char *file = fg_profile_file(p, id);
     pb_int(&m, 1, id + 1);
     pb_int(&m, 2, (uint64_t)string_id(st, function));
@@ -176,16 +122,16 @@ static int encode(struct pb *out, const struct fg_profile *p, bool per_thread, s
     const struct fg_stack *s = &p->stacks[i];
     const uint32_t *frames = fg_stack_frames(p, s);
     for (uint32_t f = s->nframes; f-- > 0;)
-      pb_varint(&sub, frames[f] + 1);
+      fg_bytes_varint(&sub, frames[f] + 1);
     pb_message(&m, 1, &sub);             /* packed location ids */
-    pb_varint(&sub, s->count);
-    pb_varint(&sub, s->count * weight);
+    fg_bytes_varint(&sub, s->count);
+    fg_bytes_varint(&sub, s->count * weight);
     pb_message(&m, 2, &sub);             /* packed values */
     if (per_thread) {
       const struct fg_thread_info *th = &p->threads[s->thread];
       char cut[256], label[300];   /* a long name is cut on a character boundary */
       snprintf(label, sizeof label, "%s tid=%d", fg_utf8_copy(cut, sizeof cut, th->name), th->tid);
-      struct pb lab = {0};
+      struct fg_bytes lab = {0};
       pb_int(&lab, 1, (uint64_t)thread_key);
       pb_int(&lab, 2, (uint64_t)string_id(st, label));
       pb_message(&m, 3, &lab);
@@ -218,7 +164,7 @@ done:
 
 int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
 {
-  struct pb buf = {0};
+  struct fg_bytes buf = {0};
   struct fg_profile st;
   fg_profile_init(&st);
   int rc;

@@ -83,6 +83,7 @@ static int write_format(FILE *out, void *ctx)
     return w->cfg->timeline ? fg_write_timeline(out, w->p, w->cfg) : fg_write_callgraph(out, w->p, w->cfg);
   case FG_FORMAT_HTML: return fg_write_flamegraph_html(out, w->p, w->cfg);
   case FG_FORMAT_PPROF: return fg_write_pprof(out, w->p, w->cfg);
+  case FG_FORMAT_JFR: return fg_write_jfr(out, w->p, w->cfg);
   default: return fg_write_speedscope(out, w->p, w->cfg);
   }
 }

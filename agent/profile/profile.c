@@ -262,7 +262,8 @@ void fg_profile_count(struct fg_profile *p, uint32_t i, uint64_t count, uint64_t
     t->dropped++;
     return;
   }
-  t->entries[t->n++] = (struct fg_timeline_entry){time_ns, cpu, thread, i};
+  uint32_t weight = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+  t->entries[t->n++] = (struct fg_timeline_entry){time_ns, cpu, thread, i, weight};
 }
 
 static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n)

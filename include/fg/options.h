@@ -18,6 +18,7 @@ enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM };
 #define FG_MAX_RECOVERED_FRAMES 66   /* a stub and a compiled method's inlined frames */
 #define FG_DEFAULT_WALL_THREADS 64
 #define FG_TIMELINE_MAX 200000   /* samples kept in time order with timeline */
+#define FG_JFR_TIMELINE_MAX 4000000   /* with a .jfr file: 96 MB at most, 1 ms on 8 threads for 500 s */
 #define FG_DEFAULT_FILE "fgagent-%p.txt"
 
 struct fg_options {
@@ -50,6 +51,10 @@ int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t
  * ones (a stub and a method's inlined frames), and the native frames when
  * cstack=native. A thread's scratch space grows up to it. */
 int fg_options_max_frames(const struct fg_options *o);
+/* How many samples the profile keeps in time order: FG_JFR_TIMELINE_MAX with a
+ * .jfr file (one event per sample), FG_TIMELINE_MAX with timeline or sched (sched
+ * looks up the stacks of off-CPU periods), else 0. */
+uint32_t fg_options_timeline_max(const struct fg_options *o);
 
 /* Frames a thread's scratch space starts with: room for FG_FIRST_WALK_DEPTH
  * Java frames (or depth, if smaller) and everything else a walk writes. */

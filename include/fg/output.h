@@ -12,7 +12,7 @@ struct fg_stats;
 
 enum fg_format {
   FG_FORMAT_NONE, FG_FORMAT_COLLAPSED, FG_FORMAT_CALLGRAPH, FG_FORMAT_HTML, FG_FORMAT_PPROF,
-  FG_FORMAT_SPEEDSCOPE,
+  FG_FORMAT_SPEEDSCOPE, FG_FORMAT_JFR,
 };
 
 /* The format a file name's extension selects, or FG_FORMAT_NONE. */
@@ -51,6 +51,12 @@ int fg_write_diff_flamegraph_html(FILE *out, const struct fg_profile *base, cons
                                   const struct fg_output_settings *cfg);
 int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+/* A JDK Flight Recorder file (one chunk): a jdk.ExecutionSample event per
+ * sample in p's timeline (at its time, once per sample its weight stands
+ * for), each stack's samples the timeline does not hold at the end of the
+ * profile; threads, stacks, methods, classes and packages in the constant
+ * pools. `jfr print`, `jfr summary`, JMC read it. */
+int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 
 /* Where an output file really goes (agent/output/output_target.c): path after its
  * symbolic links, and whether it is written in place (a FIFO, a character device,

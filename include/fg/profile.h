@@ -51,6 +51,7 @@ struct fg_timeline_entry {
   uint32_t cpu;
   uint32_t thread;
   uint32_t stack;                  /* index into stacks */
+  uint32_t weight;                 /* the samples it stands for (the back-off's, wall repeats) */
 };
 
 struct fg_timeline {

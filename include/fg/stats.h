@@ -45,6 +45,8 @@ struct fg_stats {
   uint64_t handler_ns;                     /* time the handler spent walking and storing */
   uint64_t walks;                          /* signals on registered threads: walks timed */
   uint64_t wall_ns;                        /* how long sampling ran */
+  uint64_t start_ns;                       /* CLOCK_MONOTONIC when it began (samples' times are on it) */
+  uint64_t start_epoch_ns;                 /* CLOCK_REALTIME then: ns since 1970, 0 unknown */
   /* option verify: Java caller -> callee edges checked against the caller's bytecode */
   uint64_t verify_edges;                   /* edges looked at (0: verify was off) */
   uint64_t verify_call;                    /* an invoke of the callee's name */

@@ -23,7 +23,8 @@ final class ContinuousTests {
 
   /**
    * Interval i's summary (LOG-i.txt) with its books closed (taken = stored + lost), and its
-   * profile (FILE-i.collapsed) holding exactly the samples that summary stored.
+   * profile (FILE-i.collapsed) holding exactly the samples that summary stored; FILE-i.jfr, when
+   * written, holds the same stacks, an event per sample (read by the JDK's RecordingFile).
    */
   static String closedInterval(IntegrationTests.Run r, String log, String file, int i) throws Exception {
     Path summary = r.dir().resolve(log + "-" + i + ".txt");
@@ -33,6 +34,12 @@ final class ContinuousTests {
     long stored = number(s, "samples stored: *(\\d+)");
     long inFile = IntegrationTests.sum(IntegrationTests.collapsed(r.dir().resolve(file + "-" + i + ".collapsed")), k -> true);
     IntegrationTests.check(stored == inFile, "interval " + i + ": summary stored " + stored + ", file holds " + inFile);
+    Path jfr = r.dir().resolve(file + "-" + i + ".jfr");
+    if (Files.exists(jfr)) {
+      String differ = JfrTests.differences(JfrTests.collapsedDotted(r.dir().resolve(file + "-" + i + ".collapsed")),
+          JfrTests.jfrStacks(jfr));
+      IntegrationTests.check(differ.isEmpty(), "interval " + i + "'s JFR file: " + differ);
+    }
     return s;
   }
 
@@ -45,7 +52,7 @@ final class ContinuousTests {
    */
   static void loopWritesEachInterval(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk,
-        "loop=1s,interval=1ms,threads,file={dir}/p-%n.collapsed,log={dir}/s-%n.txt", List.of(), "HotMethods", "3.5");
+        "loop=1s,interval=1ms,threads,file={dir}/p-%n.collapsed,file={dir}/p-%n.jfr,log={dir}/s-%n.txt", List.of(), "HotMethods", "3.5");
     IntegrationTests.check(r.exit() == 0, "exit " + r.exit() + ":\n" + r.stderr());
     List<String> report = new ArrayList<>();
     int n = 0;
@@ -70,7 +77,7 @@ final class ContinuousTests {
         IntegrationTests.check(bytes == firstBytes, "the stack store grew from interval 2 to " + i + ": " + s);
       report.add(String.format("%d: %d samples, %.3f s, %.1f MB", i, stored, seconds, bytes / 10.0));
     }
-    System.out.println("    " + n + " intervals; " + String.join("; ", report));
+    System.out.println("    " + n + " intervals (each .jfr holds its .collapsed's samples); " + String.join("; ", report));
     backOffCarriedAcrossIntervals(jdk);
     wallIntervalsCloseTheirBooks(jdk);
   }
@@ -78,7 +85,7 @@ final class ContinuousTests {
   /** event=wall with loop=1s: repeats and ticks joined to pending signals, every interval's books closed. */
   static void wallIntervalsCloseTheirBooks(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk,
-        "loop=1s,event=wall,interval=5ms,threads,file={dir}/w-%n.collapsed,log={dir}/v-%n.txt", List.of(),
+        "loop=1s,event=wall,interval=5ms,threads,file={dir}/w-%n.collapsed,file={dir}/w-%n.jfr,log={dir}/v-%n.txt", List.of(),
         "ComputeSleep", "2.5");
     IntegrationTests.check(r.exit() == 0, "exit " + r.exit() + ":\n" + r.stderr());
     int n = 0;

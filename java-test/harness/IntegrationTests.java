@@ -503,7 +503,8 @@ public final class IntegrationTests {
       new Named("annotations_and_cstack_off", IntegrationTests::annotationsAndCstackOff),
       new Named("wall_and_sched_off_cpu", WallTests::wallAndSchedSeeOffCpuTime),
       new Named("lock_contention_waiters", WallTests::lockContentionShowsWaiters),
-      new Named("timeline_switch_banners", IntegrationTests::timelineShowsSwitchBanners));
+      new Named("timeline_switch_banners", IntegrationTests::timelineShowsSwitchBanners),
+      new Named("jfr_holds_the_collapsed_samples", JfrTests::jfrHoldsTheCollapsedSamples));
 
   static Path firstDir(String glob) throws IOException {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(Paths.get("/usr/lib/jvm"), glob)) {

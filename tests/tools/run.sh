@@ -131,6 +131,30 @@ agent_formats() {
     node tests/tools/flamegraph-browser.mjs "$work/agent.html" smoke HotMethods.alpha
 }
 
+# The JFR file read by the JDK's own jfr tool (both JDKs when Temurin 25 is there):
+# every sample an event, the top frames' counts as in the fixture.
+jfr_tool() {
+  build/fgprof convert "$work/in.collapsed" "$work/out.jfr" || return 1
+  printf '[t\303\251 tid=1];Deopt.main;\266\177;a\355\240\275\355\270\200 3\n' >"$work/jfr-utf8.collapsed"
+  build/fgprof convert "$work/jfr-utf8.collapsed" "$work/bad-utf8.jfr" || return 1
+  local jdk jfr
+  for jdk in "$java_home" /usr/lib/jvm/temurin-25-jdk-amd64; do
+    jfr=$jdk/bin/jfr
+    [ -x "$jfr" ] || { echo "no $jfr: skipped"; continue; }
+    "$jfr" summary "$work/out.jfr" >"$work/jfr-summary.txt" || return 1
+    grep -Eq '^ jdk\.ExecutionSample +1310 ' "$work/jfr-summary.txt" || { cat "$work/jfr-summary.txt"; return 1; }
+    # the leaf of each event (jfr print lists it first): Main.hot on 800, Main.cold on 300
+    "$jfr" print --events jdk.ExecutionSample --stack-depth 1 "$work/out.jfr" >"$work/jfr-print.txt" || return 1
+    local hot cold workers
+    hot=$(grep -c '^    Main\.hot()$' "$work/jfr-print.txt")
+    cold=$(grep -c '^    Main\.cold()$' "$work/jfr-print.txt")
+    workers=$(grep -c 'sampledThread = "worker" (osThreadId = 2)' "$work/jfr-print.txt")
+    echo "$jdk: Main.hot $hot, Main.cold $cold, worker $workers"
+    [ "$hot" -eq 800 ] && [ "$cold" -eq 300 ] && [ "$workers" -eq 250 ] || return 1
+    "$jfr" print "$work/bad-utf8.jfr" >/dev/null || return 1
+  done
+}
+
 # Collapsed stacks with bytes that are not UTF-8 (a pointer's bytes, a cut
 # character, the JVM's surrogate pairs): every output decodes as strict UTF-8.
 convert_invalid_utf8() {
@@ -216,6 +240,7 @@ check cli_errors cli_errors
 check cli_filters cli_filters
 check convert_invalid_utf8 convert_invalid_utf8
 check agent_formats agent_formats
+check jfr_tool jfr_tool
 check agent_hostile_class_name agent_hostile_class_name
 check diff_cli diff_cli
 check fuzz_collapsed_reader fuzz_collapsed_reader

@@ -1,0 +1,293 @@
+/* JDK Flight Recorder output: one chunk that the JDK's `jfr` tool, JMC and
+ * IntelliJ read. A jdk.ExecutionSample event per sample (thread, stack trace,
+ * time); threads, stack traces, methods, classes, packages and symbols in
+ * one checkpoint's constant pools; the metadata event declares only the
+ * types these use, with the field names the JDK's own metadata has.
+ *
+ * The chunk, as the JDK's parser (jdk.jfr.internal.consumer) reads it:
+ *   header (68 bytes, big-endian): "FLR\0", version 2.0, chunk size, offsets
+ *     of the checkpoint and the metadata event, start (ns since 1970),
+ *     duration (ns), start ticks, ticks per second, state 0 (finished),
+ *     flags (1: compressed integers, 2: the last chunk);
+ *   events: size, type id, fields; integers as varints (7 bits a byte, the
+ *     9th byte of a long holds 8), strings as 3 (UTF-8), length, bytes.
+ * Ticks here are CLOCK_MONOTONIC nanoseconds, the samples' own clock. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/output.h"
+#include "fg/profile.h"
+#include "jfr_chunk.h"
+
+/* ---- JFR's integers and strings ---- */
+
+void jfr_put_long(struct fg_bytes *o, uint64_t v)
+{
+  uint8_t b[9];
+  size_t n = 0;
+  while (n < 8 && v >= 0x80) {
+    b[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  b[n++] = (uint8_t)v;   /* the 9th byte, if reached, holds the last 8 bits */
+  fg_bytes_raw(o, b, n);
+}
+
+void jfr_put_int(struct fg_bytes *o, int32_t v)
+{
+  jfr_put_long(o, (uint32_t)v);   /* the reader reads a long and keeps its low 32 bits */
+}
+
+void jfr_put_string(struct fg_bytes *o, const char *s, size_t n)
+{
+  uint8_t utf8 = 3;
+  fg_bytes_raw(o, &utf8, 1);
+  jfr_put_long(o, n);
+  fg_bytes_raw(o, s, n);
+}
+
+void jfr_put_cstring(struct fg_bytes *o, const char *s)
+{
+  jfr_put_string(o, s, strlen(s));
+}
+
+/* An event: its size (counting the size's own bytes) before the body. */
+void jfr_put_event(struct fg_bytes *o, struct fg_bytes *body)
+{
+  size_t n = body->len + 1;
+  while (fg_bytes_varint_len(n) + body->len != n)
+    n = fg_bytes_varint_len(n) + body->len;
+  jfr_put_long(o, n);
+  fg_bytes_move(o, body);
+}
+
+/* ---- the metadata: an element tree over a string table ---- */
+
+struct meta {
+  struct fg_bytes tree;
+  struct fg_profile strings;   /* used as a string table: id = index */
+};
+
+static void meta_string(struct meta *m, const char *s)
+{
+  jfr_put_int(&m->tree, (int32_t)fg_profile_intern(&m->strings, s, FG_KIND_MARKER));
+}
+
+/* An element's name and attributes (pairs, NULL-ended); its children follow. */
+static void element(struct meta *m, const char *name, const char *const *attrs, int children)
+{
+  int n = 0;
+  while (attrs[2 * n])
+    n++;
+  meta_string(m, name);
+  jfr_put_int(&m->tree, n);
+  for (int i = 0; i < 2 * n; i++)
+    meta_string(m, attrs[i]);
+  jfr_put_int(&m->tree, children);
+}
+
+static void annotation(struct meta *m, int type, const char *key, const char *value)
+{
+  char id[16];
+  snprintf(id, sizeof id, "%d", type);
+  element(m, "annotation", (const char *[]){"class", id, key, value, NULL}, 0);
+}
+
+struct field {
+  const char *name;
+  int type;
+  int flags;          /* F_POOL: a constant-pool key; F_ARRAY: an array */
+  const char *label;
+};
+enum { F_POOL = 1, F_ARRAY = 2, F_TICKS = 4 };
+
+struct type {
+  const char *name;
+  int id;
+  const char *super;   /* NULL, or the super type's name */
+  int simple;          /* one field, read as that field */
+  const char *label;
+  struct field fields[5];
+};
+
+static const struct type types[] = {
+  {"long", T_LONG, NULL, 0, NULL, {{0}}},
+  {"int", T_INT, NULL, 0, NULL, {{0}}},
+  {"boolean", T_BOOLEAN, NULL, 0, NULL, {{0}}},
+  {"java.lang.String", T_STRING, NULL, 0, NULL, {{0}}},
+  {"jdk.jfr.Label", T_LABEL, "java.lang.annotation.Annotation", 0, NULL, {{"value", T_STRING, 0, NULL}}},
+  {"jdk.jfr.Timestamp", T_TIMESTAMP, "java.lang.annotation.Annotation", 0, NULL,
+   {{"value", T_STRING, 0, NULL}}},
+  {"jdk.jfr.Category", T_CATEGORY, "java.lang.annotation.Annotation", 0, NULL,
+   {{"value", T_STRING, F_ARRAY, NULL}}},
+  {"java.lang.Thread", T_THREAD, NULL, 0, "Thread",
+   {{"osName", T_STRING, 0, "OS Thread Name"}, {"osThreadId", T_LONG, 0, "OS Thread Id"},
+    {"javaName", T_STRING, 0, "Java Thread Name"}, {"javaThreadId", T_LONG, 0, "Java Thread Id"}}},
+  {"jdk.types.ThreadState", T_THREAD_STATE, NULL, 1, "Java Thread State", {{"name", T_STRING, 0, "Name"}}},
+  {"jdk.types.Symbol", T_SYMBOL, NULL, 1, "Symbol", {{"string", T_STRING, 0, "String"}}},
+  {"jdk.types.Package", T_PACKAGE, NULL, 0, "Package", {{"name", T_SYMBOL, F_POOL, "Name"}}},
+  {"java.lang.Class", T_CLASS, NULL, 0, "Java Class",
+   {{"name", T_SYMBOL, F_POOL, "Name"}, {"package", T_PACKAGE, F_POOL, "Package"},
+    {"modifiers", T_INT, 0, "Access Modifiers"}, {"hidden", T_BOOLEAN, 0, "Hidden"}}},
+  {"jdk.types.Method", T_METHOD, NULL, 0, "Java Method",
+   {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"},
+    {"descriptor", T_SYMBOL, F_POOL, "Descriptor"}, {"modifiers", T_INT, 0, "Access Modifiers"},
+    {"hidden", T_BOOLEAN, 0, "Hidden"}}},
+  {"jdk.types.FrameType", T_FRAME_TYPE, NULL, 1, "Frame type", {{"description", T_STRING, 0, "Description"}}},
+  {"jdk.types.StackFrame", T_STACK_FRAME, NULL, 0, NULL,
+   {{"method", T_METHOD, F_POOL, "Java Method"}, {"lineNumber", T_INT, 0, "Line Number"},
+    {"bytecodeIndex", T_INT, 0, "Bytecode Index"}, {"type", T_FRAME_TYPE, F_POOL, "Frame Type"}}},
+  {"jdk.types.StackTrace", T_STACK_TRACE, NULL, 0, "Stacktrace",
+   {{"truncated", T_BOOLEAN, 0, "Truncated"}, {"frames", T_STACK_FRAME, F_ARRAY, "Stack Frames"}}},
+  {"jdk.ExecutionSample", T_EXECUTION_SAMPLE, "jdk.jfr.Event", 0, "Method Profiling Sample",
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"sampledThread", T_THREAD, F_POOL, "Thread"},
+    {"state", T_THREAD_STATE, F_POOL, "Thread State"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}}},
+};
+#define NTYPES (sizeof types / sizeof types[0])
+
+static void field_element(struct meta *m, const struct field *f)
+{
+  char id[16];
+  snprintf(id, sizeof id, "%d", f->type);
+  const char *attrs[9] = {"name", f->name, "class", id};
+  int n = 4;
+  if (f->flags & F_POOL) {
+    attrs[n++] = "constantPool";
+    attrs[n++] = "true";
+  }
+  if (f->flags & F_ARRAY) {
+    attrs[n++] = "dimension";
+    attrs[n++] = "1";
+  }
+  attrs[n] = NULL;
+  element(m, "field", attrs, !!f->label + !!(f->flags & F_TICKS));
+  if (f->label)
+    annotation(m, T_LABEL, "value", f->label);
+  if (f->flags & F_TICKS)
+    annotation(m, T_TIMESTAMP, "value", "TICKS");
+}
+
+static void class_element(struct meta *m, const struct type *t)
+{
+  char id[16];
+  snprintf(id, sizeof id, "%d", t->id);
+  const char *attrs[9] = {"name", t->name, "id", id};
+  int n = 4;
+  if (t->super) {
+    attrs[n++] = "superType";
+    attrs[n++] = t->super;
+  }
+  if (t->simple) {
+    attrs[n++] = "simpleType";
+    attrs[n++] = "true";
+  }
+  attrs[n] = NULL;
+  int nfields = 0;
+  while (nfields < 5 && t->fields[nfields].name)
+    nfields++;
+  int event = t->id == T_EXECUTION_SAMPLE;
+  element(m, "class", attrs, nfields + !!t->label + event);
+  if (t->label)
+    annotation(m, T_LABEL, "value", t->label);
+  if (event) {
+    char cid[16];
+    snprintf(cid, sizeof cid, "%d", T_CATEGORY);
+    element(m, "annotation", (const char *[]){"class", cid, "value-0", "Java Virtual Machine",
+                                              "value-1", "Profiling", NULL}, 0);
+  }
+  for (int i = 0; i < nfields; i++)
+    field_element(m, &t->fields[i]);
+}
+
+/* The metadata event's body: type 0, start, duration, metadata id, strings, tree. */
+static int metadata_event(struct fg_bytes *o, uint64_t start_ticks)
+{
+  struct meta m = {0};
+  fg_profile_init(&m.strings);
+  element(&m, "root", (const char *[]){NULL}, 2);
+  element(&m, "metadata", (const char *[]){NULL}, (int)NTYPES);
+  for (size_t i = 0; i < NTYPES; i++)
+    class_element(&m, &types[i]);
+  element(&m, "region", (const char *[]){"locale", "en_US", "gmtOffset", "0", NULL}, 0);
+  struct fg_bytes body = {0};
+  jfr_put_long(&body, 0);
+  jfr_put_long(&body, start_ticks);
+  jfr_put_long(&body, 0);
+  jfr_put_long(&body, 1);
+  jfr_put_int(&body, (int32_t)m.strings.nnames);
+  for (uint32_t i = 0; i < m.strings.nnames; i++)
+    jfr_put_cstring(&body, m.strings.names[i]);
+  fg_bytes_move(&body, &m.tree);
+  jfr_put_event(o, &body);
+  int rc = body.failed || m.tree.failed || m.strings.nnames == 0 ? -1 : 0;
+  free(body.b);
+  free(m.tree.b);
+  fg_profile_free(&m.strings);
+  return rc;
+}
+
+/* ---- the chunk ---- */
+
+static void put_be_at(uint8_t *at, uint64_t v, int n)
+{
+  for (int i = 0; i < n; i++)
+    at[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  (void)cfg;   /* a JFR event always names its thread */
+  const struct fg_stats *s = &p->stats;
+  uint64_t start = s->start_ns, end = s->start_ns + s->wall_ns;
+  struct fg_bytes o = {0}, body = {0};
+  static const uint8_t header[68] = {'F', 'L', 'R', 0, 0, 2, 0, 0};
+  fg_bytes_raw(&o, header, sizeof header);
+  int wall = strcmp(s->event, "wall") == 0;
+
+  /* one event per sample: the timeline's at their times, the rest at the end */
+  uint64_t *timed = calloc(p->nstacks ? p->nstacks : 1, sizeof *timed);
+  int rc = timed ? 0 : -1;
+  for (uint32_t i = 0; rc == 0 && i < p->timeline.n; i++) {
+    const struct fg_timeline_entry *e = &p->timeline.entries[i];
+    if (e->stack >= p->nstacks)
+      continue;
+    uint32_t weight = e->weight ? e->weight : 1;
+    if (timed[e->stack] + weight > p->stacks[e->stack].count)
+      weight = (uint32_t)(p->stacks[e->stack].count - timed[e->stack]);
+    timed[e->stack] += weight;
+    for (uint32_t k = 0; k < weight; k++) {
+      jfr_sample(&body, e->time_ns, p->stacks[e->stack].thread, e->stack, wall);
+      jfr_put_event(&o, &body);
+    }
+  }
+  for (uint32_t i = 0; rc == 0 && i < p->nstacks; i++)
+    for (uint64_t k = timed[i]; k < p->stacks[i].count; k++) {
+      jfr_sample(&body, end, p->stacks[i].thread, i, wall);
+      jfr_put_event(&o, &body);
+    }
+  free(timed);
+
+  uint64_t pool_at = o.len;
+  if (rc == 0)
+    rc = jfr_checkpoint(&o, p, start);
+  uint64_t meta_at = o.len;
+  if (rc == 0)
+    rc = metadata_event(&o, start);
+  if (rc == 0 && !o.failed) {
+    put_be_at(o.b + 8, o.len, 8);
+    put_be_at(o.b + 16, pool_at, 8);
+    put_be_at(o.b + 24, meta_at, 8);
+    put_be_at(o.b + 32, s->start_epoch_ns, 8);
+    put_be_at(o.b + 40, s->wall_ns, 8);
+    put_be_at(o.b + 48, start, 8);
+    put_be_at(o.b + 56, 1000000000u, 8);
+    o.b[67] = 1 | 2;   /* compressed integers; the last chunk */
+  }
+  if (o.failed || body.failed)
+    rc = -1;
+  if (rc == 0 && fwrite(o.b, 1, o.len, out) != o.len)
+    rc = -1;
+  free(o.b);
+  free(body.b);
+  return rc;
+}

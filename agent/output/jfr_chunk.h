@@ -1,0 +1,37 @@
+/* What jfr.c (the chunk, its events and metadata) and jfr_pools.c (the
+ * constant pools) share: the type ids the metadata declares and JFR's
+ * encoding of integers, strings and events. */
+#ifndef FG_JFR_CHUNK_H
+#define FG_JFR_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "byte_buffer.h"
+
+struct fg_profile;
+
+enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
+  T_LONG = 20, T_INT, T_BOOLEAN, T_STRING,
+  T_LABEL, T_TIMESTAMP, T_CATEGORY,
+  T_THREAD, T_THREAD_STATE, T_SYMBOL, T_PACKAGE, T_CLASS, T_METHOD, T_FRAME_TYPE, T_STACK_FRAME,
+  T_STACK_TRACE, T_EXECUTION_SAMPLE,
+};
+
+/* A long: 7 bits a byte, low first, the 9th byte holding the last 8 bits. */
+void jfr_put_long(struct fg_bytes *o, uint64_t v);
+/* An int (read as a long whose low 32 bits are kept: -1 takes 5 bytes). */
+void jfr_put_int(struct fg_bytes *o, int32_t v);
+/* A string as UTF-8: encoding 3, length, bytes. */
+void jfr_put_string(struct fg_bytes *o, const char *s, size_t n);
+void jfr_put_cstring(struct fg_bytes *o, const char *s);
+/* Appends body as an event (its size first, counting itself) and empties body. */
+void jfr_put_event(struct fg_bytes *o, struct fg_bytes *body);
+
+/* A jdk.ExecutionSample's body: at ticks, of thread (profile index), with
+ * stack (profile index); event=wall samples say their thread state is unknown. */
+void jfr_sample(struct fg_bytes *body, uint64_t ticks, uint32_t thread, uint32_t stack, int wall);
+/* The checkpoint event with every constant pool the samples refer to. 0 or -1. */
+int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, uint64_t ticks);
+
+#endif

@@ -1,0 +1,279 @@
+/* JFR's constant pools for a profile: every thread, stack trace, method,
+ * class, package and symbol the samples refer to, written in one checkpoint
+ * event. A frame name becomes a Method: "pkg/C.m:42" is method m of class
+ * pkg/C in package pkg at line 42; a native, kernel or marker frame is a
+ * method of a class with an empty name. fgagent's names carry no signature,
+ * so every descriptor is "()L;" (no parameters known, a return of unknown type). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/profile.h"
+#include "frame_name.h"
+#include "jfr_chunk.h"
+
+#define UNKNOWN_DESCRIPTOR "()L;"
+enum { STATE_RUNNABLE = 1, STATE_UNKNOWN = 2 };   /* ThreadState keys */
+
+void jfr_sample(struct fg_bytes *body, uint64_t ticks, uint32_t thread, uint32_t stack, int wall)
+{
+  jfr_put_long(body, T_EXECUTION_SAMPLE);
+  jfr_put_long(body, ticks);
+  jfr_put_long(body, thread + 1);
+  jfr_put_long(body, wall ? STATE_UNKNOWN : STATE_RUNNABLE);
+  jfr_put_long(body, stack + 1);
+}
+
+/* Each pool's entries: an intern table gives keys (index + 1), a record per key. */
+struct method_rec {
+  uint32_t cls, name, descriptor;
+};
+struct class_rec {
+  uint32_t name, package;
+};
+
+struct pools {
+  struct fg_profile symbols, methods, classes, packages;
+  struct method_rec *method;
+  struct class_rec *cls;
+  uint32_t *package;   /* its name's symbol */
+  uint32_t method_cap, cls_cap, package_cap;
+  int failed;
+};
+
+static int reserve(void **array, uint32_t *cap, size_t size, uint32_t n)
+{
+  if (n <= *cap)
+    return 0;
+  uint32_t c = *cap ? *cap * 2 : 256;
+  while (c < n)
+    c *= 2;
+  void *a = realloc(*array, c * size);
+  if (!a)
+    return -1;
+  *array = a;
+  *cap = c;
+  return 0;
+}
+
+/* The key of s[0..n) in table; *added says whether it is new. 0 when out of memory. */
+static uint32_t key_of(struct pools *t, struct fg_profile *table, const char *s, size_t n, int *added)
+{
+  uint32_t before = table->nnames;
+  int64_t id = fg_profile_intern_n(table, s, n, FG_KIND_MARKER);
+  if (id < 0) {
+    t->failed = 1;
+    return 0;
+  }
+  *added = table->nnames != before;
+  return (uint32_t)id + 1;
+}
+
+static uint32_t symbol(struct pools *t, const char *s, size_t n)
+{
+  int added;
+  return key_of(t, &t->symbols, s, n, &added);
+}
+
+static uint32_t package(struct pools *t, const char *s, size_t n)
+{
+  if (n == 0)
+    return 0;   /* the unnamed package: null */
+  int added;
+  uint32_t key = key_of(t, &t->packages, s, n, &added);
+  if (key && added) {
+    if (reserve((void **)&t->package, &t->package_cap, sizeof *t->package, key) != 0) {
+      t->failed = 1;
+      return 0;
+    }
+    t->package[key - 1] = symbol(t, s, n);
+  }
+  return key;
+}
+
+static uint32_t class_key(struct pools *t, const struct fg_java_name *j)
+{
+  int added;
+  uint32_t key = key_of(t, &t->classes, j->cls, j->cls_len, &added);
+  if (key && added) {
+    if (reserve((void **)&t->cls, &t->cls_cap, sizeof *t->cls, key) != 0) {
+      t->failed = 1;
+      return 0;
+    }
+    t->cls[key - 1] = (struct class_rec){symbol(t, j->cls, j->cls_len), package(t, j->package, j->package_len)};
+  }
+  return key;
+}
+
+static int java_kind(enum fg_frame_kind k)
+{
+  return k == FG_KIND_JAVA || k == FG_KIND_INTERPRETED || k == FG_KIND_COMPILED || k == FG_KIND_INLINED;
+}
+
+/* The Method key of a frame name (its ":line" suffix taken off into *line). */
+static uint32_t method_key(struct pools *t, const char *name, enum fg_frame_kind kind, int32_t *line)
+{
+  char function[1024];
+  int64_t l = fg_frame_split_line(name, function, sizeof function);
+  *line = l > 0 && l <= INT32_MAX ? (int32_t)l : -1;
+  struct fg_java_name j;
+  /* a Java method, or a Java native method ("pkg/C.m"); C and kernel symbols are not split */
+  int java = fg_frame_split_java(function, &j) == 0 &&
+             (java_kind(kind) || (kind == FG_KIND_NATIVE && memchr(j.cls, '/', j.cls_len)));
+  if (!java)
+    j = (struct fg_java_name){.cls = "", .method = function, .package = "", .method_len = strlen(function)};
+  /* the same text as a Java and as a C name are two methods */
+  uint32_t before = t->methods.nnames;
+  int64_t id = fg_profile_intern(&t->methods, function, java ? FG_KIND_JAVA : FG_KIND_NATIVE);
+  if (id < 0) {
+    t->failed = 1;
+    return 0;
+  }
+  uint32_t key = (uint32_t)id + 1;
+  if (t->methods.nnames != before) {
+    if (reserve((void **)&t->method, &t->method_cap, sizeof *t->method, key) != 0) {
+      t->failed = 1;
+      return 0;
+    }
+    t->method[key - 1] = (struct method_rec){class_key(t, &j), symbol(t, j.method, j.method_len),
+                                             symbol(t, UNKNOWN_DESCRIPTOR, strlen(UNKNOWN_DESCRIPTOR))};
+  }
+  return key;
+}
+
+/* ---- the checkpoint ---- */
+
+/* A pool's type and count; none when empty (the reader refuses an empty pool). */
+static void pool_start(struct fg_bytes *o, int *npools, uint64_t type, uint64_t count)
+{
+  if (count == 0)
+    return;
+  jfr_put_long(o, type);
+  jfr_put_int(o, (int32_t)count);
+  ++*npools;
+}
+
+static const char *const frame_types[FG_KIND_COUNT] = {
+  [FG_KIND_JAVA] = "Java", [FG_KIND_NATIVE] = "Native", [FG_KIND_MARKER] = "Marker",
+  [FG_KIND_THREAD] = "Thread", [FG_KIND_INTERPRETED] = "Interpreted", [FG_KIND_COMPILED] = "JIT compiled",
+  [FG_KIND_INLINED] = "Inlined", [FG_KIND_KERNEL] = "Kernel",
+};
+
+static void stack_traces(struct fg_bytes *o, const struct fg_profile *p, const uint32_t *methods,
+                         const int32_t *lines)
+{
+  for (uint32_t i = 0; i < p->nstacks; i++) {
+    const struct fg_stack *s = &p->stacks[i];
+    const uint32_t *frames = fg_stack_frames(p, s);
+    jfr_put_long(o, i + 1);
+    uint8_t truncated = s->nframes > 0 && strcmp(p->names[frames[0]], "[truncated]") == 0;
+    fg_bytes_raw(o, &truncated, 1);
+    jfr_put_int(o, (int32_t)s->nframes);
+    for (uint32_t f = s->nframes; f-- > 0;) {   /* the leaf first */
+      uint32_t name = frames[f];
+      jfr_put_long(o, methods[name]);
+      jfr_put_int(o, lines[name]);
+      jfr_put_int(o, -1);   /* bytecode index: not kept */
+      jfr_put_long(o, (uint64_t)fg_profile_kind(p, name) + 1);
+    }
+  }
+}
+
+static void threads(struct fg_bytes *o, const struct fg_profile *p)
+{
+  for (uint32_t i = 0; i < p->nthreads; i++) {
+    const char *name = p->threads[i].name ? p->threads[i].name : "";
+    jfr_put_long(o, i + 1);
+    jfr_put_cstring(o, name);                      /* osName */
+    jfr_put_long(o, (uint64_t)(uint32_t)p->threads[i].tid);
+    jfr_put_cstring(o, name);                      /* javaName */
+    jfr_put_long(o, 0);                            /* javaThreadId: not known */
+  }
+}
+
+static void methods_classes_packages(struct fg_bytes *o, const struct pools *t, int *npools)
+{
+  static const uint8_t no = 0;
+  pool_start(o, npools, T_METHOD, t->methods.nnames);
+  for (uint32_t i = 0; i < t->methods.nnames; i++) {
+    jfr_put_long(o, i + 1);
+    jfr_put_long(o, t->method[i].cls);
+    jfr_put_long(o, t->method[i].name);
+    jfr_put_long(o, t->method[i].descriptor);
+    jfr_put_int(o, 0);   /* modifiers: not kept */
+    fg_bytes_raw(o, &no, 1);
+  }
+  pool_start(o, npools, T_CLASS, t->classes.nnames);
+  for (uint32_t i = 0; i < t->classes.nnames; i++) {
+    jfr_put_long(o, i + 1);
+    jfr_put_long(o, t->cls[i].name);
+    jfr_put_long(o, t->cls[i].package);
+    jfr_put_int(o, 0);
+    fg_bytes_raw(o, &no, 1);
+  }
+  pool_start(o, npools, T_PACKAGE, t->packages.nnames);
+  for (uint32_t i = 0; i < t->packages.nnames; i++) {
+    jfr_put_long(o, i + 1);
+    jfr_put_long(o, t->package[i]);
+  }
+  pool_start(o, npools, T_SYMBOL, t->symbols.nnames);
+  for (uint32_t i = 0; i < t->symbols.nnames; i++) {
+    jfr_put_long(o, i + 1);
+    jfr_put_cstring(o, t->symbols.names[i]);
+  }
+}
+
+int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, uint64_t ticks)
+{
+  struct pools t = {0};
+  fg_profile_init(&t.symbols);
+  fg_profile_init(&t.methods);
+  fg_profile_init(&t.classes);
+  fg_profile_init(&t.packages);
+  uint32_t *methods = calloc(p->nnames ? p->nnames : 1, sizeof *methods);
+  int32_t *lines = calloc(p->nnames ? p->nnames : 1, sizeof *lines);
+  t.failed = !methods || !lines;
+  for (uint32_t i = 0; !t.failed && i < p->nnames; i++)
+    methods[i] = method_key(&t, p->names[i], fg_profile_kind(p, i), &lines[i]);
+
+  struct fg_bytes pools = {0}, body = {0};
+  int npools = 0;
+  if (!t.failed && p->nstacks > 0) {
+    pool_start(&pools, &npools, T_THREAD, p->nthreads);
+    threads(&pools, p);
+    pool_start(&pools, &npools, T_THREAD_STATE, 2);
+    jfr_put_long(&pools, STATE_RUNNABLE);
+    jfr_put_cstring(&pools, "STATE_RUNNABLE");
+    jfr_put_long(&pools, STATE_UNKNOWN);
+    jfr_put_cstring(&pools, "STATE_UNKNOWN");   /* event=wall: running or not */
+    pool_start(&pools, &npools, T_FRAME_TYPE, FG_KIND_COUNT);
+    for (int k = 0; k < FG_KIND_COUNT; k++) {
+      jfr_put_long(&pools, (uint64_t)k + 1);
+      jfr_put_cstring(&pools, frame_types[k]);
+    }
+    pool_start(&pools, &npools, T_STACK_TRACE, p->nstacks);
+    stack_traces(&pools, p, methods, lines);
+    methods_classes_packages(&pools, &t, &npools);
+  }
+  jfr_put_long(&body, 1);        /* a checkpoint */
+  jfr_put_long(&body, ticks);
+  jfr_put_long(&body, 0);        /* duration */
+  jfr_put_long(&body, 0);        /* delta to the previous checkpoint: none */
+  static const uint8_t kind = 0;
+  fg_bytes_raw(&body, &kind, 1);
+  jfr_put_int(&body, npools);
+  fg_bytes_move(&body, &pools);
+  jfr_put_event(o, &body);
+  int rc = t.failed || body.failed || o->failed ? -1 : 0;
+  free(pools.b);
+  free(body.b);
+  free(methods);
+  free(lines);
+  free(t.method);
+  free(t.cls);
+  free(t.package);
+  fg_profile_free(&t.symbols);
+  fg_profile_free(&t.methods);
+  fg_profile_free(&t.classes);
+  fg_profile_free(&t.packages);
+  return rc;
+}

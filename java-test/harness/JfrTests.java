@@ -1,0 +1,135 @@
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * The .jfr output read by the JDK itself: the JDK's RecordingFile (what JMC and the jfr tool
+ * are built on) and the run's own JDK's `jfr summary`. Run by IntegrationTests.
+ */
+final class JfrTests {
+  private JfrTests() {}
+
+  /** A JFR stack as collapsed stacks write it: "[thread tid=N];root;...;leaf", '/' as '.'. */
+  static String stackKey(RecordedEvent e) {
+    RecordedThread t = e.getThread("sampledThread");
+    List<RecordedFrame> frames = e.getStackTrace().getFrames();
+    StringBuilder b = new StringBuilder("[" + t.getJavaName() + " tid=" + t.getOSThreadId() + "]");
+    for (int i = frames.size() - 1; i >= 0; i--) {
+      RecordedFrame f = frames.get(i);
+      String cls = f.getMethod().getType().getName();
+      b.append(';').append(cls.isEmpty() ? "" : cls + ".").append(f.getMethod().getName());
+      if (f.getLineNumber() >= 0)
+        b.append(':').append(f.getLineNumber());
+    }
+    return b.toString().replace('/', '.');
+  }
+
+  /**
+   * One run writes collapsed stacks and a .jfr file: the JFR's events, read by the JDK, hold
+   * exactly the collapsed stacks' samples (every stack of every thread, with its count); the
+   * JDK's `jfr summary` counts them all; each event's time lies within the JVM's life, each
+   * thread's events are in time order, and the burner thread's events span at least 90% of
+   * the CPU time it measured itself (they are spread over the run, not stamped at one moment).
+   */
+  static void jfrHoldsTheCollapsedSamples(IntegrationTests.Jdk jdk) throws Exception {
+    Instant launched = Instant.now();
+    IntegrationTests.Run r = IntegrationTests.run(jdk,
+        "event=cpu,interval=1ms,threads,lines,file={dir}/p.collapsed,file={dir}/p.jfr", List.of(), "CpuBurn", "3");
+    Instant exited = Instant.now();
+    r.expectCleanRun();
+    Map<String, Long> collapsed = collapsedDotted(r.file("p.collapsed"));
+    Map<String, Long> fromJfr = new LinkedHashMap<>();
+    Map<Long, Instant> lastByThread = new HashMap<>();
+    Instant burnerFirst = null, burnerLast = null;
+    long events = 0, outOfOrder = 0, outside = 0;
+    for (RecordedEvent e : RecordingFile.readAllEvents(r.file("p.jfr"))) {
+      IntegrationTests.check(e.getEventType().getName().equals("jdk.ExecutionSample"),
+          "unexpected event " + e.getEventType().getName());
+      events++;
+      fromJfr.merge(stackKey(e), 1L, Long::sum);
+      Instant t = e.getStartTime();
+      if (t.isBefore(launched) || t.isAfter(exited))
+        outside++;
+      RecordedThread th = e.getThread("sampledThread");
+      Instant last = lastByThread.put(th.getOSThreadId(), t);
+      if (last != null && t.isBefore(last))
+        outOfOrder++;
+      if (th.getJavaName().equals("burner")) {
+        burnerFirst = burnerFirst == null ? t : burnerFirst;
+        burnerLast = t;
+      }
+    }
+    long total = collapsed.values().stream().mapToLong(Long::longValue).sum();
+    String differ = differences(collapsed, fromJfr);
+    Matcher cpu = Pattern.compile("THREAD_CPU_NS burner (\\d+)").matcher(r.stdout());
+    IntegrationTests.check(cpu.find(), "workload printed no CPU time");
+    double cpuMs = Long.parseLong(cpu.group(1)) / 1e6;
+    double spanMs = burnerFirst == null ? 0 : (burnerLast.toEpochMilli() - burnerFirst.toEpochMilli());
+    String summary = jfrSummary(jdk, r.file("p.jfr"));
+    Matcher m = Pattern.compile("(?m)^ jdk\\.ExecutionSample +(\\d+) ").matcher(summary);
+    long summaryCount = m.find() ? Long.parseLong(m.group(1)) : -1;
+    System.out.printf("    %d events, %d samples in p.collapsed (%d stacks), jfr summary %d; burner events span "
+        + "%.0f ms for %.0f ms of its CPU; %d outside the JVM's life, %d out of order%n",
+        events, total, collapsed.size(), summaryCount, spanMs, cpuMs, outside, outOfOrder);
+    IntegrationTests.check(total > 1000, "too few samples: " + total);
+    IntegrationTests.check(differ.isEmpty(), differ);
+    IntegrationTests.check(events == total && summaryCount == total,
+        "events " + events + ", jfr summary " + summaryCount + ", collapsed " + total + "\n" + summary);
+    IntegrationTests.check(outside == 0 && outOfOrder == 0, outside + " events outside the run, " + outOfOrder + " out of order");
+    IntegrationTests.check(spanMs >= 0.9 * cpuMs, "burner's events span " + spanMs + " ms for " + cpuMs + " ms of CPU");
+  }
+
+  /** Collapsed stacks with '/' as '.', as stackKey names JFR's. */
+  static Map<String, Long> collapsedDotted(Path file) throws Exception {
+    Map<String, Long> m = new HashMap<>();
+    IntegrationTests.collapsed(file).forEach((k, v) -> m.merge(k.replace('/', '.'), v, Long::sum));
+    return m;
+  }
+
+  /** A JFR file's events as stackKey's stacks with their counts, every event a jdk.ExecutionSample. */
+  static Map<String, Long> jfrStacks(Path file) throws Exception {
+    Map<String, Long> m = new HashMap<>();
+    for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+      IntegrationTests.check(e.getEventType().getName().equals("jdk.ExecutionSample"),
+          "unexpected event " + e.getEventType().getName());
+      m.merge(stackKey(e), 1L, Long::sum);
+    }
+    return m;
+  }
+
+  /** "" when both hold the same stacks with the same counts, else the first few that differ. */
+  static String differences(Map<String, Long> collapsed, Map<String, Long> jfr) {
+    TreeSet<String> differ = new TreeSet<>();
+    for (String k : collapsed.keySet())
+      if (!collapsed.get(k).equals(jfr.get(k)))
+        differ.add(k + ": collapsed " + collapsed.get(k) + ", jfr " + jfr.get(k));
+    for (String k : jfr.keySet())
+      if (!collapsed.containsKey(k))
+        differ.add(k + ": collapsed none, jfr " + jfr.get(k));
+    if (differ.isEmpty())
+      return "";
+    return differ.size() + " stacks differ, e.g. " + String.join("\n", new ArrayList<>(differ).subList(0, Math.min(5, differ.size())));
+  }
+
+  /** `jfr summary FILE` of the run's own JDK. */
+  static String jfrSummary(IntegrationTests.Jdk jdk, Path file) throws Exception {
+    Process p = new ProcessBuilder(jdk.home().resolve("bin/jfr").toString(), "summary", file.toString())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    IntegrationTests.check(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "jfr summary failed:\n" + out);
+    return out;
+  }
+}
