@@ -155,7 +155,8 @@ static int parse_size(const char *v, size_t *out)
 int fg_options_max_frames(const struct fg_options *o)
 {
   /* as fg_walk_capacity: depth + 1 asked of ASGCT, the recovered frames before them */
-  return o->depth + 1 + FG_MAX_RECOVERED_FRAMES + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0);
+  return o->depth + 1 + FG_MAX_RECOVERED_FRAMES + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0) +
+         (o->kernel && o->event == FG_EVENT_CPU ? FG_MAX_KERNEL_FRAMES : 0);
 }
 
 uint32_t fg_options_timeline_max(const struct fg_options *o)
@@ -176,10 +177,11 @@ static bool is_flag(const char *key)
 {
   return strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0 || strcmp(key, "ann") == 0 ||
          strcmp(key, "sched") == 0 || strcmp(key, "recover") == 0 || strcmp(key, "timeline") == 0 ||
-         strcmp(key, "verify") == 0;
+         strcmp(key, "verify") == 0 || strcmp(key, "kernel") == 0;
 }
 
-#define ACCEPTED_KEYS "interval, event, depth, cstack, walker, ann, recover, verify, sched, timeline, wallthreads, " \
+#define ACCEPTED_KEYS "interval, event, depth, cstack, kernel, walker, ann, recover, verify, sched, timeline, " \
+                      "wallthreads, " \
                       "threads, lines, ringsize, memlimit, loop, file, log"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
@@ -236,6 +238,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                  : strcmp(key, "sched") == 0 ? &o->sched
                  : strcmp(key, "timeline") == 0 ? &o->timeline
                  : strcmp(key, "verify") == 0 ? &o->verify
+                 : strcmp(key, "kernel") == 0 ? &o->kernel
                                              : &o->recover;
     if (parse_bool(value, flag) != 0)
       return fail(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "
@@ -285,6 +288,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   o->ring_bytes = FG_DEFAULT_RING_BYTES;
   o->cstack = FG_CSTACK_NATIVE;
   o->recover = true;
+  o->kernel = true;
   o->walker = FG_WALKER_VM;
   o->wall_threads = FG_DEFAULT_WALL_THREADS;
   if (err && errlen)

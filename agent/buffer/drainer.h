@@ -13,6 +13,7 @@
 #include "fg/profile.h"
 #include "fg/trace_stacks.h"
 #include "fg/u64_map.h"
+#include "../native/kernel_symbols.h"
 #include "../native/symbols.h"
 #include "../sched/sched.h"
 #include "../sampling/wall.h"
@@ -47,7 +48,9 @@ struct fg_drainer {
   pthread_mutex_t lock;        /* held for a pass: the profile is the holder's */
   JNIEnv *jni;                 /* during a pass: the passing thread's */
   struct fg_symbols *symbols;  /* native pcs -> names */
-  struct fg_u64_map native_names; /* pc -> profile name id */
+  struct fg_u64_map native_names; /* pc -> profile name id (user and kernel pcs) */
+  struct fg_kernel_symbols ksyms; /* read at the first kernel frame */
+  int ksyms_read;
   struct fg_foreign_name *foreign_names;
   uint32_t foreign_capacity, foreign_used;
   uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */

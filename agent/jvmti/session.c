@@ -146,6 +146,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   if (foreign)
     fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
                     "fgagent replaced it, and that tool will record nothing\n");
+  a->timer.kernel_frames = a->opts.kernel;
   if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
     fg_sampler_shutdown(&a->sampler);
@@ -153,6 +154,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   }
   if (msg[0])
     fprintf(stderr, "%s\n", msg);
+  a->sampler.kstacks = a->timer.kstacks;
   if (a->opts.sched && !fg_sched_start(&a->sched, msg, sizeof msg))
     fprintf(stderr, "%s\n", msg);
   if (a->timer.event == FG_EVENT_WALL) {
@@ -289,7 +291,8 @@ int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
     return -1;
   begin_profile(a);
   fg_wall_destroy(&a->wall);
-  struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap};   /* its table is reused */
+  struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap,   /* its tables are reused */
+                           .kstacks_table = a->timer.kstacks_table};
   a->timer = fresh;
   struct fg_walker *w = &a->sampler.walker;
   w->depth = a->opts.depth;

@@ -3,8 +3,8 @@
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * libunwind's local unwinder, guarded reads), fg_trace_table_put (which may
- * mmap), the fg_ring producer functions, write on the drainer's eventfd,
- * fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
+ * mmap), fg_kstacks_read (its own thread's perf ring), the fg_ring producer
+ * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
  * arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times), sched_getcpu
  * and C11 atomics. It never calls JNI or JVMTI
@@ -21,6 +21,7 @@
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
+#include "kernel_stacks.h"
 #include "sampler.h"
 
 static struct fg_sampler *active_sampler;
@@ -125,12 +126,34 @@ static uint32_t take_owed(struct fg_thread *t)
   return atomic_exchange_explicit(&t->wall_owed, 0, memory_order_relaxed);
 }
 
+/* A signal not walked: its kernel frames are dropped, so the ring never fills. */
+static void drop_kernel_frames(struct fg_sampler *s, struct fg_thread *t)
+{
+  if (s->kstacks)
+    fg_kstacks_read(s->kstacks, t->tid, NULL, 0);
+}
+
+/* The kernel frames of this signal's sample, leaf first, into frames[0..max). */
+static int kernel_frames(struct fg_sampler *s, struct fg_thread *t, ASGCT_CallFrame *frames, uint8_t *types, int max)
+{
+  if (!s->kstacks)
+    return 0;
+  uint64_t pcs[FG_MAX_KERNEL_DEPTH];
+  int n = fg_kstacks_read(s->kstacks, t->tid, pcs, max < FG_MAX_KERNEL_DEPTH ? max : FG_MAX_KERNEL_DEPTH);
+  for (int i = 0; i < n; i++) {
+    frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
+    types[i] = FG_FRAME_KERNEL_PC;
+  }
+  return n;
+}
+
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
 {
   add_to(&t->taken, 1);
   struct fg_backoff *b = &t->backoff;
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
     add_to(&t->skipped, 1);
+    drop_kernel_frames(s, t);
     keep_for_repeats(t, NULL);
     return;
   }
@@ -146,8 +169,9 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_scratch *room = scratch_for_walk(t);
   int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
   int depth = b->depth < fits ? b->depth : fits;
+  int k = kernel_frames(s, t, room->frames, room->types, FG_MAX_KERNEL_DEPTH);   /* scratch_reserve has room */
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
-                                      lo, hi, room->frames, room->types);
+                                      lo, hi, room->frames + k, room->types + k);
   uint32_t flags = walk.flags;
   int cut_by_room = (flags & FG_SAMPLE_TRUNCATED) && depth < b->depth;
   if (cut_by_room) {
@@ -157,7 +181,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   }
   if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
-  const struct fg_trace *trace = fg_trace_table_put(s->traces, room->frames, room->types, (uint32_t)walk.n, flags);
+  const struct fg_trace *trace = fg_trace_table_put(s->traces, room->frames, room->types, (uint32_t)(k + walk.n),
+                                                    flags);
   int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
                       atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */
@@ -181,8 +206,10 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
     int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
     if (enabled == FG_SAMPLER_PAUSED) {
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
-      if (fg_current_thread)   /* event=wall: the signal is taken, so the sampler does not wait for it */
+      if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
         keep_for_repeats(fg_current_thread, NULL);
+        drop_kernel_frames(s, fg_current_thread);
+      }
     } else if (enabled) {
       struct fg_thread *t = fg_current_thread;
       if (!t && s->late && (t = fg_late_threads_find(s->late)) != NULL) {

@@ -8,6 +8,18 @@
 
 #include "timer.h"
 
+static int paranoid(void)
+{
+  int level = -9;
+  FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+  if (f) {
+    if (fscanf(f, "%d", &level) != 1)
+      level = -9;
+    fclose(f);
+  }
+  return level;
+}
+
 int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns,
                    char *warn, size_t warnlen)
 {
@@ -22,16 +34,32 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   if (asked == FG_EVENT_CPU) {
     /* Probe on this thread: with kernel time if allowed, else user time only. */
     int self = (int)syscall(SYS_gettid);
-    int fd = fg_perf_open(self, interval_ns, 0);
+    int callchain = t->kernel_frames, refused = 0;
+    int fd = fg_perf_open(self, interval_ns, 0, callchain);
+    if (fd < 0 && callchain) {   /* counting kernel time may still be allowed */
+      refused = errno;
+      callchain = 0;
+      fd = fg_perf_open(self, interval_ns, 0, 0);
+    }
     if (fd < 0) {
       t->exclude_kernel = 1;
-      fd = fg_perf_open(self, interval_ns, 1);
+      fd = fg_perf_open(self, interval_ns, 1, 0);
     }
     if (fd >= 0) {
       close(fd);
       t->event = FG_EVENT_CPU;
-      snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s",
-               t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "");
+      if (callchain && !t->kstacks_table)
+        t->kstacks_table = fg_kstacks_new();
+      t->kstacks = callchain ? t->kstacks_table : NULL;
+      snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s%s",
+               t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "",
+               t->kstacks ? ", with kernel frames" : "");
+      if (t->kernel_frames && t->exclude_kernel)
+        snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_paranoid=%d refuses kernel samples to "
+                 "this user (1 or below, or CAP_PERFMON, allows them)", paranoid());
+      else if (t->kernel_frames && !t->kstacks)
+        snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_open refused kernel callchains (%s)",
+                 refused ? strerror(refused) : "no memory for their table");
       return 0;
     }
     snprintf(warn, warnlen, "fgagent: warning: event=cpu unavailable (perf_event_open: %s); "

@@ -6,7 +6,9 @@
  *   interval, its overflow delivered as SIGPROF to that very thread (O_ASYNC,
  *   F_SETSIG, F_SETOWN_EX). An hrtimer drives it, so 1 ms means 1 ms. Java
  *   threads get theirs at ThreadStart; others (GC, JIT, VM) are found by
- *   scanning /proc/self/task. Falls back to itimer when perf_events is refused. */
+ *   scanning /proc/self/task. Falls back to itimer when perf_events is refused.
+ *   With kernel frames, each counter also records the kernel's callchain
+ *   (kernel_stacks.h). */
 #ifndef FG_TIMER_H
 #define FG_TIMER_H
 
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "fg/options.h"
+#include "kernel_stacks.h"
 
 struct fg_perf_fd {
   int tid;
@@ -25,6 +28,9 @@ struct fg_timer {
   enum fg_event event;           /* the one in use, after any fallback */
   uint64_t interval_ns;
   int exclude_kernel;            /* perf_event_paranoid refused kernel time */
+  int kernel_frames;             /* asked: event=cpu records the kernel's callchain */
+  struct fg_kernel_stacks *kstacks;   /* its rings; NULL when not recorded */
+  struct fg_kernel_stacks *kstacks_table;   /* allocated at the first need, kept across restarts */
   int skip_tid;                  /* fgagent's own thread: never sampled */
   pthread_mutex_t lock;          /* guards fds */
   struct fg_perf_fd *fds;
@@ -52,9 +58,10 @@ void fg_timer_stop(struct fg_timer *t);
 int fg_itimer_arm(uint64_t interval_ns);
 void fg_itimer_disarm(void);
 
-/* perf_events primitives: an armed counter for tid, or -1 with errno; and
- * closing every counter in t's table. */
-int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel);
+/* perf_events primitives: an armed counter for tid (recording the kernel's
+ * callchain of each sample when asked), or -1 with errno; and closing every
+ * counter in t's table. */
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain);
 void fg_perf_close_all(struct fg_timer *t);
 
 #endif

@@ -504,7 +504,8 @@ public final class IntegrationTests {
       new Named("wall_and_sched_off_cpu", WallTests::wallAndSchedSeeOffCpuTime),
       new Named("lock_contention_waiters", WallTests::lockContentionShowsWaiters),
       new Named("timeline_switch_banners", IntegrationTests::timelineShowsSwitchBanners),
-      new Named("jfr_holds_the_collapsed_samples", JfrTests::jfrHoldsTheCollapsedSamples));
+      new Named("jfr_holds_the_collapsed_samples", JfrTests::jfrHoldsTheCollapsedSamples),
+      new Named("kernel_frames_under_dir_listing", KernelFrameTests::kernelFramesUnderDirectoryListing));
 
   static Path firstDir(String glob) throws IOException {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(Paths.get("/usr/lib/jvm"), glob)) {

@@ -22,7 +22,7 @@ import jdk.jfr.consumer.RecordingFile;
 final class JfrTests {
   private JfrTests() {}
 
-  /** A JFR stack as collapsed stacks write it: "[thread tid=N];root;...;leaf", '/' as '.'. */
+  /** A JFR stack as collapsed stacks write it: "[thread tid=N];root;...;leaf", '/' as '.', with their kind marks. */
   static String stackKey(RecordedEvent e) {
     RecordedThread t = e.getThread("sampledThread");
     List<RecordedFrame> frames = e.getStackTrace().getFrames();
@@ -33,6 +33,13 @@ final class JfrTests {
       b.append(';').append(cls.isEmpty() ? "" : cls + ".").append(f.getMethod().getName());
       if (f.getLineNumber() >= 0)
         b.append(':').append(f.getLineNumber());
+      b.append(switch (f.getType()) {   /* the kinds collapsed stacks mark */
+        case "Kernel" -> "_[k]";
+        case "JIT compiled" -> "_[j]";
+        case "Inlined" -> "_[i]";
+        case "Interpreted" -> "_[0]";
+        default -> "";
+      });
     }
     return b.toString().replace('/', '.');
   }

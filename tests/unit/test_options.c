@@ -100,6 +100,24 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("interval=1ms,", "empty option", "separated by single commas");
 }
 
+/* Kernel frames: on by default, room for them in every walk with event=cpu
+ * only (no other event records them), and off with kernel=no. */
+static void kernel_frames_have_room_with_event_cpu(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("depth=100", &o, err, sizeof err), 0);
+  assert_true(o.kernel);
+  int with = fg_options_max_frames(&o);
+  assert_int_equal(fg_options_parse("depth=100,kernel=no", &o, err, sizeof err), 0);
+  assert_false(o.kernel);
+  assert_int_equal(with - fg_options_max_frames(&o), FG_MAX_KERNEL_FRAMES);
+  assert_int_equal(fg_options_parse("depth=100,event=wall", &o, err, sizeof err), 0);
+  assert_int_equal(with - fg_options_max_frames(&o), FG_MAX_KERNEL_FRAMES);
+  assert_int_equal(fg_options_parse("kernel", &o, err, sizeof err), 0);
+  assert_true(o.kernel);
+  assert_rejected("kernel=maybe", "option kernel='maybe'", "kernel alone");
+}
+
 /* The ring holds five words a sample whatever the depth: no depth needs a
  * ringsize, and every depth up to 65536 starts with defaults. */
 static void any_depth_with_any_ring(void **state)
@@ -149,6 +167,7 @@ int main(void)
     cmocka_unit_test(full_option_string),
     cmocka_unit_test(bad_values_name_option_value_and_accepted),
     cmocka_unit_test(any_depth_with_any_ring),
+    cmocka_unit_test(kernel_frames_have_room_with_event_cpu),
     cmocka_unit_test(too_many_files),
   };
   return cmocka_run_group_tests_name("options", tests, NULL, NULL);

@@ -1,0 +1,118 @@
+/* Per-thread perf rings holding the kernel's callchain of each sample; see
+ * kernel_stacks.h. fg_kstacks_read is async-signal-safe: atomics, memcpy. */
+#include "kernel_stacks.h"
+
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct fg_kernel_stacks *fg_kstacks_new(void)
+{
+  struct fg_kernel_stacks *k = calloc(1, sizeof *k);
+  if (!k)
+    return NULL;
+  k->page = (size_t)sysconf(_SC_PAGESIZE);
+  k->data_bytes = k->page;   /* one record a signal, read at once: a page holds several deep ones */
+  return k;
+}
+
+static uint32_t slot_of(int tid)
+{
+  return ((uint32_t)tid * 2654435761u) & (FG_KSTACK_SLOTS - 1);
+}
+
+/* The slot holding tid, or -1. */
+static int find(struct fg_kernel_stacks *k, int tid)
+{
+  uint32_t i = slot_of(tid);
+  for (uint32_t probes = 0; probes < FG_KSTACK_SLOTS; probes++, i = (i + 1) & (FG_KSTACK_SLOTS - 1)) {
+    int at = atomic_load_explicit(&k->tid[i], memory_order_acquire);
+    if (at == tid)
+      return (int)i;
+    if (at == 0)
+      return -1;   /* never used: the probe chain ends here */
+  }
+  return -1;
+}
+
+int fg_kstacks_attach(struct fg_kernel_stacks *k, int tid, int fd)
+{
+  void *ring = mmap(NULL, k->page + k->data_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (ring == MAP_FAILED) {
+    atomic_fetch_add(&k->no_slot, 1);
+    return -1;
+  }
+  /* the first removed or never-used slot on tid's probe chain */
+  uint32_t i = slot_of(tid);
+  for (uint32_t probes = 0; probes < FG_KSTACK_SLOTS; probes++, i = (i + 1) & (FG_KSTACK_SLOTS - 1)) {
+    int at = atomic_load_explicit(&k->tid[i], memory_order_relaxed);
+    if (at == 0 || at == -1) {
+      atomic_store_explicit(&k->ring[i], ring, memory_order_relaxed);
+      atomic_store_explicit(&k->tid[i], tid, memory_order_release);   /* the ring before the key */
+      return 0;
+    }
+  }
+  munmap(ring, k->page + k->data_bytes);
+  atomic_fetch_add(&k->no_slot, 1);
+  return -1;
+}
+
+void fg_kstacks_detach(struct fg_kernel_stacks *k, int tid)
+{
+  int i = find(k, tid);
+  if (i < 0)
+    return;
+  struct perf_event_mmap_page *ring = atomic_exchange(&k->ring[i], NULL);
+  atomic_store(&k->tid[i], -1);
+  /* a handler that loaded the ring before it was cleared entered before it */
+  while (atomic_load(&k->readers) > 0)
+    sched_yield();
+  if (ring)
+    munmap(ring, k->page + k->data_bytes);
+}
+
+/* n bytes at position pos of the ring's data area, which wraps. */
+static void copy_out(void *to, const uint8_t *data, size_t size, uint64_t pos, size_t n)
+{
+  size_t at = (size_t)(pos % size), first = size - at < n ? size - at : n;
+  memcpy(to, data + at, first);
+  memcpy((uint8_t *)to + first, data, n - first);
+}
+
+int fg_kstacks_read(struct fg_kernel_stacks *k, int tid, uint64_t *pcs, int max)
+{
+  atomic_fetch_add(&k->readers, 1);
+  int n = 0, i = find(k, tid);
+  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->ring[i]);
+  if (m) {
+    const uint8_t *data = (const uint8_t *)m + k->page;
+    uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
+    while (head - tail >= sizeof(struct perf_event_header)) {
+      struct perf_event_header h;
+      copy_out(&h, data, k->data_bytes, tail, sizeof h);
+      if (h.size < sizeof h || h.size > head - tail)
+        break;   /* not a whole record: give up on this ring's contents */
+      if (h.type == PERF_RECORD_LOST) {
+        n = 0;   /* samples after the last one read were lost */
+      } else if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 8) {
+        uint64_t nr;
+        copy_out(&nr, data, k->data_bytes, tail + sizeof h, 8);
+        uint64_t room = (h.size - sizeof h - 8) / 8;
+        n = 0;   /* the newest sample's frames win */
+        for (uint64_t j = 0; j < nr && j < room && n < max; j++) {
+          uint64_t ip;
+          copy_out(&ip, data, k->data_bytes, tail + sizeof h + 8 + 8 * j, 8);
+          if (ip < (uint64_t)PERF_CONTEXT_MAX)   /* not a context marker (PERF_CONTEXT_KERNEL, ...) */
+            pcs[n++] = ip;
+        }
+      }
+      tail += h.size;
+    }
+    __atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);
+  }
+  atomic_fetch_sub(&k->readers, 1);
+  return n;
+}
