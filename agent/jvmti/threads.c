@@ -200,13 +200,17 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
   if (t) {
     fill_record(r, t, env, tid, name);
     stack_bounds(t);
+    /* Publish before LIVE: from here on this thread's handler samples into t,
+     * and a signal sent by whoever sees t live (the wall sampler waits for
+     * each one it sends to be taken) finds t, not a pool record. Samples
+     * taken before LIVE wait in the ring: the drainer looks at t only under
+     * this lock, after LIVE. */
+    atomic_signal_fence(memory_order_seq_cst);
+    fg_current_thread = t;
+    atomic_signal_fence(memory_order_seq_cst);
     atomic_store(&t->state, FG_THREAD_LIVE);
   }
   pthread_mutex_unlock(&r->lock);
-  /* Publish last: from here on this thread's handler samples into t. */
-  atomic_signal_fence(memory_order_seq_cst);
-  fg_current_thread = t;
-  atomic_signal_fence(memory_order_seq_cst);
   return t;
 }
 
