@@ -1,9 +1,11 @@
 /* /proc/kallsyms read once into a sorted table: "ADDRESS TYPE NAME [MODULE]". */
 #include "kernel_symbols.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct entry {
   uint64_t addr;
@@ -20,7 +22,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
   if (need <= *cap)
     return 0;
-  size_t c = *cap ? *cap * 2 : 4096;
+  size_t c = *cap ? *cap * 2 : 1 << 16;
   while (c < need)
     c *= 2;
   void *q = realloc(*p, c * size);
@@ -31,32 +33,75 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
   return 0;
 }
 
+/* One line "ADDRESS TYPE NAME[\tMODULE]": 1 with a text symbol's address and
+ * name (not NUL-ended: *len), 0 for any other line. */
+static int parse_line(const char *p, const char *end, uint64_t *addr, const char **name, size_t *len)
+{
+  uint64_t a = 0;
+  const char *q = p;
+  for (; q < end; q++) {
+    int d = *q >= '0' && *q <= '9' ? *q - '0' : *q >= 'a' && *q <= 'f' ? *q - 'a' + 10 : -1;
+    if (d < 0)
+      break;
+    a = a << 4 | (uint64_t)d;
+  }
+  if (q == p || end - q < 4 || q[0] != ' ' || q[2] != ' ' || !strchr("tTwW", q[1]))
+    return 0;
+  const char *n = q + 3, *e = n;
+  while (e < end && *e != '\t' && *e != '\n' && *e != ' ')
+    e++;
+  *addr = a;
+  *name = n;
+  *len = (size_t)(e - n);
+  /* __pfx_NAME: the padding before NAME (kernels built with call-depth
+   * tracking), never a pc of its own: half the symbols, left out */
+  return *len > 0 && !(*len > 6 && memcmp(n, "__pfx_", 6) == 0);
+}
+
 int fg_ksyms_load(struct fg_kernel_symbols *k, const char *path)
 {
   memset(k, 0, sizeof *k);
-  FILE *f = fopen(path, "r");
-  if (!f)
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return -1;
   struct entry *e = NULL;
-  size_t n = 0, cap = 0, nlen = 0, ncap = 0, zero = 0;
-  char line[512];
+  size_t n = 0, cap = 0, nlen = 0, ncap = 0, zero = 0, have = 0;
+  char buf[1 << 16];
   int rc = 0;
-  while (rc == 0 && fgets(line, sizeof line, f)) {
-    unsigned long long addr;
-    char type, name[256];
-    if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !strchr("tTwW", type))
-      continue;
-    size_t len = strlen(name) + 1;
-    if (grow((void **)&e, &cap, n + 1, sizeof *e) != 0 || grow((void **)&k->names, &ncap, nlen + len, 1) != 0) {
+  for (;;) {   /* whole lines from big reads: the file is 5 MB of them */
+    ssize_t got = read(fd, buf + have, sizeof buf - have);
+    if (got < 0) {
       rc = -1;
       break;
     }
-    memcpy(k->names + nlen, name, len);
-    e[n++] = (struct entry){addr, (uint32_t)nlen};
-    nlen += len;
-    zero += addr == 0;
+    have += (size_t)got;
+    const char *p = buf, *stop = buf + have;
+    const char *nl;
+    while ((nl = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
+      uint64_t addr;
+      const char *name;
+      size_t len;
+      if (parse_line(p, nl + 1, &addr, &name, &len)) {
+        if (grow((void **)&e, &cap, n + 1, sizeof *e) != 0 || grow((void **)&k->names, &ncap, nlen + len + 1, 1) != 0) {
+          rc = -1;
+          break;
+        }
+        memcpy(k->names + nlen, name, len);
+        k->names[nlen + len] = '\0';
+        e[n++] = (struct entry){addr, (uint32_t)nlen};
+        nlen += len + 1;
+        zero += addr == 0;
+      }
+      p = nl + 1;
+    }
+    if (rc != 0 || got == 0)
+      break;
+    have = (size_t)(stop - p);
+    memmove(buf, p, have);
+    if (have == sizeof buf)
+      have = 0;   /* a line longer than the buffer: dropped */
   }
-  fclose(f);
+  close(fd);
   k->hidden = n > 0 && zero == n;
   if (rc != 0 || k->hidden || n == 0) {
     free(e);
