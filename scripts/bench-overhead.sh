@@ -1,135 +1,166 @@
 #!/usr/bin/env bash
-# Overhead benchmark: the fixed-work Bench workload with the agent at several
-# intervals, each run paired with a run without the agent right beside it
-# (which goes first alternates). This machine's load drifts over tens of
-# seconds, so a pair sees the same load and the median of the pairs' ratios
-# is the overhead. Writes results/overhead.md.
-# Environment: ROUNDS (pairs per mode, default 15), BATCHES (work per run,
-# default 300: about 1 s), MODES (space-separated, default the four below;
-# also cpu-1ms-sched, cpu-1ms-nocstack, wall-10ms, wall-1ms), OUT (default
-# results/overhead.md).
+# Overhead benchmark, end to end: fixed work timed by the workload itself (not
+# fixed time), each run >= 5 s, every configuration once per round in rotated
+# order (interleaved, so the machine's drifting load falls on all alike), the
+# ratio of medians against runs without anything, with the spread of the
+# per-round ratios. In the same rounds, the floor of each signal mechanism:
+# scripts/bench/mechanism_floor.c, an empty handler on fixed C work, and
+# `perf record` on the same program as the reference.
+# Writes results/overhead.md.
+# Two JVM workloads: `Bench 2200 1000` (the demo's order processing, 2200 timed
+# batches, about 5 s, after 1000 untimed ones so the JIT has settled) and
+# `Bench 120000 20000 mix` (plain integer mixing, steadier: GC and JIT hardly move it).
+# Environment: ROUNDS (default 7), FLOOR_WORK (mechanism_floor rounds, default 3200000000: about 5 s),
+# JVM_MODES, FLOOR_MODES (space-separated; defaults below), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
-rounds=${ROUNDS:-15}
-batches=${BATCHES:-300}
-read -r -a modes <<<"${MODES:-cpu-10ms cpu-1ms cpu-200us itimer-1ms}"
+rounds=${ROUNDS:-7}
+read -r -a workloads <<<"${JVM_WORK:-demo mix}"
+floor_work=${FLOOR_WORK:-3200000000}
+read -r -a jvm_modes <<<"${JVM_MODES:-none cpu-1ms cpu-1ms-nokernel cpu-60s itimer-1ms}"
+read -r -a floor_modes <<<"${FLOOR_MODES:-none perf perf-kernel posix-cpu itimer sampler perf-record}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+mkdir -p build
+${CC:-gcc} -O2 -Wall -Wextra -pthread -o build/mechanism_floor scripts/bench/mechanism_floor.c
+
 agent_opts() {
   case "$1" in
-    cpu-*-sched) local i=${1#cpu-}; echo "event=cpu,interval=${i%-sched},sched" ;;
     cpu-*-nocstack) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nocstack},cstack=no" ;;
-    wall-*) echo "event=wall,interval=${1#wall-}" ;;
+    cpu-*-nokernel) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nokernel},kernel=no" ;;
     cpu-*) echo "event=cpu,interval=${1#cpu-}" ;;
     itimer-*) echo "event=itimer,interval=${1#itimer-}" ;;
+    wall-*) echo "event=wall,interval=${1#wall-}" ;;
   esac
 }
 
-# Runs Bench with the agent for mode (or none) and prints the work's wall time in ns.
-run_one() { # mode tag
-  local mode=$1 tag=$2 args=()
-  if [ "$mode" != none ]; then
-    args+=("-agentpath:$(pwd)/build/libfgagent.so=$(agent_opts "$mode"),file=$work/$tag.collapsed,log=$work/$tag.log")
+bench_args() { # workload
+  case "$1" in
+    demo) echo "2200 1000" ;;
+    mix) echo "120000 20000 mix" ;;
+  esac
+}
+
+# One JVM run of Bench: appends its work time and achieved rate to the files of family
+# jvm-WORKLOAD.
+run_jvm() { # workload mode round
+  local f=jvm-$1 mode=$2 tag=jvm-$1-$2-$3 args=()
+  [ "$mode" = none ] || args+=("-agentpath:$(pwd)/build/libfgagent.so=$(agent_opts "$mode"),file=$work/$tag.collapsed,log=$work/$tag.log")
+  # shellcheck disable=SC2046
+  "$java_home/bin/java" "${args[@]}" -cp build/java-test Bench $(bench_args "$1") >"$work/$tag.out" 2>&1
+  sed -n 's/^ELAPSED_NS //p' "$work/$tag.out" >>"$work/$f-$mode.time"
+  sed -n 's/^PROCESS_CPU_NS //p' "$work/$tag.out" >>"$work/$f-$mode.cpu"
+  [ "$mode" = none ] && return
+  sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$tag.log" >>"$work/$f-$mode.rate"
+  sed -n 's/.*fgagent.s own threads* used \([0-9.]*\) s CPU.*/\1/p' "$work/$tag.log" >>"$work/$f-$mode.own"
+}
+
+# One mechanism_floor run: its work time, signals per CPU-second, the sampler thread's CPU.
+run_floor() { # mode round
+  local mode=$1 tag=floor-$1-$2
+  if [ "$mode" = perf-record ]; then
+    perf record -q -e cpu-clock -c 1000000 -o "$work/$tag.data" -- build/mechanism_floor none 1000 "$floor_work" \
+      >"$work/$tag.out" 2>"$work/$tag.err"
+    # its samples stand for the signals: rate = samples / the worker's CPU seconds
+    sed -i '/^SIGNALS/d' "$work/$tag.out"
+    echo "SIGNALS $(perf script -i "$work/$tag.data" 2>/dev/null | wc -l)" >>"$work/$tag.out"
+    rm -f "$work/$tag.data"
+  else
+    build/mechanism_floor "$mode" 1000 "$floor_work" >"$work/$tag.out"
   fi
-  "$java_home/bin/java" "${args[@]}" -cp build/java-test Bench "$batches" >"$work/$tag.out" 2>&1
-  sed -n 's/^ELAPSED_NS //p' "$work/$tag.out"
+  sed -n 's/^WORK_NS //p' "$work/$tag.out" >>"$work/floor-$mode.time"
+  sed -n 's/^PROCESS_CPU_NS //p' "$work/$tag.out" >>"$work/floor-$mode.cpu"
+  awk '/^CPU_NS/ {c = $2} /^SIGNALS/ {s = $2} END {print (c > 0 ? s / (c / 1e9) : 0)}' "$work/$tag.out" \
+    >>"$work/floor-$mode.rate"
+  sed -n 's/^SAMPLER_CPU_NS //p' "$work/$tag.out" >>"$work/floor-$mode.own"
 }
 
 median() { sort -g "$1" | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-quartile() { sort -g "$1" | awk -v q="$2" '{v[NR]=$1} END {i=int((NR-1)*q)+1; print v[i]}'; }
 
-# The kernel's part of each sample, measured apart (wall time on this machine
-# is too noisy to resolve it from whole-JVM runs).
-mkdir -p build
-${CC:-gcc} -O2 -Wall -Wextra -o build/signal_cost scripts/bench/signal_cost.c
-signal_line=$(build/signal_cost 21)
-signal_us=$(echo "$signal_line" | awk '{print $2}')
-echo "bench-overhead: $signal_line"
-
-echo "bench-overhead: ${#modes[@]} modes x $rounds pairs, Bench $batches batches a run"
+echo "bench-overhead: $rounds rounds; JVM: ${workloads[*]} x ${jvm_modes[*]}; floors: ${floor_modes[*]}"
 for round in $(seq 1 "$rounds"); do
-  n=${#modes[@]}
-  for i in $(seq 0 $((n - 1))); do
-    mode=${modes[$(((i + round) % n))]}
-    tag=$mode-$round
-    if [ $((round % 2)) -eq 0 ]; then
-      with=$(run_one "$mode" "$tag"); without=$(run_one none "none-$tag")
-    else
-      without=$(run_one none "none-$tag"); with=$(run_one "$mode" "$tag")
-    fi
-    echo "$without" >>"$work/$mode.none"
-    echo "$with" >>"$work/$mode.with"
-    awk -v a="$with" -v b="$without" 'BEGIN { print a / b }' >>"$work/$mode.ratio"
-    sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$tag.log" >>"$work/$mode.rate"
-    # wall: samples per second of one thread's wall time
-    sed -n 's/.*rate achieved: *one sample every \([0-9.]*\) ms of each thread.*/\1/p' "$work/$tag.log" |
-      awk '{print 1000 / $1}' >>"$work/$mode.rate"
-    sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$work/$tag.log" >>"$work/$mode.handler"
-    sed -n 's/.*fgagent.s own threads* used \([0-9.]*\) s CPU.*/\1/p' "$work/$tag.log" >>"$work/$mode.drainer"
+  n=${#jvm_modes[@]}
+  for w in "${workloads[@]}"; do
+    for i in $(seq 0 $((n - 1))); do run_jvm "$w" "${jvm_modes[$(((i + round) % n))]}" "$round"; done
   done
+  n=${#floor_modes[@]}
+  for i in $(seq 0 $((n - 1))); do run_floor "${floor_modes[$(((i + round) % n))]}" "$round"; done
   echo "  round $round of $rounds done"
 done
 
+# Per-round ratios against that round's run with nothing, then: median of the mode's
+# times / median of the baseline's, and the per-round ratios' range.
+ratio_line() { # family mode
+  local f=$1 m=$2
+  paste "$work/$f-$m.time" "$work/$f-none.time" | awk '{print $1 / $2}' >"$work/$f-$m.ratios"
+  awk -v a="$(median "$work/$f-$m.time")" -v b="$(median "$work/$f-none.time")" \
+      -v lo="$(sort -g "$work/$f-$m.ratios" | head -n 1)" -v hi="$(sort -g "$work/$f-$m.ratios" | tail -n 1)" \
+      'BEGIN {printf "%.3f | %.3f .. %.3f", a / b, lo, hi}'
+}
+
+# The process's CPU time, median against the baseline's: what the machine paid, other cores included.
+cpu_ratio() { # family mode
+  awk -v a="$(median "$work/$1-$2.cpu")" -v b="$(median "$work/$1-none.cpu")" 'BEGIN {printf "%.3f", a / b}'
+}
+
 mkdir -p results
 {
-  echo "# Overhead of fgagent"
+  echo "# Overhead of fgagent, end to end"
   echo
-  echo "Measured by \`scripts/bench-overhead.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, $("$java_home/bin/java" -version 2>&1 | head -n 1)."
-  echo "Workload: \`Bench $batches\` (java-test/workloads/Bench.java): one thread, fixed work, timed by the"
-  echo "workload itself (JVM start-up excluded). Each run with the agent is paired with a run without it,"
-  echo "right before or after (alternating); $rounds pairs per mode. The overhead is the median of the"
-  echo "pairs' time ratios, with the interquartile range of those ratios beside it."
+  echo "Measured by \`scripts/bench-overhead.sh\` (\`make bench\`) on $(date -u +%Y-%m-%d), $(nproc) cores,"
+  echo "kernel $(uname -r), $("$java_home/bin/java" -version 2>&1 | head -n 1)."
+  echo "Fixed work timed by the workload itself, $rounds rounds, every configuration once per round in"
+  echo "rotated order. *Ratio*: median work time / median work time with nothing; *per-round*: the"
+  echo "lowest and highest of each round's time / that round's run with nothing. *Process CPU*: the"
+  echo "same ratio for the CPU time of the whole process (its other threads, on other cores, included)."
   echo
-  echo "## Estimated from measured costs per sample"
+  for w in "${workloads[@]}"; do
+    echo "## fgagent on a JVM: \`Bench $(bench_args "$w")\`"
+    echo
+    echo "java-test/workloads/Bench.java, one thread: about $(awk '{s+=$1} END {printf "%.1f", s/NR/1e9}' "$work/jvm-$w-none.time") s of timed"
+    echo "work after the untimed warm-up (JVM start-up and the JIT's warm-up are out of the ratio; the"
+    echo "process CPU column has them)."
+    echo
+    echo "| configuration | ratio | per-round | process CPU | samples per CPU-second | fgagent's threads' CPU |"
+    echo "|---|---|---|---|---|---|"
+    for m in "${jvm_modes[@]}"; do
+      [ "$m" = none ] && continue
+      echo "| \`$(agent_opts "$m")\` | $(ratio_line "jvm-$w" "$m") | $(cpu_ratio "jvm-$w" "$m") | $(median "$work/jvm-$w-$m.rate" | awk '{if ($1 == "nan") print "-"; else printf "%.0f", $1}') | $(median "$work/jvm-$w-$m.own") s |"
+    done
+    echo
+  done
+  echo "## The floor of each mechanism (an empty handler)"
   echo
-  echo "Overhead = samples per CPU-second x (signal delivery + handler per walk):"
-  echo "- signal delivery: the kernel's cost of one perf_events-driven SIGPROF to an empty handler,"
-  echo '  `scripts/bench/signal_cost.c`, 21 interleaved pairs in one process:' "$signal_line;"
-  echo "- handler per walk: fgagent's own measurement in the runs below (the summary's \"handler time\":"
-  echo "  AsyncGetCallTrace plus the store, wall-clock, median over runs; early walks in a cold JVM are slower)."
+  echo "\`build/mechanism_floor MODE 1000 $floor_work\` (scripts/bench/mechanism_floor.c): xorshift on one"
+  echo "thread, about $(awk '{s+=$1} END {printf "%.1f", s/NR/1e9}' "$work/floor-none.time") s; 1 ms asked of every mechanism."
   echo
-  echo "| mode | samples per CPU-second | achieved interval | signal delivery | handler per walk | estimated overhead |"
+  echo "| mechanism | ratio | per-round | process CPU | signals per CPU-second | sampler thread CPU |"
   echo "|---|---|---|---|---|---|"
-  for mode in "${modes[@]}"; do
-    awk -v mode="$mode" -v rate="$(median "$work/$mode.rate")" -v h="$(median "$work/$mode.handler")" \
-        -v s="$signal_us" 'BEGIN {
-      printf "| %s | %.0f | %.3f ms | %.2f us | %.2f us | %.2f%% |\n", mode, rate, 1000/rate, s, h, rate*(s+h)/1e4 }'
+  for m in "${floor_modes[@]}"; do
+    [ "$m" = none ] && continue
+    case "$m" in
+      perf) what="perf_events cpu-clock per thread, SIGPROF to it (fgagent's \`event=cpu\`)" ;;
+      perf-kernel) what="the same, recording the kernel callchain into a ring the handler reads" ;;
+      posix-cpu) what="\`timer_create(CLOCK_THREAD_CPUTIME_ID)\` per thread" ;;
+      itimer) what="\`setitimer(ITIMER_PROF)\`" ;;
+      sampler) what="a sampler thread: wakes every 1 ms, tgkill()s the worker per 1 ms of its CPU" ;;
+      perf-record) what="\`perf record -e cpu-clock -c 1000000\` (reference: no signal, no handler)" ;;
+      *) what=$m ;;
+    esac
+    rate=$(median "$work/floor-$m.rate" | awk '{printf "%.0f", $1}')
+    own=$(median "$work/floor-$m.own" | awk '{if ($1 > 0) printf "%.3f s", $1 / 1e9}')
+    echo "| $what | $(ratio_line floor "$m") | $(cpu_ratio floor "$m") | $rate | $own |"
   done
   echo
-  echo "## Measured end to end (wall time of paired JVM runs)"
+  echo "Every run's work time in ns, by round:"
   echo
-  echo "| mode | overhead (median of pairs) | middle half of pairs | samples per CPU-second | achieved interval | cost per sample | handler per walk | drainer CPU |"
-  echo "|---|---|---|---|---|---|---|---|"
-  for mode in "${modes[@]}"; do
-    awk -v mode="$mode" -v r="$(median "$work/$mode.ratio")" -v q1="$(quartile "$work/$mode.ratio" 0.25)" \
-        -v q3="$(quartile "$work/$mode.ratio" 0.75)" -v rate="$(median "$work/$mode.rate")" \
-        -v h="$(median "$work/$mode.handler")" -v d="$(median "$work/$mode.drainer")" 'BEGIN {
-      printf "| %s | %+.2f%% | %+.2f%% .. %+.2f%% | %.0f | %.3f ms | %.1f us | %.1f us | %.3f s |\n",
-        mode, (r-1)*100, (q1-1)*100, (q3-1)*100, rate, 1000/rate, (1-1/r)/rate*1e6, h, d }'
+  for w in "${workloads[@]}"; do
+    for m in "${jvm_modes[@]}"; do echo "- JVM $w $m: $(tr '\n' ' ' <"$work/jvm-$w-$m.time")"; done
   done
-  echo
-  echo "- *cost per sample*: (1 - 1/ratio) / samples per CPU-second, the time each sample added. It is"
-  echo "  meaningful where samples are many (1 ms, 100 us); at 10 ms the noise swamps it."
-  echo "- *handler per walk*: fgagent's own measurement, the summary's \"handler time\" (AsyncGetCallTrace"
-  echo "  plus the store, wall-clock, so any preemption inside the handler counts). The kernel's signal"
-  echo "  delivery is not in it."
-  echo "- *achieved interval*: itimer is bound by the kernel tick (HZ=250 here): 1 ms asked, about 4-5 ms got."
-  echo "- This machine is shared: when the middle half of the pairs spans more than the overhead itself,"
-  echo "  the end-to-end figure says only that the overhead is below that spread; the estimate above is"
-  echo "  the figure to read."
-  echo
-  echo "Every pair (work time in ns, without / with the agent):"
-  echo
-  for mode in "${modes[@]}"; do
-    echo "- $mode: $(paste -d/ "$work/$mode.none" "$work/$mode.with" | tr '\n' ' ')"
-  done
-  echo
-  echo "For wall modes, *samples per CPU-second* is samples per second of each thread's wall time, and the"
-  echo "estimate counts only the signalled samples' cost at that rate: idle threads are counted without a"
-  echo "signal, and the sampler thread's own CPU is in *drainer CPU* (fgagent's threads)."
+  for m in "${floor_modes[@]}"; do echo "- floor $m: $(tr '\n' ' ' <"$work/floor-$m.time")"; done
 } >"$out"
 cat "$out"

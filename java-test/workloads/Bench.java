@@ -1,19 +1,35 @@
 /**
  * Fixed work for overhead measurements: BATCHES rounds of the demo's order
  * processing (parsing, regex, maps, sorting, strings) and integer mixing on
- * one thread. Prints the wall time and the thread CPU time (user + system, so
- * signal delivery and the handler included) that the work itself took:
+ * one thread, after WARMUP untimed rounds (default 0) that let the JIT settle,
+ * so the time is the steady state's. Prints the wall time and the thread CPU
+ * time (user + system, so signal delivery and the handler included) that the
+ * timed work took, and the CPU time of the whole process so far (JIT, GC, a
+ * profiler's threads):
  *   ELAPSED_NS 4012345678
  *   CPU_NS 3998765432
- * Run: Bench BATCHES
+ *   PROCESS_CPU_NS 5012345678
+ * With KIND mix, a batch is one Work.mix unit instead (20 000 integer mixing
+ * steps, no allocation): a steadier workload, its time hardly moved by GC or JIT.
+ * Run: Bench BATCHES [WARMUP] [demo|mix]
  */
 public final class Bench {
   public static void main(String[] args) {
     int batches = Integer.parseInt(args[0]);
+    int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 0;
+    boolean mix = args.length > 2 && args[2].equals("mix");
+    long w = 0;
+    for (int i = 0; i < warmup; i++)
+      w += mix ? Work.mix(w, 1) : Demo.batch(i);
+    Work.sink = w;
     long c0 = Work.threadCpuNanos();
     long t0 = System.nanoTime();
     long s = 0;
     for (int i = 0; i < batches; i++) {
+      if (mix) {
+        s = Work.mix(s, 1);
+        continue;
+      }
       s += Demo.batch(i);
       s = Work.mix(s, 10);
     }
@@ -22,5 +38,7 @@ public final class Bench {
     Work.sink = s;
     System.out.println("ELAPSED_NS " + elapsed);
     System.out.println("CPU_NS " + cpu);
+    System.out.println("PROCESS_CPU_NS " + ((com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
   }
 }
