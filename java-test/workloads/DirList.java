@@ -3,8 +3,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * One thread, "lister", lists a directory of 2000 files over and over for
- * SECONDS (File.list: opendir, then getdents64 until the end), and prints its
+ * One thread, "lister", lists a directory of 2000 files over and over until it
+ * has used SECONDS of CPU (File.list: opendir, then getdents64 until the end;
+ * CPU, not wall time, so a busy machine does not shorten it), and prints its
  * own user and system CPU time from /proc/thread-self/stat, in clock ticks:
  *   THREAD_TICKS lister USER SYSTEM
  * Run: DirList SECONDS
@@ -17,10 +18,10 @@ public final class DirList {
       Files.createFile(dir.resolve("entry-with-a-longish-name-" + i));
     String[] ticks = new String[1];
     Thread t = new Thread(() -> {
-      long end = System.nanoTime() + (long) (seconds * 1e9);
+      long end = Work.threadCpuNanos() + (long) (seconds * 1e9);
       long n = 0;
       File f = dir.toFile();
-      while (System.nanoTime() < end)
+      while (Work.threadCpuNanos() < end)
         n += f.list().length;
       Work.sink = n;
       try {
