@@ -32,6 +32,7 @@ agent_opts() {
   case "$1" in
     cpu-*-nocstack) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nocstack},cstack=no" ;;
     cpu-*-nokernel) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nokernel},kernel=no" ;;
+    cpu-*-sched) local i=${1#cpu-}; echo "event=cpu,interval=${i%-sched},sched" ;;
     cpu-*) echo "event=cpu,interval=${1#cpu-}" ;;
     itimer-*) echo "event=itimer,interval=${1#itimer-}" ;;
     wall-*) echo "event=wall,interval=${1#wall-}" ;;
