@@ -81,11 +81,20 @@ final class KernelFrameTests {
       System.out.println("    as nobody: SKIP (not root, or perf_event_paranoid " + paranoid + " < 2)");
       return;
     }
+    /* the agent and the classes where nobody may read them: the build tree may be in a private directory */
     Path dir = Files.createTempDirectory(Path.of("/tmp"), "fg-nobody-");
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    List<Path> copies = new ArrayList<>();
+    for (Path f : List.of(IntegrationTests.agent, IntegrationTests.classes.resolve("DirList.class"),
+        IntegrationTests.classes.resolve("Work.class"))) {
+      Path to = dir.resolve(f.getFileName());
+      Files.copy(f, to);
+      Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
+      copies.add(to);
+    }
     List<String> cmd = new ArrayList<>(List.of("runuser", "-u", "nobody", "--", jdk.java().toString(),
-        "-agentpath:" + IntegrationTests.agent + "=event=cpu,interval=5ms,file=" + dir + "/p.collapsed",
-        "-cp", IntegrationTests.classes.toString(), "DirList", "1"));
+        "-agentpath:" + dir.resolve(IntegrationTests.agent.getFileName()) + "=event=cpu,interval=5ms,file=" + dir
+            + "/p.collapsed", "-cp", dir.toString(), "DirList", "1"));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).directory(dir.toFile()).start();
     String out = new String(p.getInputStream().readAllBytes());
     IntegrationTests.check(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "as nobody:\n" + out);
@@ -94,6 +103,8 @@ final class KernelFrameTests {
     String notice = out.lines().filter(l -> l.contains("kernel frames off") || l.contains("event=cpu unavailable"))
         .findFirst().orElse("");
     Files.delete(collapsed);
+    for (Path f : copies)
+      Files.delete(f);
     Files.delete(dir);
     System.out.println("    as nobody (perf_event_paranoid " + paranoid + "): " + notice);
     IntegrationTests.check(notice.contains("perf_event_paranoid=" + paranoid) || notice.contains("event=cpu unavailable"),
