@@ -1,6 +1,8 @@
 /* /proc/kallsyms read once into a sorted table: "ADDRESS TYPE NAME [MODULE]". */
 #include "kernel_symbols.h"
 
+#include "fg/grow_array.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,21 +18,6 @@ static int by_addr(const void *a, const void *b)
 {
   uint64_t x = ((const struct entry *)a)->addr, y = ((const struct entry *)b)->addr;
   return (x > y) - (x < y);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-  if (need <= *cap)
-    return 0;
-  size_t c = *cap ? *cap * 2 : 1 << 16;
-  while (c < need)
-    c *= 2;
-  void *q = realloc(*p, c * size);
-  if (!q)
-    return -1;
-  *p = q;
-  *cap = c;
-  return 0;
 }
 
 /* One line "ADDRESS TYPE NAME[\tMODULE]": 1 with a text symbol's address and
@@ -65,7 +52,8 @@ int fg_ksyms_load(struct fg_kernel_symbols *k, const char *path)
   if (fd < 0)
     return -1;
   struct entry *e = NULL;
-  size_t n = 0, cap = 0, nlen = 0, ncap = 0, zero = 0, have = 0;
+  size_t n = 0, nlen = 0, zero = 0, have = 0;
+  uint32_t cap = 0, ncap = 0;
   char buf[1 << 16];
   int rc = 0;
   for (;;) {   /* whole lines from big reads: the file is 5 MB of them */
@@ -82,7 +70,8 @@ int fg_ksyms_load(struct fg_kernel_symbols *k, const char *path)
       const char *name;
       size_t len;
       if (parse_line(p, nl + 1, &addr, &name, &len)) {
-        if (grow((void **)&e, &cap, n + 1, sizeof *e) != 0 || grow((void **)&k->names, &ncap, nlen + len + 1, 1) != 0) {
+        if (fg_grow_array((void **)&e, &cap, sizeof *e, n + 1) != 0 ||
+            fg_grow_array((void **)&k->names, &ncap, 1, nlen + len + 1) != 0) {
           rc = -1;
           break;
         }

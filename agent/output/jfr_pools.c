@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/grow_array.h"
 #include "fg/profile.h"
 #include "frame_name.h"
 #include "jfr_chunk.h"
@@ -40,21 +41,6 @@ struct pools {
   int failed;
 };
 
-static int reserve(void **array, uint32_t *cap, size_t size, uint32_t n)
-{
-  if (n <= *cap)
-    return 0;
-  uint32_t c = *cap ? *cap * 2 : 256;
-  while (c < n)
-    c *= 2;
-  void *a = realloc(*array, c * size);
-  if (!a)
-    return -1;
-  *array = a;
-  *cap = c;
-  return 0;
-}
-
 /* The key of s[0..n) in table; *added says whether it is new. 0 when out of memory. */
 static uint32_t key_of(struct pools *t, struct fg_profile *table, const char *s, size_t n, int *added)
 {
@@ -81,7 +67,7 @@ static uint32_t package(struct pools *t, const char *s, size_t n)
   int added;
   uint32_t key = key_of(t, &t->packages, s, n, &added);
   if (key && added) {
-    if (reserve((void **)&t->package, &t->package_cap, sizeof *t->package, key) != 0) {
+    if (fg_grow_array((void **)&t->package, &t->package_cap, sizeof *t->package, key) != 0) {
       t->failed = 1;
       return 0;
     }
@@ -95,7 +81,7 @@ static uint32_t class_key(struct pools *t, const struct fg_java_name *j)
   int added;
   uint32_t key = key_of(t, &t->classes, j->cls, j->cls_len, &added);
   if (key && added) {
-    if (reserve((void **)&t->cls, &t->cls_cap, sizeof *t->cls, key) != 0) {
+    if (fg_grow_array((void **)&t->cls, &t->cls_cap, sizeof *t->cls, key) != 0) {
       t->failed = 1;
       return 0;
     }
@@ -130,7 +116,7 @@ static uint32_t method_key(struct pools *t, const char *name, enum fg_frame_kind
   }
   uint32_t key = (uint32_t)id + 1;
   if (t->methods.nnames != before) {
-    if (reserve((void **)&t->method, &t->method_cap, sizeof *t->method, key) != 0) {
+    if (fg_grow_array((void **)&t->method, &t->method_cap, sizeof *t->method, key) != 0) {
       t->failed = 1;
       return 0;
     }

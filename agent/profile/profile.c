@@ -1,5 +1,6 @@
 /* The aggregated profile: interned frame names and a table of unique stacks. */
 #include "fg/profile.h"
+#include "fg/grow_array.h"
 #include "fg/utf8.h"
 
 #include <stdio.h>
@@ -19,21 +20,6 @@ static uint64_t hash_bytes(const char *s, size_t len, uint64_t seed)
   for (size_t i = 0; i < len; i++)
     h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
   return mix(h, seed);
-}
-
-static int grow(void **array, uint32_t *cap, size_t elem, uint32_t need)
-{
-  if (need <= *cap)
-    return 0;
-  uint32_t n = *cap ? *cap : 64;
-  while (n < need)
-    n *= 2;
-  void *a = realloc(*array, n * elem);
-  if (!a)
-    return -1;
-  *array = a;
-  *cap = n;
-  return 0;
 }
 
 /* Index helpers: hash_of(id) gives an entry's stored hash. */
@@ -127,16 +113,16 @@ int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, 
       return id;
   }
   uint32_t cap = p->names_cap;
-  if (grow((void **)&p->names, &cap, sizeof *p->names, p->nnames + 1) != 0)
+  if (fg_grow_array((void **)&p->names, &cap, sizeof *p->names, p->nnames + 1) != 0)
     return -1;
   cap = p->names_cap;
-  if (grow((void **)&p->kinds, &cap, sizeof *p->kinds, p->nnames + 1) != 0)
+  if (fg_grow_array((void **)&p->kinds, &cap, sizeof *p->kinds, p->nnames + 1) != 0)
     return -1;
   cap = p->names_cap;
-  if (grow((void **)&p->name_hashes, &cap, sizeof *p->name_hashes, p->nnames + 1) != 0)
+  if (fg_grow_array((void **)&p->name_hashes, &cap, sizeof *p->name_hashes, p->nnames + 1) != 0)
     return -1;
   cap = p->names_cap;
-  if (grow((void **)&p->files, &cap, sizeof *p->files, p->nnames + 1) != 0)
+  if (fg_grow_array((void **)&p->files, &cap, sizeof *p->files, p->nnames + 1) != 0)
     return -1;
   p->names_cap = cap;
   char *copy = strndup(name, len);
@@ -189,7 +175,7 @@ enum fg_frame_kind fg_profile_kind(const struct fg_profile *p, uint32_t id)
 
 int64_t fg_profile_add_thread(struct fg_profile *p, int tid, const char *name)
 {
-  if (grow((void **)&p->threads, &p->threads_cap, sizeof *p->threads, p->nthreads + 1) != 0)
+  if (fg_grow_array((void **)&p->threads, &p->threads_cap, sizeof *p->threads, p->nthreads + 1) != 0)
     return -1;
   char *copy = fg_utf8_sanitize(name ? name : "", name ? strlen(name) : 0, NULL);
   if (!copy)
@@ -258,7 +244,7 @@ void fg_profile_count(struct fg_profile *p, uint32_t i, uint64_t count, uint64_t
     t->dropped += t->max > 0;
     return;
   }
-  if (grow((void **)&t->entries, &t->cap, sizeof *t->entries, t->n + 1) != 0) {
+  if (fg_grow_array((void **)&t->entries, &t->cap, sizeof *t->entries, t->n + 1) != 0) {
     t->dropped++;
     return;
   }
@@ -278,7 +264,7 @@ static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t
         memcmp(fg_stack_frames(p, s), frames, n * sizeof *frames) == 0)
       return p->stack_index.slots[i] - 1;
   }
-  if (grow((void **)&p->stacks, &p->stacks_cap, sizeof *p->stacks, p->nstacks + 1) != 0)
+  if (fg_grow_array((void **)&p->stacks, &p->stacks_cap, sizeof *p->stacks, p->nstacks + 1) != 0)
     return -1;
   if (p->pool_len + n > p->pool_cap || !p->frame_pool) {   /* never arithmetic on NULL */
     size_t cap = p->pool_cap ? p->pool_cap : 1024;
