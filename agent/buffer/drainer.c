@@ -49,33 +49,30 @@ static uint32_t profile_thread_of(struct fg_drainer *d, struct fg_thread *t)
   return t->profile_thread;
 }
 
-static int64_t native_name(struct fg_drainer *d, uint64_t pc)
+/* The kernel function holding pc, from /proc/kallsyms (read at the first kernel frame). */
+static void kernel_symbol(struct fg_drainer *d, uint64_t pc, char *name, size_t len)
 {
-  uint32_t id;
-  if (fg_u64_map_get(&d->native_names, pc, &id))
-    return id;
-  char name[512];
-  fg_symbols_name(d->symbols, (uintptr_t)pc, name, sizeof name);
-  int64_t got = intern(d, name, FG_KIND_NATIVE);
-  if (got >= 0)
-    fg_u64_map_put(&d->native_names, pc, (uint32_t)got);
-  return got;
-}
-
-static int64_t kernel_name(struct fg_drainer *d, uint64_t pc)
-{
-  uint32_t id;
-  if (fg_u64_map_get(&d->native_names, pc, &id))
-    return id;
   if (!d->ksyms_read) {
     d->ksyms_read = 1;
     if (fg_ksyms_load(&d->ksyms, "/proc/kallsyms") != 0 || d->ksyms.hidden)
       fprintf(stderr, "fgagent: kernel frames are named [kernel]: /proc/kallsyms %s (kptr_restrict; "
               "root with kptr_restrict 0 or 1 shows them)\n", d->ksyms.hidden ? "shows no addresses" : "cannot be read");
   }
-  char name[256];
-  fg_ksyms_name(&d->ksyms, pc, name, sizeof name);
-  int64_t got = intern(d, name, FG_KIND_KERNEL);
+  fg_ksyms_name(&d->ksyms, pc, name, len);
+}
+
+/* The name id of a native (user or kernel) pc, looked up once per pc. */
+static int64_t pc_name(struct fg_drainer *d, uint64_t pc, enum fg_frame_kind kind)
+{
+  uint32_t id;
+  if (fg_u64_map_get(&d->native_names, pc, &id))
+    return id;
+  char name[512];
+  if (kind == FG_KIND_KERNEL)
+    kernel_symbol(d, pc, name, sizeof name);
+  else
+    fg_symbols_name(d->symbols, (uintptr_t)pc, name, sizeof name);
+  int64_t got = intern(d, name, kind);
   if (got >= 0)
     fg_u64_map_put(&d->native_names, pc, (uint32_t)got);
   return got;
@@ -98,9 +95,9 @@ int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
   struct fg_drainer *d = ctx;
   uint8_t type = fg_trace_types(tr)[i];
   if (type == FG_FRAME_NATIVE_PC)
-    return native_name(d, fg_trace_methods(tr)[i]);
+    return pc_name(d, fg_trace_methods(tr)[i], FG_KIND_NATIVE);
   if (type == FG_FRAME_KERNEL_PC)
-    return kernel_name(d, fg_trace_methods(tr)[i]);
+    return pc_name(d, fg_trace_methods(tr)[i], FG_KIND_KERNEL);
   if (type == FG_FRAME_STUB) {
     const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_trace_methods(tr)[i];
     return intern(d, stub->name[0] ? stub->name : "[stub]", FG_KIND_NATIVE);

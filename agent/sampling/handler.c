@@ -138,8 +138,8 @@ static int kernel_frames(struct fg_sampler *s, struct fg_thread *t, ASGCT_CallFr
 {
   if (!s->kstacks)
     return 0;
-  uint64_t pcs[FG_MAX_KERNEL_DEPTH];
-  int n = fg_kstacks_read(s->kstacks, t->tid, pcs, max < FG_MAX_KERNEL_DEPTH ? max : FG_MAX_KERNEL_DEPTH);
+  uint64_t pcs[FG_MAX_KERNEL_FRAMES];
+  int n = fg_kstacks_read(s->kstacks, t->tid, pcs, max < FG_MAX_KERNEL_FRAMES ? max : FG_MAX_KERNEL_FRAMES);
   for (int i = 0; i < n; i++) {
     frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
     types[i] = FG_FRAME_KERNEL_PC;
@@ -169,7 +169,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_scratch *room = scratch_for_walk(t);
   int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
   int depth = b->depth < fits ? b->depth : fits;
-  int k = kernel_frames(s, t, room->frames, room->types, FG_MAX_KERNEL_DEPTH);   /* scratch_reserve has room */
+  int k = kernel_frames(s, t, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
                                       lo, hi, room->frames + k, room->types + k);
   uint32_t flags = walk.flags;

@@ -14,9 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fg/options.h"
-
-#define FG_MAX_KERNEL_DEPTH FG_MAX_KERNEL_FRAMES
+#include "fg/options.h"   /* FG_MAX_KERNEL_FRAMES: most kernel frames a sample keeps */
 #define FG_KSTACK_SLOTS 8192   /* threads with a ring at once; later ones get no kernel frames */
 
 struct perf_event_mmap_page;

@@ -28,7 +28,7 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
   if (kernel_callchain) {   /* the kernel's part of the stack, into the ring kernel_stacks.c maps */
     attr.sample_type = PERF_SAMPLE_CALLCHAIN;
     attr.exclude_callchain_user = 1;
-    attr.sample_max_stack = FG_MAX_KERNEL_DEPTH;
+    attr.sample_max_stack = FG_MAX_KERNEL_FRAMES;
   }
 
   int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);

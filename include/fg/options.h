@@ -15,7 +15,7 @@ enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM };
 #define FG_DEFAULT_DEPTH 8192   /* a thread's walk room grows to it only when its stacks are that deep */
 #define FG_DEFAULT_RING_BYTES (4u * 1024u)   /* a page, 102 samples: 100 ms at 1 ms; the drainer is woken at half */
 #define FG_MAX_NATIVE_DEPTH 128
-#define FG_MAX_KERNEL_FRAMES 64   /* event=cpu: the kernel's part of a sample (FG_MAX_KERNEL_DEPTH) */
+#define FG_MAX_KERNEL_FRAMES 64   /* event=cpu: the kernel's part of a sample, at most */
 #define FG_MAX_RECOVERED_FRAMES 66   /* a stub and a compiled method's inlined frames */
 #define FG_DEFAULT_WALL_THREADS 64
 #define FG_TIMELINE_MAX 200000   /* samples kept in time order with timeline */

@@ -81,8 +81,8 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
   (void)sig;
   (void)info;
   (void)uc;
-  uint64_t pcs[FG_MAX_KERNEL_DEPTH];
-  int n = fg_kstacks_read(table, tid, pcs, FG_MAX_KERNEL_DEPTH);
+  uint64_t pcs[FG_MAX_KERNEL_FRAMES];
+  int n = fg_kstacks_read(table, tid, pcs, FG_MAX_KERNEL_FRAMES);
   handled++;
   if (n > 0) {
     with_frames++;
