@@ -10,26 +10,32 @@
 # Two JVM workloads: `Bench 2200 1000` (the demo's order processing, 2200 timed
 # batches, about 5 s, after 1000 untimed ones so the JIT has settled) and
 # `Bench 120000 20000 mix` (plain integer mixing, steadier: GC and JIT hardly move it).
-# Environment: ROUNDS (default 7), FLOOR_WORK (mechanism_floor rounds, default 3200000000: about 5 s),
-# JVM_MODES, FLOOR_MODES (space-separated; defaults below), OUT.
+# fgagent's own share: in the same rounds, build/floor_agent.so (scripts/bench/floor_agent.c)
+# arms fgagent's mechanism on the same JVM with an empty handler; fgagent's run / the floor's
+# run of the same round, their median and its 95% confidence interval.
+# Environment: ROUNDS (default 9), FLOOR_WORK (mechanism_floor rounds, default 3200000000: about 5 s),
+# JVM_MODES, FLOOR_MODES (space-separated; defaults below; FLOOR_MODES= runs none), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
-rounds=${ROUNDS:-7}
+rounds=${ROUNDS:-9}
 read -r -a workloads <<<"${JVM_WORK:-demo mix}"
 floor_work=${FLOOR_WORK:-3200000000}
-read -r -a jvm_modes <<<"${JVM_MODES:-none cpu-1ms cpu-1ms-nokernel cpu-60s itimer-1ms}"
-read -r -a floor_modes <<<"${FLOOR_MODES:-none perf perf-kernel posix-cpu itimer sampler perf-record}"
+read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-perf cpu-1ms-nokernel cpu-60s itimer-1ms}"
+read -r -a floor_modes <<<"${FLOOR_MODES-none perf perf-kernel posix-cpu itimer sampler perf-record}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p build
 ${CC:-gcc} -O2 -Wall -Wextra -pthread -o build/mechanism_floor scripts/bench/mechanism_floor.c
+${CC:-gcc} -O2 -Wall -Wextra -shared -fPIC -I"$java_home/include" -I"$java_home/include/linux" \
+  -o build/floor_agent.so scripts/bench/floor_agent.c
 
 agent_opts() {
   case "$1" in
+    floor-*) echo "${1#floor-},1000" ;;
     cpu-*-nocstack) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nocstack},cstack=no" ;;
     cpu-*-nokernel) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nokernel},kernel=no" ;;
     cpu-*-sched) local i=${1#cpu-}; echo "event=cpu,interval=${i%-sched},sched" ;;
@@ -50,12 +56,21 @@ bench_args() { # workload
 # jvm-WORKLOAD.
 run_jvm() { # workload mode round
   local f=jvm-$1 mode=$2 tag=jvm-$1-$2-$3 args=()
-  [ "$mode" = none ] || args+=("-agentpath:$(pwd)/build/libfgagent.so=$(agent_opts "$mode"),file=$work/$tag.collapsed,log=$work/$tag.log")
+  case "$mode" in
+    none) ;;
+    floor-*) args+=("-agentpath:$(pwd)/build/floor_agent.so=$(agent_opts "$mode")") ;;
+    *) args+=("-agentpath:$(pwd)/build/libfgagent.so=$(agent_opts "$mode"),file=$work/$tag.collapsed,log=$work/$tag.log") ;;
+  esac
   # shellcheck disable=SC2046
   "$java_home/bin/java" "${args[@]}" -cp build/java-test Bench $(bench_args "$1") >"$work/$tag.out" 2>&1
   sed -n 's/^ELAPSED_NS //p' "$work/$tag.out" >>"$work/$f-$mode.time"
   sed -n 's/^PROCESS_CPU_NS //p' "$work/$tag.out" >>"$work/$f-$mode.cpu"
   [ "$mode" = none ] && return
+  if [ "${mode#floor-}" != "$mode" ]; then   # signals per second of the process's CPU
+    awk '/^FLOOR_SIGNALS/ {s = $2} /^PROCESS_CPU_NS/ {c = $2} END {print (c > 0 ? s / (c / 1e9) : 0)}' \
+      "$work/$tag.out" >>"$work/$f-$mode.rate"
+    return
+  fi
   sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$tag.log" >>"$work/$f-$mode.rate"
   sed -n 's/.*fgagent.s own threads* used \([0-9.]*\) s CPU.*/\1/p' "$work/$tag.log" >>"$work/$f-$mode.own"
 }
@@ -108,6 +123,40 @@ cpu_ratio() { # family mode
   awk -v a="$(median "$work/$1-$2.cpu")" -v b="$(median "$work/$1-none.cpu")" 'BEGIN {printf "%.3f", a / b}'
 }
 
+# The median of a file's values with its 95% confidence interval from order statistics:
+# [x(k), x(n+1-k)] for the largest k with P(Binomial(n, 1/2) < k) <= 2.5%.
+median_ci() { # file
+  sort -g "$1" | awk '{v[NR] = $1}
+    END {
+      n = NR; k = 1; below = 0; c = 1   # c = C(n, i), below = P(B < k)
+      for (i = 0; i < n; i++) {
+        if (below + c / 2 ^ n > 0.025) break
+        below += c / 2 ^ n; c = c * (n - i) / (i + 1); k = i + 1
+      }
+      if (k < 1) k = 1
+      m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+      printf "%.4f | %.4f .. %.4f", m, v[k], v[n + 1 - k]
+    }'
+}
+
+# fgagent's run / the floor agent's run of the same round, for time and process CPU.
+share_line() { # family mode floor-mode
+  local f=$1 m=$2 b=$3
+  paste "$work/$f-$m.time" "$work/$f-$b.time" | awk '{print $1 / $2}' >"$work/$f-$m-over-$b.time.ratios"
+  paste "$work/$f-$m.cpu" "$work/$f-$b.cpu" | awk '{print $1 / $2}' >"$work/$f-$m-over-$b.cpu.ratios"
+  echo "$(median_ci "$work/$f-$m-over-$b.time.ratios") | $(median_ci "$work/$f-$m-over-$b.cpu.ratios")"
+}
+
+has_mode() { local m; for m in "${jvm_modes[@]}"; do [ "$m" = "$1" ] && return 0; done; return 1; }
+
+mode_label() {
+  case "$1" in
+    floor-perf) echo "floor agent: perf cpu-clock per thread, SIGPROF to an empty handler" ;;
+    floor-perf-kernel) echo "floor agent: perf cpu-clock per thread with the kernel callchain ring, empty handler" ;;
+    *) echo "\`$(agent_opts "$1")\`" ;;
+  esac
+}
+
 mkdir -p results
 {
   echo "# Overhead of fgagent, end to end"
@@ -130,38 +179,61 @@ mkdir -p results
     echo "|---|---|---|---|---|---|"
     for m in "${jvm_modes[@]}"; do
       [ "$m" = none ] && continue
-      echo "| \`$(agent_opts "$m")\` | $(ratio_line "jvm-$w" "$m") | $(cpu_ratio "jvm-$w" "$m") | $(median "$work/jvm-$w-$m.rate" | awk '{if ($1 == "nan") print "-"; else printf "%.0f", $1}') | $(median "$work/jvm-$w-$m.own") s |"
+      own=-
+      [ -s "$work/jvm-$w-$m.own" ] && own="$(median "$work/jvm-$w-$m.own") s"
+      echo "| $(mode_label "$m") | $(ratio_line "jvm-$w" "$m") | $(cpu_ratio "jvm-$w" "$m") | $(median "$work/jvm-$w-$m.rate" | awk '{if ($1 == "nan") print "-"; else printf "%.0f", $1}') | $own |"
     done
     echo
+    if has_mode floor-perf-kernel || has_mode floor-perf; then
+      echo "fgagent's own share: each round's fgagent run / that round's floor agent run (the same"
+      echo "mechanism on the same JVM with an empty handler), the median of those ratios and its 95%"
+      echo "confidence interval (order statistics of $rounds rounds)."
+      echo
+      echo "| fgagent / floor | work time | 95% interval | process CPU | 95% interval |"
+      echo "|---|---|---|---|---|"
+      for pair in cpu-1ms:floor-perf-kernel cpu-1ms-nokernel:floor-perf; do
+        has_mode "${pair%%:*}" && has_mode "${pair#*:}" &&
+          echo "| \`$(agent_opts "${pair%%:*}")\` / ${pair#*:} | $(share_line "jvm-$w" "${pair%%:*}" "${pair#*:}") |"
+      done
+      echo
+    fi
   done
-  echo "## The floor of each mechanism (an empty handler)"
-  echo
-  echo "\`build/mechanism_floor MODE 1000 $floor_work\` (scripts/bench/mechanism_floor.c): xorshift on one"
-  echo "thread, about $(awk '{s+=$1} END {printf "%.1f", s/NR/1e9}' "$work/floor-none.time") s; 1 ms asked of every mechanism."
-  echo
-  echo "| mechanism | ratio | per-round | process CPU | signals per CPU-second | sampler thread CPU |"
-  echo "|---|---|---|---|---|---|"
-  for m in "${floor_modes[@]}"; do
-    [ "$m" = none ] && continue
-    case "$m" in
-      perf) what="perf_events cpu-clock per thread, SIGPROF to it (fgagent's \`event=cpu\`)" ;;
-      perf-kernel) what="the same, recording the kernel callchain into a ring the handler reads" ;;
-      posix-cpu) what="\`timer_create(CLOCK_THREAD_CPUTIME_ID)\` per thread" ;;
-      itimer) what="\`setitimer(ITIMER_PROF)\`" ;;
-      sampler) what="a sampler thread: wakes every 1 ms, tgkill()s the worker per 1 ms of its CPU" ;;
-      perf-record) what="\`perf record -e cpu-clock -c 1000000\` (reference: no signal, no handler)" ;;
-      *) what=$m ;;
-    esac
-    rate=$(median "$work/floor-$m.rate" | awk '{printf "%.0f", $1}')
-    own=$(median "$work/floor-$m.own" | awk '{if ($1 > 0) printf "%.3f s", $1 / 1e9}')
-    echo "| $what | $(ratio_line floor "$m") | $(cpu_ratio floor "$m") | $rate | $own |"
-  done
-  echo
+  if [ ${#floor_modes[@]} -gt 0 ]; then
+    echo "## The floor of each mechanism (an empty handler)"
+    echo
+    echo "\`build/mechanism_floor MODE 1000 $floor_work\` (scripts/bench/mechanism_floor.c): xorshift on one"
+    echo "thread, about $(awk '{s+=$1} END {printf "%.1f", s/NR/1e9}' "$work/floor-none.time") s; 1 ms asked of every mechanism."
+    echo
+    echo "| mechanism | ratio | per-round | process CPU | signals per CPU-second | sampler thread CPU |"
+    echo "|---|---|---|---|---|---|"
+    for m in "${floor_modes[@]}"; do
+      [ "$m" = none ] && continue
+      case "$m" in
+        perf) what="perf_events cpu-clock per thread, SIGPROF to it (fgagent's \`event=cpu\`)" ;;
+        perf-kernel) what="the same, recording the kernel callchain into a ring the handler reads" ;;
+        posix-cpu) what="\`timer_create(CLOCK_THREAD_CPUTIME_ID)\` per thread" ;;
+        itimer) what="\`setitimer(ITIMER_PROF)\`" ;;
+        sampler) what="a sampler thread: wakes every 1 ms, tgkill()s the worker per 1 ms of its CPU" ;;
+        perf-record) what="\`perf record -e cpu-clock -c 1000000\` (reference: no signal, no handler)" ;;
+        *) what=$m ;;
+      esac
+      rate=$(median "$work/floor-$m.rate" | awk '{printf "%.0f", $1}')
+      own=$(median "$work/floor-$m.own" | awk '{if ($1 > 0) printf "%.3f s", $1 / 1e9}')
+      echo "| $what | $(ratio_line floor "$m") | $(cpu_ratio floor "$m") | $rate | $own |"
+    done
+    echo
+  fi
   echo "Every run's work time in ns, by round:"
   echo
   for w in "${workloads[@]}"; do
     for m in "${jvm_modes[@]}"; do echo "- JVM $w $m: $(tr '\n' ' ' <"$work/jvm-$w-$m.time")"; done
   done
   for m in "${floor_modes[@]}"; do echo "- floor $m: $(tr '\n' ' ' <"$work/floor-$m.time")"; done
+  echo
+  echo "Every JVM run's process CPU in ns, by round:"
+  echo
+  for w in "${workloads[@]}"; do
+    for m in "${jvm_modes[@]}"; do echo "- JVM $w $m: $(tr '\n' ' ' <"$work/jvm-$w-$m.cpu")"; done
+  done
 } >"$out"
 cat "$out"

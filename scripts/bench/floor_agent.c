@@ -1,0 +1,196 @@
+/* The floor of fgagent's event=cpu inside a JVM: a JVMTI agent that arms the
+ * same per-thread perf_events cpu-clock counter on every thread of the JVM
+ * (the ones there at VMInit, then each Java thread as it starts) and sends its
+ * overflow as SIGPROF to an empty handler. With "perf-kernel" each counter
+ * also records the kernel's callchain into a ring the handler empties, as
+ * fgagent's kernel frames do. No walk, no buffer, no drainer, no JVMTI events
+ * beyond these two: fgagent's runs minus this agent's are what fgagent itself
+ * costs above the mechanism it stands on. A thread id is armed once: a
+ * reused one is not armed again (the benchmark's workloads keep their threads).
+ *   java -agentpath:build/floor_agent.so=perf|perf-kernel[,INTERVAL_US] ...
+ * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <jvmti.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SLOTS 4096   /* tid -> kernel ring; a power of two */
+#define RING_PAGES 1 /* data pages of a kernel ring, as fgagent maps */
+
+struct slot {
+  _Atomic int tid;
+  struct perf_event_mmap_page *_Atomic ring;
+};
+
+static struct slot slots[SLOTS];
+static atomic_long signals, threads;
+static uint64_t interval_ns = 1000000;
+static int with_kernel;
+static size_t page;
+static __thread int my_tid;
+
+/* tid's slot, or NULL when it has none. */
+static struct slot *slot_of(int tid)
+{
+  for (uint32_t i = (uint32_t)tid * 2654435761u % SLOTS, n = 0; n < SLOTS; n++, i = (i + 1) % SLOTS) {
+    int t = atomic_load_explicit(&slots[i].tid, memory_order_acquire);
+    if (t == tid)
+      return &slots[i];
+    if (t == 0)
+      return NULL;
+  }
+  return NULL;
+}
+
+static void remember(int tid, struct perf_event_mmap_page *ring)
+{
+  for (uint32_t i = (uint32_t)tid * 2654435761u % SLOTS, n = 0; n < SLOTS; n++, i = (i + 1) % SLOTS) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&slots[i].tid, &expected, tid) || expected == tid) {
+      atomic_store_explicit(&slots[i].ring, ring, memory_order_release);
+      return;
+    }
+  }
+}
+
+/* What fgagent's handler does with the ring, minus keeping the frames. */
+static void empty_ring(struct perf_event_mmap_page *ring)
+{
+  uint64_t head = __atomic_load_n(&ring->data_head, __ATOMIC_ACQUIRE);
+  __atomic_store_n(&ring->data_tail, head, __ATOMIC_RELEASE);
+}
+
+static void on_sigprof(int sig, siginfo_t *info, void *uc)
+{
+  (void)sig;
+  (void)info;
+  (void)uc;
+  atomic_fetch_add_explicit(&signals, 1, memory_order_relaxed);
+  if (!with_kernel)
+    return;
+  if (!my_tid)
+    my_tid = (int)syscall(SYS_gettid);
+  struct slot *s = slot_of(my_tid);
+  struct perf_event_mmap_page *ring = s ? atomic_load_explicit(&s->ring, memory_order_acquire) : NULL;
+  if (ring)
+    empty_ring(ring);
+}
+
+static void arm(int tid)
+{
+  if (slot_of(tid))   /* armed at VMInit already */
+    return;
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_period = interval_ns;
+  a.disabled = 1;
+  a.wakeup_events = 1;
+  a.exclude_hv = 1;
+  if (with_kernel) {
+    a.sample_type = PERF_SAMPLE_CALLCHAIN;
+    a.exclude_callchain_user = 1;
+    a.sample_max_stack = 64;
+  }
+  int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    return;   /* the thread may have ended */
+  struct perf_event_mmap_page *ring = NULL;
+  if (with_kernel) {
+    ring = mmap(NULL, page * (1 + RING_PAGES), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring == MAP_FAILED) {
+      close(fd);
+      return;
+    }
+  }
+  remember(tid, ring);
+  struct f_owner_ex owner = {F_OWNER_TID, tid};
+  fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK);
+  fcntl(fd, F_SETSIG, SIGPROF);
+  fcntl(fd, F_SETOWN_EX, &owner);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  atomic_fetch_add(&threads, 1);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+  (void)jvmti;
+  (void)jni;
+  (void)thread;
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL)
+    if (atoi(e->d_name) > 0)
+      arm(atoi(e->d_name));
+  if (d)
+    closedir(d);
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+  (void)jvmti;
+  (void)jni;
+  (void)thread;
+  arm((int)syscall(SYS_gettid));
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+  (void)jvmti;
+  (void)jni;
+  struct sigaction ignore;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;   /* never the default: that would end the JVM */
+  sigaction(SIGPROF, &ignore, NULL);
+  fprintf(stderr, "FLOOR_SIGNALS %ld\nFLOOR_THREADS %ld\n", atomic_load(&signals), atomic_load(&threads));
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+  (void)reserved;
+  const char *o = options ? options : "";
+  if (strncmp(o, "perf-kernel", 11) == 0)
+    with_kernel = 1;
+  else if (strncmp(o, "perf", 4) != 0) {
+    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US]\n", o);
+    return JNI_ERR;
+  }
+  const char *comma = strchr(o, ',');
+  if (comma)
+    interval_ns = strtoull(comma + 1, NULL, 10) * 1000u;
+  page = (size_t)sysconf(_SC_PAGESIZE);
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigprof;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPROF, &sa, NULL);
+
+  jvmtiEnv *jvmti;
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)
+    return JNI_ERR;
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.ThreadStart = on_thread_start;
+  cb.VMDeath = on_vm_death;
+  (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
+  (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
+  (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, NULL);
+  (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
+  return JNI_OK;
+}
