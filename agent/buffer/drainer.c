@@ -150,6 +150,10 @@ static void add_repeats(struct fg_drainer *d)
   fg_drainer_count_joined(d);
   st->wall_signals = atomic_load(&d->wall->signals) - d->wall_signals_before;
   st->wall_repeats = atomic_load(&d->wall->repeats_taken) - d->wall_repeats_before;
+  uint64_t lost = atomic_load(&d->wall->repeats_lost);   /* ticks the ring had no room for */
+  st->taken += lost - d->wall_repeats_lost_counted;
+  st->repeats_lost += lost - d->wall_repeats_lost_counted;
+  d->wall_repeats_lost_counted = lost;
   st->wall_per_tick = (uint64_t)d->wall->per_tick;
 }
 

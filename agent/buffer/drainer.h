@@ -57,6 +57,7 @@ struct fg_drainer {
   uint64_t pool_no_slot;       /* pool records' samples with no thread name: lost */
   uint64_t no_slot_before;     /* the foreign table's no_slot when this profile began */
   uint64_t wall_signals_before, wall_repeats_before, wall_joined_counted;   /* the wall sampler's, likewise */
+  uint64_t wall_repeats_lost_counted;   /* its lost repeats already counted */
   uint64_t interval_start_ns;  /* loop=: when this interval began */
   uint64_t paused_counted;     /* the sampler's paused signals already counted */
   struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */

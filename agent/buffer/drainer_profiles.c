@@ -35,6 +35,7 @@ static int forget_profile(struct fg_drainer *d)
   if (d->wall) {
     d->wall_signals_before = atomic_load(&d->wall->signals);
     d->wall_repeats_before = atomic_load(&d->wall->repeats_taken);
+    d->wall_repeats_lost_counted = atomic_load(&d->wall->repeats_lost);
   }
   /* every record's samples go to a thread of the new profile */
   pthread_mutex_lock(&d->registry->lock);
@@ -60,7 +61,7 @@ int fg_drainer_reset(struct fg_drainer *d, JNIEnv *jni)
   d->closing = d->closed = d->signal_lost = 0;
   atomic_store(&d->stop, 0);
   d->wall = NULL;   /* a new wall sampler, if any, counts from 0 */
-  d->wall_signals_before = d->wall_repeats_before = d->wall_joined_counted = 0;
+  d->wall_signals_before = d->wall_repeats_before = d->wall_joined_counted = d->wall_repeats_lost_counted = 0;
   return forget_profile(d);
 }
 

@@ -198,6 +198,7 @@ static void fill_stats(struct fg_agent *a)
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;
   }
   snprintf(s->event_detail, sizeof s->event_detail, "%s", a->timer.detail);
+  s->kernel_no_ring = a->timer.kstacks ? atomic_load(&a->timer.kstacks->no_slot) : 0;
 }
 
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)

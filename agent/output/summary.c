@@ -142,6 +142,10 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
               (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9,
               pct(s->handler_ns, s->cpu_ns)) < 0)
     return -1;
+  if (s->kernel_no_ring &&
+      fprintf(out, "  kernel frames:     none for %" PRIu64 " threads (no ring for them: the table of "
+                   "rings was full, or mapping one failed)\n", s->kernel_no_ring) < 0)
+    return -1;
   if (s->event[0] && print_backoff(out, s) != 0)
     return -1;
   if (fprintf(out, "  signals taken:     %" PRIu64 "\n"
@@ -177,6 +181,10 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "    back-off:        %" PRIu64 " (skipped signals whose thread ended before its next sample)\n",
               s->no_jnienv, pct(s->no_jnienv, stored), lost, pct(lost, s->taken), s->overruns,
               s->no_slot, s->skipped_lost) < 0)
+    return -1;
+  if (s->repeats_lost &&
+      fprintf(out, "    repeat ring:     %" PRIu64 " (event=wall: idle threads' ticks the sampler's ring "
+                   "had no room for)\n", s->repeats_lost) < 0)
     return -1;
   if (s->paused_lost &&
       fprintf(out, "    loop switch:     %" PRIu64 " (signals while loop= switched to the next interval)\n",

@@ -26,6 +26,7 @@ struct fg_stats {
   uint64_t no_slot;                        /* lost: no slot left for a thread with no JNIEnv */
   uint64_t skipped_lost;                   /* lost: skipped by the back-off, thread ended before its next sample */
   uint64_t paused_lost;                    /* lost: signals while loop= switched intervals */
+  uint64_t repeats_lost;                   /* lost: event=wall, an idle thread's repeat the ring had no room for */
   uint64_t skipped;                        /* signals the back-off skipped (stored as weight or lost) */
   uint64_t depth_cuts;                     /* times a thread's walk depth was halved by the time budget */
   uint64_t budget_cut;                     /* stored samples whose walk the time budget cut short */
@@ -37,6 +38,7 @@ struct fg_stats {
   uint64_t wall_repeats;                   /* event=wall: idle threads counted again, not woken */
   uint64_t wall_joined;                    /* event=wall: ticks added to a pending signal's sample */
   uint64_t wall_per_tick;                  /* event=wall: most threads looked at per tick */
+  uint64_t kernel_no_ring;                 /* event=cpu: threads given no kernel-frame ring (table full, mmap refused) */
 
   uint64_t interval_ns;                    /* asked */
   uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling
@@ -87,7 +89,7 @@ static inline uint64_t fg_stats_ns_per_sample(const struct fg_stats *s)
 
 static inline uint64_t fg_stats_lost(const struct fg_stats *s)
 {
-  return s->overruns + s->refused + s->no_slot + s->skipped_lost + s->paused_lost;
+  return s->overruns + s->refused + s->no_slot + s->skipped_lost + s->paused_lost + s->repeats_lost;
 }
 
 #endif

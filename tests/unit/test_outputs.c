@@ -335,6 +335,21 @@ static void summary_accounts_for_every_signal(void **state)
     "accounting:        taken 1002 = stored 980 + lost 22: OK",
   };
   expect_all(text, backoff, sizeof backoff / sizeof backoff[0]);
+  assert_null(strstr(text, "repeat ring:"));   /* said only when something was lost there */
+  assert_null(strstr(text, "kernel frames:"));
+  free(text);
+  /* event=wall's repeats the sampler's ring had no room for are lost ticks */
+  s.repeats_lost = 7;
+  s.taken = 1009;
+  s.kernel_no_ring = 4;
+  CAPTURE(text, fg_write_summary(out, &s));
+  static const char *const more[] = {
+    "repeat ring:     7 (event=wall: idle threads' ticks the sampler's ring had no room for)",
+    "samples lost:      29 (2.87%)",
+    "kernel frames:     none for 4 threads",
+    "accounting:        taken 1009 = stored 980 + lost 29: OK",
+  };
+  expect_all(text, more, sizeof more / sizeof more[0]);
   free(text);
 }
 
