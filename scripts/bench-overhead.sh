@@ -161,7 +161,8 @@ mkdir -p results
 {
   echo "# Overhead of fgagent, end to end"
   echo
-  echo "Measured by \`scripts/bench-overhead.sh\` (\`make bench\`) on $(date -u +%Y-%m-%d), $(nproc) cores,"
+  echo "Measured by \`scripts/bench-overhead.sh\` on $(date -u +%Y-%m-%d) (JVM_WORK=\"${workloads[*]}\""
+  echo "JVM_MODES=\"${jvm_modes[*]}\" FLOOR_MODES=\"${floor_modes[*]}\"), $(nproc) cores,"
   echo "kernel $(uname -r), $("$java_home/bin/java" -version 2>&1 | head -n 1)."
   echo "Fixed work timed by the workload itself, $rounds rounds, every configuration once per round in"
   echo "rotated order. *Ratio*: median work time / median work time with nothing; *per-round*: the"

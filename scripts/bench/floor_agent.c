@@ -38,7 +38,7 @@ static atomic_long signals, threads;
 static uint64_t interval_ns = 1000000;
 static int with_kernel;
 static size_t page;
-static __thread int my_tid;
+static __thread int my_tid __attribute__((tls_model("initial-exec")));   /* no malloc in the handler */
 
 /* tid's slot, or NULL when it has none. */
 static struct slot *slot_of(int tid)
