@@ -4,9 +4,10 @@
  * overflow as SIGPROF to an empty handler. With "perf-kernel" each counter
  * also records the kernel's callchain into a ring the handler empties, as
  * fgagent's kernel frames do. No walk, no buffer, no drainer, no JVMTI events
- * beyond these two: fgagent's runs minus this agent's are what fgagent itself
- * costs above the mechanism it stands on. A thread id is armed once: a
- * reused one is not armed again (the benchmark's workloads keep their threads).
+ * but VMInit, ThreadStart and VMDeath: fgagent's runs minus this agent's are
+ * what fgagent itself costs above the mechanism it stands on. A thread id is
+ * armed once: a reused one is not armed again (the benchmark's workloads keep
+ * their threads).
  *   java -agentpath:build/floor_agent.so=perf|perf-kernel[,INTERVAL_US] ...
  * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n. */
 #define _GNU_SOURCE
