@@ -12,19 +12,13 @@
  * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <fcntl.h>
 #include <jvmti.h>
-#include <linux/perf_event.h>
-#include <signal.h>
 #include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+
+#include "perf_counter.h"
 
 #define SLOTS 4096   /* tid -> kernel ring; a power of two */
 #define RING_PAGES 1 /* data pages of a kernel ring, as fgagent maps */
@@ -92,21 +86,7 @@ static void arm(int tid)
 {
   if (slot_of(tid))   /* armed at VMInit already */
     return;
-  struct perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.sample_period = interval_ns;
-  a.disabled = 1;
-  a.wakeup_events = 1;
-  a.exclude_hv = 1;
-  if (with_kernel) {
-    a.sample_type = PERF_SAMPLE_CALLCHAIN;
-    a.exclude_callchain_user = 1;
-    a.sample_max_stack = 64;
-  }
-  int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int fd = floor_perf_open(tid, interval_ns, with_kernel);
   if (fd < 0)
     return;   /* the thread may have ended */
   struct perf_event_mmap_page *ring = NULL;
@@ -118,12 +98,8 @@ static void arm(int tid)
     }
   }
   remember(tid, ring);
-  struct f_owner_ex owner = {F_OWNER_TID, tid};
-  fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK);
-  fcntl(fd, F_SETSIG, SIGPROF);
-  fcntl(fd, F_SETOWN_EX, &owner);
-  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-  atomic_fetch_add(&threads, 1);
+  if (floor_perf_start(fd, tid) == 0)
+    atomic_fetch_add(&threads, 1);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)

@@ -15,8 +15,6 @@
  *               clock and tgkill()s it once per interval of CPU it used
  * Prints: WORK_NS, CPU_NS (the worker's), SIGNALS, SAMPLER_CPU_NS, PROCESS_CPU_NS. */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -30,6 +28,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "perf_counter.h"
 
 static atomic_long signals;
 static struct perf_event_mmap_page *ring;   /* perf-kernel: the worker's */
@@ -79,19 +79,8 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
 
 static int open_perf(int with_callchain)
 {
-  struct perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.sample_period = interval_ns;
-  a.wakeup_events = 1;
-  a.exclude_hv = 1;
-  if (with_callchain) {
-    a.sample_type = PERF_SAMPLE_CALLCHAIN;
-    a.exclude_callchain_user = 1;
-  }
-  int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int tid = (int)syscall(SYS_gettid);
+  int fd = floor_perf_open(tid, interval_ns, with_callchain);
   if (fd < 0) {
     perror("perf_event_open");
     exit(2);
@@ -105,10 +94,10 @@ static int open_perf(int with_callchain)
       exit(2);
     }
   }
-  struct f_owner_ex owner = {F_OWNER_TID, (int)syscall(SYS_gettid)};
-  fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK);
-  fcntl(fd, F_SETSIG, SIGPROF);
-  fcntl(fd, F_SETOWN_EX, &owner);
+  if (floor_perf_start(fd, tid) != 0) {
+    perror("perf_event signal");
+    exit(2);
+  }
   return fd;
 }
 
