@@ -10,6 +10,7 @@
 # Two JVM workloads: `Bench 2200 1000` (the demo's order processing, 2200 timed
 # batches, about 5 s, after 1000 untimed ones so the JIT has settled) and
 # `Bench 120000 20000 mix` (plain integer mixing, steadier: GC and JIT hardly move it).
+# JVM_WORK=deep: the same mixing under a hundred recursive frames (what deep stacks cost).
 # fgagent's own share: in the same rounds, build/floor_agent.so (scripts/bench/floor_agent.c)
 # arms fgagent's mechanism on the same JVM with an empty handler; fgagent's run / the floor's
 # run of the same round, their median and its 95% confidence interval.
@@ -49,6 +50,7 @@ bench_args() { # workload
   case "$1" in
     demo) echo "2200 1000" ;;
     mix) echo "120000 20000 mix" ;;
+    deep) echo "120000 20000 deep" ;;
   esac
 }
 

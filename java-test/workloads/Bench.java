@@ -11,23 +11,34 @@
  *   PROCESS_CPU_NS 5012345678
  * With KIND mix, a batch is one Work.mix unit instead (20 000 integer mixing
  * steps, no allocation): a steadier workload, its time hardly moved by GC or JIT.
- * Run: Bench BATCHES [WARMUP] [demo|mix]
+ * With KIND deep, the same unit runs under DEPTH (100) calls of a recursive
+ * method: steady work whose every sample is a stack over a hundred frames deep.
+ * Run: Bench BATCHES [WARMUP] [demo|mix|deep]
  */
 public final class Bench {
+  static final int DEPTH = 100;
+
+  /* Work.mix at the bottom of depth more frames of this method. */
+  static long down(int depth, long s) {
+    return depth == 0 ? Work.mix(s, 1) : down(depth - 1, s) + 1;
+  }
+
   public static void main(String[] args) {
     int batches = Integer.parseInt(args[0]);
     int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 0;
-    boolean mix = args.length > 2 && args[2].equals("mix");
+    String kind = args.length > 2 ? args[2] : "demo";
+    boolean deep = kind.equals("deep");
+    boolean mix = deep || kind.equals("mix");
     long w = 0;
     for (int i = 0; i < warmup; i++)
-      w += mix ? Work.mix(w, 1) : Demo.batch(i);
+      w += deep ? down(DEPTH, w) : mix ? Work.mix(w, 1) : Demo.batch(i);
     Work.sink = w;
     long c0 = Work.threadCpuNanos();
     long t0 = System.nanoTime();
     long s = 0;
     for (int i = 0; i < batches; i++) {
       if (mix) {
-        s = Work.mix(s, 1);
+        s = deep ? down(DEPTH, s) : Work.mix(s, 1);
         continue;
       }
       s += Demo.batch(i);
