@@ -27,6 +27,10 @@ public final class Bench {
     int batches = Integer.parseInt(args[0]);
     int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 0;
     String kind = args.length > 2 ? args[2] : "demo";
+    if (!kind.equals("demo") && !kind.equals("mix") && !kind.equals("deep")) {
+      System.err.println("Bench: KIND '" + kind + "' is not known; accepted: demo, mix, deep");
+      System.exit(2);
+    }
     boolean deep = kind.equals("deep");
     boolean mix = deep || kind.equals("mix");
     long w = 0;
