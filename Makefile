@@ -33,7 +33,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-busy stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-busy stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -51,6 +51,7 @@ help:
 	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make bench-storage  the trace table on 1M samples, memory at 1000 threads, writes results/storage.md"
+	@echo "make bench-walk   the walker and the trace table by stack depth, no JVM, writes results/walk.md"
 	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
@@ -147,6 +148,11 @@ build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
 
+# The walker and the trace table timed on a synthetic deep stack (scripts/bench-walk.sh).
+build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
+	@mkdir -p build
+	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $< $(VM_WALKER_OBJ) build/libfgcore.a -lunwind -lm
+
 # The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
              -Iinclude -Iagent/output -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
@@ -213,6 +219,9 @@ bench-convert: deps cli
 
 bench-storage: deps lib java build/bench_storage
 	@bash scripts/bench-storage.sh
+
+bench-walk: deps build/bench_walk
+	@bash scripts/bench-walk.sh
 
 stress: deps lib java
 	@bash scripts/stress.sh

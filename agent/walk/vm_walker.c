@@ -20,6 +20,22 @@
  * the caller's, right for AsyncGetCallTrace to go on from */
 enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
 
+/* A pc's compiled method and the frames of its first debug record at or
+ * above it, as looked up once in this walk: a deep stack returns to the same
+ * few pcs again and again (recursion), and each costs a code map lookup and
+ * a binary search of the method's records otherwise. */
+#define MEMO_SLOTS 8
+struct memo {
+  uintptr_t pc;
+  const struct fg_code_blob *m;
+  jmethodID id;                     /* m's method as it was read then */
+  const jmethodID *methods;         /* the frames of m's first record at or above pc, innermost first */
+  const jint *bcis;
+  uint32_t count;                   /* 0: no record there */
+  int exact;                        /* that record is at pc itself: pc is a Java call's return address */
+  int own;                          /* its outermost frame is m's method */
+};
+
 struct walk {
   const struct fg_walker *w;
   struct fg_bounds b;
@@ -28,7 +44,31 @@ struct walk {
   int n, room;
   int java_call;   /* the frame just read was a Java method's: its caller is at a Java call */
   const struct fg_top_regs *top;   /* the interrupted frame's scratch registers, or NULL */
+  struct memo memo[MEMO_SLOTS];      /* pc 0: empty (no code is there) */
 };
+
+/* What is known of pc, a pc in the code cache: the compiled method holding
+ * it (m NULL when none does), the frames of its first record at or above pc
+ * (count 0: none) and whether that record is at pc itself (HotSpot records
+ * debug info at the return address of every Java call). */
+static const struct memo *method_at(struct walk *k, uintptr_t pc)
+{
+  struct memo *e = &k->memo[(pc ^ (pc >> 7)) % MEMO_SLOTS];
+  if (e->pc != pc || !pc) {
+    const struct fg_code_blob *m = fg_code_map_find(&k->w->code->methods, pc);
+    int at = m ? fg_pc_scopes_at_or_above(m->scopes, pc) : -1;
+    *e = (struct memo){.pc = pc, .m = m, .id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL};
+    if (at >= 0) {
+      const struct fg_pc_scopes *s = m->scopes;
+      e->methods = s->methods + s->start[at];
+      e->bcis = s->bcis + s->start[at];
+      e->count = s->start[at + 1] - s->start[at];
+      e->exact = s->pc[at] == pc;
+      e->own = e->count && e->methods[e->count - 1] == e->id;
+    }
+  }
+  return e;
+}
 
 static void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
 {
@@ -63,14 +103,6 @@ static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stac
 
 static int is_interpreter(const struct fg_code_blob *s);
 
-/* Whether pc is the return address of a Java call in compiled method m:
- * HotSpot records debug info at exactly that pc for every such call. */
-static int at_call_record(const struct fg_code_blob *m, uintptr_t pc)
-{
-  int at = fg_pc_scopes_at_or_above(m->scopes, pc);
-  return at >= 0 && m->scopes->pc[at] == pc;
-}
-
 /* The bci of an interpreted frame of method e whose bcp slot holds bcp:
  * NATIVE_BCI for a native method; 0 when bcp is outside its bytecodes. */
 static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
@@ -88,16 +120,16 @@ static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
  * without walking on: a compiled method with a debug record at exactly that
  * return address, the call stub's return address, or the interpreter with
  * a known Method* and a bcp inside its bytecodes at rbp. */
-static int at_java_call(const struct walk *k, const struct fg_regs *r)
+static int at_java_call(struct walk *k, const struct fg_regs *r)
 {
   const struct fg_code_map *code = k->w->code;
   if (!fg_code_map_contains(code, r->pc))
     return 0;
   if (r->pc == k->w->vm->call_stub_return)
     return 1;
-  const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
-  if (m)
-    return atomic_load_explicit(&m->method, memory_order_relaxed) && at_call_record(m, r->pc);
+  const struct memo *c = method_at(k, r->pc);
+  if (c->m)
+    return c->id && c->exact;
   const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
   uintptr_t method, bcp;
   if (!s || !is_interpreter(s) || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
@@ -110,10 +142,10 @@ static int at_java_call(const struct walk *k, const struct fg_regs *r)
 
 /* Code in the code cache that no entry holds: a method whose
  * CompiledMethodLoad has not come yet, which may be a true caller. */
-static int unknown_code(const struct walk *k, uintptr_t pc)
+static int unknown_code(struct walk *k, uintptr_t pc)
 {
   const struct fg_code_map *code = k->w->code;
-  return fg_code_map_contains(code, pc) && !fg_code_map_find(&code->methods, pc) && !fg_code_map_find(&code->stubs, pc);
+  return fg_code_map_contains(code, pc) && !method_at(k, pc)->m && !fg_code_map_find(&code->stubs, pc);
 }
 
 /* The interrupted compiled frame's caller. In the body, C2's intrinsics for
@@ -124,7 +156,7 @@ static int unknown_code(const struct walk *k, uintptr_t pc)
  * word that passes for one would have to be a return address with a debug
  * record of its own). Otherwise the first answer stands and the next frame
  * decides. */
-static int pop_top_compiled(const struct walk *k, const struct fg_code_blob *m, struct fg_regs *r)
+static int pop_top_compiled(struct walk *k, const struct fg_code_blob *m, struct fg_regs *r)
 {
   struct fg_regs first = *r;
   if (!fg_pop_method(m, k->b, &first)) {
@@ -151,21 +183,34 @@ static int pop_top_compiled(const struct walk *k, const struct fg_code_blob *m, 
   return 1;
 }
 
-/* A compiled method's frame: its own and its inlined frames at pc, then
- * the caller's registers. */
-static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jmethodID id, int top,
-                                struct fg_regs *r)
+/* The frames a caller's memo holds, as many as there is room for. */
+static int call_scopes(struct walk *k, const struct memo *call)
 {
+  int n = k->room - k->n < (int)call->count ? k->room - k->n : (int)call->count;
+  for (int i = 0; i < n; i++)
+    k->f[k->n + i] = (ASGCT_CallFrame){call->bcis[i], call->methods[i]};
+  return n;
+}
+
+/* A compiled method's frame: its own and its inlined frames at pc, then
+ * the caller's registers. call: what method_at knows of a caller's pc; NULL
+ * for the interrupted frame. */
+static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jmethodID id,
+                                const struct memo *call, struct fg_regs *r)
+{
+  int top = call == NULL;
   /* A caller stopped at a Java call: HotSpot records debug info at every
    * such call's return address (leaf calls to stubs and the VM have none).
    * A pc with no record of its own is no return address: the callee's frame
    * was popped by a wrong size (C2's intrinsics for String.compareTo and
    * StringUTF16.compress push and pop registers inside the body, so sp +
    * frame size is off while they run). Fail rather than guess on. */
-  if (!top && k->java_call && m->scopes && !at_call_record(m, r->pc))
+  if (!top && k->java_call && m->scopes && !call->exact)
     return STEP_FAIL;
-  int got = fg_walk_scopes_at(m, top ? r->pc + 1 : r->pc, k->f + k->n, k->types + k->n, k->room - k->n);
-  if (got > 0 && k->f[k->n + got - 1].method_id != id && k->n + got < k->room)
+  int got = top ? fg_walk_scopes_at(m, r->pc + 1, k->f + k->n, k->types + k->n, k->room - k->n)
+                : call_scopes(k, call);
+  int own = top ? got > 0 && k->f[k->n + got - 1].method_id == id : call->own;
+  if (got > 0 && !own && k->n + got < k->room)
     return STEP_FAIL;   /* a record that does not end in the method itself */
   if (got <= 0) {
     if (!m->scopes)
@@ -268,7 +313,7 @@ static int in_ic_stub(uintptr_t pc)
  * address is in rax or, once stored back, at rsp. Either is taken only when
  * it is the return address of a Java call (a debug record at exactly that
  * pc) and r13 is above sp by no more than the interpreter's arguments. */
-static int pop_c2i_tail(const struct walk *k, struct fg_regs *r)
+static int pop_c2i_tail(struct walk *k, struct fg_regs *r)
 {
   const struct fg_top_regs *t = k->top;
   uintptr_t caller_sp = t->r13, at_sp;
@@ -311,7 +356,7 @@ static enum step adapter_frame(struct walk *k, const struct fg_code_blob *s, str
  * (C1 pushes two for slow_subtype_check), so its sp is 0 to 4 words above
  * the slot; each whose frame pops to a Java call counts. Returns how many,
  * the last in *caller. */
-static int callers_of_leaf(const struct walk *k, const struct fg_code_blob *m, uintptr_t ret, uintptr_t slot,
+static int callers_of_leaf(struct walk *k, const struct fg_code_blob *m, uintptr_t ret, uintptr_t slot,
                            uintptr_t fp, struct fg_regs *caller)
 {
   int found = 0;
@@ -332,7 +377,7 @@ static int callers_of_leaf(const struct walk *k, const struct fg_code_blob *m, u
  * hold such a word from an earlier call, and the arguments' count is not
  * known: the caller is taken only when exactly one slot and argument count
  * lead to a Java call. */
-static int pop_called_leaf(const struct walk *k, const struct fg_code_blob *s, struct fg_regs *r)
+static int pop_called_leaf(struct walk *k, const struct fg_code_blob *s, struct fg_regs *r)
 {
   const struct fg_code_map *code = k->w->code;
   int found = 0;
@@ -343,7 +388,7 @@ static int pop_called_leaf(const struct walk *k, const struct fg_code_blob *s, s
       break;
     if (!fg_code_map_contains(code, ret))
       continue;
-    const struct fg_code_blob *m = fg_code_map_find(&code->methods, ret);
+    const struct fg_code_blob *m = method_at(k, ret)->m;
     if (!m || ret < m->start + 5)
       continue;
     const uint8_t *call = (const uint8_t *)(ret - 5);
@@ -374,10 +419,15 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
     return STEP_FAIL;
   if (r->pc == k->w->vm->call_stub_return)
     return entry_frame(k, r);
-  const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
-  if (m) {
-    jmethodID id = atomic_load_explicit(&m->method, memory_order_relaxed);
-    return id ? compiled_frame(k, m, id, top, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
+  if (top) {
+    const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
+    jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
+    if (m)
+      return id ? compiled_frame(k, m, id, NULL, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
+  } else {
+    const struct memo *e = method_at(k, r->pc);
+    if (e->m)
+      return e->id ? compiled_frame(k, e->m, e->id, e, r) : STEP_UNKNOWN;
   }
   const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
   if (!s) {
@@ -424,7 +474,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   unknown->pc = 0;
   if (!vm || !vm->known || !w->methods || !env || !b.hi || java_room <= 0)
     return 0;
-  struct walk k = {w, b, f, types, 0, java_room, 0, top_regs};
+  struct walk k = {w, b, f, types, 0, java_room, 0, top_regs, {{0}}};
   int java_is_top = top_regs != NULL;
   struct fg_regs r;
   int top;

@@ -278,6 +278,37 @@ static void java_caller_needs_its_call_record(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
+/* Recursion: four callers return to the same pc, whose method and record
+ * the walker looks up once; each frame still yields its own two frames, a
+ * room too small cuts the stack inside a frame's records, and a frame
+ * returning elsewhere without a record still stops the walk. */
+static void recursion_returns_to_the_same_pc(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  for (int fp = 76; fp < 100; fp += 6)
+    stack[fp + 5] = CALL_RET;                      /* each 0x30-byte frame returns into the method again */
+  struct fg_regs r = {TOP_PC, at(76), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 2 + 4 * 2 + 1);
+  for (int i = 2; i < 10; i += 2) {
+    assert_ptr_equal(f[i].method_id, ID(3));
+    assert_int_equal(f[i].lineno, 9);
+    assert_int_equal(types[i], FG_FRAME_INLINED);
+    assert_ptr_equal(f[i + 1].method_id, ID(2));
+    assert_int_equal(f[i + 1].lineno, 11);
+    assert_int_equal(types[i + 1], FG_FRAME_COMPILED);
+  }
+  assert_ptr_equal(f[10].method_id, ID(1));
+  int stubs;
+  struct fg_regs unknown;
+  assert_int_equal(walk_room(&r, 1, 7, f, types, &stubs, &unknown), 7);
+  assert_ptr_equal(f[6].method_id, ID(3));
+  stack[93] = CALL_RET - 2;                        /* the third caller: no record there */
+  assert_int_equal(walk(&r, 1, f, types), 0);
+}
+
 /* C1's unwind_exception, reached by the native walk at its leaf call into
  * the VM, made with the stack aligned 8 bytes down: the return address it
  * unwinds to is at sp + 8, the caller's frames after it. */
@@ -478,6 +509,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
     cmocka_unit_test_setup_teardown(adapters_between_interpreted_and_compiled_code, setup, teardown),
     cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
+    cmocka_unit_test_setup_teardown(recursion_returns_to_the_same_pc, setup, teardown),
     cmocka_unit_test_setup_teardown(pushed_registers_in_the_top_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(method_handle_intrinsic_without_a_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_entered_after_a_move, setup, teardown),
