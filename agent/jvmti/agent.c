@@ -152,7 +152,9 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   uint64_t limit = a->opts.memlimit, index_bytes = FG_TRACE_INDEX_SLOTS * sizeof(void *) + 4096;
   size_t chunk = limit && (limit - index_bytes) / 2 < FG_TRACE_CHUNK_BYTES ? (size_t)((limit - index_bytes) / 2) - 4096
                                                                           : FG_TRACE_CHUNK_BYTES;
-  if (fg_code_map_init(&a->code) != 0 || (a->opts.walker == FG_WALKER_VM && fg_method_map_init(&a->methods) != 0) ||
+  int vm_walker = a->opts.walker == FG_WALKER_VM;
+  if (fg_code_map_init(&a->code) != 0 ||
+      (vm_walker && (fg_method_map_init(&a->methods) != 0 || fg_call_sites_init(&a->sites) != 0)) ||
       fg_trace_table_init(&a->traces, FG_TRACE_INDEX_SLOTS, chunk, limit) != 0) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
@@ -166,6 +168,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     .annotate = a->opts.ann,
     .vm = &a->vm,
     .methods = &a->methods,
+    .sites = vm_walker ? &a->sites : NULL,
   };
   fg_walker_init();
   a->sampler.traces = &a->traces;

@@ -176,6 +176,8 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   }
   atomic_store_explicit(&l->count, n + 1, memory_order_release);
   index_entry(l, n);
+  if (method)
+    atomic_fetch_add_explicit(&m->generation, 1, memory_order_release);
   return 0;
 }
 
@@ -205,8 +207,10 @@ void fg_code_map_remove_method(struct fg_code_map *m, jmethodID method, const vo
 {
   pthread_mutex_lock(&m->lock);
   struct fg_code_blob *b = (struct fg_code_blob *)fg_code_map_find(&m->methods, (uintptr_t)addr);
-  if (b && b->start == (uintptr_t)addr && atomic_load(&b->method) == method)
+  if (b && b->start == (uintptr_t)addr && atomic_load(&b->method) == method) {
     atomic_store(&b->method, NULL);
+    atomic_fetch_add_explicit(&m->generation, 1, memory_order_release);
+  }
   pthread_mutex_unlock(&m->lock);
 }
 

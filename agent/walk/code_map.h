@@ -64,6 +64,7 @@ struct fg_code_map {
   struct fg_code_list stubs, methods;
   _Atomic uintptr_t lo, hi;           /* bounds of every entry seen, or the code cache's */
   _Atomic int bounds_fixed;           /* lo/hi come from the VM: do not widen */
+  _Atomic uint32_t generation;        /* bumped after every method added or unloaded */
   uint64_t dropped;                   /* entries that did not fit */
 };
 
@@ -84,6 +85,13 @@ static inline int fg_code_map_contains(const struct fg_code_map *m, uintptr_t pc
 {
   return pc >= atomic_load_explicit(&m->lo, memory_order_relaxed) &&
          pc < atomic_load_explicit(&m->hi, memory_order_relaxed);
+}
+
+/* Which methods the map holds: read it before a lookup whose answer is
+ * kept (call_sites.h); a later change gives another number. */
+static inline uint32_t fg_code_map_generation(const struct fg_code_map *m)
+{
+  return atomic_load_explicit(&m->generation, memory_order_acquire);
 }
 
 /* The newest entry holding pc, or NULL: a granule's few entries once the

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "call_sites.h"
 #include "method_map.h"
 #include "vm_offsets.h"
 
@@ -21,19 +22,13 @@
 enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
 
 /* A pc's compiled method and the frames of its first debug record at or
- * above it, as looked up once in this walk: a deep stack returns to the same
- * few pcs again and again (recursion), and each costs a code map lookup and
- * a binary search of the method's records otherwise. */
+ * above it, as found once in this walk: a deep stack returns to the same
+ * few pcs again and again (recursion), cheaper to find here than even in
+ * the call-site table. */
 #define MEMO_SLOTS 8
 struct memo {
   uintptr_t pc;
-  const struct fg_code_blob *m;
-  jmethodID id;                     /* m's method as it was read then */
-  const jmethodID *methods;         /* the frames of m's first record at or above pc, innermost first */
-  const jint *bcis;
-  uint32_t count;                   /* 0: no record there */
-  int exact;                        /* that record is at pc itself: pc is a Java call's return address */
-  int own;                          /* its outermost frame is m's method */
+  struct fg_call_site_info info;
 };
 
 struct walk {
@@ -47,27 +42,46 @@ struct walk {
   struct memo memo[MEMO_SLOTS];      /* pc 0: empty (no code is there) */
 };
 
+/* pc as the code map says it is now. */
+static struct fg_call_site_info look_up(const struct fg_code_map *code, uintptr_t pc)
+{
+  const struct fg_code_blob *m = fg_code_map_find(&code->methods, pc);
+  struct fg_call_site_info i = {.m = m, .id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL};
+  int at = m ? fg_pc_scopes_at_or_above(m->scopes, pc) : -1;
+  if (at >= 0) {
+    const struct fg_pc_scopes *s = m->scopes;
+    i.methods = s->methods + s->start[at];
+    i.bcis = s->bcis + s->start[at];
+    i.count = s->start[at + 1] - s->start[at];
+    i.exact = s->pc[at] == pc;
+    i.own = i.count && i.methods[i.count - 1] == i.id;
+  }
+  return i;
+}
+
 /* What is known of pc, a pc in the code cache: the compiled method holding
  * it (m NULL when none does), the frames of its first record at or above pc
  * (count 0: none) and whether that record is at pc itself (HotSpot records
- * debug info at the return address of every Java call). */
-static const struct memo *method_at(struct walk *k, uintptr_t pc)
+ * debug info at the return address of every Java call). From this walk's
+ * memo, else the call-site table, else the code map (kept in both then, the
+ * table only for a live method). */
+static const struct fg_call_site_info *method_at(struct walk *k, uintptr_t pc)
 {
   struct memo *e = &k->memo[(pc ^ (pc >> 7)) % MEMO_SLOTS];
-  if (e->pc != pc || !pc) {
-    const struct fg_code_blob *m = fg_code_map_find(&k->w->code->methods, pc);
-    int at = m ? fg_pc_scopes_at_or_above(m->scopes, pc) : -1;
-    *e = (struct memo){.pc = pc, .m = m, .id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL};
-    if (at >= 0) {
-      const struct fg_pc_scopes *s = m->scopes;
-      e->methods = s->methods + s->start[at];
-      e->bcis = s->bcis + s->start[at];
-      e->count = s->start[at + 1] - s->start[at];
-      e->exact = s->pc[at] == pc;
-      e->own = e->count && e->methods[e->count - 1] == e->id;
-    }
+  if (e->pc == pc && pc)
+    return &e->info;
+  struct fg_call_sites *sites = k->w->sites;
+  uint32_t generation = fg_code_map_generation(k->w->code);
+  struct fg_call_site_info known;
+  if (sites && fg_call_sites_get(sites, pc, generation, &known)) {
+    e->info = known;
+  } else {
+    e->info = look_up(k->w->code, pc);
+    if (sites && e->info.id)
+      fg_call_sites_put(sites, pc, generation, &e->info);
   }
-  return e;
+  e->pc = pc;
+  return &e->info;
 }
 
 static void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
@@ -127,7 +141,7 @@ static int at_java_call(struct walk *k, const struct fg_regs *r)
     return 0;
   if (r->pc == k->w->vm->call_stub_return)
     return 1;
-  const struct memo *c = method_at(k, r->pc);
+  const struct fg_call_site_info *c = method_at(k, r->pc);
   if (c->m)
     return c->id && c->exact;
   const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
@@ -183,8 +197,8 @@ static int pop_top_compiled(struct walk *k, const struct fg_code_blob *m, struct
   return 1;
 }
 
-/* The frames a caller's memo holds, as many as there is room for. */
-static int call_scopes(struct walk *k, const struct memo *call)
+/* A caller's frames at its call, as many as there is room for. */
+static int call_scopes(struct walk *k, const struct fg_call_site_info *call)
 {
   int n = k->room - k->n < (int)call->count ? k->room - k->n : (int)call->count;
   for (int i = 0; i < n; i++)
@@ -196,7 +210,7 @@ static int call_scopes(struct walk *k, const struct memo *call)
  * the caller's registers. call: what method_at knows of a caller's pc; NULL
  * for the interrupted frame. */
 static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jmethodID id,
-                                const struct memo *call, struct fg_regs *r)
+                                const struct fg_call_site_info *call, struct fg_regs *r)
 {
   int top = call == NULL;
   /* A caller stopped at a Java call: HotSpot records debug info at every
@@ -425,9 +439,9 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
     if (m)
       return id ? compiled_frame(k, m, id, NULL, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
   } else {
-    const struct memo *e = method_at(k, r->pc);
-    if (e->m)
-      return e->id ? compiled_frame(k, e->m, e->id, e, r) : STEP_UNKNOWN;
+    const struct fg_call_site_info *c = method_at(k, r->pc);
+    if (c->m)
+      return c->id ? compiled_frame(k, c->m, c->id, c, r) : STEP_UNKNOWN;
   }
   const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
   if (!s) {
@@ -474,7 +488,17 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   unknown->pc = 0;
   if (!vm || !vm->known || !w->methods || !env || !b.hi || java_room <= 0)
     return 0;
-  struct walk k = {w, b, f, types, 0, java_room, 0, top_regs, {{0}}};
+  struct walk k;   /* not an initializer: that would clear the whole memo, its pcs are enough */
+  k.w = w;
+  k.b = b;
+  k.f = f;
+  k.types = types;
+  k.n = 0;
+  k.room = java_room;
+  k.java_call = 0;
+  k.top = top_regs;
+  for (int i = 0; i < MEMO_SLOTS; i++)
+    k.memo[i].pc = 0;
   int java_is_top = top_regs != NULL;
   struct fg_regs r;
   int top;

@@ -25,6 +25,7 @@
 
 struct fg_vm_offsets;
 struct fg_method_map;
+struct fg_call_sites;
 
 #define FG_MAX_NATIVE_FRAMES 128
 
@@ -44,6 +45,7 @@ struct fg_walker {
   int use_vm;
   const struct fg_vm_offsets *vm;
   const struct fg_method_map *methods;
+  struct fg_call_sites *sites;   /* call sites met in earlier walks, or NULL */
 };
 
 struct fg_walk {

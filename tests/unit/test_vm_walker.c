@@ -8,6 +8,7 @@
 #include <jvmticmlr.h>
 #include <string.h>
 
+#include "../../agent/walk/call_sites.h"
 #include "../../agent/walk/method_map.h"
 #include "../../agent/walk/vm_offsets.h"
 #include "../../agent/walk/vm_walker.h"
@@ -309,6 +310,41 @@ static void recursion_returns_to_the_same_pc(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
+/* With a call-site table the callers come from it: what it holds for the
+ * generation the code map is at is taken as is (here a record planted at
+ * the recursion's pc), and nothing it holds once the map has changed. */
+static void callers_from_the_call_site_table(void **state)
+{
+  (void)state;
+  struct fg_call_sites sites;
+  assert_int_equal(fg_call_sites_init(&sites), 0);
+  walker.sites = &sites;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  for (int fp = 76; fp < 100; fp += 6)
+    stack[fp + 5] = CALL_RET;
+  struct fg_regs r = {TOP_PC, at(76), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 11);
+  struct fg_call_site_info kept;
+  uint32_t generation = fg_code_map_generation(&map);
+  assert_true(fg_call_sites_get(&sites, CALL_RET, generation, &kept));
+  assert_int_equal(kept.count, 2);
+  assert_int_equal(kept.bcis[0], 9);
+  static const jint planted_bcis[] = {41, 42};
+  kept.bcis = planted_bcis;
+  fg_call_sites_put(&sites, CALL_RET, generation, &kept);
+  assert_int_equal(walk(&r, 1, f, types), 11);
+  assert_int_equal(f[2].lineno, 41);
+  assert_int_equal(f[9].lineno, 42);
+  fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL);   /* any method loaded */
+  assert_int_equal(walk(&r, 1, f, types), 11);
+  assert_int_equal(f[2].lineno, 9);
+  assert_int_equal(f[9].lineno, 11);
+  walker.sites = NULL;
+  fg_call_sites_free(&sites);
+}
+
 /* C1's unwind_exception, reached by the native walk at its leaf call into
  * the VM, made with the stack aligned 8 bytes down: the return address it
  * unwinds to is at sp + 8, the caller's frames after it. */
@@ -510,6 +546,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(adapters_between_interpreted_and_compiled_code, setup, teardown),
     cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
     cmocka_unit_test_setup_teardown(recursion_returns_to_the_same_pc, setup, teardown),
+    cmocka_unit_test_setup_teardown(callers_from_the_call_site_table, setup, teardown),
     cmocka_unit_test_setup_teardown(pushed_registers_in_the_top_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(method_handle_intrinsic_without_a_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_entered_after_a_move, setup, teardown),
