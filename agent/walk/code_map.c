@@ -164,6 +164,8 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   size_t len = end - start;
   fg_frame_layout_of(code, len < 128 ? len : 128, &b->layout);
   b->enter = method ? -1 : (int16_t)fg_stub_enter_at(code, len);
+  if (b->enter < 0 || fg_realigned_frame_of(code, len, (size_t)b->enter, &b->realigned) != 0)
+    memset(&b->realigned, 0, sizeof b->realigned);
   b->i2c_end = !method && name && strncmp(name, "I2C/C2I adapters", 16) == 0 ? (uint16_t)fg_i2c_end(code, len) : 0;
   size_t tail = b->i2c_end ? fg_c2i_tail(code, len, b->i2c_end) : 0;
   b->c2i_tail = tail <= UINT16_MAX ? (uint16_t)tail : 0;

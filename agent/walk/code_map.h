@@ -43,6 +43,7 @@ struct fg_code_blob {
   int16_t enter;                      /* stubs: offset of push rbp; mov rbp, rsp (fg_stub_enter_at), -1 none */
   uint16_t i2c_end;                   /* adapter blobs: offset just after the i2c part (fg_i2c_end); 0 others */
   uint16_t c2i_tail;                  /* adapter blobs: where r13 holds the caller's sp (fg_c2i_tail); 0 none */
+  struct fg_realigned_frame realigned; /* stubs that realign rsp and keep rbp for data; to 0 for others */
 };
 
 /* Granules of the code cache, so that finding the entry holding a pc reads

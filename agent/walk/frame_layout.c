@@ -308,6 +308,97 @@ int fg_stub_enter_at(const uint8_t *code, size_t len)
   return -1;
 }
 
+/* push r64 at p (rbx, r12 ...): its length, or 0. */
+static size_t push_reg(const uint8_t *p, size_t left)
+{
+  if (left >= 1 && p[0] >= 0x50 && p[0] <= 0x57)
+    return 1;
+  if (left >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57)
+    return 2;
+  return 0;
+}
+
+/* mov R, rsp at p (either encoding, R any 64-bit register but rsp): its
+ * length and R's number, or 0. */
+static size_t copy_rsp(const uint8_t *p, size_t left, unsigned *reg)
+{
+  if (left < 3 || (p[0] & 0xfa) != 0x48 || (p[2] >> 6) != 3)
+    return 0;
+  unsigned modrm_reg = ((p[2] >> 3) & 7) | (p[0] & 0x04 ? 8u : 0u);
+  unsigned modrm_rm = (p[2] & 7) | (p[0] & 0x01 ? 8u : 0u);
+  if (p[1] == 0x8b && modrm_rm == 4)
+    *reg = modrm_reg;   /* mov R, rsp */
+  else if (p[1] == 0x89 && modrm_reg == 4)
+    *reg = modrm_rm;    /* the same, stored the other way round */
+  else
+    return 0;
+  return *reg == 4 ? 0 : 3;
+}
+
+/* mov [rsp + d], R (want_load 0) or mov R, [rsp + d] (want_load 1), with a
+ * disp8 or disp32: its length and d, or 0. */
+static size_t rsp_slot(const uint8_t *p, size_t left, int want_load, unsigned reg, uint32_t *d)
+{
+  if (left < 5 || (p[0] & 0xfa) != 0x48 || p[1] != (want_load ? 0x8b : 0x89) || (p[2] & 7) != 4 || p[3] != 0x24)
+    return 0;
+  if ((((p[2] >> 3) & 7) | (p[0] & 0x04 ? 8u : 0u)) != reg)
+    return 0;
+  if ((p[2] >> 6) == 1) {
+    if ((int8_t)p[4] < 0)
+      return 0;
+    *d = p[4];
+    return 5;
+  }
+  if ((p[2] >> 6) != 2 || left < 8 || imm32(p + 4) < 0)
+    return 0;
+  *d = (uint32_t)imm32(p + 4);
+  return 8;
+}
+
+int fg_realigned_frame_of(const uint8_t *code, size_t len, size_t enter, struct fg_realigned_frame *out)
+{
+  memset(out, 0, sizeof *out);
+  size_t pos = enter + 4, step;   /* after push rbp; mov rbp, rsp */
+  uint32_t above = 0, n, d, align;
+  unsigned reg;
+  if (pos > len)
+    return -1;
+  if ((step = sub_rsp(code + pos, len - pos, &n)) > 0) {
+    above += n;
+    pos += step;
+  }
+  while ((step = push_reg(code + pos, len - pos)) > 0) {
+    above += 8;
+    pos += step;
+  }
+  if (!(step = copy_rsp(code + pos, len - pos, &reg)))
+    return -1;
+  pos += step;
+  if (!(step = sub_rsp(code + pos, len - pos, &n)))
+    return -1;
+  pos += step;
+  /* and rsp, -A */
+  if (pos + 4 > len || code[pos] != 0x48 || code[pos + 1] != 0x83 || code[pos + 2] != 0xe4 || (int8_t)code[pos + 3] >= 0)
+    return -1;
+  align = (uint32_t)-(int32_t)(int8_t)code[pos + 3];
+  pos += 4;
+  if (!(step = rsp_slot(code + pos, len - pos, 0, reg, &d)) || d + 8 > n || (align & (align - 1)))
+    return -1;
+  pos += step;
+  size_t from = pos;
+  /* the reload: mov rsp, [rsp + d]; the first one ends the range (a later
+   * exit path is left out: no guess there) */
+  for (; pos + 5 <= len; pos++) {
+    uint32_t at;
+    if (rsp_slot(code + pos, len - pos, 1, 4, &at) && at == d)
+      break;
+  }
+  if (pos + 5 > len || pos > UINT16_MAX || above > UINT16_MAX || d > UINT16_MAX)
+    return -1;
+  *out = (struct fg_realigned_frame){(uint16_t)from, (uint16_t)pos, (uint16_t)d, (uint16_t)above};
+  return 0;
+}
+
 size_t fg_c2i_tail(const uint8_t *code, size_t len, size_t from)
 {
   static const uint8_t pop_then_mov[] = {0x58, 0x4c, 0x8b, 0xec};        /* pop rax; mov r13, rsp */

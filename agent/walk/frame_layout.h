@@ -63,6 +63,27 @@ int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at);
  * first); -1 when it has none in its first 16 bytes. */
 int fg_stub_enter_at(const uint8_t *code, size_t len);
 
+/* A stub that realigns rsp for its vector work and keeps the rsp it had in
+ * its frame, leaving rbp free for other use (SHA-256 and SHA-512 on AVX2
+ * without the SHA extensions, JDK 17 and 25: rbp holds the round constants'
+ * address there):
+ *   push rbp; mov rbp, rsp; [sub rsp, N]; push r...; mov R, rsp;
+ *   sub rsp, M; and rsp, -A; mov [rsp + D], R
+ *   body (rbp is not the frame pointer)
+ *   mov rsp, [rsp + D]; pop r...; ...; leave; ret
+ * From the store to the reload, the rsp it kept is at [rsp + D] and its
+ * frame pointer (where the caller's rbp is saved, the return address above
+ * it) fp_above bytes above that. */
+struct fg_realigned_frame {
+  uint16_t from, to;      /* [from, to): where [rsp + saved_at] holds the kept rsp; to 0: not such a stub */
+  uint16_t saved_at;      /* D */
+  uint16_t fp_above;      /* 8 for each push after mov rbp, rsp, plus N */
+};
+
+/* Reads a stub's code after its push rbp; mov rbp, rsp at offset enter
+ * (fg_stub_enter_at). 0 when it realigns as above, -1 (to 0) otherwise. */
+int fg_realigned_frame_of(const uint8_t *code, size_t len, size_t enter, struct fg_realigned_frame *out);
+
 /* An adapter blob holds the i2c adapter first, ending with its jump to the
  * compiled entry (jmp r11), then the c2i adapters: the offset just after
  * that jump, or 0 when there is none in the first 256 bytes. */

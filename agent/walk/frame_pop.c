@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+/* A realigned stub's frame: its own slots (SHA-256's is 0x220 bytes) and the alignment. */
+#define MAX_REALIGNED_FRAME (64 * 1024)
+
 /* Code byte at pc + off when it lies inside blob b. */
 static int code_at(const struct fg_code_blob *b, uintptr_t pc, int off, uint8_t *out)
 {
@@ -63,6 +66,22 @@ static int name_has(const char *name, const char *part)
   return 0;
 }
 
+/* A realigned stub in its body (frame_layout.h): the rsp it kept, read
+ * from its slot, must lie above the slot and within the stub's own frame;
+ * the frame pointer fp_above bytes above it is then popped as rbp would be. */
+static int pop_realigned(const struct fg_realigned_frame *f, struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t kept;
+  if (!fg_read_stack(b, r->sp + f->saved_at, &kept) || kept <= r->sp + f->saved_at ||
+      kept - r->sp > MAX_REALIGNED_FRAME)
+    return 0;
+  struct fg_regs at = {r->pc, kept, kept + f->fp_above};
+  if (!fg_pop_rbp_frame(b, &at))
+    return 0;
+  *r = at;
+  return 1;
+}
+
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
 {
   if (r->pc == s->start || code_is(s, r->pc, 0, RET, 1) || strncmp(s->name, "itable", 6) == 0 ||
@@ -77,6 +96,9 @@ int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs
       r->sp += 16;
       return 1;
     }
+    const struct fg_realigned_frame *f = &s->realigned;
+    if (f->to && r->pc >= s->start + f->from && r->pc < s->start + f->to)
+      return pop_realigned(f, b, r);   /* rbp is the stub's data there */
     return fg_pop_rbp_frame(b, r);
   }
   /* C2's runtime stubs lay out their frame as a compiled method does (sub

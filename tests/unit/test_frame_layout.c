@@ -2,6 +2,8 @@
  * encodings HotSpot's x86-64 assemblers emit (C1, C2; JDK 17 and 25). */
 #include "unit.h"
 
+#include <string.h>
+
 #include "../../agent/walk/frame_layout.h"
 
 /* C2 with a stack bang: inline-cache check (compressed class pointers),
@@ -305,6 +307,82 @@ static void jdk17_c2i_checks_and_tail(void **state)
   assert_false(fg_code_keeps_rsp(mov_rsp_imm, sizeof mov_rsp_imm, 0, 7));
 }
 
+/* SHA-256 on AVX2 (JDK 17 and 25, from PrintStubCode on a CPU without the
+ * SHA extensions): after enter, sub rsp, 0x20 and eight pushes it keeps rsp
+ * in rax, realigns rsp and stores rax at [rsp + 0x218]; rbp then holds its
+ * table. Its exit reloads rsp from that slot. */
+static void sha256_realigns_and_keeps_rsp(void **state)
+{
+  (void)state;
+  static uint8_t code[200];
+  static const uint8_t entry[] = {
+    0x55, 0x48, 0x8b, 0xec,                         /*  0 push rbp; mov rbp, rsp */
+    0x48, 0x83, 0xec, 0x20,                         /*  4 sub rsp, 0x20 */
+    0x51, 0x52, 0x53, 0x55,                         /*  8 push rcx, rdx, rbx, rbp */
+    0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57, /* 12 push r12 .. r15 */
+    0x48, 0x8b, 0xc4,                               /* 20 mov rax, rsp */
+    0x48, 0x81, 0xec, 0x20, 0x02, 0x00, 0x00,       /* 23 sub rsp, 0x220 */
+    0x48, 0x83, 0xe4, 0xe0,                         /* 30 and rsp, -32 */
+    0x48, 0x89, 0x84, 0x24, 0x18, 0x02, 0x00, 0x00, /* 34 mov [rsp + 0x218], rax */
+    0x48, 0xbd, 0, 0x75, 0x14, 0xe7, 0x8c, 0x7f, 0, 0,   /* 42 movabs rbp, table */
+  };
+  static const uint8_t exit[] = {
+    0x48, 0x8b, 0xa4, 0x24, 0x18, 0x02, 0x00, 0x00, /* mov rsp, [rsp + 0x218] */
+    0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b, 0x5a, 0x59,   /* pops */
+    0x48, 0x83, 0xc4, 0x20, 0xc9, 0xc3,             /* add rsp, 0x20; leave; ret */
+  };
+  memset(code, 0x90, sizeof code);
+  memcpy(code, entry, sizeof entry);
+  memcpy(code + 150, exit, sizeof exit);
+  assert_int_equal(fg_stub_enter_at(code, sizeof code), 0);
+  struct fg_realigned_frame f;
+  assert_int_equal(fg_realigned_frame_of(code, sizeof code, 0, &f), 0);
+  assert_int_equal(f.from, 42);
+  assert_int_equal(f.to, 150);
+  assert_int_equal(f.saved_at, 0x218);
+  assert_int_equal(f.fp_above, 0x20 + 8 * 8);
+  /* without the reload there is no end to the body: not such a stub */
+  assert_int_equal(fg_realigned_frame_of(code, 150, 0, &f), -1);
+  assert_int_equal(f.to, 0);
+  /* a slot outside what sub rsp reserved is no saved rsp */
+  code[37] = 0x20;   /* mov [rsp + 0x220], rax */
+  assert_int_equal(fg_realigned_frame_of(code, sizeof code, 0, &f), -1);
+  code[37] = 0x18;
+  /* the store from another register than the copy */
+  code[36] = 0x9c;   /* mov [rsp + 0x218], rbx */
+  assert_int_equal(fg_realigned_frame_of(code, sizeof code, 0, &f), -1);
+}
+
+/* SHA-512 on AVX2: two pushes, no sub before them, the kept rsp at
+ * [rsp + 0x38] (a disp8), rbp stored into the frame rather than pushed. An
+ * ordinary stub (enter, then its work) is not realigned. */
+static void sha512_realigns_and_keeps_rsp(void **state)
+{
+  (void)state;
+  static const uint8_t code[] = {
+    0x55, 0x48, 0x8b, 0xec,                         /*  0 push rbp; mov rbp, rsp */
+    0x52, 0x51,                                     /*  4 push rdx; push rcx */
+    0x48, 0x8b, 0xc4,                               /*  6 mov rax, rsp */
+    0x48, 0x83, 0xec, 0x70,                         /*  9 sub rsp, 0x70 */
+    0x48, 0x83, 0xe4, 0xe0,                         /* 13 and rsp, -32 */
+    0x48, 0x89, 0x44, 0x24, 0x38,                   /* 17 mov [rsp + 0x38], rax */
+    0x48, 0x89, 0x6c, 0x24, 0x40,                   /* 22 mov [rsp + 0x40], rbp */
+    0x90, 0x90,                                     /* 27 body */
+    0x48, 0x8b, 0x6c, 0x24, 0x40,                   /* 29 mov rbp, [rsp + 0x40] */
+    0x48, 0x8b, 0x64, 0x24, 0x38,                   /* 34 mov rsp, [rsp + 0x38] */
+    0x59, 0x5a, 0xc9, 0xc3,                         /* 39 pop rcx; pop rdx; leave; ret */
+  };
+  struct fg_realigned_frame f;
+  assert_int_equal(fg_realigned_frame_of(code, sizeof code, 0, &f), 0);
+  assert_int_equal(f.from, 22);
+  assert_int_equal(f.to, 34);
+  assert_int_equal(f.saved_at, 0x38);
+  assert_int_equal(f.fp_above, 16);
+  static const uint8_t fill[] = {0x55, 0x48, 0x8b, 0xec, 0x48, 0x8b, 0xc7, 0x90, 0xc9, 0xc3};
+  assert_int_equal(fg_realigned_frame_of(fill, sizeof fill, 0, &f), -1);
+  assert_int_equal(f.to, 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -321,6 +399,8 @@ int main(void)
     cmocka_unit_test(jdk17_c2i_checks_and_tail),
     cmocka_unit_test(epilogue_after_pop_rbp),
     cmocka_unit_test(short_epilogues),
+    cmocka_unit_test(sha256_realigns_and_keeps_rsp),
+    cmocka_unit_test(sha512_realigns_and_keeps_rsp),
   };
   return cmocka_run_group_tests_name("frame_layout", tests, NULL, NULL);
 }

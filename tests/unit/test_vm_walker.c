@@ -13,7 +13,7 @@
 #include "../../agent/walk/vm_offsets.h"
 #include "../../agent/walk/vm_walker.h"
 
-static uint8_t code[4 * 1024];      /* [0, 1k) interpreter, [1k, 2k) a compiled method, [2k, 4k) stubs */
+static uint8_t code[5 * 1024];      /* [0, 1k) interpreter, [1k, 2k) a compiled method, [2k, 5k) stubs */
 static uintptr_t stack[512];
 static uint8_t bytecodes[100];
 static char thread[256];            /* a JavaThread: the JNIEnv at 0, state at 16, anchor at 64 */
@@ -32,6 +32,7 @@ static struct fg_top_regs scratch;  /* the interrupted frame's rax, rbx, rdx, r1
 #define CALL_RET ((uintptr_t)(COMPILED + 300))   /* a call's return address in the compiled method */
 #define SUBTYPE_STUB 3900
 #define EXCEPTION_BLOB 3950
+#define REALIGNED_STUB 4096
 
 static uintptr_t at(int word) { return (uintptr_t)&stack[word]; }
 
@@ -72,6 +73,15 @@ static int setup(void **state)
   static const uint8_t exception[] = {0x52, 0x48, 0x83, 0xec, 0x08, 0x48, 0x89, 0x2c, 0x24};
   memcpy(code + EXCEPTION_BLOB, exception, sizeof exception);
   fg_code_map_add_stub(&map, "ExceptionBlob", code + EXCEPTION_BLOB, 32);
+  /* SHA-512 on AVX2: enter; push rdx; push rcx; mov rax, rsp; sub rsp, 0x70; and rsp, -32;
+   * mov [rsp + 0x38], rax; movabs rbp, table ... mov rsp, [rsp + 0x38] at 100; pops; leave; ret */
+  static const uint8_t realigned[] = {0x55, 0x48, 0x8b, 0xec, 0x52, 0x51, 0x48, 0x8b, 0xc4, 0x48, 0x83, 0xec, 0x70,
+                                      0x48, 0x83, 0xe4, 0xe0, 0x48, 0x89, 0x44, 0x24, 0x38,
+                                      0x48, 0xbd, 0, 0x10, 0x20, 0x30, 0x40, 0x7f, 0, 0};
+  static const uint8_t realigned_exit[] = {0x48, 0x8b, 0x64, 0x24, 0x38, 0x59, 0x5a, 0xc9, 0xc3};
+  memcpy(code + REALIGNED_STUB, realigned, sizeof realigned);
+  memcpy(code + REALIGNED_STUB + 100, realigned_exit, sizeof realigned_exit);
+  fg_code_map_add_stub(&map, "sha512_implCompress", code + REALIGNED_STUB, 128);
   fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 3700): no record */
   static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
   memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);
@@ -241,6 +251,39 @@ static void stub_entered_after_a_move(void **state)
   struct fg_regs in_loop = {(uintptr_t)(code + 3800 + 30), at(90), at(98)};
   assert_int_equal(walk(&in_loop, 1, f, types), 4);
   assert_ptr_equal(f[3].method_id, ID(1));
+}
+
+/* A stub that realigned rsp and uses rbp for data (SHA-512 on AVX2): in its
+ * body the caller is found through the rsp it kept in its frame; before it
+ * realigns, through rbp; between the reload and leave, rbp is no frame
+ * pointer and the walk fails rather than follow it. */
+static void realigned_stub_keeps_its_caller(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  stack[99] = CALL_RET;                            /* the call into the stub */
+  stack[98] = 0x1234;                              /* enter: the caller's rbp */
+  stack[97] = 0x5555;                              /* push rdx; push rcx */
+  stack[96] = 0x6666;
+  uintptr_t kept = at(96), sp = (kept - 0x70) & ~(uintptr_t)31, table = 0x7f4030201000;
+  stack[(sp + 0x38 - at(0)) / 8] = kept;
+  struct fg_regs in_body = {(uintptr_t)(code + REALIGNED_STUB + 40), sp, table};
+  assert_int_equal(walk(&in_body, 1, f, types), 4);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "sha512_implCompress");
+  assert_ptr_equal(f[1].method_id, ID(3));
+  assert_int_equal(f[1].lineno, 9);
+  assert_ptr_equal(f[3].method_id, ID(1));
+  /* after the pushes, before the realignment: rbp is still the frame pointer */
+  struct fg_regs pushed = {(uintptr_t)(code + REALIGNED_STUB + 6), kept, at(98)};
+  assert_int_equal(walk(&pushed, 1, f, types), 4);
+  /* at the reload rbp is still the table: no stack */
+  struct fg_regs reload = {(uintptr_t)(code + REALIGNED_STUB + 100), sp, table};
+  assert_int_equal(walk(&reload, 1, f, types), 0);
+  /* a kept rsp below its own slot is no kept rsp */
+  stack[(sp + 0x38 - at(0)) / 8] = sp;
+  assert_int_equal(walk(&in_body, 1, f, types), 0);
 }
 
 /* A method-handle intrinsic at its tail jump: the return address at sp. */
@@ -550,6 +593,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(pushed_registers_in_the_top_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(method_handle_intrinsic_without_a_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_entered_after_a_move, setup, teardown),
+    cmocka_unit_test_setup_teardown(realigned_stub_keeps_its_caller, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
     cmocka_unit_test_setup_teardown(c2i_tail_keeps_its_caller_in_registers, setup, teardown),
     cmocka_unit_test_setup_teardown(leaf_stub_found_by_its_call, setup, teardown),
