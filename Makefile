@@ -105,7 +105,7 @@ build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
-              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
+              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
               build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o build/obj/agent/walk/call_sites.o
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
@@ -122,13 +122,18 @@ build/tests/test_frame_layout: tests/unit/test_frame_layout.c build/obj/agent/wa
 	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/frame_layout.o -lcmocka -o $@
 
 # The code map and its granule index.
-build/tests/test_code_map: tests/unit/test_code_map.c build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o tests/unit/unit.h
+build/tests/test_code_map: tests/unit/test_code_map.c build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o -lcmocka -o $@
+
+# Compiled methods' debug records and their block directory.
+build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/walk/pc_scopes.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/pc_scopes.o -lcmocka -o $@
 
 # The VM walker on synthetic frames (it calls fg_walk_scopes_at in walker.o).
 VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
-                build/obj/agent/walk/code_map.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o \
+                build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o \
                 build/obj/agent/walk/call_sites.o
 build/tests/test_vm_walker: tests/unit/test_vm_walker.c $(VM_WALKER_OBJ) tests/unit/unit.h
 	@mkdir -p build/tests

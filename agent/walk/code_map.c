@@ -1,7 +1,6 @@
 /* The code map; see code_map.h. */
 #include "code_map.h"
 
-#include <jvmticmlr.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,62 +82,6 @@ void fg_code_map_set_bounds(struct fg_code_map *m, uintptr_t lo, uintptr_t hi)
   pthread_mutex_unlock(&m->lock);
 }
 
-/* One allocation holding the inline records of compile_info, or NULL. */
-static struct fg_pc_scopes *scopes_of(const void *compile_info)
-{
-  const jvmtiCompiledMethodLoadRecordHeader *h = compile_info;
-  for (; h; h = h->next) {
-    if (h->kind != JVMTI_CMLR_INLINE_INFO)
-      continue;
-    const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
-    if (r->numpcs <= 0)
-      return NULL;
-    size_t npcs = (size_t)r->numpcs, nframes = 0;
-    for (size_t i = 0; i < npcs; i++) {
-      if (r->pcinfo[i].numstackframes < 0 || (i && r->pcinfo[i].pc < r->pcinfo[i - 1].pc))
-        return NULL;   /* not the ascending table we rely on */
-      nframes += (size_t)r->pcinfo[i].numstackframes;
-    }
-    struct fg_pc_scopes *s = malloc(sizeof *s + npcs * sizeof(uintptr_t) + (npcs + 1) * sizeof(uint32_t) +
-                                    nframes * (sizeof(jmethodID) + sizeof(jint)));
-    if (!s)
-      return NULL;
-    s->npcs = (uint32_t)npcs;
-    s->pc = (uintptr_t *)(s + 1);
-    s->methods = (jmethodID *)(s->pc + npcs);
-    s->bcis = (jint *)(s->methods + nframes);
-    s->start = (uint32_t *)(s->bcis + nframes);
-    uint32_t k = 0;
-    for (size_t i = 0; i < npcs; i++) {
-      const PCStackInfo *p = &r->pcinfo[i];
-      s->pc[i] = (uintptr_t)p->pc;
-      s->start[i] = k;
-      for (jint j = 0; j < p->numstackframes; j++, k++) {
-        s->methods[k] = p->methods[j];
-        s->bcis[k] = p->bcis[j];
-      }
-    }
-    s->start[npcs] = k;
-    return s;
-  }
-  return NULL;
-}
-
-int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc)
-{
-  if (!s || !s->npcs || s->pc[s->npcs - 1] < pc)
-    return -1;
-  uint32_t lo = 0, hi = s->npcs - 1;   /* first with pc[i] >= pc */
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    if (s->pc[mid] >= pc)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return (int)lo;
-}
-
 /* Adds a blob, under the lock; -1 when the map is full (the caller still owns scopes then). */
 static int append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
                   jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes)
@@ -197,7 +140,7 @@ void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void 
 {
   if (!addr || len <= 0 || !method)
     return;
-  struct fg_pc_scopes *scopes = scopes_of(compile_info);
+  struct fg_pc_scopes *scopes = fg_pc_scopes_build(compile_info, (uintptr_t)addr, (size_t)len);
   pthread_mutex_lock(&m->lock);
   int added = append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes);
   pthread_mutex_unlock(&m->lock);

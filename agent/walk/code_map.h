@@ -17,21 +17,10 @@
 #include <stdint.h>
 
 #include "frame_layout.h"
+#include "pc_scopes.h"
 
 #define FG_CODE_CHUNK 4096
 #define FG_CODE_CHUNKS 256            /* up to 1M entries */
-
-/* A compiled method's debug scopes, from CompiledMethodLoad's inline records:
- * at pc[i] (ascending) the frames methods/bcis[start[i] .. start[i+1]),
- * innermost first. Immutable once published; never freed (a handler may be
- * reading it), so a recompilation-heavy run keeps its old tables. */
-struct fg_pc_scopes {
-  uint32_t npcs;
-  uintptr_t *pc;
-  uint32_t *start;
-  jmethodID *methods;
-  jint *bcis;
-};
 
 struct fg_code_blob {
   uintptr_t start, end;               /* [start, end) */
@@ -98,8 +87,5 @@ static inline uint32_t fg_code_map_generation(const struct fg_code_map *m)
 /* The newest entry holding pc, or NULL: a granule's few entries once the
  * bounds are set, every entry before. */
 const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc);
-
-/* Index of the first scope at or above pc, or -1. Async-signal-safe. */
-int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc);
 
 #endif

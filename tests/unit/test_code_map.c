@@ -104,29 +104,6 @@ static void removed_method_loses_its_id(void **state)
   fg_code_map_free(&m);
 }
 
-/* The first record at or above a pc, for tables of 1 to 40 records and
- * every pc around them, against a plain scan. */
-static void first_record_at_or_above(void **state)
-{
-  (void)state;
-  uintptr_t pcs[40];
-  uint32_t start[41] = {0};
-  struct fg_pc_scopes s = {0, pcs, start, NULL, NULL};
-  for (uint32_t n = 1; n <= 40; n++) {
-    for (uint32_t i = 0; i < n; i++)
-      pcs[i] = 100 + 3 * i + (i % 3 == 2);   /* ascending, unevenly spaced */
-    s.npcs = n;
-    for (uintptr_t pc = 90; pc <= pcs[n - 1] + 2; pc++) {
-      int want = -1;
-      for (uint32_t i = 0; i < n && want < 0; i++)
-        if (pcs[i] >= pc)
-          want = (int)i;
-      assert_int_equal(fg_pc_scopes_at_or_above(&s, pc), want);
-    }
-  }
-  assert_int_equal(fg_pc_scopes_at_or_above(NULL, 100), -1);
-}
-
 int main(void)
 {
   memset(cache, 0x90, sizeof cache);
@@ -134,7 +111,6 @@ int main(void)
     cmocka_unit_test(found_before_and_after_the_index),
     cmocka_unit_test(newest_entry_wins),
     cmocka_unit_test(removed_method_loses_its_id),
-    cmocka_unit_test(first_record_at_or_above),
   };
   return cmocka_run_group_tests_name("code_map", tests, NULL, NULL);
 }
