@@ -106,7 +106,7 @@ build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
               build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
-              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o build/obj/agent/walk/call_sites.o
+              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o build/obj/agent/walk/pc_cache.o
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -lunwind -o $@
@@ -134,15 +134,15 @@ build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/walk/pc_
 # The VM walker on synthetic frames (it calls fg_walk_scopes_at in walker.o).
 VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
                 build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o \
-                build/obj/agent/walk/call_sites.o
+                build/obj/agent/walk/pc_cache.o
 build/tests/test_vm_walker: tests/unit/test_vm_walker.c $(VM_WALKER_OBJ) tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) -lcmocka -lunwind -o $@
 
-# The walker's call-site table.
-build/tests/test_call_sites: tests/unit/test_call_sites.c build/obj/agent/walk/call_sites.o tests/unit/unit.h
+# The walker's pc cache.
+build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_cache.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/call_sites.o -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/pc_cache.o -lcmocka -o $@
 
 # The VM walker's Method* map.
 build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/walk/method_map.o tests/unit/unit.h

@@ -154,7 +154,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
                                                                           : FG_TRACE_CHUNK_BYTES;
   int vm_walker = a->opts.walker == FG_WALKER_VM;
   if (fg_code_map_init(&a->code) != 0 ||
-      (vm_walker && (fg_method_map_init(&a->methods) != 0 || fg_call_sites_init(&a->sites) != 0)) ||
+      (vm_walker && (fg_method_map_init(&a->methods) != 0 || fg_pc_cache_init(&a->pcs) != 0)) ||
       fg_trace_table_init(&a->traces, FG_TRACE_INDEX_SLOTS, chunk, limit) != 0) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
@@ -168,7 +168,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     .annotate = a->opts.ann,
     .vm = &a->vm,
     .methods = &a->methods,
-    .sites = vm_walker ? &a->sites : NULL,
+    .pcs = vm_walker ? &a->pcs : NULL,
   };
   fg_walker_init();
   a->sampler.traces = &a->traces;

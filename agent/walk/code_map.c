@@ -16,8 +16,7 @@ static void free_list(struct fg_code_list *l)
 {
   for (int i = 0; i < FG_CODE_CHUNKS; i++)
     free(l->chunks[i]);
-  free((void *)l->starts);
-  free((void *)l->covers);
+  free(l->granule);
   memset(l, 0, sizeof *l);
 }
 
@@ -43,25 +42,20 @@ static void index_entry(struct fg_code_list *l, uint32_t i)
   uintptr_t last = (b->end - 1 - l->index_lo) >> FG_CODE_GRANULE_SHIFT;
   if (last >= n)
     return;
-  b->prev = atomic_load_explicit(&l->starts[first], memory_order_relaxed);
-  atomic_store_explicit(&l->starts[first], i + 1, memory_order_release);
+  b->prev = atomic_load_explicit(&l->granule[first].starts, memory_order_relaxed);
+  atomic_store_explicit(&l->granule[first].starts, i + 1, memory_order_release);
   for (uintptr_t g = first + 1; g <= last; g++)
-    atomic_store_explicit(&l->covers[g], i + 1, memory_order_release);
+    atomic_store_explicit(&l->granule[g].covers, i + 1, memory_order_release);
 }
 
 static void index_list(struct fg_code_list *l, uintptr_t lo, uintptr_t hi)
 {
   size_t n = ((hi - lo) >> FG_CODE_GRANULE_SHIFT) + 1;
-  if (l->starts || n > UINT32_MAX)
+  if (l->granule || n > UINT32_MAX)
     return;
-  l->starts = calloc(n, sizeof *l->starts);
-  l->covers = calloc(n, sizeof *l->covers);
-  if (!l->starts || !l->covers) {
-    free((void *)l->starts);
-    free((void *)l->covers);
-    l->starts = l->covers = NULL;
+  l->granule = calloc(n, sizeof *l->granule);
+  if (!l->granule)
     return;   /* lookups stay linear */
-  }
   l->index_lo = lo;
   atomic_store_explicit(&l->granules, (uint32_t)n, memory_order_release);
   uint32_t count = atomic_load(&l->count);
@@ -182,14 +176,15 @@ const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintpt
     return NULL;
   uintptr_t g = (pc - l->index_lo) >> FG_CODE_GRANULE_SHIFT;
   uint32_t found = 0;
-  for (uint32_t e = atomic_load_explicit(&l->starts[g], memory_order_acquire); e; e = entry(l, e - 1)->prev) {
+  const struct fg_code_granule *at = &l->granule[g];
+  for (uint32_t e = atomic_load_explicit(&at->starts, memory_order_acquire); e; e = entry(l, e - 1)->prev) {
     const struct fg_code_blob *b = entry(l, e - 1);
     if (pc >= b->start && pc < b->end) {
       found = e;
       break;
     }
   }
-  uint32_t c = atomic_load_explicit(&l->covers[g], memory_order_acquire);
+  uint32_t c = atomic_load_explicit(&at->covers, memory_order_acquire);
   if (c > found && pc >= entry(l, c - 1)->start && pc < entry(l, c - 1)->end)
     found = c;
   return found ? entry(l, found - 1) : NULL;

@@ -40,11 +40,16 @@ struct fg_code_blob {
  * are known; entries are indexed as they are added. */
 #define FG_CODE_GRANULE_SHIFT 10
 
+/* Side by side, so that a lookup reads one cache line of the index. */
+struct fg_code_granule {
+  _Atomic uint32_t starts;            /* 1 + the newest entry starting in it */
+  _Atomic uint32_t covers;            /* 1 + the newest entry running into it from before */
+};
+
 struct fg_code_list {
   struct fg_code_blob *chunks[FG_CODE_CHUNKS];
   _Atomic uint32_t count;
-  _Atomic uint32_t *starts;           /* per granule: 1 + the newest entry starting in it */
-  _Atomic uint32_t *covers;           /* per granule: 1 + the newest entry running into it from before */
+  struct fg_code_granule *granule;    /* per granule */
   uintptr_t index_lo;                 /* the first granule's address */
   _Atomic uint32_t granules;          /* 0 until the bounds are set */
 };

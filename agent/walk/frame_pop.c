@@ -127,61 +127,77 @@ static int pop_saved_rbp(struct fg_bounds b, struct fg_regs *r)
   return 1;
 }
 
-/* After the epilogue's pop rbp only the return address is
- * left, at pop rbp the saved rbp too; elsewhere the entry code's layout says
- * how much of the frame is built. A method whose entry code was not
- * understood is not popped (no guess). */
-int fg_in_method_body(const struct fg_code_blob *m, uintptr_t pc)
+/* After the epilogue's pop rbp only the return address is left, at pop rbp
+ * the saved rbp too; elsewhere the entry code's layout says how much of the
+ * frame is built. A method whose entry code was not understood is not
+ * popped (no guess). */
+enum fg_top_pop fg_top_pop_plan(const struct fg_code_blob *m, uintptr_t pc)
 {
-  if (pc < m->start || pc >= m->end || !m->layout.frame_bytes)
-    return 0;
+  if (pc < m->start || pc >= m->end)
+    return FG_POP_FAIL;
   const uint8_t *code = (const uint8_t *)m->start;
   size_t len = m->end - m->start, at = pc - m->start;
-  return !fg_frame_is_popped(code, len, at) && code[at] != POP_RBP[0] &&
-         fg_frame_state_at(&m->layout, at) == FG_FRAME_COMPLETE;
-}
-
-int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r)
-{
-  if (r->pc < m->start || r->pc >= m->end)
-    return 0;
-  const uint8_t *code = (const uint8_t *)m->start;
-  size_t len = m->end - m->start, at = r->pc - m->start;
   if (fg_frame_is_popped(code, len, at))
-    return fg_pop_return(b, r);
+    return FG_POP_RETURN;
   if (code[at] == POP_RBP[0])
-    return pop_saved_rbp(b, r);
+    return FG_POP_SAVED_RBP;
   const struct fg_frame_layout *l = &m->layout;
   if ((!l->frame_bytes && !l->rbp_based) || (l->pushes_return && at == 0))
-    return 0;
-  uintptr_t sender_sp = r->sp + l->frame_bytes, ret;
+    return FG_POP_FAIL;
   switch (fg_frame_state_at(l, at)) {
   case FG_FRAME_NOT_BUILT:
-    return fg_pop_return(b, r);
+    return FG_POP_RETURN;
   case FG_FRAME_RBP_PUSHED:
+    return FG_POP_SAVED_RBP;
+  case FG_FRAME_ALLOCATED:
+    return FG_POP_ALLOCATED;
+  case FG_FRAME_COMPLETE:
+    return FG_POP_COMPLETE;
+  }
+  return FG_POP_FAIL;
+}
+
+int fg_pop_planned(enum fg_top_pop plan, uint32_t frame_bytes, int rbp_based, struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t ret;
+  switch (plan) {
+  case FG_POP_RETURN:
+    return fg_pop_return(b, r);
+  case FG_POP_SAVED_RBP:
     return pop_saved_rbp(b, r);
-  case FG_FRAME_ALLOCATED:   /* rbp not stored yet: the register still holds the caller's */
-    if (!fg_read_stack(b, sender_sp - 8, &ret))
+  case FG_POP_ALLOCATED:   /* rbp not stored yet: the register still holds the caller's */
+    if (!frame_bytes || !fg_read_stack(b, r->sp + frame_bytes - 8, &ret))
       return 0;
     r->pc = ret;
-    r->sp = sender_sp;
+    r->sp += frame_bytes;
     return 1;
-  case FG_FRAME_COMPLETE:
-    return fg_pop_complete(m, b, r);
+  case FG_POP_COMPLETE:
+    return fg_pop_sized(frame_bytes, rbp_based, b, r);
+  case FG_POP_FAIL:
+    break;
   }
   return 0;
 }
 
+int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r)
+{
+  return fg_pop_planned(fg_top_pop_plan(m, r->pc), m->layout.frame_bytes, m->layout.rbp_based, b, r);
+}
+
 int fg_pop_complete(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r)
 {
-  if (m->layout.rbp_based)
+  return fg_pop_sized(m->layout.frame_bytes, m->layout.rbp_based, b, r);
+}
+
+int fg_pop_sized(uint32_t frame_bytes, int rbp_based, struct fg_bounds b, struct fg_regs *r)
+{
+  if (rbp_based)
     return fg_pop_rbp_frame(b, r);
-  uintptr_t sender_sp = r->sp + m->layout.frame_bytes, ret, saved;
-  if (!m->layout.frame_bytes || !fg_read_stack(b, sender_sp - 8, &ret) || !fg_read_stack(b, sender_sp - 16, &saved))
+  uintptr_t sender_sp = r->sp + frame_bytes, ret, saved;
+  if (!frame_bytes || !fg_read_stack(b, sender_sp - 8, &ret) || !fg_read_stack(b, sender_sp - 16, &saved))
     return 0;
   r->pc = ret;
   r->sp = sender_sp;
   r->fp = saved;
   return 1;
 }
-

@@ -40,16 +40,34 @@ int fg_pop_rbp_frame(struct fg_bounds b, struct fg_regs *r);
  * understood. */
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r);
 
-/* The top frame of a compiled method, wherever pc is in its code: entry,
- * prologue, body or epilogue (frame_layout.h). */
-int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r);
+/* How the top frame of a compiled method pops at a pc: a pure function of
+ * the pc and the method's code, so the walker can keep it (pc_cache.h). */
+enum fg_top_pop {
+  FG_POP_FAIL,         /* not known: no guess */
+  FG_POP_RETURN,       /* only the return address, at sp */
+  FG_POP_SAVED_RBP,    /* the saved rbp at sp, the return address above it */
+  FG_POP_ALLOCATED,    /* the frame allocated, rbp not stored yet (the register is still the caller's) */
+  FG_POP_COMPLETE,     /* the whole frame (fg_pop_sized) */
+};
 
-/* 1 when pc is in compiled method m's body: its whole frame built, not yet
- * torn down (fg_pop_method pops it with fg_pop_complete there). */
-int fg_in_method_body(const struct fg_code_blob *m, uintptr_t pc);
+/* Where pc is in compiled method m's code: entry, prologue, body or
+ * epilogue (frame_layout.h). */
+enum fg_top_pop fg_top_pop_plan(const struct fg_code_blob *m, uintptr_t pc);
+
+/* Pops a top frame by plan, its frame's size and kind being those of the
+ * method's layout. */
+int fg_pop_planned(enum fg_top_pop plan, uint32_t frame_bytes, int rbp_based, struct fg_bounds b, struct fg_regs *r);
+
+/* The top frame of a compiled method, wherever pc is in its code:
+ * fg_pop_planned with fg_top_pop_plan. */
+int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r);
 
 /* A compiled frame stopped at a call (every frame but the top one): its
  * whole frame is built, the return address at sp + frame_bytes - 8. */
 int fg_pop_complete(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r);
+
+/* The same from the layout's two fields: through rbp when rbp_based, else
+ * frame_bytes (0: unknown, no pop). */
+int fg_pop_sized(uint32_t frame_bytes, int rbp_based, struct fg_bounds b, struct fg_regs *r);
 
 #endif

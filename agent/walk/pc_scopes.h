@@ -1,6 +1,6 @@
 /* A compiled method's debug scopes, from CompiledMethodLoad's inline
- * records: at pc[i] (ascending) the frames methods/bcis[start[i] ..
- * start[i+1]), innermost first. Immutable once published; never freed while
+ * records: at record i's pc (ascending) the frames [records[i].first ..
+ * records[i + 1].first), innermost first. Immutable once published; never freed while
  * the agent runs (a handler may be reading it), so a recompilation-heavy run
  * keeps its old tables.
  *
@@ -20,20 +20,38 @@
 
 #define FG_SCOPE_BLOCK_SHIFT 6   /* one directory entry per 64 bytes of code */
 
+/* A record: its pc, as an offset from the table's base, beside where its
+ * frames start, so that the scan reads one array. */
+struct fg_pc_record {
+  uint32_t offset;
+  uint32_t first;   /* its first frame in frames[]; the next record's first ends them */
+};
+
+/* A frame of a record, method and bci side by side. */
+struct fg_scope_frame {
+  jmethodID method;
+  jint bci;
+};
+
 struct fg_pc_scopes {
   uint32_t npcs;
-  uintptr_t *pc;
-  uint32_t *start;
-  jmethodID *methods;
-  jint *bcis;
-  uintptr_t base;           /* the code's first byte */
-  uint32_t nblocks;         /* 0: no directory (the search is a binary one) */
-  uint16_t *block_first;    /* [b]: the first record at or above base + 64 b; nblocks + 1 entries */
+  uint32_t nblocks;                  /* 0: no directory (the search is a binary one) */
+  uintptr_t base;                    /* the code's first byte (or the first record's pc, if lower) */
+  struct fg_pc_record *records;      /* npcs + 1 (the last holds only the frames' end), ascending */
+  struct fg_scope_frame *frames;
+  uint16_t *block_first;             /* [b]: the first record at or above base + 64 b; nblocks + 1 entries */
 };
+
+/* Record i's pc. */
+static inline uintptr_t fg_pc_record_pc(const struct fg_pc_scopes *s, uint32_t i)
+{
+  return s->base + s->records[i].offset;
+}
 
 /* One allocation holding the inline records of compile_info for the code
  * at [start, start + len), with the directory when there are at most 65535
- * records; NULL when there are none or they are not in ascending order.
+ * records; NULL when there are none, they are not in ascending order or
+ * they span 4 GB.
  * Not async-signal-safe (malloc): JVMTI callbacks only. */
 struct fg_pc_scopes *fg_pc_scopes_build(const void *compile_info, uintptr_t start, size_t len);
 

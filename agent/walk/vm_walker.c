@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "call_sites.h"
+#include "pc_cache.h"
 #include "method_map.h"
 #include "vm_offsets.h"
 
@@ -21,14 +21,13 @@
  * the caller's, right for AsyncGetCallTrace to go on from */
 enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
 
-/* A pc's compiled method and the frames of its first debug record at or
- * above it, as found once in this walk: a deep stack returns to the same
- * few pcs again and again (recursion), cheaper to find here than even in
- * the call-site table. */
+/* What is known of a pc, as found once in this walk: a deep stack returns
+ * to the same few pcs again and again (recursion), cheaper to find here
+ * than even in the pc cache. key: pc << 1 | top, 0 empty. */
 #define MEMO_SLOTS 8
 struct memo {
-  uintptr_t pc;
-  struct fg_call_site_info info;
+  uintptr_t key;
+  struct fg_pc_info info;
 };
 
 struct walk {
@@ -39,48 +38,89 @@ struct walk {
   int n, room;
   int java_call;   /* the frame just read was a Java method's: its caller is at a Java call */
   const struct fg_top_regs *top;   /* the interrupted frame's scratch registers, or NULL */
-  struct memo memo[MEMO_SLOTS];      /* pc 0: empty (no code is there) */
+  uint32_t generation;             /* the code map's, read before any lookup */
+  struct memo memo[MEMO_SLOTS];
 };
 
-/* pc as the code map says it is now. */
-static struct fg_call_site_info look_up(const struct fg_code_map *code, uintptr_t pc)
+static int is_interpreter(const struct fg_code_blob *s);
+
+/* A method without debug records or a frame (a method-handle intrinsic: a
+ * few moves and a tail jump) returns through the address at sp as long as
+ * nothing before pc moved rsp. */
+static enum fg_top_pop frameless_plan(const struct fg_code_blob *m, uintptr_t pc)
 {
-  const struct fg_code_blob *m = fg_code_map_find(&code->methods, pc);
-  struct fg_call_site_info i = {.m = m, .id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL};
-  int at = m ? fg_pc_scopes_at_or_above(m->scopes, pc) : -1;
-  if (at >= 0) {
-    const struct fg_pc_scopes *s = m->scopes;
-    i.methods = s->methods + s->start[at];
-    i.bcis = s->bcis + s->start[at];
-    i.count = s->start[at + 1] - s->start[at];
-    i.exact = s->pc[at] == pc;
-    i.own = i.count && i.methods[i.count - 1] == i.id;
-  }
-  return i;
+  const struct fg_frame_layout *l = &m->layout;
+  if (m->scopes || l->frame_bytes || l->rbp_based ||
+      !fg_code_keeps_rsp((const uint8_t *)m->start, m->end - m->start, 0, pc - m->start))
+    return FG_POP_FAIL;
+  return FG_POP_RETURN;
 }
 
-/* What is known of pc, a pc in the code cache: the compiled method holding
- * it (m NULL when none does), the frames of its first record at or above pc
- * (count 0: none) and whether that record is at pc itself (HotSpot records
- * debug info at the return address of every Java call). From this walk's
- * memo, else the call-site table, else the code map (kept in both then, the
- * table only for a live method). */
-static const struct fg_call_site_info *method_at(struct walk *k, uintptr_t pc)
+/* The frames of m's first record at or above at (count 0: none), and
+ * whether it is at pc itself (HotSpot records debug info at the return
+ * address of every Java call). */
+static void record_at(const struct fg_code_blob *m, uintptr_t at, uintptr_t pc, struct fg_pc_info *i)
 {
-  struct memo *e = &k->memo[(pc ^ (pc >> 7)) % MEMO_SLOTS];
-  if (e->pc == pc && pc)
-    return &e->info;
-  struct fg_call_sites *sites = k->w->sites;
-  uint32_t generation = fg_code_map_generation(k->w->code);
-  struct fg_call_site_info known;
-  if (sites && fg_call_sites_get(sites, pc, generation, &known)) {
-    e->info = known;
-  } else {
-    e->info = look_up(k->w->code, pc);
-    if (sites && e->info.id)
-      fg_call_sites_put(sites, pc, generation, &e->info);
+  int r = fg_pc_scopes_at_or_above(m->scopes, at);
+  if (r < 0)
+    return;
+  const struct fg_pc_scopes *s = m->scopes;
+  i->frames = s->frames + s->records[r].first;
+  i->count = s->records[r + 1].first - s->records[r].first;
+  i->exact = fg_pc_record_pc(s, (uint32_t)r) == pc;
+  i->own = i->count && i->frames[i->count - 1].method == i->id;
+  for (uint32_t j = 0; j < i->count && j < FG_PC_INLINE_FRAMES; j++)
+    i->inline_frames[j] = i->frames[j];
+}
+
+/* pc as the code map says it is now. top: the interrupted pc, whose record
+ * is the first after it (HotSpot's rule for a pc between records) and whose
+ * frame's way of popping is kept too. */
+static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struct fg_pc_info *i)
+{
+  memset(i, 0, sizeof *i);
+  const struct fg_code_blob *m = fg_code_map_find(&code->methods, pc);
+  if (m) {
+    i->kind = FG_PC_METHOD;
+    i->blob = m;
+    i->id = atomic_load_explicit(&m->method, memory_order_relaxed);
+    i->frame_bytes = m->layout.frame_bytes;
+    i->rbp_based = m->layout.rbp_based;
+    i->scoped = m->scopes != NULL;
+    record_at(m, top ? pc + 1 : pc, pc, i);
+    if (top) {
+      enum fg_top_pop plan = fg_top_pop_plan(m, pc);
+      i->top_pop = (uint8_t)(plan != FG_POP_FAIL ? plan : frameless_plan(m, pc));
+      i->in_body = plan == FG_POP_COMPLETE && m->layout.frame_bytes;   /* fg_in_method_body */
+    }
+    return;
   }
-  e->pc = pc;
+  const struct fg_code_blob *s = fg_code_map_find(&code->stubs, pc);
+  if (s) {
+    i->kind = FG_PC_STUB;
+    i->blob = s;
+    i->interpreter = (uint8_t)is_interpreter(s);
+  }
+}
+
+/* What is known of pc, a pc in the code cache (top: the interrupted one):
+ * from this walk's memo, else the pc cache, else the code map (kept in both
+ * then, the cache only for a live method or a stub: a pc in no blob may be a
+ * method whose CompiledMethodLoad has not come yet). The pointer is good
+ * until the next lookup. */
+static const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
+{
+  uintptr_t key = pc << 1 | (top != 0);
+  struct memo *e = &k->memo[(key ^ (key >> 7)) % MEMO_SLOTS];
+  if (e->key == key && pc)
+    return &e->info;
+  struct fg_pc_cache *cache = k->w->pcs;
+  if (!cache || !fg_pc_cache_get(cache, pc, top, k->generation, &e->info)) {
+    look_up(k->w->code, pc, top, &e->info);
+    if (cache && ((e->info.kind == FG_PC_METHOD && e->info.id) || e->info.kind == FG_PC_STUB))
+      fg_pc_cache_put(cache, pc, top, k->generation, &e->info);
+  }
+  e->key = key;
   return &e->info;
 }
 
@@ -115,8 +155,6 @@ static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stac
   return STEP_NEXT;
 }
 
-static int is_interpreter(const struct fg_code_blob *s);
-
 /* The bci of an interpreted frame of method e whose bcp slot holds bcp:
  * NATIVE_BCI for a native method; 0 when bcp is outside its bytecodes. */
 static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
@@ -136,17 +174,15 @@ static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
  * a known Method* and a bcp inside its bytecodes at rbp. */
 static int at_java_call(struct walk *k, const struct fg_regs *r)
 {
-  const struct fg_code_map *code = k->w->code;
-  if (!fg_code_map_contains(code, r->pc))
+  if (!fg_code_map_contains(k->w->code, r->pc))
     return 0;
   if (r->pc == k->w->vm->call_stub_return)
     return 1;
-  const struct fg_call_site_info *c = method_at(k, r->pc);
-  if (c->m)
+  const struct fg_pc_info *c = pc_at(k, r->pc, 0);
+  if (c->kind == FG_PC_METHOD)
     return c->id && c->exact;
-  const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
   uintptr_t method, bcp;
-  if (!s || !is_interpreter(s) || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
+  if (c->kind != FG_PC_STUB || !c->interpreter || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
       !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp))
     return 0;
   const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
@@ -158,8 +194,7 @@ static int at_java_call(struct walk *k, const struct fg_regs *r)
  * CompiledMethodLoad has not come yet, which may be a true caller. */
 static int unknown_code(struct walk *k, uintptr_t pc)
 {
-  const struct fg_code_map *code = k->w->code;
-  return fg_code_map_contains(code, pc) && !method_at(k, pc)->m && !fg_code_map_find(&code->stubs, pc);
+  return fg_code_map_contains(k->w->code, pc) && pc_at(k, pc, 0)->kind == FG_PC_UNKNOWN;
 }
 
 /* The interrupted compiled frame's caller. In the body, C2's intrinsics for
@@ -170,24 +205,19 @@ static int unknown_code(struct walk *k, uintptr_t pc)
  * word that passes for one would have to be a return address with a debug
  * record of its own). Otherwise the first answer stands and the next frame
  * decides. */
-static int pop_top_compiled(struct walk *k, const struct fg_code_blob *m, struct fg_regs *r)
+static int pop_top_compiled(struct walk *k, const struct fg_pc_info *top, struct fg_regs *r)
 {
+  /* copied first: the lookups below may reuse the memo slot top is in */
+  uint32_t frame_bytes = top->frame_bytes;
+  int rbp_based = top->rbp_based, in_body = top->in_body;
   struct fg_regs first = *r;
-  if (!fg_pop_method(m, k->b, &first)) {
-    /* no frame of its own to read (a method-handle intrinsic: a few moves
-     * and a tail jump): its return address is at sp if nothing before pc
-     * moved rsp */
-    const struct fg_frame_layout *l = &m->layout;
-    if (m->scopes || l->frame_bytes || l->rbp_based ||
-        !fg_code_keeps_rsp((const uint8_t *)m->start, m->end - m->start, 0, r->pc - m->start))
-      return 0;
-    return fg_pop_return(k->b, r);
-  }
-  if (!at_java_call(k, &first) && fg_in_method_body(m, r->pc) && !unknown_code(k, first.pc)) {
+  if (!fg_pop_planned((enum fg_top_pop)top->top_pop, frame_bytes, rbp_based, k->b, &first))
+    return 0;
+  if (in_body && !at_java_call(k, &first) && !unknown_code(k, first.pc)) {
     for (int pushed = 1; pushed <= 4; pushed++) {
       struct fg_regs t = *r;
       t.sp += 8 * (uintptr_t)pushed;
-      if (fg_pop_complete(m, k->b, &t) && at_java_call(k, &t)) {
+      if (fg_pop_sized(frame_bytes, rbp_based, k->b, &t) && at_java_call(k, &t)) {
         *r = t;
         return 1;
       }
@@ -197,48 +227,48 @@ static int pop_top_compiled(struct walk *k, const struct fg_code_blob *m, struct
   return 1;
 }
 
-/* A caller's frames at its call, as many as there is room for. */
-static int call_scopes(struct walk *k, const struct fg_call_site_info *call)
+/* The frames of a pc's record, as many as there is room for. */
+static int record_frames(struct walk *k, const struct fg_pc_info *i)
 {
-  int n = k->room - k->n < (int)call->count ? k->room - k->n : (int)call->count;
-  for (int i = 0; i < n; i++)
-    k->f[k->n + i] = (ASGCT_CallFrame){call->bcis[i], call->methods[i]};
+  int n = k->room - k->n < (int)i->count ? k->room - k->n : (int)i->count;
+  for (int j = 0; j < n; j++) {
+    struct fg_scope_frame f = fg_pc_frame(i, (uint32_t)j);
+    k->f[k->n + j] = (ASGCT_CallFrame){f.bci, f.method};
+  }
   return n;
 }
 
 /* A compiled method's frame: its own and its inlined frames at pc, then
- * the caller's registers. call: what method_at knows of a caller's pc; NULL
- * for the interrupted frame. */
-static enum step compiled_frame(struct walk *k, const struct fg_code_blob *m, jmethodID id,
-                                const struct fg_call_site_info *call, struct fg_regs *r)
+ * the caller's registers. i: what pc_at knows of the pc; top: the
+ * interrupted frame. */
+static enum step compiled_frame(struct walk *k, const struct fg_pc_info *i, int top, struct fg_regs *r)
 {
-  int top = call == NULL;
   /* A caller stopped at a Java call: HotSpot records debug info at every
    * such call's return address (leaf calls to stubs and the VM have none).
    * A pc with no record of its own is no return address: the callee's frame
    * was popped by a wrong size (C2's intrinsics for String.compareTo and
    * StringUTF16.compress push and pop registers inside the body, so sp +
    * frame size is off while they run). Fail rather than guess on. */
-  if (!top && k->java_call && m->scopes && !call->exact)
+  if (!top && k->java_call && i->scoped && !i->exact)
     return STEP_FAIL;
-  int got = top ? fg_walk_scopes_at(m, r->pc + 1, k->f + k->n, k->types + k->n, k->room - k->n)
-                : call_scopes(k, call);
-  int own = top ? got > 0 && k->f[k->n + got - 1].method_id == id : call->own;
-  if (got > 0 && !own && k->n + got < k->room)
+  int got = record_frames(k, i);
+  if (got > 0 && !i->own && k->n + got < k->room)
     return STEP_FAIL;   /* a record that does not end in the method itself */
   if (got <= 0) {
-    if (!m->scopes)
-      emit(k, NATIVE_BCI, id, FG_FRAME_COMPILED);   /* a native method's wrapper: no debug records */
+    if (!i->scoped)
+      emit(k, NATIVE_BCI, i->id, FG_FRAME_COMPILED);   /* a native method's wrapper: no debug records */
     else if (top)
-      emit(k, -1, id, FG_FRAME_COMPILED);
+      emit(k, -1, i->id, FG_FRAME_COMPILED);
     else
       return STEP_FAIL;   /* a call always has a record at its return address */
   } else {
-    for (int i = 0; i < got; i++)
-      k->types[k->n + i] = k->w->annotate ? (i + 1 < got ? FG_FRAME_INLINED : FG_FRAME_COMPILED) : FG_FRAME_JAVA;
+    for (int j = 0; j < got; j++)
+      k->types[k->n + j] = k->w->annotate ? (j + 1 < got ? FG_FRAME_INLINED : FG_FRAME_COMPILED) : FG_FRAME_JAVA;
     k->n += got;
   }
-  return (top ? pop_top_compiled(k, m, r) : fg_pop_complete(m, k->b, r)) ? STEP_NEXT : STEP_FAIL;
+  if (top)
+    return pop_top_compiled(k, i, r) ? STEP_NEXT : STEP_FAIL;
+  return fg_pop_sized(i->frame_bytes, i->rbp_based, k->b, r) ? STEP_NEXT : STEP_FAIL;
 }
 
 /* The interrupted frame is the interpreter building a method's frame (its
@@ -402,7 +432,8 @@ static int pop_called_leaf(struct walk *k, const struct fg_code_blob *s, struct 
       break;
     if (!fg_code_map_contains(code, ret))
       continue;
-    const struct fg_code_blob *m = method_at(k, ret)->m;
+    const struct fg_pc_info *c = pc_at(k, ret, 0);
+    const struct fg_code_blob *m = c->kind == FG_PC_METHOD ? c->blob : NULL;
     if (!m || ret < m->start + 5)
       continue;
     const uint8_t *call = (const uint8_t *)(ret - 5);
@@ -428,28 +459,20 @@ static int is_interpreter(const struct fg_code_blob *s)
  * first: no Java frame was read before it. */
 static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
 {
-  const struct fg_code_map *code = k->w->code;
-  if (!fg_code_map_contains(code, r->pc))
+  if (!fg_code_map_contains(k->w->code, r->pc))
     return STEP_FAIL;
   if (r->pc == k->w->vm->call_stub_return)
     return entry_frame(k, r);
-  if (top) {
-    const struct fg_code_blob *m = fg_code_map_find(&code->methods, r->pc);
-    jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
-    if (m)
-      return id ? compiled_frame(k, m, id, NULL, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
-  } else {
-    const struct fg_call_site_info *c = method_at(k, r->pc);
-    if (c->m)
-      return c->id ? compiled_frame(k, c->m, c->id, c, r) : STEP_UNKNOWN;
-  }
-  const struct fg_code_blob *s = fg_code_map_find(&code->stubs, r->pc);
-  if (!s) {
+  const struct fg_pc_info *i = pc_at(k, r->pc, top);
+  if (i->kind == FG_PC_METHOD)
+    return i->id ? compiled_frame(k, i, top, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
+  if (i->kind != FG_PC_STUB) {
     if (top)
       return in_ic_stub(r->pc) && fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
     return STEP_UNKNOWN;
   }
-  if (is_interpreter(s))
+  const struct fg_code_blob *s = i->blob;
+  if (i->interpreter)
     return interpreted_frame(k, top, r);
   /* any other stub is a leaf (arraycopy, vtable) or calls the VM (runtime
    * stubs), so it is only ever the first frame; one met as a caller (the
@@ -497,8 +520,9 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   k.room = java_room;
   k.java_call = 0;
   k.top = top_regs;
+  k.generation = fg_code_map_generation(w->code);
   for (int i = 0; i < MEMO_SLOTS; i++)
-    k.memo[i].pc = 0;
+    k.memo[i].key = 0;
   int java_is_top = top_regs != NULL;
   struct fg_regs r;
   int top;

@@ -56,8 +56,8 @@ int fg_walk_scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFram
     return 0;
   const struct fg_pc_scopes *s = m->scopes;
   int n = 0;
-  for (uint32_t i = s->start[at]; i < s->start[at + 1] && n < room; i++, n++) {
-    f[n] = (ASGCT_CallFrame){s->bcis[i], s->methods[i]};
+  for (uint32_t i = s->records[at].first; i < s->records[at + 1].first && n < room; i++, n++) {
+    f[n] = (ASGCT_CallFrame){s->frames[i].bci, s->frames[i].method};
     types[n] = FG_FRAME_JAVA;
   }
   return n;
@@ -83,8 +83,8 @@ static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_Ca
   if (!id || at < 0)
     return n;
   const struct fg_pc_scopes *s = m->scopes;
-  uint32_t first = s->start[at], count = s->start[at + 1] - first;
-  if (count == 0 || s->methods[first + count - 1] != id)
+  uint32_t first = s->records[at].first, count = s->records[at + 1].first - first;
+  if (count == 0 || s->frames[first + count - 1].method != id)
     return n;   /* not a chain that ends in the method itself */
   int own = -1;   /* ASGCT's frames down to and with the method itself */
   for (int i = 0; i < n; i++)
@@ -99,7 +99,7 @@ static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_Ca
     return n;
   memmove(f + count, f + own, (size_t)rest * sizeof *f);
   for (uint32_t i = 0; i < count; i++)
-    f[i] = (ASGCT_CallFrame){s->bcis[first + i], s->methods[first + i]};
+    f[i] = (ASGCT_CallFrame){s->frames[first + i].bci, s->frames[first + i].method};
   /* every frame written here is a Java one: the types past ASGCT's count
    * still hold an earlier walk's, and a stale FG_FRAME_STUB there made the
    * drainer read a jmethodID as a stub and print its bytes as a name */

@@ -25,7 +25,7 @@
 
 struct fg_vm_offsets;
 struct fg_method_map;
-struct fg_call_sites;
+struct fg_pc_cache;
 
 #define FG_MAX_NATIVE_FRAMES 128
 
@@ -45,7 +45,7 @@ struct fg_walker {
   int use_vm;
   const struct fg_vm_offsets *vm;
   const struct fg_method_map *methods;
-  struct fg_call_sites *sites;   /* call sites met in earlier walks, or NULL */
+  struct fg_pc_cache *pcs;       /* pcs met in earlier walks (pc_cache.h), or NULL */
 };
 
 struct fg_walk {

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "../../agent/walk/call_sites.h"
+#include "../../agent/walk/pc_cache.h"
 #include "../../agent/walk/method_map.h"
 #include "../../agent/walk/vm_offsets.h"
 #include "../../agent/walk/walker.h"
@@ -154,11 +154,11 @@ int main(int argc, char **argv)
   if (physical < 1 || physical > 5000 || walks < 10 || (!distinct && strcmp(kind, "recursive") != 0))
     fatal("usage: bench_walk PHYSICAL(1..5000) [recursive|distinct [WALKS >= 10 [hot]]]");
   uintptr_t sp = setup(physical, distinct);
-  struct fg_call_sites sites;
-  if (fg_call_sites_init(&sites) != 0)
+  struct fg_pc_cache sites;
+  if (fg_pc_cache_init(&sites) != 0)
     fatal("no memory for the call-site table");
   struct fg_walker w = {.asgct = no_asgct, .code = &map, .depth = FG_DEFAULT_DEPTH, .native_depth = 0, .recover = 1,
-                        .annotate = 0, .use_vm = 1, .vm = &vm, .methods = &methods, .sites = &sites};
+                        .annotate = 0, .use_vm = 1, .vm = &vm, .methods = &methods, .pcs = &sites};
   int capacity = fg_walk_capacity(&w);
   ASGCT_CallFrame *frames = calloc((size_t)capacity, sizeof *frames);
   uint8_t *types = calloc((size_t)capacity, 1);
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
     printf("put_%s_ns_per_frame %.1f ns\n", k, (double)put_ns / walks / expect);
   }
   fg_trace_table_destroy(&traces);
-  fg_call_sites_free(&sites);
+  fg_pc_cache_free(&sites);
   fg_code_map_free(&map);
   fg_method_map_free(&methods);
   return 0;

@@ -22,11 +22,13 @@ static void binary_search_without_directory(void **state)
 {
   (void)state;
   uintptr_t pcs[40];
-  uint32_t start[41] = {0};
-  struct fg_pc_scopes s = {0, pcs, start, NULL, NULL, 0, 0, NULL};
+  struct fg_pc_record records[41];
+  struct fg_pc_scopes s = {.records = records, .base = 100};
   for (uint32_t n = 1; n <= 40; n++) {
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
       pcs[i] = 100 + 3 * i + (i % 3 == 2);   /* ascending, unevenly spaced */
+      records[i] = (struct fg_pc_record){(uint32_t)(pcs[i] - 100), i};
+    }
     s.npcs = n;
     for (uintptr_t pc = 90; pc <= pcs[n - 1] + 2; pc++)
       assert_int_equal(fg_pc_scopes_at_or_above(&s, pc), scan(pcs, n, pc));
@@ -66,14 +68,17 @@ static void directory_agrees_with_a_scan(void **state)
   for (int i = 0; i < N; i++) {   /* the frames stay with their record */
     int r = fg_pc_scopes_at_or_above(s, pcs[i]);
     assert_int_equal(r, i);
-    assert_ptr_equal(s->methods[s->start[r]], ids[i]);
-    assert_int_equal(s->bcis[s->start[r]], i);
+    assert_int_equal(fg_pc_record_pc(s, (uint32_t)r), pcs[i]);
+    assert_int_equal(s->records[r + 1].first - s->records[r].first, 1);
+    assert_ptr_equal(s->frames[s->records[r].first].method, ids[i]);
+    assert_int_equal(s->frames[s->records[r].first].bci, i);
   }
   free(s);
 }
 
-/* Records out of order are refused; no inline record, no scopes. */
-static void refused_tables(void **state)
+/* Records out of order, or 4 GB apart, are refused; no inline record, no
+ * scopes. A record below the code's first byte moves the base down to it. */
+static void refused_tables_and_a_lower_base(void **state)
 {
   (void)state;
   static jmethodID id = (jmethodID)(uintptr_t)0x1000;
@@ -83,6 +88,18 @@ static void refused_tables(void **state)
       {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, NULL}, 2, info};
   assert_null(fg_pc_scopes_build(&rec, 0x1000, 0x2000));
   assert_null(fg_pc_scopes_build(NULL, 0x1000, 0x2000));
+  info[1].pc = (void *)(0x2000 + (1ull << 32));
+  assert_null(fg_pc_scopes_build(&rec, 0x1000, 0x2000));
+  info[0].pc = (void *)0x800;
+  info[1].pc = (void *)0x1100;
+  struct fg_pc_scopes *s = fg_pc_scopes_build(&rec, 0x1000, 0x200);
+  assert_non_null(s);
+  assert_int_equal(s->base, 0x800);
+  assert_int_equal(fg_pc_scopes_at_or_above(s, 0x700), 0);
+  assert_int_equal(fg_pc_scopes_at_or_above(s, 0x801), 1);
+  assert_int_equal(fg_pc_scopes_at_or_above(s, 0x1100), 1);
+  assert_int_equal(fg_pc_scopes_at_or_above(s, 0x1101), -1);
+  free(s);
 }
 
 int main(void)
@@ -90,7 +107,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(binary_search_without_directory),
     cmocka_unit_test(directory_agrees_with_a_scan),
-    cmocka_unit_test(refused_tables),
+    cmocka_unit_test(refused_tables_and_a_lower_base),
   };
   return cmocka_run_group_tests_name("pc_scopes", tests, NULL, NULL);
 }

@@ -8,7 +8,7 @@
 #include <jvmticmlr.h>
 #include <string.h>
 
-#include "../../agent/walk/call_sites.h"
+#include "../../agent/walk/pc_cache.h"
 #include "../../agent/walk/method_map.h"
 #include "../../agent/walk/vm_offsets.h"
 #include "../../agent/walk/vm_walker.h"
@@ -353,15 +353,17 @@ static void recursion_returns_to_the_same_pc(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
-/* With a call-site table the callers come from it: what it holds for the
- * generation the code map is at is taken as is (here a record planted at
- * the recursion's pc), and nothing it holds once the map has changed. */
-static void callers_from_the_call_site_table(void **state)
+/* With a pc cache the frames come from it: what it holds for the
+ * generation the code map is at is taken as is (here records planted at
+ * the recursion's return address and at the top pc), and nothing it holds
+ * once the map has changed. A stub's pc is kept too (the interpreter's,
+ * here), a pc in no blob never. */
+static void frames_from_the_pc_cache(void **state)
 {
   (void)state;
-  struct fg_call_sites sites;
-  assert_int_equal(fg_call_sites_init(&sites), 0);
-  walker.sites = &sites;
+  struct fg_pc_cache pcs;
+  assert_int_equal(fg_pc_cache_init(&pcs), 0);
+  walker.pcs = &pcs;
   *(int32_t *)(thread + 16) = IN_JAVA;
   for (int fp = 76; fp < 100; fp += 6)
     stack[fp + 5] = CALL_RET;
@@ -369,23 +371,45 @@ static void callers_from_the_call_site_table(void **state)
   ASGCT_CallFrame f[16];
   uint8_t types[16];
   assert_int_equal(walk(&r, 1, f, types), 11);
-  struct fg_call_site_info kept;
+  struct fg_pc_info kept, top;
   uint32_t generation = fg_code_map_generation(&map);
-  assert_true(fg_call_sites_get(&sites, CALL_RET, generation, &kept));
+  assert_true(fg_pc_cache_get(&pcs, CALL_RET, 0, generation, &kept));
   assert_int_equal(kept.count, 2);
-  assert_int_equal(kept.bcis[0], 9);
-  static const jint planted_bcis[] = {41, 42};
-  kept.bcis = planted_bcis;
-  fg_call_sites_put(&sites, CALL_RET, generation, &kept);
+  assert_int_equal(kept.inline_frames[0].bci, 9);
+  assert_true(kept.exact && kept.own);
+  assert_int_equal(kept.frame_bytes, 0x30);
+  assert_true(fg_pc_cache_get(&pcs, TOP_PC, 1, generation, &top));
+  assert_int_equal(top.inline_frames[0].bci, 5);   /* the record after the pc */
+  assert_int_equal(top.top_pop, FG_POP_COMPLETE);
+  assert_true(top.in_body);
+  assert_false(fg_pc_cache_get(&pcs, TOP_PC, 0, generation, &top));   /* only asked as a top pc */
+  kept.inline_frames[0].bci = 41;
+  kept.inline_frames[1].bci = 42;
+  fg_pc_cache_put(&pcs, CALL_RET, 0, generation, &kept);
+  top.inline_frames[1].bci = 77;
+  fg_pc_cache_put(&pcs, TOP_PC, 1, generation, &top);
   assert_int_equal(walk(&r, 1, f, types), 11);
+  assert_int_equal(f[1].lineno, 77);
   assert_int_equal(f[2].lineno, 41);
   assert_int_equal(f[9].lineno, 42);
+  struct fg_pc_info stub;
+  assert_true(fg_pc_cache_get(&pcs, (uintptr_t)(code + 500), 0, generation, &stub));   /* the interpreter */
+  assert_int_equal(stub.kind, FG_PC_STUB);
+  assert_true(stub.interpreter);
   fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL);   /* any method loaded */
   assert_int_equal(walk(&r, 1, f, types), 11);
+  assert_int_equal(f[1].lineno, 7);
   assert_int_equal(f[2].lineno, 9);
   assert_int_equal(f[9].lineno, 11);
-  walker.sites = NULL;
-  fg_call_sites_free(&sites);
+  /* a caller in no blob: handed on, and not kept */
+  stack[81] = (uintptr_t)(code + 3600);
+  int stubs;
+  struct fg_regs unknown;
+  assert_int_equal(walk_room(&r, 1, 15, f, types, &stubs, &unknown), 2);
+  assert_int_equal(unknown.pc, (uintptr_t)(code + 3600));
+  assert_false(fg_pc_cache_get(&pcs, (uintptr_t)(code + 3600), 0, fg_code_map_generation(&map), &kept));
+  walker.pcs = NULL;
+  fg_pc_cache_free(&pcs);
 }
 
 /* C1's unwind_exception, reached by the native walk at its leaf call into
@@ -589,7 +613,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(adapters_between_interpreted_and_compiled_code, setup, teardown),
     cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
     cmocka_unit_test_setup_teardown(recursion_returns_to_the_same_pc, setup, teardown),
-    cmocka_unit_test_setup_teardown(callers_from_the_call_site_table, setup, teardown),
+    cmocka_unit_test_setup_teardown(frames_from_the_pc_cache, setup, teardown),
     cmocka_unit_test_setup_teardown(pushed_registers_in_the_top_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(method_handle_intrinsic_without_a_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_entered_after_a_move, setup, teardown),

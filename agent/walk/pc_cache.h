@@ -1,0 +1,89 @@
+/* What the walker learned of a pc in the code cache, kept across walks and
+ * threads: a profile samples the same code again and again, and a pc found
+ * here costs one slot (two adjacent cache lines) instead of a code map
+ * lookup, the method's debug records and its frame layout, each a cache
+ * miss of its own once the application's work between two samples has
+ * evicted them. Kept for the return addresses of callers and for the
+ * interrupted pcs of top frames (which take the record after the pc, and
+ * how the frame pops there), as two keys.
+ *
+ * A direct-mapped table written and read by signal handlers on any thread,
+ * without locks: each slot is a sequence lock (odd while written; a writer
+ * that finds it odd, or loses the race to make it so, leaves the slot
+ * alone), and a reader takes a slot only when its sequence was even and the
+ * same before and after the read. A slot also holds the code map's
+ * generation it was filled under (fg_code_map_generation: bumped when a
+ * method is unloaded, or loaded over code the map held before) and is not
+ * taken under another: the blobs and records it points to are never freed,
+ * but they may no longer be what holds that pc. Async-signal-safe: plain
+ * loads and stores, atomics. The sequence lock's fences are those of
+ * x86-64, the only target of the walker. */
+#ifndef FG_PC_CACHE_H
+#define FG_PC_CACHE_H
+
+#include <jni.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "code_map.h"
+
+#define FG_PC_CACHE_BITS 13      /* 8192 slots of 128 bytes: 1 MB, on one huge page where the kernel gives one */
+#define FG_PC_INLINE_FRAMES 4    /* a record's frames kept in the slot itself; deeper ones through pointers */
+
+enum fg_pc_kind {
+  FG_PC_UNKNOWN,   /* in no blob the map holds (not kept) */
+  FG_PC_METHOD,    /* a compiled method */
+  FG_PC_STUB,      /* a stub, adapter or the interpreter */
+};
+
+/* A pc in the code cache, as the walker needs it. */
+struct fg_pc_info {
+  const struct fg_code_blob *blob;   /* the method or stub holding the pc */
+  jmethodID id;                      /* a method's id when it was looked up */
+  const struct fg_scope_frame *frames;   /* the frames of the method's first record at or above the pc (a
+                                            top pc: above pc + 1), innermost first; see fg_pc_frame */
+  uint32_t count;                    /* 0: no record there */
+  uint32_t frame_bytes;              /* the method's frame (blob->layout) */
+  uint8_t kind;                      /* enum fg_pc_kind */
+  uint8_t exact;                     /* the record is at the pc itself: a Java call's return address */
+  uint8_t own;                       /* the record's outermost frame is the method itself */
+  uint8_t scoped;                    /* the method has debug records at all (not a native wrapper) */
+  uint8_t rbp_based;                 /* the method's frame is found through rbp (blob->layout) */
+  uint8_t interpreter;               /* a stub: the interpreter */
+  uint8_t top_pop;                   /* a top pc: how its frame pops there (enum fg_top_pop) */
+  uint8_t in_body;                   /* a top pc: in the body, its whole frame built and not torn down */
+  struct fg_scope_frame inline_frames[FG_PC_INLINE_FRAMES];
+};
+
+/* Frame j (< count) of the record: the slot's own copy when it holds them. */
+static inline struct fg_scope_frame fg_pc_frame(const struct fg_pc_info *i, uint32_t j)
+{
+  return i->count <= FG_PC_INLINE_FRAMES ? i->inline_frames[j] : i->frames[j];
+}
+
+struct fg_pc_slot {
+  _Atomic uint32_t seq;
+  uint32_t generation;
+  uintptr_t key;                     /* pc << 1 | top; 0: empty */
+  struct fg_pc_info info;
+} __attribute__((aligned(128)));
+_Static_assert(sizeof(struct fg_pc_slot) == 128, "a slot is two cache lines");
+
+struct fg_pc_cache {
+  struct fg_pc_slot *slots;
+  void *base;                        /* the mapping, and its size */
+  size_t bytes;
+};
+
+/* Not async-signal-safe (they map and unmap): at start and exit. */
+int fg_pc_cache_init(struct fg_pc_cache *c);
+void fg_pc_cache_free(struct fg_pc_cache *c);
+
+/* 1 and *out when (pc, top)'s slot holds it as it was under generation. */
+int fg_pc_cache_get(const struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t generation, struct fg_pc_info *out);
+
+/* Keeps what is known of (pc, top), looked up under generation (read before
+ * the lookup), unless another thread is writing its slot. */
+void fg_pc_cache_put(struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t generation, const struct fg_pc_info *in);
+
+#endif
