@@ -189,9 +189,13 @@ static void add_overflow(struct fg_drainer *d, struct fg_thread *t, uint32_t thr
 
 /* A thread whose walks were cut by its scratch's room gets a bigger one (four
  * times, up to what depth needs), taken by its handler at the next signal;
- * the one it gave back is freed. */
+ * the one it gave back is freed. At the start of every pass: the handler
+ * also wakes the drainer for it. */
 static void grow_scratch(struct fg_drainer *d, struct fg_thread *t)
 {
+  int state = atomic_load(&t->state);
+  if (state == FG_THREAD_FREE || state == FG_THREAD_CLAIMING)
+    return;   /* no handler of its own (yet) */
   fg_scratch_free(atomic_exchange(&t->retired, NULL));
   if (!atomic_exchange(&t->scratch_short, 0) || atomic_load(&t->bigger))
     return;
@@ -271,7 +275,6 @@ static void drain_thread(struct fg_drainer *d, struct fg_thread *t)
     fg_ring_release(&t->ring, rec);
   }
   add_overflow(d, t, thread, -1);
-  grow_scratch(d, t);
   count_signals(d, t, state == FG_THREAD_ENDED);
   if (state == FG_THREAD_ENDED) {
     fg_profile_rename_thread(d->profile, thread, t->name);
@@ -386,7 +389,6 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
     add_overflow(d, t, t->profile_thread, t->pool_frame);
   else
     add_overflow(d, t, 0, -2);
-  grow_scratch(d, t);
   count_signals(d, t, state == FG_THREAD_ENDED);
   if (state == FG_THREAD_ENDED) {
     t->profile_serial = 0;
@@ -410,6 +412,14 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
 {
   d->jni = jni;   /* the pass's: frame names are read with it */
   struct fg_thread_pool *pool = d->sampler->pool;
+  /* rooms first: the pass itself may take long (its first names the
+   * symbol tables), and a deep thread's walks are cut until it has one */
+  for (uint32_t i = 0; pool && i < pool->n; i++)
+    grow_scratch(d, pool->records[i]);
+  pthread_mutex_lock(&d->registry->lock);
+  for (uint32_t i = 0; i < d->registry->n; i++)
+    grow_scratch(d, d->registry->all[i]);
+  pthread_mutex_unlock(&d->registry->lock);
   for (uint32_t i = 0; pool && i < pool->n; i++)
     drain_pool_record(d, pool->records[i]);
   pthread_mutex_lock(&d->registry->lock);

@@ -72,16 +72,22 @@ static int overflow(struct fg_thread *t, const struct fg_trace *trace, uint32_t 
   return 0;
 }
 
-/* Wakes the drainer once its ring is half full, rather than at its next
- * 10 ms pass: one write per wake-up, whichever thread gets there first. */
-static void wake_drainer(struct fg_sampler *s, struct fg_ring *r)
+/* Wakes the drainer now rather than at its next pass: one write per
+ * wake-up, whichever thread gets there first. */
+static void wake(struct fg_sampler *s)
 {
-  if (s->wake_fd < 0 || fg_ring_used(r) < r->capacity / 2 ||
-      atomic_exchange_explicit(&s->wake_pending, 1, memory_order_relaxed))
+  if (s->wake_fd < 0 || atomic_exchange_explicit(&s->wake_pending, 1, memory_order_relaxed))
     return;
   uint64_t one = 1;
   ssize_t rc = write(s->wake_fd, &one, sizeof one);
   (void)rc;   /* a full counter still wakes it */
+}
+
+/* Wakes the drainer once its ring is half full. */
+static void wake_drainer(struct fg_sampler *s, struct fg_ring *r)
+{
+  if (fg_ring_used(r) >= r->capacity / 2)
+    wake(s);
 }
 
 /* 1 when the sample went into the ring. */
@@ -175,7 +181,10 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   uint32_t flags = walk.flags;
   int cut_by_room = (flags & FG_SAMPLE_TRUNCATED) && depth < b->depth;
   if (cut_by_room) {
-    atomic_store_explicit(&t->scratch_short, 1, memory_order_relaxed);   /* cut by the room: ask for more */
+    /* cut by the room: ask for more, now rather than at the drainer's next
+     * pass, so that a deep thread's walks are cut a few times, not for 100 ms */
+    if (!atomic_exchange_explicit(&t->scratch_short, 1, memory_order_relaxed))
+      wake(s);
     if (b->depth >= s->walker.depth)
       flags &= ~FG_SAMPLE_BUDGET;   /* the budget did not cut it */
   }
