@@ -19,11 +19,14 @@
  *    took its CPU away, so a busy host makes a 250 us walk read several ms,
  *    and halving on two such walks in a row cut three quarters of a
  *    deep-stack run's samples short.
- *  - proof: a walk's duration is first taken from CLOCK_MONOTONIC (cheap), which
- *    counts time the thread spent preempted inside the handler. Only a walk
- *    timed on the thread's own CPU clock (two system calls) triggers the two
- *    rules above: one slow wall-clock walk makes the next FG_PRECISE_WALKS walks
- *    be timed that way.
+ *  - proof: a walk's duration is taken from CLOCK_MONOTONIC (cheap), which
+ *    counts time the thread spent switched out inside the handler. When the
+ *    thread's perf counter page says it was not switched out (its sequence
+ *    did not move: the kernel rewrites the page at every switch), that time is
+ *    the walk's own and the two rules above apply to it at once. Otherwise
+ *    only a walk timed on the thread's own CPU clock (two system calls, over
+ *    a microsecond each here) triggers them: one slow wall-clock walk makes the
+ *    next FG_PRECISE_WALKS walks be timed that way.
  * Pure arithmetic on one thread's state, async-signal-safe; unit-tested alone. */
 #ifndef FG_BACKOFF_H
 #define FG_BACKOFF_H
@@ -45,6 +48,13 @@ struct fg_backoff {
   uint32_t over_history;   /* the last 32 walks counted, newest in bit 0: 1 = over the budget (CPU-timed) */
   uint32_t at_depth;       /* walks counted since the depth last changed */
   int depth;               /* Java frames the next walk asks for */
+};
+
+/* How a walk's duration was measured. */
+enum fg_walk_timing {
+  FG_TIMED_WALL,    /* CLOCK_MONOTONIC; the thread may have been switched out meanwhile */
+  FG_TIMED_CPU,     /* the thread's own CPU clock (fg_backoff_precise) */
+  FG_TIMED_ALONE,   /* CLOCK_MONOTONIC, and the thread was not switched out meanwhile */
 };
 
 /* What a walk's measured duration changed. */
@@ -83,35 +93,32 @@ static inline int fg_backoff_precise(const struct fg_backoff *b)
   return b->precise_left > 0;
 }
 
-/* After a walk that took ns (on the thread's CPU clock when precise, else
- * wall time), with interval_ns between signals and max_depth the option. */
+/* After a walk that took ns, measured as timing says, with interval_ns
+ * between signals and max_depth the option. */
 static inline struct fg_backoff_verdict fg_backoff_after_walk(struct fg_backoff *b, uint64_t ns,
                                                              uint64_t interval_ns, int max_depth,
-                                                             int precise)
+                                                             enum fg_walk_timing timing)
 {
   struct fg_backoff_verdict v = {0, 0};
   uint64_t factor = 100 / FG_SHARE_LIMIT_PCT - 1;   /* quiet time per unit of walk time */
   int over_share = interval_ns > 0 && ns * factor > interval_ns;
   int over_budget = ns > FG_WALK_BUDGET_NS;
-  if (!precise) {
-    if (over_share || over_budget)
-      b->precise_left = FG_PRECISE_WALKS;   /* prove it on the CPU clock first */
-  } else {
+  int proven = timing != FG_TIMED_WALL;
+  if (timing == FG_TIMED_CPU && b->precise_left > 0)
     b->precise_left--;
-    if (over_share || over_budget)
-      b->precise_left = FG_PRECISE_WALKS;
-    if (over_share) {
-      uint64_t quiet = ns * factor;
-      uint64_t skip = (quiet + interval_ns - 1) / interval_ns - 1;
-      if (skip > FG_MAX_SKIP)
-        skip = FG_MAX_SKIP;
-      b->skip_left = (uint32_t)skip;
-      v.skipped_next = (uint32_t)skip;
-    }
+  if (timing != FG_TIMED_ALONE && (over_share || over_budget))
+    b->precise_left = FG_PRECISE_WALKS;   /* prove it (again) on the CPU clock */
+  if (proven && over_share) {
+    uint64_t quiet = ns * factor;
+    uint64_t skip = (quiet + interval_ns - 1) / interval_ns - 1;
+    if (skip > FG_MAX_SKIP)
+      skip = FG_MAX_SKIP;
+    b->skip_left = (uint32_t)skip;
+    v.skipped_next = (uint32_t)skip;
   }
-  /* the budget's record: every walk within it, and those over it that the
-   * CPU clock proved (a wall-clock one is only a reason to time the next) */
-  if (precise || !over_budget) {
+  /* the budget's record: every walk within it, and those over it that were
+   * proven (a wall-clock one is only a reason to time the next) */
+  if (proven || !over_budget) {
     b->over_history = b->over_history << 1 | (uint32_t)over_budget;
     b->at_depth++;
   }

@@ -6,7 +6,8 @@
  * mmap), fg_kstacks_read (its own thread's perf ring), the fg_ring producer
  * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
  * arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
- * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times), sched_getcpu
+ * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
+ * fg_kstacks_seq (its own thread's counter page), sched_getcpu
  * and C11 atomics. It never calls JNI or JVMTI
  * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
  * never allocates, never locks, never uses stdio, and restores errno. */
@@ -167,6 +168,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     b->depth = s->walker.depth;
   int precise = fg_backoff_precise(b);
   uint64_t cpu_start = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
+  uint32_t seq_start = 0, seq_end = 0;
+  int alone = !precise && s->kstacks && fg_kstacks_seq(s->kstacks, t->tid, &seq_start);
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
   int cpu = sched_getcpu();   /* rseq or vDSO: no lock */
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
@@ -198,7 +201,10 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   /* fgagent's own cost, reported in the summary, and what it allows next */
   uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - start;
   uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;
-  struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth, precise);
+  /* not switched out meanwhile: the wall time was the walk's own */
+  alone = alone && fg_kstacks_seq(s->kstacks, t->tid, &seq_end) && seq_end == seq_start;
+  struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth,
+                                                      precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
   if (v.cut)
     add_to(&t->depth_cuts, 1);
   add_to(&t->handler_ns, spent);

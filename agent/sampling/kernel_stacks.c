@@ -116,3 +116,14 @@ int fg_kstacks_read(struct fg_kernel_stacks *k, int tid, uint64_t *pcs, int max)
   atomic_fetch_sub(&k->readers, 1);
   return n;
 }
+
+int fg_kstacks_seq(struct fg_kernel_stacks *k, int tid, uint32_t *seq)
+{
+  atomic_fetch_add(&k->readers, 1);
+  int i = find(k, tid);
+  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->ring[i]);
+  if (m)
+    *seq = __atomic_load_n(&m->lock, __ATOMIC_ACQUIRE);
+  atomic_fetch_sub(&k->readers, 1);
+  return m != NULL;
+}

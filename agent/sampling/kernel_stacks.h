@@ -40,4 +40,11 @@ void fg_kstacks_detach(struct fg_kernel_stacks *k, int tid);
  * ring either way, so it never fills. Async-signal-safe. */
 int fg_kstacks_read(struct fg_kernel_stacks *k, int tid, uint64_t *pcs, int max);
 
+/* In the handler: the sequence of thread tid's counter page, which the
+ * kernel moves whenever it rewrites the page, as it does at each of the
+ * thread's context switches. 1 and *seq when tid has a ring. Two equal
+ * reads around a stretch of the handler: the thread ran it without being
+ * switched out. Async-signal-safe. */
+int fg_kstacks_seq(struct fg_kernel_stacks *k, int tid, uint32_t *seq);
+
 #endif

@@ -26,7 +26,7 @@ static struct run simulate(uint64_t walk_ns, uint64_t interval_ns, uint64_t sign
     r.walks++;
     r.weights += fg_backoff_take_weight(&b);
     walk_time += walk_ns;
-    fg_backoff_after_walk(&b, walk_ns, interval_ns, 2048, fg_backoff_precise(&b));
+    fg_backoff_after_walk(&b, walk_ns, interval_ns, 2048, fg_backoff_precise(&b) ? FG_TIMED_CPU : FG_TIMED_WALL);
   }
   r.carry = b.carry;
   /* the program's own CPU: an interval between signals, the walks on top */
@@ -63,23 +63,23 @@ static void the_first_slow_walk_is_proven_on_the_cpu_clock(void **state)
   struct fg_backoff b;
   fg_backoff_reset(&b, 2048);
   /* a cheap walk whose thread was preempted: wall time 4 ms */
-  struct fg_backoff_verdict v = fg_backoff_after_walk(&b, 4 * MS, 1 * MS, 2048, 0);
+  struct fg_backoff_verdict v = fg_backoff_after_walk(&b, 4 * MS, 1 * MS, 2048, FG_TIMED_WALL);
   assert_int_equal(v.skipped_next, 0);
   assert_int_equal(b.depth, 2048);
   assert_true(fg_backoff_precise(&b));
   /* timed on its CPU clock it cost 5 us: nothing changes */
-  v = fg_backoff_after_walk(&b, 5 * US, 1 * MS, 2048, 1);
+  v = fg_backoff_after_walk(&b, 5 * US, 1 * MS, 2048, FG_TIMED_CPU);
   assert_int_equal(v.skipped_next, 0);
   assert_int_equal(b.skip_left, 0);
   /* a real 66.9 ms walk: 19 x 66.9 ms of quiet, 1271 signals skipped; the
    * depth stays until most recent walks (6 of 8) are over the budget */
   for (int i = 0; i < FG_CUT_OVER - 1; i++) {
-    v = fg_backoff_after_walk(&b, 66900 * US, 1 * MS, 2048, 1);
+    v = fg_backoff_after_walk(&b, 66900 * US, 1 * MS, 2048, FG_TIMED_CPU);
     assert_int_equal(v.skipped_next, 1271);
     assert_int_equal(v.cut, 0);
     assert_int_equal(b.depth, 2048);
   }
-  v = fg_backoff_after_walk(&b, 66900 * US, 1 * MS, 2048, 1);
+  v = fg_backoff_after_walk(&b, 66900 * US, 1 * MS, 2048, FG_TIMED_CPU);
   assert_int_equal(v.skipped_next, 1271);
   assert_int_equal(v.cut, 1);
   assert_int_equal(b.depth, 1024);
@@ -90,6 +90,37 @@ static void the_first_slow_walk_is_proven_on_the_cpu_clock(void **state)
   assert_int_equal(fg_backoff_take_weight(&b), 1);
 }
 
+/* A walk its thread ran without being switched out (its counter page's
+ * sequence did not move) is its own time: a slow one skips signals at once,
+ * with no walk timed on the CPU clock, and a cheap one leaves all as it was. */
+static void a_walk_not_switched_out_needs_no_proof(void **state)
+{
+  (void)state;
+  struct fg_backoff b;
+  fg_backoff_reset(&b, 2048);
+  struct fg_backoff_verdict v = fg_backoff_after_walk(&b, 5 * US, 1 * MS, 2048, FG_TIMED_ALONE);
+  assert_int_equal(v.skipped_next, 0);
+  assert_false(fg_backoff_precise(&b));
+  v = fg_backoff_after_walk(&b, 66900 * US, 1 * MS, 2048, FG_TIMED_ALONE);
+  assert_int_equal(v.skipped_next, 1271);
+  assert_false(fg_backoff_precise(&b));
+  for (int i = 0; i < 1271; i++)
+    assert_true(fg_backoff_skip(&b));
+  assert_int_equal(fg_backoff_take_weight(&b), 1272);
+  /* six of eight such walks over the budget halve the depth, as proven ones do */
+  fg_backoff_reset(&b, 2048);
+  for (int i = 0; i < FG_CUT_OVER - 1; i++)
+    assert_int_equal(fg_backoff_after_walk(&b, 2 * MS, 100 * MS, 2048, FG_TIMED_ALONE).cut, 0);
+  v = fg_backoff_after_walk(&b, 2 * MS, 100 * MS, 2048, FG_TIMED_ALONE);
+  assert_int_equal(v.cut, 1);
+  assert_int_equal(b.depth, 1024);
+  assert_false(fg_backoff_precise(&b));
+  /* the same on the wall clock of a thread that was switched out: proven first */
+  fg_backoff_after_walk(&b, 66900 * US, 1 * MS, 2048, FG_TIMED_WALL);
+  assert_int_equal(b.skip_left, 0);
+  assert_true(fg_backoff_precise(&b));
+}
+
 static void one_slow_walk_alone_keeps_the_depth(void **state)
 {
   (void)state;
@@ -97,13 +128,13 @@ static void one_slow_walk_alone_keeps_the_depth(void **state)
   fg_backoff_reset(&b, 2048);
   for (int i = 0; i < 50; i++) {
     /* on a busy virtual machine: the host took the CPU during every other walk */
-    fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, 1);
-    fg_backoff_after_walk(&b, 200 * US, 100 * MS, 2048, 1);
+    fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, FG_TIMED_CPU);
+    fg_backoff_after_walk(&b, 200 * US, 100 * MS, 2048, FG_TIMED_CPU);
   }
   assert_int_equal(b.depth, 2048);
   /* an outlier on the wall clock alone is not counted at all */
   for (int i = 0; i < 50; i++)
-    fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, 0);
+    fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, FG_TIMED_WALL);
   assert_int_equal(b.depth, 2048);
 }
 
@@ -113,35 +144,35 @@ static void the_budget_halves_depth_and_fast_walks_restore_it(void **state)
   struct fg_backoff b;
   fg_backoff_reset(&b, 2048);
   for (int i = 0; i < 100; i++)
-    fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, 1);
+    fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, FG_TIMED_CPU);
   assert_int_equal(b.depth, FG_MIN_WALK_DEPTH);   /* never below */
   /* long at that depth: it doubles once 30 of the last 32 walks are within budget */
   int fast = 0;
   while (b.depth == FG_MIN_WALK_DEPTH && fast < 1000) {
-    fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, 0);
+    fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, FG_TIMED_WALL);
     fast++;
   }
   assert_int_equal(fast, 30);
   assert_int_equal(b.depth, 2 * FG_MIN_WALK_DEPTH);
   /* just doubled: FG_RESTORE_AFTER walks at this depth first */
   for (unsigned i = 0; i < FG_RESTORE_AFTER - 1; i++)
-    fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, 0);
+    fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, FG_TIMED_WALL);
   assert_int_equal(b.depth, 2 * FG_MIN_WALK_DEPTH);
-  fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, 0);
+  fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, FG_TIMED_WALL);
   assert_int_equal(b.depth, 4 * FG_MIN_WALK_DEPTH);
   for (int i = 0; i < 100; i++)
     for (unsigned j = 0; j < FG_RESTORE_AFTER; j++)
-      fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, 0);
+      fg_backoff_after_walk(&b, 10 * US, 100 * MS, 2048, FG_TIMED_WALL);
   assert_int_equal(b.depth, 2048);                 /* never above the option */
   /* a cost that stays over the budget halves the depth again within 8 walks */
   struct fg_backoff_verdict v = {0, 0};
   for (int i = 0; i < 8 && !v.cut; i++)
-    v = fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, 1);
+    v = fg_backoff_after_walk(&b, 3 * MS, 100 * MS, 2048, FG_TIMED_CPU);
   assert_int_equal(v.cut, 1);
   assert_int_equal(b.depth, 1024);
   /* occasional slow walks do not hold the depth down */
   for (unsigned i = 0; i < FG_RESTORE_AFTER; i++)
-    fg_backoff_after_walk(&b, i % 40 == 39 ? 3 * MS : 700 * US, 100 * MS, 2048, 1);
+    fg_backoff_after_walk(&b, i % 40 == 39 ? 3 * MS : 700 * US, 100 * MS, 2048, FG_TIMED_CPU);
   assert_int_equal(b.depth, 2048);
 }
 
@@ -150,7 +181,7 @@ static void the_skip_is_bounded(void **state)
   (void)state;
   struct fg_backoff b;
   fg_backoff_reset(&b, 2048);
-  struct fg_backoff_verdict v = fg_backoff_after_walk(&b, 60ull * 1000 * MS, 100 * US, 2048, 1);
+  struct fg_backoff_verdict v = fg_backoff_after_walk(&b, 60ull * 1000 * MS, 100 * US, 2048, FG_TIMED_CPU);
   assert_int_equal(v.skipped_next, FG_MAX_SKIP);
 }
 
@@ -160,6 +191,7 @@ int main(void)
     cmocka_unit_test(cheap_walks_are_never_skipped),
     cmocka_unit_test(any_walk_cost_keeps_the_share_bounded),
     cmocka_unit_test(the_first_slow_walk_is_proven_on_the_cpu_clock),
+    cmocka_unit_test(a_walk_not_switched_out_needs_no_proof),
     cmocka_unit_test(one_slow_walk_alone_keeps_the_depth),
     cmocka_unit_test(the_budget_halves_depth_and_fast_walks_restore_it),
     cmocka_unit_test(the_skip_is_bounded),
