@@ -20,17 +20,20 @@ public final class CallPathWorkload {
     return s;
   }
 
-  static int priceUnits = 10;
+  /* Every step reads its units from a field, so that the JIT compiles the
+   * nine inlined copies of hash() alike (a constant count would let it
+   * shape eight of them differently from price's). */
+  static int priceUnits = 10, units = 10;
 
   static long price(long s) { return hash(s + 1, priceUnits); }
-  static long tax(long s) { return hash(s + 2, 10); }
-  static long ship(long s) { return hash(s + 3, 10); }
-  static long audit(long s) { return hash(s + 4, 10); }
-  static long log(long s) { return hash(s + 5, 10); }
-  static long pack(long s) { return hash(s + 6, 10); }
-  static long bill(long s) { return hash(s + 7, 10); }
-  static long sort(long s) { return hash(s + 8, 10); }
-  static long load(long s) { return hash(s + 9, 10); }
+  static long tax(long s) { return hash(s + 2, units); }
+  static long ship(long s) { return hash(s + 3, units); }
+  static long audit(long s) { return hash(s + 4, units); }
+  static long log(long s) { return hash(s + 5, units); }
+  static long pack(long s) { return hash(s + 6, units); }
+  static long bill(long s) { return hash(s + 7, units); }
+  static long sort(long s) { return hash(s + 8, units); }
+  static long load(long s) { return hash(s + 9, units); }
 
   public static void main(String[] args) {
     switch (args[0]) {
