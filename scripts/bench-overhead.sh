@@ -18,6 +18,8 @@
 # JVM_MODES, FLOOR_MODES (space-separated; defaults below; FLOOR_MODES= runs none), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/stats.sh
+. scripts/bench/stats.sh
 
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-9}
@@ -97,7 +99,6 @@ run_floor() { # mode round
   sed -n 's/^SAMPLER_CPU_NS //p' "$work/$tag.out" >>"$work/floor-$mode.own"
 }
 
-median() { sort -g "$1" | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "bench-overhead: $rounds rounds; JVM: ${workloads[*]} x ${jvm_modes[*]}; floors: ${floor_modes[*]}"
 for round in $(seq 1 "$rounds"); do
@@ -123,22 +124,6 @@ ratio_line() { # family mode
 # The process's CPU time, median against the baseline's: what the machine paid, other cores included.
 cpu_ratio() { # family mode
   awk -v a="$(median "$work/$1-$2.cpu")" -v b="$(median "$work/$1-none.cpu")" 'BEGIN {printf "%.3f", a / b}'
-}
-
-# The median of a file's values with its 95% confidence interval from order statistics:
-# [x(k), x(n+1-k)] for the largest k with P(Binomial(n, 1/2) < k) <= 2.5%.
-median_ci() { # file
-  sort -g "$1" | awk '{v[NR] = $1}
-    END {
-      n = NR; k = 1; below = 0; c = 1   # c = C(n, i), below = P(B < k)
-      for (i = 0; i < n; i++) {
-        if (below + c / 2 ^ n > 0.025) break
-        below += c / 2 ^ n; c = c * (n - i) / (i + 1); k = i + 1
-      }
-      if (k < 1) k = 1
-      m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-      printf "%.4f | %.4f .. %.4f", m, v[k], v[n + 1 - k]
-    }'
 }
 
 # fgagent's run / the floor agent's run of the same round, for time and process CPU.

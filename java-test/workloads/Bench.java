@@ -23,31 +23,36 @@ public final class Bench {
     return depth == 0 ? Work.mix(s, 1) : down(depth - 1, s) + 1;
   }
 
+  /** One unit of KIND's work, the i-th, carrying s along. */
+  static long unit(String kind, int i, long s) {
+    switch (kind) {
+      case "deep": return down(DEPTH, s);
+      case "mix": return Work.mix(s, 1);
+      default: return Work.mix(s + Demo.batch(i), 10);
+    }
+  }
+
+  static boolean known(String kind) {
+    return kind.equals("demo") || kind.equals("mix") || kind.equals("deep");
+  }
+
   public static void main(String[] args) {
     int batches = Integer.parseInt(args[0]);
     int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 0;
     String kind = args.length > 2 ? args[2] : "demo";
-    if (!kind.equals("demo") && !kind.equals("mix") && !kind.equals("deep")) {
+    if (!known(kind)) {
       System.err.println("Bench: KIND '" + kind + "' is not known; accepted: demo, mix, deep");
       System.exit(2);
     }
-    boolean deep = kind.equals("deep");
-    boolean mix = deep || kind.equals("mix");
     long w = 0;
     for (int i = 0; i < warmup; i++)
-      w += deep ? down(DEPTH, w) : mix ? Work.mix(w, 1) : Demo.batch(i);
+      w = unit(kind, i, w);
     Work.sink = w;
     long c0 = Work.threadCpuNanos();
     long t0 = System.nanoTime();
     long s = 0;
-    for (int i = 0; i < batches; i++) {
-      if (mix) {
-        s = deep ? down(DEPTH, s) : Work.mix(s, 1);
-        continue;
-      }
-      s += Demo.batch(i);
-      s = Work.mix(s, 10);
-    }
+    for (int i = 0; i < batches; i++)
+      s = unit(kind, i, s);
     long elapsed = System.nanoTime() - t0;
     long cpu = Work.threadCpuNanos() - c0;
     Work.sink = s;

@@ -9,7 +9,12 @@
  * armed once: a reused one is not armed again (the benchmark's workloads keep
  * their threads).
  *   java -agentpath:build/floor_agent.so=perf|perf-kernel[,INTERVAL_US] ...
- * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n. */
+ * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n.
+ * Loaded into a running JVM (the attach mechanism's JVMTI.agent_load, as
+ * java-test/workloads/PairedBench.java does), the same options arm every
+ * thread the JVM has now and install the handler; "off" disables every
+ * counter, ignores SIGPROF again and prints the two counts so far; a later
+ * attach arms them again. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <jvmti.h>
@@ -26,6 +31,7 @@
 struct slot {
   _Atomic int tid;
   struct perf_event_mmap_page *_Atomic ring;
+  int fd;   /* its counter, -1 when it could not be opened */
 };
 
 static struct slot slots[SLOTS];
@@ -48,11 +54,12 @@ static struct slot *slot_of(int tid)
   return NULL;
 }
 
-static void remember(int tid, struct perf_event_mmap_page *ring)
+static void remember(int tid, struct perf_event_mmap_page *ring, int fd)
 {
   for (uint32_t i = (uint32_t)tid * 2654435761u % SLOTS, n = 0; n < SLOTS; n++, i = (i + 1) % SLOTS) {
     int expected = 0;
     if (atomic_compare_exchange_strong(&slots[i].tid, &expected, tid) || expected == tid) {
+      slots[i].fd = fd;
       atomic_store_explicit(&slots[i].ring, ring, memory_order_release);
       return;
     }
@@ -84,8 +91,12 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
 
 static void arm(int tid)
 {
-  if (slot_of(tid))   /* armed at VMInit already */
+  struct slot *known = slot_of(tid);
+  if (known) {   /* armed before: on again after an "off" */
+    if (known->fd >= 0)
+      ioctl(known->fd, PERF_EVENT_IOC_ENABLE, 0);
     return;
+  }
   int fd = floor_perf_open(tid, interval_ns, with_kernel);
   if (fd < 0)
     return;   /* the thread may have ended */
@@ -97,16 +108,13 @@ static void arm(int tid)
       return;
     }
   }
-  remember(tid, ring);
+  remember(tid, ring, fd);
   if (floor_perf_start(fd, tid) == 0)
     atomic_fetch_add(&threads, 1);
 }
 
-static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+static void arm_every_thread(void)
 {
-  (void)jvmti;
-  (void)jni;
-  (void)thread;
   DIR *d = opendir("/proc/self/task");
   struct dirent *e;
   while (d && (e = readdir(d)) != NULL)
@@ -114,6 +122,14 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
       arm(atoi(e->d_name));
   if (d)
     closedir(d);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+  (void)jvmti;
+  (void)jni;
+  (void)thread;
+  arm_every_thread();
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -124,38 +140,77 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
   arm((int)syscall(SYS_gettid));
 }
 
-static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+static void ignore_sigprof(void)
 {
-  (void)jvmti;
-  (void)jni;
   struct sigaction ignore;
   memset(&ignore, 0, sizeof ignore);
   ignore.sa_handler = SIG_IGN;   /* never the default: that would end the JVM */
   sigaction(SIGPROF, &ignore, NULL);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+  (void)jvmti;
+  (void)jni;
+  ignore_sigprof();
   fprintf(stderr, "FLOOR_SIGNALS %ld\nFLOOR_THREADS %ld\n", atomic_load(&signals), atomic_load(&threads));
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+/* perf|perf-kernel[,INTERVAL_US]: 0, or -1 with a message. */
+static int parse(const char *o)
 {
-  (void)reserved;
-  const char *o = options ? options : "";
   if (strncmp(o, "perf-kernel", 11) == 0)
     with_kernel = 1;
-  else if (strncmp(o, "perf", 4) != 0) {
-    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US]\n", o);
-    return JNI_ERR;
+  else if (strncmp(o, "perf", 4) == 0)
+    with_kernel = 0;
+  else {
+    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US], or off\n", o);
+    return -1;
   }
   const char *comma = strchr(o, ',');
   if (comma)
     interval_ns = strtoull(comma + 1, NULL, 10) * 1000u;
   page = (size_t)sysconf(_SC_PAGESIZE);
+  return 0;
+}
 
+static void install_handler(void)
+{
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGPROF, &sa, NULL);
+}
+
+/* In a running JVM: arm every thread (options as at load), or "off". */
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+  (void)vm;
+  (void)reserved;
+  const char *o = options ? options : "";
+  if (strcmp(o, "off") == 0) {
+    for (int i = 0; i < SLOTS; i++)
+      if (atomic_load(&slots[i].tid) && slots[i].fd >= 0)
+        ioctl(slots[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+    ignore_sigprof();
+    fprintf(stderr, "FLOOR_SIGNALS %ld\nFLOOR_THREADS %ld\n", atomic_load(&signals), atomic_load(&threads));
+    return JNI_OK;
+  }
+  if (parse(o) != 0)
+    return JNI_ERR;
+  install_handler();
+  arm_every_thread();
+  return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+  (void)reserved;
+  if (parse(options ? options : "") != 0)
+    return JNI_ERR;
+  install_handler();
 
   jvmtiEnv *jvmti;
   if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)

@@ -1,0 +1,64 @@
+import com.sun.tools.attach.VirtualMachine;
+
+/**
+ * What a profiler costs one running JVM, paired block by block: the same fixed work (Bench's
+ * units) timed again and again in one JVM with nothing sampling it, with the floor agent
+ * (scripts/bench/floor_agent.c: fgagent's mechanism, an empty handler) and with fgagent, each
+ * switched on and off through the JVM's own attach mechanism between blocks. Runs of separate
+ * JVMs differ by more than a profiler costs on work that allocates and calls widely (the JIT
+ * decides differently each time); blocks of one JVM share its compiled code, so their ratios
+ * show a few tenths of a point.
+ *
+ * Each round times every mode once, in an order rotated by the round, after SETTLE_UNITS untimed
+ * units that let the mode settle (fgagent's start replays the compiled methods and its drainer's
+ * first pass reads the symbol tables; their traces in the cache would count against fgagent).
+ * Prints one line a block:
+ *   BLOCK round mode elapsed_ns thread_cpu_ns
+ * fgagent writes each block's profile and summary to OUTDIR/fg-ROUND.{collapsed,log}.
+ * Needs -Djdk.attach.allowAttachSelf=true.
+ * Run: PairedBench KIND UNITS_PER_BLOCK SETTLE_UNITS ROUNDS WARMUP_UNITS FGAGENT FGAGENT_OPTIONS FLOOR
+ *      FLOOR_OPTIONS OUTDIR
+ */
+public final class PairedBench {
+  static final String[] MODES = {"none", "floor", "fgagent"};
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 10 || !Bench.known(args[0])) {
+      System.err.println("PairedBench: usage: KIND(demo|mix|deep) UNITS_PER_BLOCK SETTLE_UNITS ROUNDS WARMUP_UNITS "
+          + "FGAGENT FGAGENT_OPTIONS FLOOR FLOOR_OPTIONS OUTDIR");
+      System.exit(2);
+    }
+    String kind = args[0];
+    int units = Integer.parseInt(args[1]), settle = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]);
+    int warmup = Integer.parseInt(args[4]);
+    String fg = args[5], fgOptions = args[6], floor = args[7], floorOptions = args[8], out = args[9];
+    VirtualMachine self = VirtualMachine.attach(String.valueOf(ProcessHandle.current().pid()));
+    long s = 0;
+    for (int i = 0; i < warmup; i++)
+      s = Bench.unit(kind, i, s);
+    int next = warmup;
+    for (int round = 1; round <= rounds; round++) {
+      for (int m = 0; m < MODES.length; m++) {
+        String mode = MODES[(m + round) % MODES.length];
+        if (mode.equals("floor"))
+          self.loadAgentPath(floor, floorOptions);
+        else if (mode.equals("fgagent"))
+          self.loadAgentPath(fg, "start," + fgOptions + ",file=" + out + "/fg-" + round + ".collapsed,log=" + out
+              + "/fg-" + round + ".log");
+        for (int i = 0; i < settle; i++)
+          s = Bench.unit(kind, next++, s);
+        long c0 = Work.threadCpuNanos(), t0 = System.nanoTime();
+        for (int i = 0; i < units; i++)
+          s = Bench.unit(kind, next++, s);
+        long elapsed = System.nanoTime() - t0, cpu = Work.threadCpuNanos() - c0;
+        if (mode.equals("floor"))
+          self.loadAgentPath(floor, "off");
+        else if (mode.equals("fgagent"))
+          self.loadAgentPath(fg, "stop");
+        System.out.println("BLOCK " + round + " " + mode + " " + elapsed + " " + cpu);
+      }
+    }
+    Work.sink = s;
+    self.detach();
+  }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# fgagent's own cost above its mechanism's floor, paired inside one JVM:
+# java-test/workloads/PairedBench.java times blocks of the same fixed work with
+# nothing, with the floor agent (scripts/bench/floor_agent.c: the same perf
+# counter per thread and kernel callchain ring, an empty handler) and with
+# fgagent, each switched on and off through the JVM's attach mechanism, every
+# mode once a round in rotated order. Each round's fgagent block / its floor
+# block is fgagent's share; the median of those ratios and its 95% confidence
+# interval (order statistics) are reported for the work's wall time and its
+# thread's CPU time. Separate JVMs differ by more than that on work that
+# allocates and calls widely (demo); blocks of one JVM share its compiled code.
+# Blocks are short (about 0.1 s: this machine's speed drifts by 10-20% over tens
+# of seconds, and a round's three blocks should see the same speed), each after
+# 0.3 s of untimed work in its mode (fgagent's start replays the compiled
+# methods and its drainer's first pass reads the symbol tables).
+# Environment: PAIRED_WORK (default "demo mix deep"), ROUNDS (default 300),
+# FG_OPTIONS (default event=cpu,interval=1ms), FGAGENT (default build/libfgagent.so:
+# another build's library compares it), JAVA_HOME, OUT (results/overhead-paired.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/stats.sh
+. scripts/bench/stats.sh
+
+java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
+rounds=${ROUNDS:-300}
+read -r -a workloads <<<"${PAIRED_WORK:-demo mix deep}"
+fg_options=${FG_OPTIONS:-event=cpu,interval=1ms}
+fgagent=$(realpath "${FGAGENT:-build/libfgagent.so}")
+out=${OUT:-results/overhead-paired.md}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p build
+${CC:-gcc} -O2 -Wall -Wextra -shared -fPIC -I"$java_home/include" -I"$java_home/include/linux" \
+  -o build/floor_agent.so scripts/bench/floor_agent.c
+
+# Units of work a block (about 0.1 s here), untimed ones before each block (0.3 s) and
+# before the first (JIT warm-up).
+block_units() { case "$1" in demo) echo 18 ;; *) echo 2200 ;; esac; }
+warmup_units() { case "$1" in demo) echo 1000 ;; *) echo 20000 ;; esac; }
+
+for w in "${workloads[@]}"; do
+  echo "bench-paired: $w, $rounds rounds"
+  mkdir -p "$work/$w"
+  "$java_home/bin/java" -Djdk.attach.allowAttachSelf=true -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+    -cp build/java-test PairedBench "$w" "$(block_units "$w")" "$((3 * $(block_units "$w")))" "$rounds" \
+    "$(warmup_units "$w")" "$fgagent" "$fg_options" "$(pwd)/build/floor_agent.so" perf-kernel,1000 "$work/$w" \
+    >"$work/$w.out" 2>"$work/$w.err"
+  for m in none floor fgagent; do
+    awk -v m="$m" '$1 == "BLOCK" && $3 == m {print $4}' "$work/$w.out" >"$work/$w-$m.time"
+    awk -v m="$m" '$1 == "BLOCK" && $3 == m {print $5}' "$work/$w.out" >"$work/$w-$m.cpu"
+  done
+  if [ "$(wc -l <"$work/$w-fgagent.time")" -ne "$rounds" ]; then
+    echo "bench-paired: $w: $(wc -l <"$work/$w-fgagent.time") of $rounds rounds ran; stderr:" >&2
+    tail -n 20 "$work/$w.err" >&2
+    exit 1
+  fi
+  sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.rate"
+  sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.walk"
+done
+
+# Per-round ratios of mode a's blocks to mode b's, for what (time, cpu).
+ratios() { # workload a b what
+  paste "$work/$1-$2.$4" "$work/$1-$3.$4" | awk '{print $1 / $2}' >"$work/$1-$2-$3.$4.ratios"
+  median_ci "$work/$1-$2-$3.$4.ratios"
+}
+
+mkdir -p results
+{
+  echo "# fgagent's own cost above its mechanism, paired in one JVM"
+  echo
+  echo "Measured by \`scripts/bench-paired.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r),"
+  echo "$("$java_home/bin/java" -version 2>&1 | head -n 1); fgagent \`$fg_options\` ($fgagent), the floor agent"
+  echo "\`perf-kernel,1000\` (the same per-thread perf cpu-clock counter with the kernel callchain ring, an"
+  echo "empty handler). \`PairedBench KIND\` times blocks of about 0.1 s of fixed work on one thread of"
+  echo "one JVM, each after 0.3 s of untimed work in its mode, with nothing, the floor agent and fgagent"
+  echo "switched on and off between blocks through the attach mechanism, every mode once a round in"
+  echo "rotated order, $rounds rounds. Each cell: the median of the $rounds per-round ratios and its 95%"
+  echo "confidence interval (order statistics). *Work time*: the block's wall time; *thread CPU*: its"
+  echo "thread's CPU time (the handler and the signal's delivery included; the drainer runs on the other"
+  echo "core, its CPU is in results/overhead-share.md's process column)."
+  echo
+  echo "| work | fgagent / floor, work time | 95% interval | thread CPU | 95% interval | floor / none, work time | 95% interval | fgagent / none, work time | 95% interval | samples per CPU-second | handler's own timing, us a walk |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  for w in "${workloads[@]}"; do
+    echo "| $w | $(ratios "$w" fgagent floor time) | $(ratios "$w" fgagent floor cpu) | $(ratios "$w" floor none time) | $(ratios "$w" fgagent none time) | $(median "$work/$w.rate" | awk '{printf "%.0f", $1}') | $(median "$work/$w.walk") |"
+  done
+  echo
+  echo "Kinds (java-test/workloads/Bench.java): *demo*, the demo's order processing (parsing, regular"
+  echo "expressions, maps, sorting, strings: allocation and calls all over the JDK) with integer mixing;"
+  echo "*mix*, integer mixing alone (a shallow stack); *deep*, the mixing under a hundred recursive frames."
+  echo
+  echo "Every block's work time in ns, by round:"
+  echo
+  for w in "${workloads[@]}"; do
+    for m in none floor fgagent; do echo "- $w $m: $(tr '\n' ' ' <"$work/$w-$m.time")"; done
+  done
+} >"$out"
+cat "$out"
