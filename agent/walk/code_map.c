@@ -42,6 +42,8 @@ static void index_entry(struct fg_code_list *l, uint32_t i)
   uintptr_t last = (b->end - 1 - l->index_lo) >> FG_CODE_GRANULE_SHIFT;
   if (last >= n)
     return;
+  if (last - first > l->widest)
+    l->widest = (uint32_t)(last - first);
   b->prev = atomic_load_explicit(&l->granule[first].starts, memory_order_relaxed);
   atomic_store_explicit(&l->granule[first].starts, i + 1, memory_order_release);
   for (uintptr_t g = first + 1; g <= last; g++)
@@ -76,10 +78,36 @@ void fg_code_map_set_bounds(struct fg_code_map *m, uintptr_t lo, uintptr_t hi)
   pthread_mutex_unlock(&m->lock);
 }
 
+/* Whether a live entry of l holds a pc of [start, end): any entry when
+ * stubs, else a method not unloaded. It starts in one of the granules from
+ * `widest` before start's up to end's. 1 when l is not indexed yet (no
+ * telling). Under the lock. */
+static int holds_live(const struct fg_code_list *l, uintptr_t start, uintptr_t end, int stubs)
+{
+  uint32_t n = atomic_load_explicit(&l->granules, memory_order_relaxed);
+  if (!n)
+    return atomic_load_explicit(&l->count, memory_order_relaxed) > 0;
+  if (end <= l->index_lo)
+    return 0;
+  uintptr_t first = start > l->index_lo ? (start - l->index_lo) >> FG_CODE_GRANULE_SHIFT : 0;
+  uintptr_t last = (end - 1 - l->index_lo) >> FG_CODE_GRANULE_SHIFT;
+  uintptr_t from = first > l->widest ? first - l->widest : 0;
+  for (uintptr_t g = from; g <= last && g < n; g++) {
+    for (uint32_t e = atomic_load_explicit(&l->granule[g].starts, memory_order_relaxed); e; e = entry(l, e - 1)->prev) {
+      const struct fg_code_blob *b = entry(l, e - 1);
+      if (b->start < end && b->end > start && (stubs || atomic_load_explicit(&b->method, memory_order_relaxed)))
+        return 1;
+    }
+  }
+  return 0;
+}
+
 /* Adds a blob, under the lock; -1 when the map is full (the caller still owns scopes then). */
 static int append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
                   jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes)
 {
+  /* before it is added: whether it shadows what a kept answer may name */
+  int shadows = holds_live(&m->methods, start, end, 0) || holds_live(&m->stubs, start, end, 1);
   uint32_t n = atomic_load_explicit(&l->count, memory_order_relaxed);
   uint32_t chunk = n / FG_CODE_CHUNK;
   if (chunk >= FG_CODE_CHUNKS) {
@@ -115,7 +143,7 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   }
   atomic_store_explicit(&l->count, n + 1, memory_order_release);
   index_entry(l, n);
-  if (method)
+  if (shadows)
     atomic_fetch_add_explicit(&m->generation, 1, memory_order_release);
   return 0;
 }

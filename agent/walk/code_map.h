@@ -52,6 +52,7 @@ struct fg_code_list {
   struct fg_code_granule *granule;    /* per granule */
   uintptr_t index_lo;                 /* the first granule's address */
   _Atomic uint32_t granules;          /* 0 until the bounds are set */
+  uint32_t widest;                    /* most granules an indexed entry runs into past its first */
 };
 
 struct fg_code_map {
@@ -59,7 +60,8 @@ struct fg_code_map {
   struct fg_code_list stubs, methods;
   _Atomic uintptr_t lo, hi;           /* bounds of every entry seen, or the code cache's */
   _Atomic int bounds_fixed;           /* lo/hi come from the VM: do not widen */
-  _Atomic uint32_t generation;        /* bumped after every method added or unloaded */
+  _Atomic uint32_t generation;        /* bumped after a method is unloaded or an entry is added over a
+                                         live one (a method not unloaded yet, or a stub) */
   uint64_t dropped;                   /* entries that did not fit */
 };
 
@@ -82,8 +84,12 @@ static inline int fg_code_map_contains(const struct fg_code_map *m, uintptr_t pc
          pc < atomic_load_explicit(&m->hi, memory_order_relaxed);
 }
 
-/* Which methods the map holds: read it before a lookup whose answer is
- * kept (call_sites.h); a later change gives another number. */
+/* Which entries hold which pcs: read it before a lookup whose answer is
+ * kept (pc_cache.h); a change that can make such an answer wrong gives
+ * another number. An entry added over code no live entry holds changes no
+ * answer that was kept (a pc in no entry is never kept), so it leaves the
+ * number alone: HotSpot's JIT keeps compiling in a steady run, and every
+ * load used to discard the whole cache. */
 static inline uint32_t fg_code_map_generation(const struct fg_code_map *m)
 {
   return atomic_load_explicit(&m->generation, memory_order_acquire);

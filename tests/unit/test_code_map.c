@@ -104,6 +104,35 @@ static void removed_method_loses_its_id(void **state)
   fg_code_map_free(&m);
 }
 
+/* The generation moves when a kept answer may have gone wrong: a method
+ * unloaded, an entry added over a live method or a stub (HotSpot may reuse
+ * a method's code before its unload event comes); not for an entry added
+ * where no live entry is, however close, nor over an unloaded method. */
+static void generation_moves_only_for_answers_that_change(void **state)
+{
+  (void)state;
+  struct fg_code_map m;
+  fg_code_map_init(&m);
+  fg_code_map_set_bounds(&m, at(0), at(sizeof cache));
+  fg_code_map_add_stub(&m, "stub", cache + 100, 200);
+  jmethodID a = (jmethodID)(uintptr_t)0x100, b = (jmethodID)(uintptr_t)0x200, c = (jmethodID)(uintptr_t)0x300;
+  uint32_t g = fg_code_map_generation(&m);
+  fg_code_map_add_method(&m, a, cache + 300, 5 * GRANULE, NULL);          /* right after the stub */
+  fg_code_map_add_method(&m, b, cache + 300 + 5 * GRANULE, 100, NULL);    /* right after a, in its last granule */
+  assert_int_equal(fg_code_map_generation(&m), g);
+  fg_code_map_add_method(&m, c, cache + 3 * GRANULE, 100, NULL);          /* inside a, which is live */
+  assert_int_equal(fg_code_map_generation(&m), g + 1);
+  fg_code_map_add_method(&m, c, cache + 150, 10, NULL);                   /* inside the stub */
+  assert_int_equal(fg_code_map_generation(&m), g + 2);
+  fg_code_map_add_stub(&m, "late stub", cache + 310, 10);                 /* a stub over a */
+  assert_int_equal(fg_code_map_generation(&m), g + 3);
+  fg_code_map_remove_method(&m, b, cache + 300 + 5 * GRANULE);            /* unloaded */
+  assert_int_equal(fg_code_map_generation(&m), g + 4);
+  fg_code_map_add_method(&m, c, cache + 300 + 5 * GRANULE, 50, NULL);     /* over b, which is gone */
+  assert_int_equal(fg_code_map_generation(&m), g + 4);
+  fg_code_map_free(&m);
+}
+
 int main(void)
 {
   memset(cache, 0x90, sizeof cache);
@@ -111,6 +140,7 @@ int main(void)
     cmocka_unit_test(found_before_and_after_the_index),
     cmocka_unit_test(newest_entry_wins),
     cmocka_unit_test(removed_method_loses_its_id),
+    cmocka_unit_test(generation_moves_only_for_answers_that_change),
   };
   return cmocka_run_group_tests_name("code_map", tests, NULL, NULL);
 }

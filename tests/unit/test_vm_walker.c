@@ -355,8 +355,9 @@ static void recursion_returns_to_the_same_pc(void **state)
 
 /* With a pc cache the frames come from it: what it holds for the
  * generation the code map is at is taken as is (here records planted at
- * the recursion's return address and at the top pc), and nothing it holds
- * once the map has changed. A stub's pc is kept too (the interpreter's,
+ * the recursion's return address and at the top pc), also after a method
+ * was loaded into code no entry held, and nothing it holds once a method
+ * was unloaded. A stub's pc is kept too (the interpreter's,
  * here), a pc in no blob never. */
 static void frames_from_the_pc_cache(void **state)
 {
@@ -396,7 +397,10 @@ static void frames_from_the_pc_cache(void **state)
   assert_true(fg_pc_cache_get(&pcs, (uintptr_t)(code + 500), 0, generation, &stub));   /* the interpreter */
   assert_int_equal(stub.kind, FG_PC_STUB);
   assert_true(stub.interpreter);
-  fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL);   /* any method loaded */
+  fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL);   /* a method loaded where nothing was */
+  assert_int_equal(walk(&r, 1, f, types), 11);
+  assert_int_equal(f[2].lineno, 41);                              /* changes no answer kept */
+  fg_code_map_remove_method(&map, ID(5), code + 3400);            /* any method unloaded */
   assert_int_equal(walk(&r, 1, f, types), 11);
   assert_int_equal(f[1].lineno, 7);
   assert_int_equal(f[2].lineno, 9);
