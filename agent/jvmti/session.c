@@ -154,7 +154,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   }
   if (msg[0])
     fprintf(stderr, "%s\n", msg);
-  a->sampler.kstacks = a->timer.kstacks;
+  a->sampler.perf = a->timer.perf;
   if (a->opts.sched && !fg_sched_start(&a->sched, msg, sizeof msg))
     fprintf(stderr, "%s\n", msg);
   if (a->timer.event == FG_EVENT_WALL) {
@@ -198,7 +198,7 @@ static void fill_stats(struct fg_agent *a)
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;
   }
   snprintf(s->event_detail, sizeof s->event_detail, "%s", a->timer.detail);
-  s->kernel_no_ring = a->timer.kstacks ? atomic_load(&a->timer.kstacks->no_slot) : 0;
+  s->kernel_no_ring = fg_perf_threads_rings(a->timer.perf) ? atomic_load(&a->timer.perf->no_slot) : 0;
 }
 
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)
@@ -293,7 +293,7 @@ int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
   begin_profile(a);
   fg_wall_destroy(&a->wall);
   struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap,   /* its tables are reused */
-                           .kstacks_table = a->timer.kstacks_table};
+                           .perf_tables = {a->timer.perf_tables[0], a->timer.perf_tables[1]}};
   a->timer = fresh;
   struct fg_walker *w = &a->sampler.walker;
   w->depth = a->opts.depth;

@@ -15,6 +15,7 @@
 #include "fg/ring.h"
 #include "fg/trace_table.h"
 #include "../sampling/backoff.h"
+#include "../sampling/jitter.h"
 
 enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREAD_CLAIMING };
 
@@ -62,6 +63,7 @@ struct fg_thread {
   _Atomic uint64_t skipped;     /* signals skipped by the back-off */
   _Atomic uint64_t depth_cuts;  /* times the time budget halved the walk depth */
   struct fg_backoff backoff;    /* zeroed with the record; read by the drainer once ENDED */
+  struct fg_jitter jitter;      /* event=cpu: its counter's period; zeroed with the record */
 
   /* event=wall: the thread's kernel state, set by the wall sampler just
    * before it signals the thread; copied into the sample */

@@ -3,11 +3,12 @@
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * libunwind's local unwinder, guarded reads), fg_trace_table_put (which may
- * mmap), fg_kstacks_read (its own thread's perf ring), the fg_ring producer
+ * mmap), the fg_perf_threads calls on its own thread's counter (its kernel
+ * frames, its page's sequence, its next period: one ioctl), the fg_ring producer
  * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
- * arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
+ * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
- * fg_kstacks_seq (its own thread's counter page), sched_getcpu
+ * sched_getcpu
  * and C11 atomics. It never calls JNI or JVMTI
  * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
  * never allocates, never locks, never uses stdio, and restores errno. */
@@ -22,7 +23,8 @@
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
-#include "kernel_stacks.h"
+#include "jitter.h"
+#include "perf_threads.h"
 #include "sampler.h"
 
 static struct fg_sampler *active_sampler;
@@ -136,17 +138,18 @@ static uint32_t take_owed(struct fg_thread *t)
 /* A signal not walked: its kernel frames are dropped, so the ring never fills. */
 static void drop_kernel_frames(struct fg_sampler *s, struct fg_thread *t)
 {
-  if (s->kstacks)
-    fg_kstacks_read(s->kstacks, t->tid, NULL, 0);
+  if (s->perf)
+    fg_perf_threads_kernel_frames(s->perf, t->tid, NULL, 0);
 }
 
 /* The kernel frames of this signal's sample, leaf first, into frames[0..max). */
 static int kernel_frames(struct fg_sampler *s, struct fg_thread *t, ASGCT_CallFrame *frames, uint8_t *types, int max)
 {
-  if (!s->kstacks)
+  if (!fg_perf_threads_rings(s->perf))
     return 0;
   uint64_t pcs[FG_MAX_KERNEL_FRAMES];
-  int n = fg_kstacks_read(s->kstacks, t->tid, pcs, max < FG_MAX_KERNEL_FRAMES ? max : FG_MAX_KERNEL_FRAMES);
+  int n = fg_perf_threads_kernel_frames(s->perf, t->tid, pcs,
+                                        max < FG_MAX_KERNEL_FRAMES ? max : FG_MAX_KERNEL_FRAMES);
   for (int i = 0; i < n; i++) {
     frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
     types[i] = FG_FRAME_KERNEL_PC;
@@ -157,6 +160,11 @@ static int kernel_frames(struct fg_sampler *s, struct fg_thread *t, ASGCT_CallFr
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
 {
   add_to(&t->taken, 1);
+  if (s->perf) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
+    uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)t->tid);
+    if (period)
+      fg_perf_threads_period(s->perf, t->tid, period);
+  }
   struct fg_backoff *b = &t->backoff;
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
     add_to(&t->skipped, 1);
@@ -169,7 +177,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   int precise = fg_backoff_precise(b);
   uint64_t cpu_start = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
   uint32_t seq_start = 0, seq_end = 0;
-  int alone = !precise && s->kstacks && fg_kstacks_seq(s->kstacks, t->tid, &seq_start);
+  int alone = !precise && s->perf && fg_perf_threads_seq(s->perf, t->tid, &seq_start);
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
   int cpu = sched_getcpu();   /* rseq or vDSO: no lock */
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
@@ -202,7 +210,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - start;
   uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;
   /* not switched out meanwhile: the wall time was the walk's own */
-  alone = alone && fg_kstacks_seq(s->kstacks, t->tid, &seq_end) && seq_end == seq_start;
+  alone = alone && fg_perf_threads_seq(s->perf, t->tid, &seq_end) && seq_end == seq_start;
   struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth,
                                                       precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
   if (v.cut)

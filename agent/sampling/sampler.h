@@ -23,7 +23,7 @@ struct fg_sampler {
   struct fg_thread_pool *pool;        /* records for threads without a JNIEnv (cstack=native) */
   struct fg_late_threads *late;       /* Java threads running before attach; NULL at -agentpath */
   struct fg_foreign_threads *foreign; /* counts for threads without a record */
-  struct fg_kernel_stacks *kstacks;   /* event=cpu's kernel callchains; NULL: no kernel frames */
+  struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
   _Atomic int enabled;                /* 1: sampling; 0: a late signal does nothing;

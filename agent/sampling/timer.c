@@ -34,7 +34,7 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   if (asked == FG_EVENT_CPU) {
     /* Probe on this thread: with kernel time if allowed, else user time only. */
     int self = (int)syscall(SYS_gettid);
-    int callchain = t->kernel_frames, refused = 0;
+    int callchain = t->kernel_frames ? 1 : 0, refused = 0;   /* which of perf_tables */
     int fd = fg_perf_open(self, interval_ns, 0, callchain);
     if (fd < 0 && callchain) {   /* counting kernel time may still be allowed */
       refused = errno;
@@ -48,16 +48,19 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
     if (fd >= 0) {
       close(fd);
       t->event = FG_EVENT_CPU;
-      if (callchain && !t->kstacks_table)
-        t->kstacks_table = fg_kstacks_new();
-      t->kstacks = callchain ? t->kstacks_table : NULL;
-      snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s%s",
+      if (!t->perf_tables[callchain])
+        t->perf_tables[callchain] = fg_perf_threads_new(callchain);
+      t->perf = t->perf_tables[callchain];
+      if (!t->perf)
+        callchain = 0;
+      snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s%s%s",
                t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "",
-               t->kstacks ? ", with kernel frames" : "");
+               t->perf ? ", period varied +-50% each 16 samples" : "",
+               callchain ? ", with kernel frames" : "");
       if (t->kernel_frames && t->exclude_kernel)
         snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_paranoid=%d refuses kernel samples to "
                  "this user (1 or below, or CAP_PERFMON, allows them)", paranoid());
-      else if (t->kernel_frames && !t->kstacks)
+      else if (t->kernel_frames && !callchain)
         snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_open refused kernel callchains (%s)",
                  refused ? strerror(refused) : "no memory for their table");
       return 0;

@@ -7,8 +7,9 @@
  *   F_SETSIG, F_SETOWN_EX). An hrtimer drives it, so 1 ms means 1 ms. Java
  *   threads get theirs at ThreadStart; others (GC, JIT, VM) are found by
  *   scanning /proc/self/task. Falls back to itimer when perf_events is refused.
- *   With kernel frames, each counter also records the kernel's callchain
- *   (kernel_stacks.h). */
+ *   Each counter is entered in a table its thread's handler reads
+ *   (perf_threads.h), which varies its period (jitter.h) and, with kernel
+ *   frames, reads the kernel's callchain the counter records. */
 #ifndef FG_TIMER_H
 #define FG_TIMER_H
 
@@ -16,7 +17,7 @@
 #include <stdint.h>
 
 #include "fg/options.h"
-#include "kernel_stacks.h"
+#include "perf_threads.h"
 
 struct fg_perf_fd {
   int tid;
@@ -29,8 +30,10 @@ struct fg_timer {
   uint64_t interval_ns;
   int exclude_kernel;            /* perf_event_paranoid refused kernel time */
   int kernel_frames;             /* asked: event=cpu records the kernel's callchain */
-  struct fg_kernel_stacks *kstacks;   /* its rings; NULL when not recorded */
-  struct fg_kernel_stacks *kstacks_table;   /* allocated at the first need, kept across restarts */
+  struct fg_perf_threads *perf;  /* event=cpu: every counter, with kernel callchain rings when
+                                    recorded; NULL for other events */
+  struct fg_perf_threads *perf_tables[2];   /* without and with rings: allocated at the first
+                                               need, kept across restarts */
   int skip_tid;                  /* fgagent's own thread: never sampled */
   pthread_mutex_t lock;          /* guards fds */
   struct fg_perf_fd *fds;
@@ -38,7 +41,7 @@ struct fg_timer {
   int generation;
   int stopped;                   /* under the lock: no new counter after fg_timer_stop */
   uint64_t open_failures;
-  char detail[96];
+  char detail[160];
 };
 
 /* Arms the timer for the asked event. On a fallback writes a warning line into

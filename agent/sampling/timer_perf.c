@@ -25,7 +25,7 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
   attr.wakeup_events = 1;
   attr.exclude_kernel = exclude_kernel ? 1 : 0;
   attr.exclude_hv = 1;
-  if (kernel_callchain) {   /* the kernel's part of the stack, into the ring kernel_stacks.c maps */
+  if (kernel_callchain) {   /* the kernel's part of the stack, into the ring perf_threads.c maps */
     attr.sample_type = PERF_SAMPLE_CALLCHAIN;
     attr.exclude_callchain_user = 1;
     attr.sample_max_stack = FG_MAX_KERNEL_FRAMES;
@@ -56,8 +56,8 @@ static int find(struct fg_timer *t, int tid)
 
 static void remove_at(struct fg_timer *t, uint32_t i)
 {
-  if (t->kstacks)
-    fg_kstacks_detach(t->kstacks, t->fds[i].tid);
+  if (t->perf)
+    fg_perf_threads_detach(t->perf, t->fds[i].tid);
   close(t->fds[i].fd);
   t->fds[i] = t->fds[--t->nfds];
 }
@@ -76,13 +76,13 @@ static void add(struct fg_timer *t, int tid)
     t->fds = fds;
     t->cap = cap;
   }
-  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, t->kstacks != NULL);
+  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf));
   if (fd < 0) {
     t->open_failures++;   /* the thread may have just ended */
     return;
   }
-  if (t->kstacks)
-    fg_kstacks_attach(t->kstacks, tid, fd);   /* if refused, the thread is sampled without kernel frames */
+  if (t->perf)   /* if refused, the thread is sampled without jitter or kernel frames */
+    fg_perf_threads_attach(t->perf, tid, fd);
   t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
 }
 
@@ -149,8 +149,8 @@ void fg_perf_close_all(struct fg_timer *t)
   t->stopped = 1;
   for (uint32_t i = 0; i < t->nfds; i++) {
     ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (t->kstacks)
-      fg_kstacks_detach(t->kstacks, t->fds[i].tid);
+    if (t->perf)
+      fg_perf_threads_detach(t->perf, t->fds[i].tid);
     close(t->fds[i].fd);
   }
   t->nfds = 0;

@@ -13,7 +13,7 @@
 
 #include "unit.h"
 #include "../../agent/native/kernel_symbols.h"
-#include "../../agent/sampling/kernel_stacks.h"
+#include "../../agent/sampling/perf_threads.h"
 #include "../../agent/sampling/timer.h"
 
 static char *fixture(const char *text)
@@ -72,7 +72,7 @@ static void hidden_addresses_are_reported(void **state)
   assert_int_equal(fg_ksyms_load(&k, "/nonexistent/kallsyms"), -1);
 }
 
-static struct fg_kernel_stacks *table;
+static struct fg_perf_threads *table;
 static volatile int with_frames, handled, tid;
 static volatile uint64_t first_pc;
 
@@ -82,7 +82,7 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
   (void)info;
   (void)uc;
   uint64_t pcs[FG_MAX_KERNEL_FRAMES];
-  int n = fg_kstacks_read(table, tid, pcs, FG_MAX_KERNEL_FRAMES);
+  int n = fg_perf_threads_kernel_frames(table, tid, pcs, FG_MAX_KERNEL_FRAMES);
   handled++;
   if (n > 0) {
     with_frames++;
@@ -95,7 +95,7 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
 static void the_ring_holds_each_signals_kernel_frames(void **state)
 {
   (void)state;
-  table = fg_kstacks_new();
+  table = fg_perf_threads_new(1);
   assert_non_null(table);
   tid = (int)syscall(SYS_gettid);
   int fd = fg_perf_open(tid, 200000, 0, 1);
@@ -109,7 +109,7 @@ static void the_ring_holds_each_signals_kernel_frames(void **state)
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigaction(SIGPROF, &sa, &old);
-  assert_int_equal(fg_kstacks_attach(table, tid, fd), 0);
+  assert_int_equal(fg_perf_threads_attach(table, tid, fd), 0);
   while (handled < 300) {
     DIR *d = opendir("/usr/lib");
     while (d && readdir(d))
@@ -121,9 +121,9 @@ static void the_ring_holds_each_signals_kernel_frames(void **state)
   printf("    %d of %d signals with kernel frames\n", with_frames, handled);
   assert_true(with_frames * 4 >= handled);   /* this loop lives in the kernel */
   assert_true(first_pc >= 0xffff800000000000ull);
-  fg_kstacks_detach(table, tid);
+  fg_perf_threads_detach(table, tid);
   uint64_t pcs[4];
-  assert_int_equal(fg_kstacks_read(table, tid, pcs, 4), 0);
+  assert_int_equal(fg_perf_threads_kernel_frames(table, tid, pcs, 4), 0);
   close(fd);
   sigaction(SIGPROF, &old, NULL);
   free(table);

@@ -1,34 +1,36 @@
-/* Per-thread perf rings holding the kernel's callchain of each sample; see
- * kernel_stacks.h. fg_kstacks_read is async-signal-safe: atomics, memcpy. */
-#include "kernel_stacks.h"
+/* Each thread's perf counter as its handler reaches it; see perf_threads.h.
+ * The handler's calls are async-signal-safe: atomics, memcpy, one ioctl. */
+#include "perf_threads.h"
 
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-struct fg_kernel_stacks *fg_kstacks_new(void)
+struct fg_perf_threads *fg_perf_threads_new(int rings)
 {
-  struct fg_kernel_stacks *k = calloc(1, sizeof *k);
+  struct fg_perf_threads *k = calloc(1, sizeof *k);
   if (!k)
     return NULL;
-  k->page = (size_t)sysconf(_SC_PAGESIZE);
-  k->data_bytes = k->page;   /* one record a signal, read at once: a page holds several deep ones */
+  k->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+  /* one record a signal, read at once: a page holds several deep ones */
+  k->data_bytes = rings ? k->page_bytes : 0;
   return k;
 }
 
 static uint32_t slot_of(int tid)
 {
-  return ((uint32_t)tid * 2654435761u) & (FG_KSTACK_SLOTS - 1);
+  return ((uint32_t)tid * 2654435761u) & (FG_PERF_THREAD_SLOTS - 1);
 }
 
 /* The slot holding tid, or -1. */
-static int find(struct fg_kernel_stacks *k, int tid)
+static int find(struct fg_perf_threads *k, int tid)
 {
   uint32_t i = slot_of(tid);
-  for (uint32_t probes = 0; probes < FG_KSTACK_SLOTS; probes++, i = (i + 1) & (FG_KSTACK_SLOTS - 1)) {
+  for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
     int at = atomic_load_explicit(&k->tid[i], memory_order_acquire);
     if (at == tid)
       return (int)i;
@@ -38,40 +40,43 @@ static int find(struct fg_kernel_stacks *k, int tid)
   return -1;
 }
 
-int fg_kstacks_attach(struct fg_kernel_stacks *k, int tid, int fd)
+int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
 {
-  void *ring = mmap(NULL, k->page + k->data_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (ring == MAP_FAILED) {
+  void *page = mmap(NULL, k->page_bytes + k->data_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (page == MAP_FAILED) {
+    page = NULL;
     atomic_fetch_add(&k->no_slot, 1);
-    return -1;
   }
   /* the first removed or never-used slot on tid's probe chain */
   uint32_t i = slot_of(tid);
-  for (uint32_t probes = 0; probes < FG_KSTACK_SLOTS; probes++, i = (i + 1) & (FG_KSTACK_SLOTS - 1)) {
+  for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
     int at = atomic_load_explicit(&k->tid[i], memory_order_relaxed);
     if (at == 0 || at == -1) {
-      atomic_store_explicit(&k->ring[i], ring, memory_order_relaxed);
-      atomic_store_explicit(&k->tid[i], tid, memory_order_release);   /* the ring before the key */
+      atomic_store_explicit(&k->page[i], page, memory_order_relaxed);
+      atomic_store_explicit(&k->fd[i], fd, memory_order_relaxed);
+      atomic_store_explicit(&k->tid[i], tid, memory_order_release);   /* the rest before the key */
       return 0;
     }
   }
-  munmap(ring, k->page + k->data_bytes);
+  if (!page)
+    return -1;   /* counted already */
+  munmap(page, k->page_bytes + k->data_bytes);
   atomic_fetch_add(&k->no_slot, 1);
   return -1;
 }
 
-void fg_kstacks_detach(struct fg_kernel_stacks *k, int tid)
+void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
 {
   int i = find(k, tid);
   if (i < 0)
     return;
-  struct perf_event_mmap_page *ring = atomic_exchange(&k->ring[i], NULL);
+  struct perf_event_mmap_page *page = atomic_exchange(&k->page[i], NULL);
   atomic_store(&k->tid[i], -1);
-  /* a handler that loaded the ring before it was cleared entered before it */
+  /* a handler that found the entry before it was cleared entered before it */
   while (atomic_load(&k->readers) > 0)
     sched_yield();
-  if (ring)
-    munmap(ring, k->page + k->data_bytes);
+  if (page)
+    munmap(page, k->page_bytes + k->data_bytes);
 }
 
 /* n bytes at position pos of the ring's data area, which wraps. */
@@ -82,13 +87,15 @@ static void copy_out(void *to, const uint8_t *data, size_t size, uint64_t pos, s
   memcpy((uint8_t *)to + first, data, n - first);
 }
 
-int fg_kstacks_read(struct fg_kernel_stacks *k, int tid, uint64_t *pcs, int max)
+int fg_perf_threads_kernel_frames(struct fg_perf_threads *k, int tid, uint64_t *pcs, int max)
 {
+  if (!k->data_bytes)
+    return 0;
   atomic_fetch_add(&k->readers, 1);
   int n = 0, i = find(k, tid);
-  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->ring[i]);
+  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->page[i]);
   if (m) {
-    const uint8_t *data = (const uint8_t *)m + k->page;
+    const uint8_t *data = (const uint8_t *)m + k->page_bytes;
     uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
     while (head - tail >= sizeof(struct perf_event_header)) {
       struct perf_event_header h;
@@ -117,13 +124,23 @@ int fg_kstacks_read(struct fg_kernel_stacks *k, int tid, uint64_t *pcs, int max)
   return n;
 }
 
-int fg_kstacks_seq(struct fg_kernel_stacks *k, int tid, uint32_t *seq)
+int fg_perf_threads_seq(struct fg_perf_threads *k, int tid, uint32_t *seq)
 {
   atomic_fetch_add(&k->readers, 1);
   int i = find(k, tid);
-  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->ring[i]);
+  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->page[i]);
   if (m)
     *seq = __atomic_load_n(&m->lock, __ATOMIC_ACQUIRE);
   atomic_fetch_sub(&k->readers, 1);
   return m != NULL;
+}
+
+int fg_perf_threads_period(struct fg_perf_threads *k, int tid, uint64_t period_ns)
+{
+  atomic_fetch_add(&k->readers, 1);
+  int i = find(k, tid), ok = 0;
+  if (i >= 0)   /* found after the fetch_add: not closed before this returns */
+    ok = ioctl(atomic_load(&k->fd[i]), PERF_EVENT_IOC_PERIOD, &period_ns) == 0;
+  atomic_fetch_sub(&k->readers, 1);
+  return ok;
 }

@@ -1,0 +1,70 @@
+/* event=cpu: each thread's perf_events counter as its own SIGPROF handler
+ * reaches it, found by thread id in a fixed open-addressed table: the
+ * counter's fd, for the handler to move its next sample (fg_perf_threads_period),
+ * and the counter's mapped page, whose sequence tells the handler whether
+ * the thread was switched out (fg_perf_threads_seq). With kernel frames the
+ * mapping also holds a small ring into which the counter records the kernel's
+ * callchain at each overflow (PERF_SAMPLE_CALLCHAIN, user part excluded);
+ * the handler reads the newest record (fg_perf_threads_kernel_frames).
+ *
+ * The timer adds and removes entries under its lock; handlers only read their
+ * own thread's entry, without locks. An entry is removed before its counter
+ * is closed, and the fd is closed and the page unmapped only once no handler
+ * is between the start and end of one of the calls below. */
+#ifndef FG_PERF_THREADS_H
+#define FG_PERF_THREADS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg/options.h"   /* FG_MAX_KERNEL_FRAMES: most kernel frames a sample keeps */
+#define FG_PERF_THREAD_SLOTS 8192   /* threads with an entry at once; later ones are sampled without */
+
+struct perf_event_mmap_page;
+
+struct fg_perf_threads {
+  _Atomic int tid[FG_PERF_THREAD_SLOTS];   /* 0: never used; -1: removed; else the thread */
+  _Atomic int fd[FG_PERF_THREAD_SLOTS];
+  struct perf_event_mmap_page *_Atomic page[FG_PERF_THREAD_SLOTS];   /* NULL when not mapped */
+  size_t page_bytes, data_bytes;           /* data_bytes 0: no kernel callchain ring */
+  _Atomic int readers;                     /* handlers inside one of the calls below */
+  _Atomic uint64_t no_slot;                /* threads refused: table full (or mmap failed: no page) */
+};
+
+/* A table, or NULL when out of memory. rings: counters record kernel
+ * callchains (fg_perf_open's kernel_callchain), each gets a ring. */
+struct fg_perf_threads *fg_perf_threads_new(int rings);
+/* Whether counters record kernel callchains into rings. */
+static inline int fg_perf_threads_rings(const struct fg_perf_threads *k)
+{
+  return k && k->data_bytes > 0;
+}
+
+/* Enters thread tid's counter fd and maps its page (and ring). 0; -1 when
+ * the table is full. A page that cannot be mapped leaves the entry without:
+ * no kernel frames and no sequence for that thread, its fd still there. */
+int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd);
+/* Forgets tid's entry and unmaps its page once no handler can be reading
+ * it; after the return the caller may close the fd. */
+void fg_perf_threads_detach(struct fg_perf_threads *k, int tid);
+
+/* In the handler: the kernel frames of thread tid's newest sample, leaf
+ * first, into pcs[0..max) (max 0: the ring is only emptied). Empties the
+ * ring either way, so it never fills. Async-signal-safe. */
+int fg_perf_threads_kernel_frames(struct fg_perf_threads *k, int tid, uint64_t *pcs, int max);
+
+/* In the handler: the sequence of thread tid's counter page, which the
+ * kernel moves whenever it rewrites the page, as it does at each of the
+ * thread's context switches. 1 and *seq when tid has a page. Two equal
+ * reads around a stretch of the handler: the thread ran it without being
+ * switched out. Async-signal-safe. */
+int fg_perf_threads_seq(struct fg_perf_threads *k, int tid, uint32_t *seq);
+
+/* In the handler: thread tid's counter overflows next after period_ns of
+ * its CPU time from now, and every period_ns after that
+ * (PERF_EVENT_IOC_PERIOD, one system call of about 3 us here). 1 when tid has an
+ * entry and the kernel took it. Async-signal-safe. */
+int fg_perf_threads_period(struct fg_perf_threads *k, int tid, uint64_t period_ns);
+
+#endif
