@@ -161,6 +161,11 @@ build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
 	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
 
 # The walker and the trace table timed on a synthetic deep stack (scripts/bench-walk.sh).
+# The overhead benchmarks' floor: fgagent's mechanism on a JVM with an empty handler.
+build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h
+	@mkdir -p build
+	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
+
 build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $< $(VM_WALKER_OBJ) build/libfgcore.a -lunwind -lm
@@ -208,17 +213,17 @@ tools-test: deps lib cli java
 test: deps lib cli java $(UNIT_TESTS)
 	@bash scripts/run-tests.sh all
 
-bench: deps lib java
+bench: deps lib java build/floor_agent.so
 	@bash scripts/bench-overhead.sh
 
 # The same benchmark narrowed to fgagent / the floor agent on steady work, rounds enough to
 # resolve a few tenths of a point.
-bench-share: deps lib java
+bench-share: deps lib java build/floor_agent.so
 	@ROUNDS=40 JVM_WORK=mix JVM_MODES="none floor-perf-kernel cpu-1ms" FLOOR_MODES= \
 	  OUT=results/overhead-share.md bash scripts/bench-overhead.sh
 
 # fgagent / the floor agent in one JVM, switched between blocks of the same work (about 20 minutes).
-bench-paired: deps lib java
+bench-paired: deps lib java build/floor_agent.so
 	@bash scripts/bench-paired.sh
 
 bench-javac: deps lib

@@ -33,8 +33,7 @@ trap 'rm -rf "$work"' EXIT
 
 mkdir -p build
 ${CC:-gcc} -O2 -Wall -Wextra -pthread -o build/mechanism_floor scripts/bench/mechanism_floor.c
-${CC:-gcc} -O2 -Wall -Wextra -shared -fPIC -I"$java_home/include" -I"$java_home/include/linux" \
-  -o build/floor_agent.so scripts/bench/floor_agent.c
+make -s build/floor_agent.so
 
 agent_opts() {
   case "$1" in

@@ -30,9 +30,7 @@ out=${OUT:-results/overhead-paired.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p build
-${CC:-gcc} -O2 -Wall -Wextra -shared -fPIC -I"$java_home/include" -I"$java_home/include/linux" \
-  -o build/floor_agent.so scripts/bench/floor_agent.c
+make -s build/floor_agent.so
 
 # Units of work a block (about 0.1 s here), untimed ones before each block (0.3 s) and
 # before the first (JIT warm-up).

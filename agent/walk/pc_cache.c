@@ -44,7 +44,7 @@ int fg_pc_cache_get(const struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t
 {
   if (!c->slots || !pc)
     return 0;
-  uintptr_t key = pc << 1 | (top != 0);
+  uintptr_t key = fg_pc_key(pc, top);
   struct fg_pc_slot *s = slot_of(c, key);
   uint32_t before = atomic_load_explicit(&s->seq, memory_order_acquire);
   if (before & 1)
@@ -60,7 +60,7 @@ void fg_pc_cache_put(struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t gene
 {
   if (!c->slots || !pc)
     return;
-  uintptr_t key = pc << 1 | (top != 0);
+  uintptr_t key = fg_pc_key(pc, top);
   struct fg_pc_slot *s = slot_of(c, key);
   uint32_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
   if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&s->seq, &seq, seq + 1, memory_order_acquire,

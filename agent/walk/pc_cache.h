@@ -61,6 +61,13 @@ static inline struct fg_scope_frame fg_pc_frame(const struct fg_pc_info *i, uint
   return i->count <= FG_PC_INLINE_FRAMES ? i->inline_frames[j] : i->frames[j];
 }
 
+/* A pc's key: an interrupted pc (top) is known apart from the same pc as a
+ * return address. 0 only for pc 0, which is never kept. */
+static inline uintptr_t fg_pc_key(uintptr_t pc, int top)
+{
+  return pc << 1 | (top != 0);
+}
+
 struct fg_pc_slot {
   _Atomic uint32_t seq;
   uint32_t generation;

@@ -23,7 +23,7 @@ enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
 
 /* What is known of a pc, as found once in this walk: a deep stack returns
  * to the same few pcs again and again (recursion), cheaper to find here
- * than even in the pc cache. key: pc << 1 | top, 0 empty. */
+ * than even in the pc cache. key: fg_pc_key, 0 empty. */
 #define MEMO_SLOTS 8
 struct memo {
   uintptr_t key;
@@ -91,7 +91,7 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
     if (top) {
       enum fg_top_pop plan = fg_top_pop_plan(m, pc);
       i->top_pop = (uint8_t)(plan != FG_POP_FAIL ? plan : frameless_plan(m, pc));
-      i->in_body = plan == FG_POP_COMPLETE && m->layout.frame_bytes;   /* fg_in_method_body */
+      i->in_body = plan == FG_POP_COMPLETE && m->layout.frame_bytes;   /* past the prologue, before any epilogue */
     }
     return;
   }
@@ -110,7 +110,7 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
  * until the next lookup. */
 static const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
 {
-  uintptr_t key = pc << 1 | (top != 0);
+  uintptr_t key = fg_pc_key(pc, top);
   struct memo *e = &k->memo[(key ^ (key >> 7)) % MEMO_SLOTS];
   if (e->key == key && pc)
     return &e->info;

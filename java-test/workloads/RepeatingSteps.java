@@ -1,6 +1,7 @@
 /**
  * A loop that repeats one sequence of nine steps, the first 1.6 times as long
- * as the others, all in the same helper (mix), each step timed on the
+ * as the others, all in the regression gate's helper (CallPathWorkload.hash:
+ * about 5 us a unit here), each step timed on the
  * monotonic clock; passes that took half again as long as the fastest (the thread
  * was switched out in them) are left out of that truth. A sampler whose
  * period keeps step with the loop lands on the same few points of each pass
@@ -12,28 +13,17 @@
 public final class RepeatingSteps {
   static final int STEPS = 9;
 
-  /** About units x 2 000 integer mixing steps (about 5 us a unit here). */
-  static long mix(long x, int units) {
-    for (int u = 0; u < units; u++)
-      for (int i = 0; i < 2_000; i++) {
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
-      }
-    return x;
-  }
-
   static int first = 16, rest = 10;   /* read from fields: the JIT treats every step alike */
 
-  static long step0(long s) { return mix(s + 1, first); }
-  static long step1(long s) { return mix(s + 2, rest); }
-  static long step2(long s) { return mix(s + 3, rest); }
-  static long step3(long s) { return mix(s + 4, rest); }
-  static long step4(long s) { return mix(s + 5, rest); }
-  static long step5(long s) { return mix(s + 6, rest); }
-  static long step6(long s) { return mix(s + 7, rest); }
-  static long step7(long s) { return mix(s + 8, rest); }
-  static long step8(long s) { return mix(s + 9, rest); }
+  static long step0(long s) { return CallPathWorkload.hash(s + 1, first); }
+  static long step1(long s) { return CallPathWorkload.hash(s + 2, rest); }
+  static long step2(long s) { return CallPathWorkload.hash(s + 3, rest); }
+  static long step3(long s) { return CallPathWorkload.hash(s + 4, rest); }
+  static long step4(long s) { return CallPathWorkload.hash(s + 5, rest); }
+  static long step5(long s) { return CallPathWorkload.hash(s + 6, rest); }
+  static long step6(long s) { return CallPathWorkload.hash(s + 7, rest); }
+  static long step7(long s) { return CallPathWorkload.hash(s + 8, rest); }
+  static long step8(long s) { return CallPathWorkload.hash(s + 9, rest); }
 
   /** One pass, each step's end read on the monotonic clock (a vDSO read: the loop stays regular). */
   static long pass(long s, long[] at) {

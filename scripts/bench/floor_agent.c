@@ -15,7 +15,6 @@
  * thread the JVM has now and install the handler; "off" disables every
  * counter, ignores SIGPROF again and prints the two counts so far; a later
  * attach arms them again. */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <jvmti.h>
 #include <stdatomic.h>

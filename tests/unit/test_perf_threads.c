@@ -1,7 +1,10 @@
-/* A thread's perf counter as its handler reaches it: the period it moves,
- * the page whose sequence it reads, nothing once the entry is gone. */
+/* A thread's perf counter as its handler reaches it, on real perf_events
+ * counters of this thread (skipped where perf_events or kernel samples are
+ * refused): the kernel frames its ring holds, the period it moves, the page
+ * whose sequence it reads, nothing once the entry is gone. */
 #include "unit.h"
 
+#include <dirent.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,58 +12,105 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "fg/clock.h"
 #include "../../agent/sampling/perf_threads.h"
 #include "../../agent/sampling/timer.h"
 
-static volatile int signals;
+static struct fg_perf_threads *table;
+static volatile int signals, with_frames, tid;
+static volatile uint64_t first_pc;
+static int fd = -1;
+static struct sigaction old;
 
+/* What fgagent's handler does with its thread's ring: the newest sample's frames. */
 static void on_sigprof(int sig, siginfo_t *info, void *uc)
 {
   (void)sig;
   (void)info;
   (void)uc;
+  uint64_t pcs[FG_MAX_KERNEL_FRAMES];
+  int n = fg_perf_threads_kernel_frames(table, tid, pcs, FG_MAX_KERNEL_FRAMES);
   signals++;
+  if (n > 0) {
+    with_frames++;
+    first_pc = pcs[n - 1];
+  }
 }
 
-static uint64_t cpu_ns(void)
+/* This thread's counter every period_ns of its CPU (recording kernel
+ * callchains when rings), entered in a fresh table, its signals to
+ * on_sigprof. 0 when perf_event_open refuses it here. */
+static int arm(uint64_t period_ns, int rings)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  signals = with_frames = 0;
+  tid = (int)syscall(SYS_gettid);
+  fd = fg_perf_open(tid, period_ns, !rings, rings);
+  if (fd < 0) {
+    printf("    skipped: perf_event_open%s refused here\n", rings ? " with kernel samples" : "");
+    return 0;
+  }
+  table = fg_perf_threads_new(rings);
+  assert_non_null(table);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigprof;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigaction(SIGPROF, &sa, &old);
+  assert_int_equal(fg_perf_threads_attach(table, tid, fd), 0);
+  return 1;
+}
+
+static void disarm(void)
+{
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  close(fd);
+  sigaction(SIGPROF, &old, NULL);
+  free(table);
+}
+
+/* A thread in getdents64 most of the time: most signals bring kernel frames,
+ * every one a kernel address; after detach, none. */
+static void the_ring_holds_each_signals_kernel_frames(void **state)
+{
+  (void)state;
+  if (!arm(200000, 1))
+    return;
+  while (signals < 300) {
+    DIR *d = opendir("/usr/lib");
+    while (d && readdir(d))
+      ;
+    if (d)
+      closedir(d);
+  }
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  printf("    %d of %d signals with kernel frames\n", with_frames, signals);
+  assert_true(with_frames * 4 >= signals);   /* this loop lives in the kernel */
+  assert_true(first_pc >= 0xffff800000000000ull);
+  fg_perf_threads_detach(table, tid);
+  uint64_t pcs[4];
+  assert_int_equal(fg_perf_threads_kernel_frames(table, tid, pcs, 4), 0);
+  disarm();
 }
 
 /* This thread's CPU time per signal over the next n signals. */
 static double cpu_per_signal(int n)
 {
   int from = signals;
-  uint64_t start = cpu_ns();
+  uint64_t start = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);
   volatile uint64_t x = 1;
   while (signals - from < n)
     x = x * 6364136223846793005ull + 1;
-  return (double)(cpu_ns() - start) / n;
+  return (double)(fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - start) / n;
 }
 
 /* Counted in CPU time, so a busy machine does not move it: at 1 ms, then 4 ms. */
 static void the_handler_moves_its_threads_period(void **state)
 {
   (void)state;
-  int tid = (int)syscall(SYS_gettid);
-  int fd = fg_perf_open(tid, 1000000, 1, 0);
-  if (fd < 0) {
-    printf("    skipped: perf_event_open refused here\n");
+  if (!arm(1000000, 0))
     return;
-  }
-  struct fg_perf_threads *table = fg_perf_threads_new(0);
-  assert_non_null(table);
-  struct sigaction sa, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sigprof;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigaction(SIGPROF, &sa, &old);
-  assert_int_equal(fg_perf_threads_attach(table, tid, fd), 0);
   uint32_t seq;
   assert_int_equal(fg_perf_threads_seq(table, tid, &seq), 1);   /* the page is mapped without a ring */
   assert_int_equal(fg_perf_threads_kernel_frames(table, tid, NULL, 0), 0);
@@ -73,15 +123,13 @@ static void the_handler_moves_its_threads_period(void **state)
   fg_perf_threads_detach(table, tid);
   assert_int_equal(fg_perf_threads_period(table, tid, 1000000), 0);
   assert_int_equal(fg_perf_threads_seq(table, tid, &seq), 0);
-  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  close(fd);
-  sigaction(SIGPROF, &old, NULL);
-  free(table);
+  disarm();
 }
 
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(the_ring_holds_each_signals_kernel_frames),
     cmocka_unit_test(the_handler_moves_its_threads_period),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
