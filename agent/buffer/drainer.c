@@ -187,10 +187,10 @@ static void add_overflow(struct fg_drainer *d, struct fg_thread *t, uint32_t thr
   }
 }
 
-/* A thread whose walks were cut by its scratch's room gets a bigger one (four
- * times, up to what depth needs), taken by its handler at the next signal;
- * the one it gave back is freed. At the start of every pass: the handler
- * also wakes the drainer for it. */
+/* A thread whose walks were cut by its scratch's room and found no spare
+ * gets a full-size one (what depth needs: pages a walk never reaches cost
+ * nothing), taken by its handler at the next signal; the one it gave back is
+ * freed. At the start of every pass: the handler also wakes the drainer for it. */
 static void grow_scratch(struct fg_drainer *d, struct fg_thread *t)
 {
   int state = atomic_load(&t->state);
@@ -202,10 +202,24 @@ static void grow_scratch(struct fg_drainer *d, struct fg_thread *t)
   int now = atomic_load(&t->scratch)->capacity;
   if (now >= d->max_frames)
     return;
-  int want = now > d->max_frames / 4 ? d->max_frames : now * 4;
-  struct fg_scratch *s = fg_scratch_new(want);
-  if (s)
-    atomic_store(&t->bigger, s);
+  struct fg_scratch *s = fg_scratch_new(d->max_frames), *none = NULL;
+  if (s && !atomic_compare_exchange_strong(&t->bigger, &none, s))
+    fg_scratch_free(s);   /* its handler took a spare meanwhile */
+}
+
+/* The sampler's spare rooms, full-size (a spare from before a restart with
+ * a smaller depth is replaced). Only the drainer stores one, into a slot it
+ * emptied; handlers only take them. */
+static void stock_spare_rooms(struct fg_drainer *d)
+{
+  for (int i = 0; i < FG_SPARE_ROOMS; i++) {
+    struct fg_scratch *r = atomic_exchange(&d->sampler->spare_rooms[i], NULL);
+    if (!r || r->capacity < d->max_frames) {
+      fg_scratch_free(r);
+      r = fg_scratch_new(d->max_frames);
+    }
+    atomic_store(&d->sampler->spare_rooms[i], r);
+  }
 }
 
 /* Adds what a counter grew by since the last pass. */
@@ -414,6 +428,7 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   struct fg_thread_pool *pool = d->sampler->pool;
   /* rooms first: the pass itself may take long (its first names the
    * symbol tables), and a deep thread's walks are cut until it has one */
+  stock_spare_rooms(d);
   for (uint32_t i = 0; pool && i < pool->n; i++)
     grow_scratch(d, pool->records[i]);
   pthread_mutex_lock(&d->registry->lock);

@@ -42,19 +42,45 @@ static void add_to(_Atomic uint64_t *counter, uint64_t n)
                         memory_order_relaxed);
 }
 
-/* The room for this walk: the bigger one the drainer made, once the old
- * one it replaces can be handed back. */
-static struct fg_scratch *scratch_for_walk(struct fg_thread *t)
+/* A spare full-size room, offered to t as its bigger one (unless the
+ * drainer offered one meanwhile: then it goes back to the drainer, freed). */
+static void offer_spare(struct fg_sampler *s, struct fg_thread *t)
+{
+  for (int i = 0; i < FG_SPARE_ROOMS; i++) {
+    struct fg_scratch *spare = atomic_exchange_explicit(&s->spare_rooms[i], NULL, memory_order_acquire);
+    if (!spare)
+      continue;
+    struct fg_scratch *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&t->bigger, &none, spare, memory_order_release,
+                                                 memory_order_relaxed))
+      atomic_store_explicit(&t->retired, spare, memory_order_release);
+    return;
+  }
+}
+
+/* The room for this walk: a bigger one, the drainer's or a spare taken
+ * because the last walk was cut, once the old one can be handed back (a
+ * room no bigger than the one in use is handed back instead). */
+static struct fg_scratch *scratch_for_walk(struct fg_sampler *s, struct fg_thread *t)
 {
   struct fg_scratch *now = atomic_load_explicit(&t->scratch, memory_order_relaxed);
+  if (atomic_load_explicit(&t->retired, memory_order_acquire))
+    return now;   /* the drainer has not freed the last one yet */
+  if (!atomic_load_explicit(&t->bigger, memory_order_acquire) &&
+      atomic_load_explicit(&t->scratch_short, memory_order_relaxed) &&
+      now->capacity < s->walker.depth + s->scratch_reserve)   /* not full-size yet */
+    offer_spare(s, t);
   struct fg_scratch *bigger = atomic_load_explicit(&t->bigger, memory_order_acquire);
-  if (bigger && !atomic_load_explicit(&t->retired, memory_order_acquire)) {
-    atomic_store_explicit(&t->bigger, NULL, memory_order_relaxed);
-    atomic_store_explicit(&t->retired, now, memory_order_release);
-    atomic_store_explicit(&t->scratch, bigger, memory_order_release);
-    now = bigger;
+  if (!bigger || atomic_load_explicit(&t->retired, memory_order_relaxed))
+    return now;
+  atomic_store_explicit(&t->bigger, NULL, memory_order_relaxed);
+  if (bigger->capacity <= now->capacity) {
+    atomic_store_explicit(&t->retired, bigger, memory_order_release);
+    return now;
   }
-  return now;
+  atomic_store_explicit(&t->retired, now, memory_order_release);
+  atomic_store_explicit(&t->scratch, bigger, memory_order_release);
+  return bigger;
 }
 
 /* A full ring: the sample is counted in an overflow slot of its trace and
@@ -183,7 +209,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
   uintptr_t lo = hi ? t->stack_lo : 0;
-  struct fg_scratch *room = scratch_for_walk(t);
+  struct fg_scratch *room = scratch_for_walk(s, t);
   int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
   int depth = b->depth < fits ? b->depth : fits;
   int k = kernel_frames(s, t, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */

@@ -13,11 +13,17 @@
 #include "../walk/walker.h"
 
 #define FG_SAMPLER_PAUSED 2
+#define FG_SPARE_ROOMS 4   /* full-size walk rooms kept ready for threads whose walks are cut */
 
 struct fg_sampler {
   struct fg_walker walker;            /* ASGCT and what fgagent adds to it */
   struct fg_trace_table *traces;      /* every stack, stored once */
   int scratch_reserve;                /* frames a walk needs beside depth's Java ones */
+  /* made by the drainer at each pass (only it stores one), taken by a
+   * handler (exchanged for NULL) for a thread whose last walk its room cut:
+   * the next walk has the whole room at once, however long the drainer's
+   * pass. Untouched pages cost nothing. */
+  _Atomic(struct fg_scratch *) spare_rooms[FG_SPARE_ROOMS];
   int wake_fd;                        /* an eventfd the drainer waits on; -1 none */
   _Atomic int wake_pending;           /* the handler wrote to it and the drainer has not woken yet */
   struct fg_thread_pool *pool;        /* records for threads without a JNIEnv (cstack=native) */

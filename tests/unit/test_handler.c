@@ -192,6 +192,45 @@ static void a_small_scratch_asks_for_a_bigger_one(void **state)
   assert_null(atomic_load(&t->bigger));
 }
 
+/* Without waiting for the drainer: the signal after a walk cut by its room
+ * takes one of the sampler's spare full-size rooms; a thread with a
+ * full-size room takes none, and a room the drainer offers that is no
+ * bigger is handed back unused. */
+static void a_cut_walk_takes_a_spare_room_at_the_next_signal(void **state)
+{
+  (void)state;
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  fg_scratch_free(atomic_exchange(&t->scratch, fg_scratch_new(FRAMES - 4)));   /* room for 4 Java frames */
+  struct fg_scratch *spare = fg_scratch_new(FRAMES), *other = fg_scratch_new(FRAMES);
+  atomic_store(&sampler.spare_rooms[1], spare);
+  atomic_store(&sampler.spare_rooms[2], other);
+  fake_frames = 8;
+  raise(SIGPROF);
+  fg_ring_release(&t->ring, take_one(t));
+  struct fg_scratch *small = atomic_load(&t->scratch);
+  raise(SIGPROF);
+  const uint64_t *rec = take_one(t);
+  assert_int_equal(fg_sample_nframes(rec), 8);
+  assert_int_equal(fg_sample_flags(rec) & FG_SAMPLE_TRUNCATED, 0);
+  fg_ring_release(&t->ring, rec);
+  assert_ptr_equal(atomic_load(&t->scratch), spare);
+  assert_null(atomic_load(&sampler.spare_rooms[1]));
+  assert_ptr_equal(atomic_load(&t->retired), small);
+  fg_scratch_free(atomic_exchange(&t->retired, NULL));   /* the drainer's part */
+  raise(SIGPROF);   /* scratch_short still set, but the room is full-size */
+  fg_ring_release(&t->ring, take_one(t));
+  assert_ptr_equal(atomic_load(&sampler.spare_rooms[2]), other);
+  struct fg_scratch *late = fg_scratch_new(FRAMES - 2);   /* the drainer's, made before it saw the spare */
+  atomic_store(&t->bigger, late);
+  raise(SIGPROF);
+  fg_ring_release(&t->ring, take_one(t));
+  assert_ptr_equal(atomic_load(&t->scratch), spare);
+  assert_ptr_equal(atomic_load(&t->retired), late);
+  assert_null(atomic_load(&t->bigger));
+  fg_scratch_free(atomic_exchange(&t->retired, NULL));
+  fg_scratch_free(atomic_exchange(&sampler.spare_rooms[2], NULL));
+}
+
 /* loop='s switch: while paused a signal only counts itself, then sampling goes on. */
 static void a_paused_sampler_only_counts_signals(void **state)
 {
@@ -503,6 +542,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(tick_codes_are_stored, setup, teardown),
     cmocka_unit_test_setup_teardown(full_ring_overflows_then_overruns, setup, teardown),
     cmocka_unit_test_setup_teardown(a_small_scratch_asks_for_a_bigger_one, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_cut_walk_takes_a_spare_room_at_the_next_signal, setup, teardown),
     cmocka_unit_test_setup_teardown(a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(a_wall_sample_takes_the_ticks_its_signal_was_pending, setup, teardown),
