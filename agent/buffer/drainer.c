@@ -157,15 +157,19 @@ static void add_repeats(struct fg_drainer *d)
   st->wall_per_tick = (uint64_t)d->wall->per_tick;
 }
 
-/* One sample record. thread_frame: the "[name]" root of a thread with no
- * JNIEnv, or -1. */
-static void add_sample(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const uint64_t *rec)
+/* One sample record of t's. thread_frame: the "[name]" root of a thread
+ * with no JNIEnv, or -1. */
+static void add_sample(struct fg_drainer *d, struct fg_thread *t, uint32_t thread, int64_t thread_frame,
+                       const uint64_t *rec)
 {
   const struct fg_trace *tr = fg_sample_trace(rec);
   uint64_t weight = fg_sample_weight(rec);   /* 1 + the signals skipped just before it */
   if (d->verifier && thread_frame < 0)
     fg_edge_verifier_check(d->verifier, tr, &d->profile->stats);
   add_trace(d, thread, thread_frame, tr, fg_sample_state(rec), weight, fg_sample_time(rec), fg_sample_cpu(rec));
+  t->last_trace = tr;
+  t->last_state = fg_sample_state(rec);
+  t->last_serial = t->serial;
 }
 
 /* What a full ring's overflow slots counted since the last pass; with
@@ -230,10 +234,30 @@ static void add_growth(uint64_t *total, _Atomic uint64_t *counter, uint64_t *cou
   *counted = now;
 }
 
+/* The signals the back-off skipped that no later sample of t's will carry
+ * (it ended, or sampling stopped): credited to its last sample, the nearest
+ * to them in time as its next would have been, without a time of their own
+ * (a full ring's overflow slots are counted that way too). Lost when t stored
+ * none, or when its samples have no place in the profile (thread_frame -2). */
+static void settle_carry(struct fg_drainer *d, struct fg_thread *t, uint32_t thread, int64_t thread_frame)
+{
+  uint32_t carry = t->backoff.carry;
+  t->backoff.carry = 0;
+  if (carry == 0)
+    return;
+  if (t->last_trace && t->last_serial == t->serial && thread_frame != -2) {
+    add_trace(d, thread, thread_frame, t->last_trace, t->last_state, carry, 0, 0);
+    d->profile->stats.skipped_to_last += carry;
+  } else {
+    d->profile->stats.skipped_lost += carry;
+  }
+}
+
 /* What t's handler counted since the last pass: signals, overruns, time,
- * the back-off's skips. ended: the handler is done with t, so the skipped
- * signals no later sample will carry are lost. */
-static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended)
+ * the back-off's skips. ended: the handler is done with t, so its carry is
+ * settled; thread and thread_frame: where its samples go (add_trace). */
+static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended, uint32_t thread,
+                          int64_t thread_frame)
 {
   struct fg_stats *st = &d->profile->stats;
   uint64_t taken_before = st->taken, skipped_before = st->skipped;
@@ -245,8 +269,7 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended)
   add_growth(&st->handler_ns, &t->handler_ns, &t->counted_handler_ns);
   add_growth(&st->depth_cuts, &t->depth_cuts, &t->counted_depth_cuts);
   if (ended || d->closing) {
-    st->skipped_lost += t->backoff.carry;
-    t->backoff.carry = 0;
+    settle_carry(d, t, thread, thread_frame);
     st->overruns += atomic_exchange(&t->wall_owed, 0);   /* ticks joined to a signal never taken */
   }
 }
@@ -285,11 +308,11 @@ static void drain_thread(struct fg_drainer *d, struct fg_thread *t)
   }
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE)
-      add_sample(d, thread, -1, rec);
+      add_sample(d, t, thread, -1, rec);
     fg_ring_release(&t->ring, rec);
   }
   add_overflow(d, t, thread, -1);
-  count_signals(d, t, state == FG_THREAD_ENDED);
+  count_signals(d, t, state == FG_THREAD_ENDED, thread, -1);
   if (state == FG_THREAD_ENDED) {
     fg_profile_rename_thread(d->profile, thread, t->name);
     atomic_store(&t->state, FG_THREAD_FREE);
@@ -394,16 +417,14 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
   }
   for (; rec; rec = fg_ring_peek(&t->ring)) {
     if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE && t->pool_frame >= 0)
-      add_sample(d, t->profile_thread, t->pool_frame, rec);
+      add_sample(d, t, t->profile_thread, t->pool_frame, rec);
     else
       d->pool_no_slot += fg_sample_weight(rec);   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);
   }
-  if (t->profile_serial == t->serial && t->pool_frame >= 0)
-    add_overflow(d, t, t->profile_thread, t->pool_frame);
-  else
-    add_overflow(d, t, 0, -2);
-  count_signals(d, t, state == FG_THREAD_ENDED);
+  int named = t->profile_serial == t->serial && t->pool_frame >= 0;
+  add_overflow(d, t, named ? t->profile_thread : 0, named ? t->pool_frame : -2);
+  count_signals(d, t, state == FG_THREAD_ENDED, named ? t->profile_thread : 0, named ? t->pool_frame : -2);
   if (state == FG_THREAD_ENDED) {
     t->profile_serial = 0;
     atomic_store(&t->state, FG_THREAD_FREE);

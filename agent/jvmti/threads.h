@@ -92,6 +92,9 @@ struct fg_thread {
   /* drainer's */
   uint64_t counted_taken, counted_overruns, counted_refused, counted_handler_ns, counted_skipped, counted_depth_cuts;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
+  uint64_t last_serial;         /* the registration last_trace belongs to */
+  const struct fg_trace *last_trace;   /* its last sample drained: the back-off's carry goes there at its end */
+  uint32_t last_state;
   uint32_t profile_thread;
   int64_t pool_frame;           /* pool records: the "[thread name]" frame id */
 };

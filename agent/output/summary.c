@@ -57,8 +57,13 @@ static int print_failures(FILE *out, const struct fg_stats *s)
 static int print_backoff(FILE *out, const struct fg_stats *s)
 {
   if (fprintf(out, "  back-off:          %" PRIu64 " signals skipped after walks costing over %u%% of the "
-                   "interval, their time credited to their thread's next sample\n",
+                   "interval, their time credited to their thread's next sample",
               s->skipped, FG_SHARE_LIMIT_PCT) < 0)
+    return -1;
+  if (s->skipped_to_last &&
+      fprintf(out, " (%" PRIu64 " to its last, the thread having ended first)", s->skipped_to_last) < 0)
+    return -1;
+  if (fputc('\n', out) == EOF)
     return -1;
   if (s->depth_cuts == 0 && s->budget_cut == 0)
     return 0;
@@ -178,7 +183,7 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "  samples lost:      %" PRIu64 " (%.2f%%)\n"
                    "    overruns:        %" PRIu64 " (a thread's buffer and its overflow slots were full)\n"
                    "    no slot:         %" PRIu64 " (too many threads without a JNIEnv)\n"
-                   "    back-off:        %" PRIu64 " (skipped signals whose thread ended before its next sample)\n",
+                   "    back-off:        %" PRIu64 " (skipped signals of a thread that stored no sample)\n",
               s->no_jnienv, pct(s->no_jnienv, stored), lost, pct(lost, s->taken), s->overruns,
               s->no_slot, s->skipped_lost) < 0)
     return -1;

@@ -3,7 +3,8 @@
  *   taken == fg_stats_stored(s) + fg_stats_lost(s).
  * Stored samples are counted by weight: a signal the back-off skipped is
  * credited to its thread's next sample (sampling/backoff.h), so it is stored
- * with it; one whose thread ended before its next sample is lost. */
+ * with it; when the thread ends (or sampling stops) first, to its last one;
+ * lost only when the thread stored none. */
 #ifndef FG_STATS_H
 #define FG_STATS_H
 
@@ -24,10 +25,11 @@ struct fg_stats {
   uint64_t trace_bytes;                    /* memory holding them */
   uint64_t memlimit;                       /* its limit, 0: none */
   uint64_t no_slot;                        /* lost: no slot left for a thread with no JNIEnv */
-  uint64_t skipped_lost;                   /* lost: skipped by the back-off, thread ended before its next sample */
+  uint64_t skipped_lost;                   /* lost: skipped by the back-off, the thread stored no sample */
   uint64_t paused_lost;                    /* lost: signals while loop= switched intervals */
   uint64_t repeats_lost;                   /* lost: event=wall, an idle thread's repeat the ring had no room for */
   uint64_t skipped;                        /* signals the back-off skipped (stored as weight or lost) */
+  uint64_t skipped_to_last;                /* of those, stored with their thread's last sample: it ended first */
   uint64_t depth_cuts;                     /* times a thread's walk depth was halved by the time budget */
   uint64_t budget_cut;                     /* stored samples whose walk the time budget cut short */
   uint64_t truncated;                      /* stored, but deeper than depth */

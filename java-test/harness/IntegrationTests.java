@@ -305,28 +305,6 @@ public final class IntegrationTests {
   }
 
   /**
-   * A 3000-frame recursion at 1 ms, with default options and with depth=8192: nothing lost
-   * (stacks are stored once, a sample is five words), and the leaf's samples carry every
-   * frame once the thread's walk room has grown (its first few walks are cut and marked).
-   */
-  static void deepStacksAreKeptWhole(Jdk jdk) throws Exception {
-    for (String opts : List.of("", "depth=8192,")) {
-      Run r = run(jdk, opts + "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "DeepRecursion", "3000", "2");
-      r.expectCleanRun();
-      long taken = r.stat("signals taken"), lost = r.stat("samples lost");
-      Map<String, Long> s = collapsed(r.file("p.collapsed"));
-      long leaf = sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf"));
-      long whole = sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf")
-          && k.split(";").length > 3000 && !k.contains("[truncated]"));
-      System.out.printf("    %s: taken %d, lost %d; leaf %d samples, %d with every frame%n",
-          opts.isEmpty() ? "defaults" : opts, taken, lost, leaf, whole);
-      check(lost <= taken / 100, lost + " of " + taken + " samples lost\n" + r.stderr());
-      check(leaf > 1000 && whole >= 0.9 * leaf, "only " + whole + " of " + leaf + " leaf samples kept every frame");
-      check(r.stat("samples stored") == sum(s, k -> true), "the profile does not hold every stored sample");
-    }
-  }
-
-  /**
    * memlimit: a thread in wall mode sleeps 3000 frames deep for a second, then on 40 new stacks
    * one frame deeper each (more than 384k holds), then for a second again on the first stack.
    * New stacks are refused and counted, and stop being counted again as the thread sleeps on
@@ -532,7 +510,7 @@ public final class IntegrationTests {
       new Named("warns_debug_non_safepoints_off", IntegrationTests::warnsWhenDebugNonSafepointsIsOff),
       new Named("survives_thread_churn", IntegrationTests::survivesThreadChurn),
       new Named("survives_gc_storm", IntegrationTests::survivesGcStorm),
-      new Named("deep_stacks_kept_whole", IntegrationTests::deepStacksAreKeptWhole),
+      new Named("deep_stacks_kept_whole", RobustnessTests::deepStacksAreKeptWhole),
       new Named("memlimit_refuses_new_stacks", IntegrationTests::memlimitRefusesOnlyNewStacks),
       new Named("bad_options_exit_1", IntegrationTests::badOptionsExitWithOne),
       new Named("empty_options_defaults", IntegrationTests::emptyOptionsUseDefaults),

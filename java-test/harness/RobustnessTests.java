@@ -24,6 +24,37 @@ final class RobustnessTests {
   }
 
   /**
+   * A 3000-frame recursion at 1 ms, with default options and with depth=8192: nothing lost
+   * (stacks are stored once, a sample is five words; the signals the back-off skipped after the
+   * thread's last walk are stored with that walk's sample when the thread ends), and the leaf's
+   * samples carry every frame once the thread's walk room has grown (its first few walks are cut
+   * and marked).
+   */
+  static void deepStacksAreKeptWhole(IntegrationTests.Jdk jdk) throws Exception {
+    for (String opts : List.of("", "depth=8192,")) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, opts + "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+          "DeepRecursion", "3000", "2");
+      r.expectCleanRun();
+      long taken = r.stat("signals taken"), lost = r.stat("samples lost");
+      long skippedLost = r.numberBefore("(skipped signals of a thread that stored no sample)");
+      Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+      long leaf = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf"));
+      long whole = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf")
+          && k.split(";").length > 3000 && !k.contains("[truncated]"));
+      Matcher last = Pattern.compile("\\((\\d+) to its last, the thread having ended first\\)").matcher(r.stderr());
+      System.out.printf("    %s: taken %d, lost %d; skipped signals stored with their thread's last sample %s; leaf %d "
+          + "samples, %d with every frame%n", opts.isEmpty() ? "defaults" : opts, taken, lost,
+          last.find() ? last.group(1) : "0", leaf, whole);
+      IntegrationTests.check(lost <= taken / 100 && skippedLost == 0, lost + " of " + taken + " samples lost ("
+          + skippedLost + " skipped by the back-off)\n" + r.stderr());
+      IntegrationTests.check(leaf > 1000 && whole >= 0.9 * leaf,
+          "only " + whole + " of " + leaf + " leaf samples kept every frame");
+      IntegrationTests.check(r.stat("samples stored") == IntegrationTests.sum(s, k -> true),
+          "the profile does not hold every stored sample");
+    }
+  }
+
+  /**
    * Walks of a 3000-frame stack (150-300 us) cost more than 5% of a 200 us interval: the thread
    * skips signals after each, their time credited to the next sample. Without the back-off the
    * walks took most of the thread's CPU (the timer counts the handler's time too). The stack

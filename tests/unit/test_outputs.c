@@ -301,7 +301,8 @@ static void summary_accounts_for_every_signal(void **state)
     "interval asked:    1.000 ms",
     "rate achieved:     1000.0 samples per CPU-second, one every 1.000 ms",
     "handler time:      4.50 us per stack walk on average (0.004 s in all, 0.43% of the CPU sampled)",
-    "back-off:          0 signals skipped after walks costing over 5% of the interval",
+    "back-off:          0 signals skipped after walks costing over 5% of the interval, their time credited to "
+    "their thread's next sample\n",
     "signals taken:     1000",
     "samples stored:    980 (98.00%)",
     "Java stacks:     900",
@@ -321,8 +322,10 @@ static void summary_accounts_for_every_signal(void **state)
   CAPTURE(text, fg_write_summary(out, &s));
   assert_non_null(strstr(text, "taken 1001 = stored 980 + lost 20: MISMATCH"));
   free(text);
-  /* skipped signals are stored as weight, or lost with their thread */
+  /* skipped signals are stored as weight (with the thread's last sample when
+   * it ended first), or lost when their thread stored none */
   s.skipped = 9;
+  s.skipped_to_last = 4;
   s.skipped_lost = 2;
   s.depth_cuts = 1;
   s.budget_cut = 3;
@@ -330,7 +333,8 @@ static void summary_accounts_for_every_signal(void **state)
   CAPTURE(text, fg_write_summary(out, &s));
   static const char *const backoff[] = {
     "back-off:          9 signals skipped",
-    "back-off:        2 (skipped signals whose thread ended before its next sample)",
+    "credited to their thread's next sample (4 to its last, the thread having ended first)",
+    "back-off:        2 (skipped signals of a thread that stored no sample)",
     "time budget:       walk depth halved 1 times after walks over 1.0 ms; 3 samples cut short",
     "accounting:        taken 1002 = stored 980 + lost 22: OK",
   };
