@@ -46,7 +46,30 @@ cell() { echo "$(verdict "$1") $(named "$1" slower) $(paths "$1" slower)"; }
 
 aa_false=0 aa_improvement=0 ab_hit=0 ac_hit=0 ac_false=0 errors=0
 pp_false=0 pq_hit=0 pp1_false=0 pq1_hit=0
-rows=() path_rows=()
+rows=() path_rows=() wrong=()
+# --check: each comparison that came out wrong ("label baseline regex"), shown
+# at the end: its verdict and first frames, and both sides' runs (wall time,
+# samples, handler time, and the share of the samples whose stack matches
+# regex), so that a failure says what the runs measured
+wrong() { wrong+=("$1 $2 $3"); }
+show_wrong() {
+  local entry label base regex side f
+  for entry in "${wrong[@]}"; do
+    read -r label base regex <<<"$entry"
+    echo "--- $label against $base:"
+    sed -n '/^verdict/,$p' "$work/$label"/*/diff.txt 2>/dev/null | head -n 9
+    for side in "$base" "$label"; do
+      echo "$side's runs (wall_ns, samples, handler_us, drainer_s; % of samples on $regex):"
+      cat "$work/$side"/*/runs.tsv 2>/dev/null
+      for f in "$work/$side"/*/run-*.collapsed; do
+        awk -v re="$regex" '{ n = $NF; all += n; if ($0 ~ re) hit += n }
+          END { printf "%.2f ", all ? 100 * hit / all : 0 }' "$f"
+      done
+      echo
+    done
+  done
+}
+
 for i in $(seq 1 "$pairs"); do
   bench "a$i" base || errors=$((errors + 1))
   bench "aa$i" base "a$i"; rc_aa=$?
@@ -54,10 +77,18 @@ for i in $(seq 1 "$pairs"); do
   bench "ac$i" faster "a$i"; rc_ac=$?
   [ $rc_aa -le 1 ] && [ $rc_ab -le 1 ] && [ $rc_ac -le 1 ] || { errors=$((errors + 1)); continue; }
   v_aa=$(verdict "aa$i") v_ab=$(verdict "ab$i") v_ac=$(verdict "ac$i")
-  [ "$v_aa" = regression ] && aa_false=$((aa_false + 1))
+  [ "$v_aa" = regression ] && aa_false=$((aa_false + 1)) && wrong "aa$i" "a$i" "transform [0-9]+$"
   [ "$v_aa" = improvement ] && aa_improvement=$((aa_improvement + 1))
-  [ "$v_ab" = regression ] && named "ab$i" slower | grep -q 'RegressionWorkload.transform' && ab_hit=$((ab_hit + 1))
-  [ "$v_ac" = improvement ] && named "ac$i" faster | grep -q 'RegressionWorkload.transform' && ac_hit=$((ac_hit + 1))
+  if [ "$v_ab" = regression ] && named "ab$i" slower | grep -q 'RegressionWorkload.transform'; then
+    ab_hit=$((ab_hit + 1))
+  else
+    wrong "ab$i" "a$i" "transform [0-9]+$"
+  fi
+  if [ "$v_ac" = improvement ] && named "ac$i" faster | grep -q 'RegressionWorkload.transform'; then
+    ac_hit=$((ac_hit + 1))
+  else
+    wrong "ac$i" "a$i" "transform [0-9]+$"
+  fi
   [ "$v_ac" = regression ] && ac_false=$((ac_false + 1))
   rows+=("| $i | $(cell "aa$i") | $v_ab: $(named "ab$i" slower) | $v_ac: $(named "ac$i" faster) |")
   echo "pair $i: A/A $v_aa, A/B $v_ab, A/C $v_ac"
@@ -69,9 +100,13 @@ for i in $(seq 1 "$pairs"); do
   path_bench "pp1_$i" base 1 "p1_$i"; rc_pp1=$?
   path_bench "pq1_$i" slower 1 "p1_$i"; rc_pq1=$?
   [ $rc_pp -le 1 ] && [ $rc_pq -le 1 ] && [ $rc_pp1 -le 1 ] && [ $rc_pq1 -le 1 ] || { errors=$((errors + 1)); continue; }
-  [ "$(verdict "pp$i")" = regression ] && pp_false=$((pp_false + 1))
+  [ "$(verdict "pp$i")" = regression ] && pp_false=$((pp_false + 1)) && wrong "pp$i" "p$i" "CallPathWorkload.price;"
   [ "$(verdict "pp1_$i")" = regression ] && pp1_false=$((pp1_false + 1))
-  [ "$(verdict "pq$i")" = regression ] && paths "pq$i" slower | grep -q 'CallPathWorkload.price' && pq_hit=$((pq_hit + 1))
+  if [ "$(verdict "pq$i")" = regression ] && paths "pq$i" slower | grep -q 'CallPathWorkload.price'; then
+    pq_hit=$((pq_hit + 1))
+  else
+    wrong "pq$i" "p$i" "CallPathWorkload.price;"
+  fi
   [ "$(verdict "pq1_$i")" = regression ] && paths "pq1_$i" slower | grep -q 'CallPathWorkload.price' && pq1_hit=$((pq1_hit + 1))
   path_rows+=("| $i | $(cell "pp$i") | $(cell "pq$i") | $(cell "pp1_$i") | $(cell "pq1_$i") |")
   echo "pair $i: P/P $(verdict "pp$i"), P/Q $(verdict "pq$i"); one run a side: P/P $(verdict "pp1_$i"), P/Q $(verdict "pq1_$i")"
@@ -80,6 +115,7 @@ done
 summary="A/A false regressions: $aa_false of $pairs (false improvements: $aa_improvement); A/B slower detected naming transform: $ab_hit of $pairs; A/C faster reported as an improvement naming transform: $ac_hit of $pairs (as a regression: $ac_false); call path: P/P false regressions $pp_false, P/Q detected through price $pq_hit of $pairs ($runs runs a side), one run a side $pp1_false and $pq1_hit; errors: $errors"
 echo "$summary"
 if [ $check_only -eq 1 ]; then
+  show_wrong
   [ $errors -eq 0 ] && [ $aa_false -eq 0 ] && [ $ab_hit -eq "$pairs" ] && [ $ac_hit -eq "$pairs" ] &&
     [ $pp_false -eq 0 ] && [ $pq_hit -eq "$pairs" ]
   exit $?
