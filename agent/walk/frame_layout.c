@@ -393,10 +393,36 @@ int fg_realigned_frame_of(const uint8_t *code, size_t len, size_t enter, struct 
     if (rsp_slot(code + pos, len - pos, 1, 4, &at) && at == d)
       break;
   }
-  if (pos + 5 > len || pos > UINT16_MAX || above > UINT16_MAX || d > UINT16_MAX)
+  uint32_t at;
+  size_t reload = pos + 5 <= len ? rsp_slot(code + pos, len - pos, 1, 4, &at) : 0;
+  if (!reload || pos + reload > UINT16_MAX || above > UINT16_MAX || d > UINT16_MAX)
     return -1;
-  *out = (struct fg_realigned_frame){(uint16_t)from, (uint16_t)pos, (uint16_t)d, (uint16_t)above};
+  *out = (struct fg_realigned_frame){(uint16_t)from, (uint16_t)pos, (uint16_t)d, (uint16_t)above,
+                                     (uint16_t)(pos + reload), 0, 0};
+  /* the pops after it: pop r (0x58 + r) or pop r8..r15 (0x41, 0x58 + r), up to pop rbp */
+  for (size_t e = pos + reload; out->exit_pops < 8 && e < len;) {
+    int wide = code[e] == 0x41 && e + 1 < len;
+    uint8_t op = code[e + (size_t)wide];
+    if (op < 0x58 || op > 0x5f)
+      break;
+    out->exit_wide |= (uint8_t)(wide << out->exit_pops);
+    out->exit_pops++;
+    e += 1 + (size_t)wide;
+    if (!wide && op == 0x5d)
+      break;   /* pop rbp: the frame pointer again from here */
+  }
   return 0;
+}
+
+int fg_realigned_pops_done(const struct fg_realigned_frame *f, size_t off)
+{
+  size_t at = f->exit_from;
+  for (int k = 0; k < f->exit_pops; k++) {
+    if (off == at)
+      return k;
+    at += 1 + (size_t)((f->exit_wide >> k) & 1);
+  }
+  return -1;
 }
 
 size_t fg_c2i_tail(const uint8_t *code, size_t len, size_t from)

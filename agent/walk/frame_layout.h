@@ -70,15 +70,24 @@ int fg_stub_enter_at(const uint8_t *code, size_t len);
  *   push rbp; mov rbp, rsp; [sub rsp, N]; push r...; mov R, rsp;
  *   sub rsp, M; and rsp, -A; mov [rsp + D], R
  *   body (rbp is not the frame pointer)
- *   mov rsp, [rsp + D]; pop r...; ...; leave; ret
- * From the store to the reload, the rsp it kept is at [rsp + D] and its
- * frame pointer (where the caller's rbp is saved, the return address above
- * it) fp_above bytes above that. */
+ *   mov rsp, [rsp + D]; pop r...; [pop rbp; pop r...]; ...; leave; ret
+ * From the store to the reload (included: it has not run yet), the rsp it
+ * kept is at [rsp + D] and its frame pointer (where the caller's rbp is
+ * saved, the return address above it) fp_above bytes above that. After the
+ * reload, at the k-th pop, rsp is the kept one plus 8 k; SHA-256 restores
+ * rbp only with the pop of the one it pushed. */
 struct fg_realigned_frame {
-  uint16_t from, to;      /* [from, to): where [rsp + saved_at] holds the kept rsp; to 0: not such a stub */
+  uint16_t from, to;      /* [from, to]: where [rsp + saved_at] holds the kept rsp; to 0: not such a stub */
   uint16_t saved_at;      /* D */
   uint16_t fp_above;      /* 8 for each push after mov rbp, rsp, plus N */
+  uint16_t exit_from;     /* just after the reload: its first pop */
+  uint8_t exit_pops;      /* the pops from there, up to and with pop rbp */
+  uint8_t exit_wide;      /* bit k: the k-th of them has a REX prefix (two bytes) */
 };
+
+/* Pops the reload has been followed by at offset off of a realigned stub,
+ * -1 when off is not one of its exit_pops pops (frame_layout.h). */
+int fg_realigned_pops_done(const struct fg_realigned_frame *f, size_t off);
 
 /* Reads a stub's code after its push rbp; mov rbp, rsp at offset enter
  * (fg_stub_enter_at). 0 when it realigns as above, -1 (to 0) otherwise. */

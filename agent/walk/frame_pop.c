@@ -82,6 +82,18 @@ static int pop_realigned(const struct fg_realigned_frame *f, struct fg_bounds b,
   return 1;
 }
 
+/* A realigned stub after its reload, popped pops into its exit: its frame
+ * pointer is fp_above over the rsp it kept, which is popped * 8 below sp. */
+static int pop_realigned_exit(const struct fg_realigned_frame *f, int popped, struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t kept = r->sp - 8 * (uintptr_t)popped;
+  struct fg_regs at = {r->pc, kept, kept + f->fp_above};
+  if (!fg_pop_rbp_frame(b, &at))
+    return 0;
+  *r = at;
+  return 1;
+}
+
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
 {
   if (r->pc == s->start || code_is(s, r->pc, 0, RET, 1) || strncmp(s->name, "itable", 6) == 0 ||
@@ -97,8 +109,11 @@ int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs
       return 1;
     }
     const struct fg_realigned_frame *f = &s->realigned;
-    if (f->to && r->pc >= s->start + f->from && r->pc < s->start + f->to)
+    if (f->to && r->pc >= s->start + f->from && r->pc <= s->start + f->to)
       return pop_realigned(f, b, r);   /* rbp is the stub's data there */
+    int popped = f->to ? fg_realigned_pops_done(f, r->pc - s->start) : -1;
+    if (popped >= 0)
+      return pop_realigned_exit(f, popped, b, r);   /* rsp is the kept one again, rbp may still be data */
     return fg_pop_rbp_frame(b, r);
   }
   /* C2's runtime stubs lay out their frame as a compiled method does (sub

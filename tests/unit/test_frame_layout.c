@@ -341,6 +341,13 @@ static void sha256_realigns_and_keeps_rsp(void **state)
   assert_int_equal(f.to, 150);
   assert_int_equal(f.saved_at, 0x218);
   assert_int_equal(f.fp_above, 0x20 + 8 * 8);
+  /* after the reload: pop r15 .. r12 (two bytes each), then pop rbp, which ends the range */
+  assert_int_equal(f.exit_from, 158);
+  assert_int_equal(f.exit_pops, 5);
+  assert_int_equal(f.exit_wide, 0x0f);
+  static const int pops_done[] = {-1, 0, -1, 1, -1, 2, -1, 3, -1, 4, -1};   /* offsets 157 .. 167 */
+  for (int i = 0; i < 11; i++)
+    assert_int_equal(fg_realigned_pops_done(&f, 157 + (size_t)i), pops_done[i]);
   /* without the reload there is no end to the body: not such a stub */
   assert_int_equal(fg_realigned_frame_of(code, 150, 0, &f), -1);
   assert_int_equal(f.to, 0);
@@ -378,6 +385,9 @@ static void sha512_realigns_and_keeps_rsp(void **state)
   assert_int_equal(f.to, 34);
   assert_int_equal(f.saved_at, 0x38);
   assert_int_equal(f.fp_above, 16);
+  assert_int_equal(f.exit_from, 39);   /* pop rcx; pop rdx: no pop rbp, the pops end at leave */
+  assert_int_equal(f.exit_pops, 2);
+  assert_int_equal(fg_realigned_pops_done(&f, 40), 1);
   static const uint8_t fill[] = {0x55, 0x48, 0x8b, 0xec, 0x48, 0x8b, 0xc7, 0x90, 0xc9, 0xc3};
   assert_int_equal(fg_realigned_frame_of(fill, sizeof fill, 0, &f), -1);
   assert_int_equal(f.to, 0);

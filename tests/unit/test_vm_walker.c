@@ -254,9 +254,10 @@ static void stub_entered_after_a_move(void **state)
 }
 
 /* A stub that realigned rsp and uses rbp for data (SHA-512 on AVX2): in its
- * body the caller is found through the rsp it kept in its frame; before it
- * realigns, through rbp; between the reload and leave, rbp is no frame
- * pointer and the walk fails rather than follow it. */
+ * body and at its reload the caller is found through the rsp it kept in its
+ * frame; before it realigns, through rbp; at each pop after the reload, from
+ * sp less what was popped; at leave with rbp still data, the walk fails
+ * rather than follow it. */
 static void realigned_stub_keeps_its_caller(void **state)
 {
   (void)state;
@@ -278,9 +279,13 @@ static void realigned_stub_keeps_its_caller(void **state)
   /* after the pushes, before the realignment: rbp is still the frame pointer */
   struct fg_regs pushed = {(uintptr_t)(code + REALIGNED_STUB + 6), kept, at(98)};
   assert_int_equal(walk(&pushed, 1, f, types), 4);
-  /* at the reload rbp is still the table: no stack */
-  struct fg_regs reload = {(uintptr_t)(code + REALIGNED_STUB + 100), sp, table};
-  assert_int_equal(walk(&reload, 1, f, types), 0);
+  struct fg_regs reload = {(uintptr_t)(code + REALIGNED_STUB + 100), sp, table}, popping[] = {
+      {(uintptr_t)(code + REALIGNED_STUB + 105), kept, table}, {(uintptr_t)(code + REALIGNED_STUB + 106), kept + 8, table}};
+  assert_int_equal(walk(&reload, 1, f, types), 4);
+  assert_int_equal(walk(&popping[0], 1, f, types), 4);
+  assert_int_equal(walk(&popping[1], 1, f, types), 4);
+  struct fg_regs leave = {(uintptr_t)(code + REALIGNED_STUB + 107), kept + 16, table};
+  assert_int_equal(walk(&leave, 1, f, types), 0);
   /* a kept rsp below its own slot is no kept rsp */
   stack[(sp + 0x38 - at(0)) / 8] = sp;
   assert_int_equal(walk(&in_body, 1, f, types), 0);
