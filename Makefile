@@ -136,7 +136,8 @@ build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/walk/pc_
 VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
                 build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o \
                 build/obj/agent/walk/pc_cache.o
-build/tests/test_vm_walker: tests/unit/test_vm_walker.c $(VM_WALKER_OBJ) tests/unit/unit.h
+build/tests/test_vm_walker build/tests/test_vm_walker_stubs: build/tests/%: tests/unit/%.c $(VM_WALKER_OBJ) \
+    tests/unit/vm_walker_fixture.h tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) -lcmocka -lunwind -o $@
 
