@@ -128,7 +128,11 @@ final class WalkerTests {
       double failBound = loop.equals("megamorphic") || loop.equals("lambdas") ? 0.005 : 0.01;
       IntegrationTests.check(all >= 300, loop + ": too few samples: " + all);
       IntegrationTests.check(failed <= all * failBound, loop + ": " + failed + " of " + all + " samples are failure frames");
-      IntegrationTests.check(without <= all * 0.01, loop + ": " + without + " of " + all + " samples lack StubLoops." + loop);
+      IntegrationTests.check(without <= all * 0.01, loop + ": " + without + " of " + all + " samples lack StubLoops." + loop
+          + ", the first of them by count:\n" + s.entrySet().stream()
+              .filter(e -> e.getKey().startsWith(root) && !IntegrationTests.hasFrame(e.getKey(), "StubLoops." + loop))
+              .sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(8)
+              .map(e -> "  " + e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining("\n")));
     }
   }
 
