@@ -61,7 +61,7 @@ static int print_backoff(FILE *out, const struct fg_stats *s)
               s->skipped, FG_SHARE_LIMIT_PCT) < 0)
     return -1;
   if (s->skipped_to_last &&
-      fprintf(out, " (%" PRIu64 " to its last, the thread having ended first)", s->skipped_to_last) < 0)
+      fprintf(out, " (%" PRIu64 " to their thread's last one, no later one coming)", s->skipped_to_last) < 0)
     return -1;
   if (fputc('\n', out) == EOF)
     return -1;

@@ -41,7 +41,7 @@ final class RobustnessTests {
       long leaf = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf"));
       long whole = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.contains("DeepRecursion.leaf")
           && k.split(";").length > 3000 && !k.contains("[truncated]"));
-      Matcher last = Pattern.compile("\\((\\d+) to its last, the thread having ended first\\)").matcher(r.stderr());
+      Matcher last = Pattern.compile("\\((\\d+) to their thread's last one, no later one coming\\)").matcher(r.stderr());
       System.out.printf("    %s: taken %d, lost %d; skipped signals stored with their thread's last sample %s; leaf %d "
           + "samples, %d with every frame%n", opts.isEmpty() ? "defaults" : opts, taken, lost,
           last.find() ? last.group(1) : "0", leaf, whole);

@@ -333,7 +333,7 @@ static void summary_accounts_for_every_signal(void **state)
   CAPTURE(text, fg_write_summary(out, &s));
   static const char *const backoff[] = {
     "back-off:          9 signals skipped",
-    "credited to their thread's next sample (4 to its last, the thread having ended first)",
+    "credited to their thread's next sample (4 to their thread's last one, no later one coming)",
     "back-off:        2 (skipped signals of a thread that stored no sample)",
     "time budget:       walk depth halved 1 times after walks over 1.0 ms; 3 samples cut short",
     "accounting:        taken 1002 = stored 980 + lost 22: OK",
