@@ -279,13 +279,23 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
   return 0;
 }
 
+/* The ring that holds FG_RING_HOLD_NS of samples at interval_ns (options.h). */
+static uint64_t ring_for_interval(uint64_t interval_ns)
+{
+  uint64_t samples = interval_ns ? FG_RING_HOLD_NS / interval_ns : 0;
+  uint64_t bytes = FG_MIN_RING_BYTES;
+  while (bytes < samples * FG_SAMPLE_WORDS * sizeof(uint64_t) && bytes < FG_MAX_AUTO_RING_BYTES)
+    bytes *= 2;
+  return bytes;
+}
+
 int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t errlen)
 {
   memset(o, 0, sizeof *o);
   o->interval_ns = FG_DEFAULT_INTERVAL_NS;
   o->event = FG_EVENT_CPU;
   o->depth = FG_DEFAULT_DEPTH;
-  o->ring_bytes = FG_DEFAULT_RING_BYTES;
+  o->ring_bytes = 0;   /* from the interval, unless ringsize is given */
   o->cstack = FG_CSTACK_NATIVE;
   o->recover = true;
   o->kernel = true;
@@ -325,6 +335,8 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
                   "pairs separated by single commas", text);
   }
 
+  if (o->ring_bytes == 0)
+    o->ring_bytes = ring_for_interval(o->interval_ns);
   if (o->nfiles == 0) {
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;

@@ -13,7 +13,14 @@ enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM };
 #define FG_MAX_FILES 8
 #define FG_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms */
 #define FG_DEFAULT_DEPTH 8192   /* a thread's walk room grows to it only when its stacks are that deep */
-#define FG_DEFAULT_RING_BYTES (4u * 1024u)   /* a page, 102 samples: 100 ms at 1 ms; the drainer is woken at half */
+/* Without ringsize, a thread's ring holds FG_RING_HOLD_NS of samples at the
+ * interval, a power of two from FG_MIN_RING_BYTES to FG_MAX_AUTO_RING_BYTES:
+ * the drainer's pass (every 50 ms) then empties it before it is half full,
+ * where the handler wakes the drainer itself, a system call that cost the
+ * sampled thread 15-20 us here (1 in 40 samples at 250 us with 4k rings). */
+#define FG_RING_HOLD_NS 200000000ull
+#define FG_MIN_RING_BYTES (4u * 1024u)       /* a page: 102 samples */
+#define FG_MAX_AUTO_RING_BYTES (64u * 1024u)   /* what 200 us, the shortest interval, needs */
 #define FG_MAX_NATIVE_DEPTH 128
 #define FG_MAX_KERNEL_FRAMES 64   /* event=cpu: the kernel's part of a sample, at most */
 #define FG_MAX_RECOVERED_FRAMES 66   /* a stub and a compiled method's inlined frames */

@@ -118,13 +118,38 @@ static void kernel_frames_have_room_with_event_cpu(void **state)
   assert_rejected("kernel=maybe", "option kernel='maybe'", "kernel alone");
 }
 
+/* Without ringsize, a thread's ring holds FG_RING_HOLD_NS of samples at the
+ * interval (a power of two from 4k), so that the drainer's 50 ms pass
+ * empties it before it is half full, where the handler would wake the
+ * drainer itself (a system call costing the thread 15-20 us here); ringsize
+ * overrides it. */
+static void ring_holds_the_drainers_pass(void **state)
+{
+  (void)state;
+  static const struct {
+    const char *options;
+    uint64_t bytes;
+  } cases[] = {
+      {"", 4096},                       /* the default 10 ms: 20 samples, at least a page */
+      {"interval=1ms", 8192},           /* 200 samples, 8000 bytes */
+      {"interval=250us", 32768},        /* 800 samples */
+      {"interval=200us", 65536},        /* the shortest: 1000 samples, 40000 bytes */
+      {"interval=250us,ringsize=4k", 4096},
+      {"ringsize=1m,interval=200us", 1 << 20},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    assert_int_equal(fg_options_parse(cases[i].options, &o, err, sizeof err), 0);
+    assert_int_equal(o.ring_bytes, cases[i].bytes);
+  }
+}
+
 /* The ring holds five words a sample whatever the depth: no depth needs a
  * ringsize, and every depth up to 65536 starts with defaults. */
 static void any_depth_with_any_ring(void **state)
 {
   (void)state;
   assert_int_equal(fg_options_parse("depth=65536", &o, err, sizeof err), 0);
-  assert_int_equal(o.ring_bytes, FG_DEFAULT_RING_BYTES);
+  assert_int_equal(o.ring_bytes, FG_MIN_RING_BYTES);   /* at the default 10 ms: ring_holds_the_drainers_pass */
   assert_int_equal(o.memlimit, 0);
   assert_int_equal(fg_options_first_frames(&o), FG_FIRST_WALK_DEPTH + fg_options_max_frames(&o) - 65536);
   assert_int_equal(fg_options_parse("depth=8192,ringsize=4k,memlimit=64m", &o, err, sizeof err), 0);
@@ -167,6 +192,7 @@ int main(void)
     cmocka_unit_test(full_option_string),
     cmocka_unit_test(bad_values_name_option_value_and_accepted),
     cmocka_unit_test(any_depth_with_any_ring),
+    cmocka_unit_test(ring_holds_the_drainers_pass),
     cmocka_unit_test(kernel_frames_have_room_with_event_cpu),
     cmocka_unit_test(too_many_files),
   };
