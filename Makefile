@@ -161,12 +161,12 @@ build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
 
-# The walker and the trace table timed on a synthetic deep stack (scripts/bench-walk.sh).
 # The overhead benchmarks' floor: fgagent's mechanism on a JVM with an empty handler.
 build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
 
+# The walker and the trace table timed on a synthetic deep stack (scripts/bench-walk.sh).
 build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $< $(VM_WALKER_OBJ) build/libfgcore.a -lunwind -lm

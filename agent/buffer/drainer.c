@@ -422,9 +422,12 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
       d->pool_no_slot += fg_sample_weight(rec);   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);
   }
+  /* where its overflow and back-off carry go: under its name, or nowhere (-2: lost) */
   int named = t->profile_serial == t->serial && t->pool_frame >= 0;
-  add_overflow(d, t, named ? t->profile_thread : 0, named ? t->pool_frame : -2);
-  count_signals(d, t, state == FG_THREAD_ENDED, named ? t->profile_thread : 0, named ? t->pool_frame : -2);
+  uint32_t thread = named ? t->profile_thread : 0;
+  int64_t thread_frame = named ? t->pool_frame : -2;
+  add_overflow(d, t, thread, thread_frame);
+  count_signals(d, t, state == FG_THREAD_ENDED, thread, thread_frame);
   if (state == FG_THREAD_ENDED) {
     t->profile_serial = 0;
     atomic_store(&t->state, FG_THREAD_FREE);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "timer.h"
+#include "jitter.h"
 
 static int paranoid(void)
 {
@@ -53,9 +54,11 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
       t->perf = t->perf_tables[callchain];
       if (!t->perf)
         callchain = 0;
+      char varied[48] = "";
+      if (t->perf)
+        snprintf(varied, sizeof varied, ", period varied +-50%% each %u samples", FG_JITTER_RUN);
       snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s%s%s",
-               t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "",
-               t->perf ? ", period varied +-50% each 16 samples" : "",
+               t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "", varied,
                callchain ? ", with kernel frames" : "");
       if (t->kernel_frames && t->exclude_kernel)
         snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_paranoid=%d refuses kernel samples to "
