@@ -51,7 +51,6 @@ struct fg_thread {
   _Atomic(struct fg_scratch *) bigger;    /* made by the drainer, taken by the handler */
   _Atomic(struct fg_scratch *) retired;   /* given back by the handler, freed by the drainer */
   _Atomic int scratch_short;    /* a walk was cut by the scratch's room, not by depth */
-  struct fg_overflow overflow[FG_OVERFLOW_SLOTS];
   uintptr_t stack_lo, stack_hi; /* the thread's stack, for the walker's guarded reads */
   uintptr_t claim_sp;           /* pool records: an sp seen at claim, to find the stack by */
 
@@ -73,6 +72,10 @@ struct fg_thread {
   _Atomic uint32_t wall_owed;     /* ticks its pending signal stood for, added to that sample's weight */
   _Atomic uint64_t cpu_at_sample; /* the thread's CPU clock as its last wall sample ended */
   _Atomic(const struct fg_trace *) wall_trace;   /* that sample's stack if it reached the ring, else NULL */
+
+  /* after every field each signal reads, so that those share few cache
+   * lines: at 1 ms apart the handler finds them all cold */
+  struct fg_overflow overflow[FG_OVERFLOW_SLOTS];
 
   /* the wall sampler's (under the registry lock) */
   uint64_t wall_serial;         /* the registration the fields below belong to */

@@ -3,8 +3,9 @@
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * libunwind's local unwinder, guarded reads), fg_trace_table_put (which may
- * mmap), the fg_perf_threads calls on its own thread's counter (its kernel
- * frames, its page's sequence, its next period: one ioctl), the fg_ring producer
+ * mmap), the fg_perf_threads calls on its own thread's counter (looked up
+ * once a signal: its kernel frames, its page's sequence, its next period:
+ * one ioctl), the fg_ring producer
  * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
  * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
@@ -162,20 +163,20 @@ static uint32_t take_owed(struct fg_thread *t)
 }
 
 /* A signal not walked: its kernel frames are dropped, so the ring never fills. */
-static void drop_kernel_frames(struct fg_sampler *s, struct fg_thread *t)
+static void drop_kernel_frames(struct fg_sampler *s, const struct fg_perf_reach *perf)
 {
   if (s->perf)
-    fg_perf_threads_kernel_frames(s->perf, t->tid, NULL, 0);
+    fg_perf_threads_kernel_frames(s->perf, perf, NULL, 0);
 }
 
 /* The kernel frames of this signal's sample, leaf first, into frames[0..max). */
-static int kernel_frames(struct fg_sampler *s, struct fg_thread *t, ASGCT_CallFrame *frames, uint8_t *types, int max)
+static int kernel_frames(struct fg_sampler *s, const struct fg_perf_reach *perf, ASGCT_CallFrame *frames,
+                         uint8_t *types, int max)
 {
   if (!fg_perf_threads_rings(s->perf))
     return 0;
   uint64_t pcs[FG_MAX_KERNEL_FRAMES];
-  int n = fg_perf_threads_kernel_frames(s->perf, t->tid, pcs,
-                                        max < FG_MAX_KERNEL_FRAMES ? max : FG_MAX_KERNEL_FRAMES);
+  int n = fg_perf_threads_kernel_frames(s->perf, perf, pcs, max < FG_MAX_KERNEL_FRAMES ? max : FG_MAX_KERNEL_FRAMES);
   for (int i = 0; i < n; i++) {
     frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
     types[i] = FG_FRAME_KERNEL_PC;
@@ -183,18 +184,19 @@ static int kernel_frames(struct fg_sampler *s, struct fg_thread *t, ASGCT_CallFr
   return n;
 }
 
-static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext)
+/* One signal's sample of t; perf: its counter, looked up (event=cpu), else NULL. */
+static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext, const struct fg_perf_reach *perf)
 {
   add_to(&t->taken, 1);
   if (s->perf) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
     uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)t->tid);
     if (period)
-      fg_perf_threads_period(s->perf, t->tid, period);
+      fg_perf_threads_period(perf, period);
   }
   struct fg_backoff *b = &t->backoff;
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
     add_to(&t->skipped, 1);
-    drop_kernel_frames(s, t);
+    drop_kernel_frames(s, perf);
     keep_for_repeats(t, NULL);
     return;
   }
@@ -203,7 +205,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   int precise = fg_backoff_precise(b);
   uint64_t cpu_start = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
   uint32_t seq_start = 0, seq_end = 0;
-  int alone = !precise && s->perf && fg_perf_threads_seq(s->perf, t->tid, &seq_start);
+  int alone = !precise && s->perf && fg_perf_threads_seq(perf, &seq_start);
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
   int cpu = sched_getcpu();   /* rseq or vDSO: no lock */
   /* a pool record's bounds are filled in by the drainer: hi last, read first */
@@ -212,7 +214,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_scratch *room = scratch_for_walk(s, t);
   int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
   int depth = b->depth < fits ? b->depth : fits;
-  int k = kernel_frames(s, t, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */
+  int k = kernel_frames(s, perf, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
                                       lo, hi, room->frames + k, room->types + k);
   uint32_t flags = walk.flags;
@@ -236,7 +238,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - start;
   uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;
   /* not switched out meanwhile: the wall time was the walk's own */
-  alone = alone && fg_perf_threads_seq(s->perf, t->tid, &seq_end) && seq_end == seq_start;
+  alone = alone && fg_perf_threads_seq(perf, &seq_end) && seq_end == seq_start;
   struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth,
                                                       precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
   if (v.cut)
@@ -257,7 +259,12 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
       if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
         keep_for_repeats(fg_current_thread, NULL);
-        drop_kernel_frames(s, fg_current_thread);
+        if (s->perf) {
+          struct fg_perf_reach perf;
+          fg_perf_threads_enter(s->perf, fg_current_thread->tid, &perf);
+          drop_kernel_frames(s, &perf);
+          fg_perf_threads_leave(s->perf);
+        }
       }
     } else if (enabled) {
       struct fg_thread *t = fg_current_thread;
@@ -278,8 +285,14 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
       } else if (!t) {
         count_foreign(s, (int)syscall(SYS_gettid));
       }
-      if (t)
-        walk_and_store(s, t, ucontext);
+      if (t && s->perf) {   /* its counter looked up once for the whole signal */
+        struct fg_perf_reach perf;
+        fg_perf_threads_enter(s->perf, t->tid, &perf);
+        walk_and_store(s, t, ucontext, &perf);
+        fg_perf_threads_leave(s->perf);
+      } else if (t) {
+        walk_and_store(s, t, ucontext, NULL);
+      }
     }
     atomic_fetch_sub(&s->in_handler, 1);
   }

@@ -27,11 +27,11 @@ static uint32_t slot_of(int tid)
 }
 
 /* The slot holding tid, or -1. */
-static int find(struct fg_perf_threads *k, int tid)
+static int find(const struct fg_perf_threads *k, int tid)
 {
   uint32_t i = slot_of(tid);
   for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
-    int at = atomic_load_explicit(&k->tid[i], memory_order_acquire);
+    int at = atomic_load_explicit(&k->entry[i].tid, memory_order_acquire);
     if (at == tid)
       return (int)i;
     if (at == 0)
@@ -50,11 +50,12 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
   /* the first removed or never-used slot on tid's probe chain */
   uint32_t i = slot_of(tid);
   for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
-    int at = atomic_load_explicit(&k->tid[i], memory_order_relaxed);
+    struct fg_perf_entry *e = &k->entry[i];
+    int at = atomic_load_explicit(&e->tid, memory_order_relaxed);
     if (at == 0 || at == -1) {
-      atomic_store_explicit(&k->page[i], page, memory_order_relaxed);
-      atomic_store_explicit(&k->fd[i], fd, memory_order_relaxed);
-      atomic_store_explicit(&k->tid[i], tid, memory_order_release);   /* the rest before the key */
+      atomic_store_explicit(&e->page, page, memory_order_relaxed);
+      atomic_store_explicit(&e->fd, fd, memory_order_relaxed);
+      atomic_store_explicit(&e->tid, tid, memory_order_release);   /* the rest before the key */
       return 0;
     }
   }
@@ -70,13 +71,26 @@ void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
   int i = find(k, tid);
   if (i < 0)
     return;
-  struct perf_event_mmap_page *page = atomic_exchange(&k->page[i], NULL);
-  atomic_store(&k->tid[i], -1);
+  struct perf_event_mmap_page *page = atomic_exchange(&k->entry[i].page, NULL);
+  atomic_store(&k->entry[i].tid, -1);
   /* a handler that found the entry before it was cleared entered before it */
   while (atomic_load(&k->readers) > 0)
     sched_yield();
   if (page)
     munmap(page, k->page_bytes + k->data_bytes);
+}
+
+void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_reach *r)
+{
+  atomic_fetch_add(&k->readers, 1);
+  int i = find(k, tid);   /* found after the fetch_add: not closed before leave */
+  r->fd = i < 0 ? -1 : atomic_load(&k->entry[i].fd);
+  r->page = i < 0 ? NULL : atomic_load(&k->entry[i].page);
+}
+
+void fg_perf_threads_leave(struct fg_perf_threads *k)
+{
+  atomic_fetch_sub(&k->readers, 1);
 }
 
 /* n bytes at position pos of the ring's data area, which wraps. */
@@ -87,60 +101,48 @@ static void copy_out(void *to, const uint8_t *data, size_t size, uint64_t pos, s
   memcpy((uint8_t *)to + first, data, n - first);
 }
 
-int fg_perf_threads_kernel_frames(struct fg_perf_threads *k, int tid, uint64_t *pcs, int max)
+int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint64_t *pcs,
+                                  int max)
 {
-  if (!k->data_bytes)
+  struct perf_event_mmap_page *m = r->page;
+  if (!k->data_bytes || !m)
     return 0;
-  atomic_fetch_add(&k->readers, 1);
-  int n = 0, i = find(k, tid);
-  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->page[i]);
-  if (m) {
-    const uint8_t *data = (const uint8_t *)m + k->page_bytes;
-    uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
-    while (head - tail >= sizeof(struct perf_event_header)) {
-      struct perf_event_header h;
-      copy_out(&h, data, k->data_bytes, tail, sizeof h);
-      if (h.size < sizeof h || h.size > head - tail)
-        break;   /* not a whole record: give up on this ring's contents */
-      if (h.type == PERF_RECORD_LOST) {
-        n = 0;   /* samples after the last one read were lost */
-      } else if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 8) {
-        uint64_t nr;
-        copy_out(&nr, data, k->data_bytes, tail + sizeof h, 8);
-        uint64_t room = (h.size - sizeof h - 8) / 8;
-        n = 0;   /* the newest sample's frames win */
-        for (uint64_t j = 0; j < nr && j < room && n < max; j++) {
-          uint64_t ip;
-          copy_out(&ip, data, k->data_bytes, tail + sizeof h + 8 + 8 * j, 8);
-          if (ip < (uint64_t)PERF_CONTEXT_MAX)   /* not a context marker (PERF_CONTEXT_KERNEL, ...) */
-            pcs[n++] = ip;
-        }
+  int n = 0;
+  const uint8_t *data = (const uint8_t *)m + k->page_bytes;
+  uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
+  while (head - tail >= sizeof(struct perf_event_header)) {
+    struct perf_event_header h;
+    copy_out(&h, data, k->data_bytes, tail, sizeof h);
+    if (h.size < sizeof h || h.size > head - tail)
+      break;   /* not a whole record: give up on this ring's contents */
+    if (h.type == PERF_RECORD_LOST) {
+      n = 0;   /* samples after the last one read were lost */
+    } else if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 8) {
+      uint64_t nr;
+      copy_out(&nr, data, k->data_bytes, tail + sizeof h, 8);
+      uint64_t room = (h.size - sizeof h - 8) / 8;
+      n = 0;   /* the newest sample's frames win */
+      for (uint64_t j = 0; j < nr && j < room && n < max; j++) {
+        uint64_t ip;
+        copy_out(&ip, data, k->data_bytes, tail + sizeof h + 8 + 8 * j, 8);
+        if (ip < (uint64_t)PERF_CONTEXT_MAX)   /* not a context marker (PERF_CONTEXT_KERNEL, ...) */
+          pcs[n++] = ip;
       }
-      tail += h.size;
     }
-    __atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);
+    tail += h.size;
   }
-  atomic_fetch_sub(&k->readers, 1);
+  __atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);
   return n;
 }
 
-int fg_perf_threads_seq(struct fg_perf_threads *k, int tid, uint32_t *seq)
+int fg_perf_threads_seq(const struct fg_perf_reach *r, uint32_t *seq)
 {
-  atomic_fetch_add(&k->readers, 1);
-  int i = find(k, tid);
-  struct perf_event_mmap_page *m = i < 0 ? NULL : atomic_load(&k->page[i]);
-  if (m)
-    *seq = __atomic_load_n(&m->lock, __ATOMIC_ACQUIRE);
-  atomic_fetch_sub(&k->readers, 1);
-  return m != NULL;
+  if (r->page)
+    *seq = __atomic_load_n(&r->page->lock, __ATOMIC_ACQUIRE);
+  return r->page != NULL;
 }
 
-int fg_perf_threads_period(struct fg_perf_threads *k, int tid, uint64_t period_ns)
+int fg_perf_threads_period(const struct fg_perf_reach *r, uint64_t period_ns)
 {
-  atomic_fetch_add(&k->readers, 1);
-  int i = find(k, tid), ok = 0;
-  if (i >= 0)   /* found after the fetch_add: not closed before this returns */
-    ok = ioctl(atomic_load(&k->fd[i]), PERF_EVENT_IOC_PERIOD, &period_ns) == 0;
-  atomic_fetch_sub(&k->readers, 1);
-  return ok;
+  return r->fd >= 0 && ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &period_ns) == 0;
 }

@@ -7,10 +7,15 @@
  * callchain at each overflow (PERF_SAMPLE_CALLCHAIN, user part excluded);
  * the handler reads the newest record (fg_perf_threads_kernel_frames).
  *
+ * A handler looks its thread up once a signal (fg_perf_threads_enter, left
+ * with fg_perf_threads_leave) and uses what it found for every call in
+ * between: at 1 ms a signal finds the table cold, and each entry's thread,
+ * fd and page share one cache line.
+ *
  * The timer adds and removes entries under its lock; handlers only read their
  * own thread's entry, without locks. An entry is removed before its counter
  * is closed, and the fd is closed and the page unmapped only once no handler
- * is between the start and end of one of the calls below. */
+ * is between fg_perf_threads_enter and fg_perf_threads_leave. */
 #ifndef FG_PERF_THREADS_H
 #define FG_PERF_THREADS_H
 
@@ -23,12 +28,16 @@
 
 struct perf_event_mmap_page;
 
+struct fg_perf_entry {
+  _Atomic int tid;                         /* 0: never used; -1: removed; else the thread */
+  _Atomic int fd;
+  struct perf_event_mmap_page *_Atomic page;   /* NULL when not mapped */
+};
+
 struct fg_perf_threads {
-  _Atomic int tid[FG_PERF_THREAD_SLOTS];   /* 0: never used; -1: removed; else the thread */
-  _Atomic int fd[FG_PERF_THREAD_SLOTS];
-  struct perf_event_mmap_page *_Atomic page[FG_PERF_THREAD_SLOTS];   /* NULL when not mapped */
+  struct fg_perf_entry entry[FG_PERF_THREAD_SLOTS];
   size_t page_bytes, data_bytes;           /* data_bytes 0: no kernel callchain ring */
-  _Atomic int readers;                     /* handlers inside one of the calls below */
+  _Atomic int readers;                     /* handlers between enter and leave */
   _Atomic uint64_t no_slot;                /* threads refused: table full (or mmap failed: no page) */
 };
 
@@ -49,22 +58,35 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd);
  * it; after the return the caller may close the fd. */
 void fg_perf_threads_detach(struct fg_perf_threads *k, int tid);
 
-/* In the handler: the kernel frames of thread tid's newest sample, leaf
- * first, into pcs[0..max) (max 0: the ring is only emptied). Empties the
- * ring either way, so it never fills. Async-signal-safe. */
-int fg_perf_threads_kernel_frames(struct fg_perf_threads *k, int tid, uint64_t *pcs, int max);
+/* What a handler found of its thread's entry: fd -1 and page NULL when
+ * the thread has none. Good until fg_perf_threads_leave. */
+struct fg_perf_reach {
+  int fd;
+  struct perf_event_mmap_page *page;
+};
 
-/* In the handler: the sequence of thread tid's counter page, which the
- * kernel moves whenever it rewrites the page, as it does at each of the
- * thread's context switches. 1 and *seq when tid has a page. Two equal
- * reads around a stretch of the handler: the thread ran it without being
- * switched out. Async-signal-safe. */
-int fg_perf_threads_seq(struct fg_perf_threads *k, int tid, uint32_t *seq);
+/* In the handler, before the calls below: thread tid's entry into *r.
+ * Always paired with fg_perf_threads_leave, found or not. Async-signal-safe. */
+void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_reach *r);
+void fg_perf_threads_leave(struct fg_perf_threads *k);
 
-/* In the handler: thread tid's counter overflows next after period_ns of
- * its CPU time from now, and every period_ns after that
- * (PERF_EVENT_IOC_PERIOD, one system call of about 3 us here). 1 when tid has an
- * entry and the kernel took it. Async-signal-safe. */
-int fg_perf_threads_period(struct fg_perf_threads *k, int tid, uint64_t period_ns);
+/* The kernel frames of the thread's newest sample, leaf first, into
+ * pcs[0..max) (max 0: the ring is only emptied). Empties the ring either
+ * way, so it never fills. Async-signal-safe. */
+int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint64_t *pcs,
+                                  int max);
+
+/* The sequence of the thread's counter page, which the kernel moves
+ * whenever it rewrites the page, as it does at each of the thread's context
+ * switches. 1 and *seq when the thread has a page. Two equal reads around a
+ * stretch of the handler: the thread ran it without being switched out.
+ * Async-signal-safe. */
+int fg_perf_threads_seq(const struct fg_perf_reach *r, uint32_t *seq);
+
+/* The thread's counter overflows next after period_ns of its CPU time from
+ * now, and every period_ns after that (PERF_EVENT_IOC_PERIOD, one system
+ * call: about 10 us here, timed from the handler). 1 when the thread has
+ * an entry and the kernel took it. Async-signal-safe. */
+int fg_perf_threads_period(const struct fg_perf_reach *r, uint64_t period_ns);
 
 #endif

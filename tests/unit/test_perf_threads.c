@@ -1,7 +1,8 @@
 /* A thread's perf counter as its handler reaches it, on real perf_events
  * counters of this thread (skipped where perf_events or kernel samples are
  * refused): the kernel frames its ring holds, the period it moves, the page
- * whose sequence it reads, nothing once the entry is gone. */
+ * whose sequence it reads, all through one lookup a signal; nothing once the
+ * entry is gone. */
 #include "unit.h"
 
 #include <dirent.h>
@@ -31,7 +32,10 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
   (void)info;
   (void)uc;
   uint64_t pcs[FG_MAX_KERNEL_FRAMES];
-  int n = fg_perf_threads_kernel_frames(table, tid, pcs, FG_MAX_KERNEL_FRAMES);
+  struct fg_perf_reach perf;
+  fg_perf_threads_enter(table, tid, &perf);
+  int n = fg_perf_threads_kernel_frames(table, &perf, pcs, FG_MAX_KERNEL_FRAMES);
+  fg_perf_threads_leave(table);
   signals++;
   if (n > 0) {
     with_frames++;
@@ -89,8 +93,13 @@ static void the_ring_holds_each_signals_kernel_frames(void **state)
   assert_true(with_frames * 4 >= signals);   /* this loop lives in the kernel */
   assert_true(first_pc >= 0xffff800000000000ull);
   fg_perf_threads_detach(table, tid);
+  struct fg_perf_reach perf;
+  fg_perf_threads_enter(table, tid, &perf);
   uint64_t pcs[4];
-  assert_int_equal(fg_perf_threads_kernel_frames(table, tid, pcs, 4), 0);
+  assert_null(perf.page);
+  assert_int_equal(fg_perf_threads_kernel_frames(table, &perf, pcs, 4), 0);
+  fg_perf_threads_leave(table);
+  assert_int_equal(table->readers, 0);
   disarm();
 }
 
@@ -112,17 +121,25 @@ static void the_handler_moves_its_threads_period(void **state)
   if (!arm(1000000, 0))
     return;
   uint32_t seq;
-  assert_int_equal(fg_perf_threads_seq(table, tid, &seq), 1);   /* the page is mapped without a ring */
-  assert_int_equal(fg_perf_threads_kernel_frames(table, tid, NULL, 0), 0);
+  struct fg_perf_reach perf, other;
+  fg_perf_threads_enter(table, tid, &perf);
+  assert_int_equal(perf.fd, fd);
+  assert_int_equal(fg_perf_threads_seq(&perf, &seq), 1);   /* the page is mapped without a ring */
+  assert_int_equal(fg_perf_threads_kernel_frames(table, &perf, NULL, 0), 0);
   double at_1ms = cpu_per_signal(100);
-  assert_int_equal(fg_perf_threads_period(table, tid, 4000000), 1);
+  assert_int_equal(fg_perf_threads_period(&perf, 4000000), 1);
   double at_4ms = cpu_per_signal(25);
+  fg_perf_threads_leave(table);
   printf("    %.2f ms then %.2f ms of CPU a signal\n", at_1ms / 1e6, at_4ms / 1e6);
   assert_true(at_4ms > 3 * at_1ms && at_4ms < 5 * at_1ms);
-  assert_int_equal(fg_perf_threads_period(table, tid + 1, 1000000), 0);   /* no entry: no counter touched */
+  fg_perf_threads_enter(table, tid + 1, &other);
+  assert_int_equal(fg_perf_threads_period(&other, 1000000), 0);   /* no entry: no counter touched */
+  fg_perf_threads_leave(table);
   fg_perf_threads_detach(table, tid);
-  assert_int_equal(fg_perf_threads_period(table, tid, 1000000), 0);
-  assert_int_equal(fg_perf_threads_seq(table, tid, &seq), 0);
+  fg_perf_threads_enter(table, tid, &perf);
+  assert_int_equal(fg_perf_threads_period(&perf, 1000000), 0);
+  assert_int_equal(fg_perf_threads_seq(&perf, &seq), 0);
+  fg_perf_threads_leave(table);
   disarm();
 }
 
