@@ -13,7 +13,7 @@
  * random phase of any loop shorter than K*T/2, and the first n runs' periods
  * add up to n*K*T + K*T*r_n: off the fixed rate by at most K*T/4, whatever n.
  * Changing the period is a system call: about 10 us here, timed from the
- * handler (0.6-0.8 us a signal over its run), hence runs of K. K = 64 was
+ * handler (0.6-0.9 us a signal at 1 ms), hence runs of K. K = 64 was
  * tried at 250 us: one 4 s RepeatingSteps run in 12 put a step 9.4 standard
  * deviations off (K = 16: 3.0 at most in 12); presumably a run whose
  * period nearly divides the loop's length puts all its samples on the same
