@@ -41,18 +41,6 @@ int fg_pop_return(struct fg_bounds b, struct fg_regs *r)
   return 1;
 }
 
-/* rbp points at the saved rbp with the return address above it. */
-int fg_pop_rbp_frame(struct fg_bounds b, struct fg_regs *r)
-{
-  uintptr_t saved, ret;
-  if (r->fp < r->sp || !fg_read_stack(b, r->fp, &saved) || !fg_read_stack(b, r->fp + 8, &ret))
-    return 0;
-  r->sp = r->fp + 16;
-  r->fp = saved;
-  r->pc = ret;
-  return 1;
-}
-
 /* Whether part occurs in name; plain loops (this runs in the handler). */
 static int name_has(const char *name, const char *part)
 {
@@ -202,17 +190,4 @@ int fg_pop_method(const struct fg_code_blob *m, struct fg_bounds b, struct fg_re
 int fg_pop_complete(const struct fg_code_blob *m, struct fg_bounds b, struct fg_regs *r)
 {
   return fg_pop_sized(m->layout.frame_bytes, m->layout.rbp_based, b, r);
-}
-
-int fg_pop_sized(uint32_t frame_bytes, int rbp_based, struct fg_bounds b, struct fg_regs *r)
-{
-  if (rbp_based)
-    return fg_pop_rbp_frame(b, r);
-  uintptr_t sender_sp = r->sp + frame_bytes, ret, saved;
-  if (!frame_bytes || !fg_read_stack(b, sender_sp - 8, &ret) || !fg_read_stack(b, sender_sp - 16, &saved))
-    return 0;
-  r->pc = ret;
-  r->sp = sender_sp;
-  r->fp = saved;
-  return 1;
 }

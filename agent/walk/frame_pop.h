@@ -31,8 +31,18 @@ static inline int fg_read_stack(struct fg_bounds b, uintptr_t addr, uintptr_t *o
 /* Only the return address is on the stack (at sp). */
 int fg_pop_return(struct fg_bounds b, struct fg_regs *r);
 
-/* rbp points at the saved rbp, the return address above it. */
-int fg_pop_rbp_frame(struct fg_bounds b, struct fg_regs *r);
+/* rbp points at the saved rbp, the return address above it. Inline: every
+ * frame of a deep stack comes through here or fg_pop_sized. */
+static inline int fg_pop_rbp_frame(struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t saved, ret;
+  if (r->fp < r->sp || !fg_read_stack(b, r->fp, &saved) || !fg_read_stack(b, r->fp + 8, &ret))
+    return 0;
+  r->sp = r->fp + 16;
+  r->fp = saved;
+  r->pc = ret;
+  return 1;
+}
 
 /* A stub's frame: frameless (its entry, a ret, itable/vtable stubs,
  * exception dispatch), begun with push rbp; mov rbp, rsp, or laid out as a
@@ -68,6 +78,17 @@ int fg_pop_complete(const struct fg_code_blob *m, struct fg_bounds b, struct fg_
 
 /* The same from the layout's two fields: through rbp when rbp_based, else
  * frame_bytes (0: unknown, no pop). */
-int fg_pop_sized(uint32_t frame_bytes, int rbp_based, struct fg_bounds b, struct fg_regs *r);
+static inline int fg_pop_sized(uint32_t frame_bytes, int rbp_based, struct fg_bounds b, struct fg_regs *r)
+{
+  if (rbp_based)
+    return fg_pop_rbp_frame(b, r);
+  uintptr_t sender_sp = r->sp + frame_bytes, ret, saved;
+  if (!frame_bytes || !fg_read_stack(b, sender_sp - 8, &ret) || !fg_read_stack(b, sender_sp - 16, &saved))
+    return 0;
+  r->pc = ret;
+  r->sp = sender_sp;
+  r->fp = saved;
+  return 1;
+}
 
 #endif

@@ -41,7 +41,7 @@ struct fg_pc_info {
   const struct fg_code_blob *blob;   /* the method or stub holding the pc */
   jmethodID id;                      /* a method's id when it was looked up */
   const struct fg_scope_frame *frames;   /* the frames of the method's first record at or above the pc (a
-                                            top pc: above pc + 1), innermost first; see fg_pc_frame */
+                                            top pc: above pc + 1), innermost first; see fg_pc_frames */
   uint32_t count;                    /* 0: no record there */
   uint32_t frame_bytes;              /* the method's frame (blob->layout) */
   uint8_t kind;                      /* enum fg_pc_kind */
@@ -55,10 +55,16 @@ struct fg_pc_info {
   struct fg_scope_frame inline_frames[FG_PC_INLINE_FRAMES];
 };
 
-/* Frame j (< count) of the record: the slot's own copy when it holds them. */
+/* The record's frames (count of them): the slot's own copy when it holds them. */
+static inline const struct fg_scope_frame *fg_pc_frames(const struct fg_pc_info *i)
+{
+  return i->count <= FG_PC_INLINE_FRAMES ? i->inline_frames : i->frames;
+}
+
+/* Frame j (< count) of the record. */
 static inline struct fg_scope_frame fg_pc_frame(const struct fg_pc_info *i, uint32_t j)
 {
-  return i->count <= FG_PC_INLINE_FRAMES ? i->inline_frames[j] : i->frames[j];
+  return fg_pc_frames(i)[j];
 }
 
 /* A pc's key: an interrupted pc (top) is known apart from the same pc as a

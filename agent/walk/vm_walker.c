@@ -108,12 +108,22 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
  * then, the cache only for a live method or a stub: a pc in no blob may be a
  * method whose CompiledMethodLoad has not come yet). The pointer is good
  * until the next lookup. */
-static const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
+static const struct fg_pc_info *pc_looked_up(struct walk *k, uintptr_t pc, int top, struct memo *e);
+
+static inline const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
 {
   uintptr_t key = fg_pc_key(pc, top);
   struct memo *e = &k->memo[(key ^ (key >> 7)) % MEMO_SLOTS];
   if (e->key == key && pc)
     return &e->info;
+  return pc_looked_up(k, pc, top, e);
+}
+
+/* pc_at past the memo: the pc cache or the code map, kept in memo slot e. */
+static __attribute__((noinline)) const struct fg_pc_info *pc_looked_up(struct walk *k, uintptr_t pc, int top,
+                                                                       struct memo *e)
+{
+  uintptr_t key = fg_pc_key(pc, top);
   struct fg_pc_cache *cache = k->w->pcs;
   if (!cache || !fg_pc_cache_get(cache, pc, top, k->generation, &e->info)) {
     look_up(k->w->code, pc, top, &e->info);
@@ -227,14 +237,23 @@ static int pop_top_compiled(struct walk *k, const struct fg_pc_info *top, struct
   return 1;
 }
 
-/* The frames of a pc's record, as many as there is room for. */
+/* The frames of a pc's record, as many as there is room for, typed as a
+ * compiled frame and what it inlined. Through locals: a store through
+ * types (bytes) may alias anything, so k's fields would be read again for
+ * every frame. */
 static int record_frames(struct walk *k, const struct fg_pc_info *i)
 {
   int n = k->room - k->n < (int)i->count ? k->room - k->n : (int)i->count;
+  ASGCT_CallFrame *f = k->f + k->n;
+  uint8_t *types = k->types + k->n;
+  const struct fg_scope_frame *from = fg_pc_frames(i);
+  uint8_t inlined = k->w->annotate ? FG_FRAME_INLINED : FG_FRAME_JAVA;
   for (int j = 0; j < n; j++) {
-    struct fg_scope_frame f = fg_pc_frame(i, (uint32_t)j);
-    k->f[k->n + j] = (ASGCT_CallFrame){f.bci, f.method};
+    f[j] = (ASGCT_CallFrame){from[j].bci, from[j].method};
+    types[j] = inlined;
   }
+  if (n > 0)
+    types[n - 1] = k->w->annotate ? FG_FRAME_COMPILED : FG_FRAME_JAVA;
   return n;
 }
 
@@ -262,8 +281,6 @@ static enum step compiled_frame(struct walk *k, const struct fg_pc_info *i, int 
     else
       return STEP_FAIL;   /* a call always has a record at its return address */
   } else {
-    for (int j = 0; j < got; j++)
-      k->types[k->n + j] = k->w->annotate ? (j + 1 < got ? FG_FRAME_INLINED : FG_FRAME_COMPILED) : FG_FRAME_JAVA;
     k->n += got;
   }
   if (top)
