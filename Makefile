@@ -104,13 +104,20 @@ build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -O1 -fsanitize=thread -pthread -Itests/unit $< agent/buffer/ring.c agent/buffer/trace_table.c -lcmocka -o $@
 
+# Native frames' unwind rules from the libraries' DWARF call frame information.
+UNWIND_OBJ = build/obj/agent/native/unwind_rows.o build/obj/agent/native/unwind_tables.o
+build/tests/test_unwind_rows build/tests/test_unwind_tables: build/tests/%: tests/unit/%.c $(UNWIND_OBJ) tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
+
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
               build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
-              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o build/obj/agent/walk/pc_cache.o
+              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o build/obj/agent/walk/pc_cache.o \
+              $(UNWIND_OBJ)
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -lunwind -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -o $@
 
 # Java threads running before attach, found through a pthread key.
 build/tests/test_late_threads: tests/unit/test_late_threads.c build/obj/agent/jvmti/late_threads.o tests/unit/unit.h
@@ -135,11 +142,11 @@ build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/walk/pc_
 # The VM walker on synthetic frames (it calls fg_walk_scopes_at in walker.o).
 VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
                 build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o \
-                build/obj/agent/walk/pc_cache.o
+                build/obj/agent/walk/pc_cache.o $(UNWIND_OBJ)
 build/tests/test_vm_walker build/tests/test_vm_walker_stubs: build/tests/%: tests/unit/%.c $(VM_WALKER_OBJ) \
     tests/unit/vm_walker_fixture.h tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) -lcmocka -lunwind -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) -lcmocka -o $@
 
 # The walker's pc cache.
 build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_cache.o tests/unit/unit.h
@@ -169,7 +176,7 @@ build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h
 # The walker and the trace table timed on a synthetic deep stack (scripts/bench-walk.sh).
 build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 	@mkdir -p build
-	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $< $(VM_WALKER_OBJ) build/libfgcore.a -lunwind -lm
+	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $< $(VM_WALKER_OBJ) build/libfgcore.a -lm
 
 # The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -153,8 +153,10 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   size_t chunk = limit && (limit - index_bytes) / 2 < FG_TRACE_CHUNK_BYTES ? (size_t)((limit - index_bytes) / 2) - 4096
                                                                           : FG_TRACE_CHUNK_BYTES;
   int vm_walker = a->opts.walker == FG_WALKER_VM;
+  int native = a->opts.cstack == FG_CSTACK_NATIVE;
   if (fg_code_map_init(&a->code) != 0 ||
       (vm_walker && (fg_method_map_init(&a->methods) != 0 || fg_pc_cache_init(&a->pcs) != 0)) ||
+      (native && fg_unwind_tables_init(&a->unwind) != 0) ||
       fg_trace_table_init(&a->traces, FG_TRACE_INDEX_SLOTS, chunk, limit) != 0) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
@@ -169,8 +171,8 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     .vm = &a->vm,
     .methods = &a->methods,
     .pcs = vm_walker ? &a->pcs : NULL,
+    .unwind = native ? &a->unwind : NULL,
   };
-  fg_walker_init();
   a->sampler.traces = &a->traces;
   a->sampler.scratch_reserve = frames - a->opts.depth;
   a->sampler.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* -1: the drainer just polls */

@@ -17,6 +17,7 @@
 #include "../sampling/sampler.h"
 #include "../sampling/timer.h"
 #include "../sampling/wall.h"
+#include "../native/unwind_tables.h"
 #include "../walk/pc_cache.h"
 #include "../walk/code_map.h"
 #include "../walk/method_map.h"
@@ -39,6 +40,7 @@ struct fg_agent {
   struct fg_vm_offsets vm;     /* walker=vm: what it reads in HotSpot's frames */
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_pc_cache pcs;      /* walker=vm: pcs met in earlier walks */
+  struct fg_unwind_tables unwind;   /* cstack=native: every library's DWARF unwind rows */
   struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
   struct fg_trace_table traces;   /* every stack sampled, stored once */
   struct fg_sched sched;       /* context-switch records (sched) */

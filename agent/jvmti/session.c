@@ -135,6 +135,8 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   w->anchor_sp = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_sp");
   w->anchor_pc = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_pc");
   w->anchor_known = env >= 0 && anchor >= 0 && w->anchor_sp >= 0 && w->anchor_pc >= 0;
+  if (w->unwind)   /* libjava and the rest the JVM loaded since Agent_OnLoad */
+    fg_unwind_tables_refresh(w->unwind);
   a->start_time = time(NULL);
 
   char msg[512];

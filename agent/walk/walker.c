@@ -1,19 +1,13 @@
 /* The stack walker; see walker.h. */
-#define UNW_LOCAL_ONLY
 #include "walker.h"
 
-#include <libunwind.h>
 #include <string.h>
 #include <ucontext.h>
 
 #include "fg/clock.h"
 #include "frame_pop.h"
+#include "../native/unwind_tables.h"
 #include "vm_walker.h"
-
-void fg_walker_init(void)
-{
-  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
-}
 
 /* Whether the walk's time budget is spent: no further retry then. */
 static int past(uint64_t deadline_ns)
@@ -218,55 +212,30 @@ static void annotate(const struct fg_walker *w, uintptr_t pc, const ASGCT_CallFr
 }
 
 /* Native frames from the signal context up to the first pc in the code
- * cache (whose registers land in java) or the end of the stack. libunwind
- * reads DWARF unwind tables, which is right for any library but costs
- * microseconds a frame; with fp_only (a JVM thread without Java frames whose
- * stack bounds are known: HotSpot's code keeps frame pointers) the walk
- * follows the rbp chain instead. A leaf that has not set up its frame yet
- * hides its caller then. */
-static int walk_native(const struct fg_walker *w, ucontext_t *uc, struct fg_bounds b, int fp_only,
-                       ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java, int *reached_java)
+ * cache (whose registers land in java) or the end of the stack, by the
+ * libraries' DWARF call frame information (unwind_tables.h), each read of
+ * the stack checked against its bounds (unknown bounds: the leaf frame
+ * only). A frame with no rule ends the walk (NATIVE_CUT): no guess through
+ * rbp, which code built without frame pointers uses for anything. */
+static int walk_native(const struct fg_walker *w, ucontext_t *uc, struct fg_bounds b, ASGCT_CallFrame *frames,
+                       uint8_t *types, struct fg_regs *java, int *reached_java)
 {
   *reached_java = 0;
+  struct fg_regs r = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+                      (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
   int n = 0;
-  if (fp_only && b.hi) {
-    /* a JVM thread on its own stack: HotSpot's code keeps frame pointers, so
-     * the rbp chain is the walk, each link checked against the stack */
-    struct fg_regs r = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
-                     (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
-    frames[n] = (ASGCT_CallFrame){0, (jmethodID)r.pc};
-    types[n++] = FG_FRAME_NATIVE_PC;
-    while (n < w->native_depth && r.fp >= r.sp && fg_pop_rbp_frame(b, &r) && r.pc) {
-      if (fg_code_map_contains(w->code, r.pc)) {
-        *java = r;
-        *reached_java = 1;
-        break;
-      }
-      frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(r.pc - 1)};
-      types[n++] = FG_FRAME_NATIVE_PC;
-    }
-    return n;
-  }
-  unw_cursor_t c;
-  if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
-    return 0;
-  for (;;) {
-    unw_word_t ip, sp, fp;
-    if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || ip == 0)
-      break;
-    if (fg_code_map_contains(w->code, (uintptr_t)ip)) {
-      unw_get_reg(&c, UNW_REG_SP, &sp);
-      unw_get_reg(&c, UNW_X86_64_RBP, &fp);
-      *java = (struct fg_regs){(uintptr_t)ip, (uintptr_t)sp, (uintptr_t)fp};
+  while (r.pc) {
+    if (fg_code_map_contains(w->code, r.pc)) {
+      *java = r;
       *reached_java = 1;
       break;
     }
     if (n == w->native_depth)
       break;
     /* return addresses point after the call: name the call's own byte */
-    frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(n ? ip - 1 : ip)};
+    frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(n ? r.pc - 1 : r.pc)};
     types[n++] = FG_FRAME_NATIVE_PC;
-    if (unw_step(&c) <= 0)
+    if (!b.hi || !w->unwind || !fg_unwind_step(w->unwind, b, n == 1, &r))
       break;
   }
   return n;
@@ -374,7 +343,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   int k = 0, reached_java = 1;
   struct fg_regs java = top;
   if (w->native_depth > 0 && !fg_code_map_contains(w->code, top.pc))
-    k = walk_native(w, uc, b, env == NULL, frames, types, &java, &reached_java);
+    k = walk_native(w, uc, b, frames, types, &java, &reached_java);
   if (!env) {   /* no Java on this thread */
     res.n = k;
     res.flags = FG_SAMPLE_FAILED;

@@ -3,7 +3,8 @@
  * walker (vm_walker.h) and AsyncGetCallTrace walks only the samples it
  * cannot, or the callers past code it has no record of yet. Around either:
  *  - Native frames: from the interrupted pc up to the first JIT/interpreter
- *    frame, walked by libunwind, joined leaf-side to the Java frames.
+ *    frame, walked by the libraries' DWARF call frame information
+ *    (unwind_tables.h), joined leaf-side to the Java frames.
  *  - Stitching: when the thread is in native code called from Java without a
  *    frame anchor (a leaf call such as SharedRuntime::dsin), ASGCT is retried
  *    from the Java frame the native walk reached.
@@ -26,6 +27,7 @@
 struct fg_vm_offsets;
 struct fg_method_map;
 struct fg_pc_cache;
+struct fg_unwind_tables;
 
 #define FG_MAX_NATIVE_FRAMES 128
 
@@ -46,6 +48,7 @@ struct fg_walker {
   const struct fg_vm_offsets *vm;
   const struct fg_method_map *methods;
   struct fg_pc_cache *pcs;       /* pcs met in earlier walks (pc_cache.h), or NULL */
+  struct fg_unwind_tables *unwind;   /* native frames' rules (unwind_tables.h); NULL: the leaf only */
 };
 
 struct fg_walk {
@@ -78,8 +81,5 @@ static inline int fg_walk_capacity(const struct fg_walker *w)
  * frame asks with pc + 1 (HotSpot's rule for a pc between records), a
  * caller with its return address (the call's own record). */
 int fg_walk_scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFrame *f, uint8_t *types, int room);
-
-/* Sets up libunwind for use in signal handlers; call once at load. */
-void fg_walker_init(void);
 
 #endif

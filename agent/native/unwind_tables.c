@@ -1,0 +1,200 @@
+/* Every loaded library's unwind rows, and the handler's step; see
+ * unwind_tables.h. */
+#include "unwind_tables.h"
+
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct build {
+  struct fg_unwind_tables *t;
+  const struct fg_unwind_set *known;   /* libraries already read */
+  struct fg_unwind_library **found;
+  uint32_t n, capacity;
+  unsigned long long loads;
+  int failed;
+};
+
+static struct fg_unwind_library *known_at(const struct fg_unwind_set *s, uintptr_t lo, uintptr_t hi)
+{
+  for (uint32_t i = 0; s && i < s->n; i++)
+    if (s->libraries[i]->lo == lo && s->libraries[i]->hi == hi)
+      return s->libraries[i];
+  return NULL;
+}
+
+static int keep(struct build *b, struct fg_unwind_library *l)
+{
+  if (b->n == b->capacity) {
+    uint32_t cap = b->capacity ? b->capacity * 2 : 32;
+    struct fg_unwind_library **more = realloc(b->found, cap * sizeof *more);
+    if (!more)
+      return -1;
+    b->found = more;
+    b->capacity = cap;
+  }
+  b->found[b->n++] = l;
+  return 0;
+}
+
+static void name_of(struct fg_unwind_library *l, const char *path)
+{
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  snprintf(l->name, sizeof l->name, "%s", slash ? slash + 1 : path && *path ? path : "[main]");
+}
+
+static int each_library(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  (void)size;
+  struct build *b = arg;
+  b->loads = info->dlpi_adds;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  const uint8_t *hdr = NULL;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+      uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+      if (at < lo)
+        lo = at;
+      if (at + ph->p_memsz > hi)
+        hi = at + ph->p_memsz;
+    } else if (ph->p_type == PT_GNU_EH_FRAME) {
+      hdr = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+    }
+  }
+  if (!hdr || hi <= lo)
+    return 0;   /* no code, or no index of its frame information */
+  struct fg_unwind_library *l = known_at(b->known, lo, hi);
+  if (!l) {
+    if (!(l = calloc(1, sizeof *l))) {
+      b->failed = 1;
+      return 1;
+    }
+    l->lo = lo;
+    l->hi = hi;
+    name_of(l, info->dlpi_name);
+    fg_unwind_rows_read(&l->rows, hdr, lo);   /* a header of another form: no rows, the walk stops there */
+    fg_unwind_rows_finish(&l->rows);
+    b->t->rows += l->rows.n;
+    b->t->fdes += l->rows.fdes;
+    b->t->skipped += l->rows.skipped;
+  }
+  if (keep(b, l) != 0) {
+    b->failed = 1;
+    return 1;
+  }
+  return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+  const struct fg_unwind_library *x = *(struct fg_unwind_library *const *)a, *y = *(struct fg_unwind_library *const *)b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* A new set of every library loaded now, reusing those in known. */
+static int build(struct fg_unwind_tables *t)
+{
+  struct fg_unwind_set *known = atomic_load(&t->set);
+  struct build b = {.t = t, .known = known};
+  dl_iterate_phdr(each_library, &b);
+  struct fg_unwind_set *s = b.failed ? NULL : calloc(1, sizeof *s);
+  if (!s) {
+    free(b.found);
+    return -1;
+  }
+  qsort(b.found, b.n, sizeof *b.found, by_lo);
+  s->libraries = b.found;
+  s->n = b.n;
+  s->older = known;
+  t->loads = b.loads;
+  atomic_store_explicit(&t->set, s, memory_order_release);
+  return (int)(b.n - (known ? known->n : 0));
+}
+
+int fg_unwind_tables_init(struct fg_unwind_tables *t)
+{
+  memset(t, 0, sizeof *t);
+  return build(t) < 0 ? -1 : 0;
+}
+
+static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  (void)size;
+  *(unsigned long long *)arg = info->dlpi_adds;
+  return 1;
+}
+
+int fg_unwind_tables_refresh(struct fg_unwind_tables *t)
+{
+  unsigned long long loads = t->loads;
+  dl_iterate_phdr(count_loads, &loads);
+  if (loads == t->loads)
+    return 0;
+  int added = build(t);
+  atomic_store(&t->missed, 0);
+  return added > 0 ? added : 0;
+}
+
+void fg_unwind_tables_free(struct fg_unwind_tables *t)
+{
+  struct fg_unwind_set *s = atomic_exchange(&t->set, NULL);
+  struct fg_unwind_set *newest = s;
+  /* a library is in the newest set and any older ones: free each once, from the newest */
+  for (uint32_t i = 0; newest && i < newest->n; i++) {
+    fg_unwind_rows_free(&newest->libraries[i]->rows);
+    free(newest->libraries[i]);
+  }
+  for (struct fg_unwind_set *older; s; s = older) {
+    older = s->older;
+    free(s->libraries);
+    free(s);
+  }
+}
+
+/* The library holding pc in s, or NULL. */
+static const struct fg_unwind_library *library_of(const struct fg_unwind_set *s, uintptr_t pc)
+{
+  uint32_t lo = 0, hi = s->n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    const struct fg_unwind_library *l = s->libraries[mid];
+    if (pc < l->lo)
+      hi = mid;
+    else if (pc >= l->hi)
+      lo = mid + 1;
+    else
+      return l;
+  }
+  return NULL;
+}
+
+int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r)
+{
+  const struct fg_unwind_set *s = atomic_load_explicit(&t->set, memory_order_acquire);
+  uintptr_t at = first ? r->pc : r->pc - 1;
+  const struct fg_unwind_library *l = s ? library_of(s, at) : NULL;
+  if (!l && !atomic_load_explicit(&t->missed, memory_order_relaxed))
+    atomic_store_explicit(&t->missed, FG_UNWIND_MISSED, memory_order_relaxed);
+  const struct fg_unwind_row *row = l ? fg_unwind_rows_find(&l->rows, at) : NULL;
+  if (!row)
+    return 0;
+  uintptr_t cfa, ret, fp = r->fp;
+  if (row->cfa_base == FG_CFA_PLT)
+    cfa = r->sp + ((r->pc & 15) >= (uintptr_t)row->cfa_off ? 16 : 8);
+  else if (row->cfa_base == FG_CFA_RSP)
+    cfa = r->sp + (uintptr_t)(intptr_t)row->cfa_off;
+  else if (r->fp)
+    cfa = r->fp + (uintptr_t)(intptr_t)row->cfa_off;
+  else
+    return 0;   /* rbp not known past an earlier frame */
+  if (cfa <= r->sp || !fg_read_stack(b, cfa - 8, &ret))
+    return 0;
+  if (row->fp_off == FG_FP_LOST)
+    fp = 0;
+  else if (row->fp_off != FG_FP_SAME && !fg_read_stack(b, cfa + (uintptr_t)(intptr_t)row->fp_off, &fp))
+    return 0;
+  *r = (struct fg_regs){ret, cfa, fp};
+  return 1;
+}

@@ -1,0 +1,68 @@
+/* The unwind rows (unwind_rows.h) of every library loaded in the process,
+ * and one native frame's step by them: what the signal handler uses to walk
+ * C and C++ frames instead of libunwind, whose local unwinder takes a lock
+ * and two sigprocmask system calls a frame (about 1.3 us a frame here) and
+ * goes through dl_iterate_phdr's lock.
+ *
+ * The set is built with dl_iterate_phdr outside the handler (at load, again
+ * when sampling starts, then on each of the drainer's passes when the
+ * process has loaded a library since), and published with one atomic
+ * pointer: a handler reads whichever set it loaded. A walk that meets a pc
+ * in no library ends there and has the drainer woken for a refresh: a
+ * library's first samples, until then, end at its frames. Sets and
+ * rows are freed only by fg_unwind_tables_free, at exit: a library unloaded
+ * meanwhile keeps its rows (a pc of another mapped where it was is then
+ * unwound by them; every read is still checked against the thread's stack). */
+#ifndef FG_UNWIND_TABLES_H
+#define FG_UNWIND_TABLES_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "unwind_rows.h"
+#include "../walk/frame_pop.h"
+
+#define FG_UNWIND_MISSED 1
+#define FG_UNWIND_WOKEN 2
+
+struct fg_unwind_library {
+  uintptr_t lo, hi;              /* its executable segments */
+  struct fg_unwind_rows rows;
+  char name[64];                 /* the end of its path, for the summary */
+};
+
+struct fg_unwind_set {
+  struct fg_unwind_library **libraries;   /* sorted by lo */
+  uint32_t n;
+  struct fg_unwind_set *older;   /* kept until exit */
+};
+
+struct fg_unwind_tables {
+  struct fg_unwind_set *_Atomic set;
+  /* FG_UNWIND_MISSED: a walk met a pc in no library (its handler then wakes
+   * the drainer, whose refresh reads a library loaded since, and clears it);
+   * FG_UNWIND_WOKEN once woken, until a refresh finds a new library */
+  _Atomic int missed;
+  unsigned long long loads;      /* dl_iterate_phdr's count of loads at the last build */
+  uint64_t rows, fdes, skipped;  /* in all libraries read */
+};
+
+/* Reads every loaded library's rows. 0, or -1 when out of memory. Not
+ * async-signal-safe. */
+int fg_unwind_tables_init(struct fg_unwind_tables *t);
+
+/* Reads the libraries loaded since the last build, if any was (one call to
+ * dl_iterate_phdr's first entry says), and clears missed then. Not
+ * async-signal-safe. Returns how many were added. */
+int fg_unwind_tables_refresh(struct fg_unwind_tables *t);
+
+void fg_unwind_tables_free(struct fg_unwind_tables *t);
+
+/* One frame's step from r to its caller. first: r.pc is the interrupted pc
+ * (else a return address, looked up one byte back, inside the call). Reads
+ * only the stack within b. Returns 1 with the caller's registers in r (fp 0
+ * when not known), 0 when the frame has no rule (r unchanged; a pc in no
+ * library sets missed). Async-signal-safe. */
+int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r);
+
+#endif

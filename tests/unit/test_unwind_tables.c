@@ -1,0 +1,134 @@
+/* Native walks by the loaded libraries' unwind rows: from inside a signal
+ * handler, through libc's raise and this program's own functions (built at
+ * -O2, without frame pointers, frames of different sizes), as the agent's
+ * handler walks a thread; and a library loaded later, read by a refresh. */
+#include "unit.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "../../agent/native/unwind_tables.h"
+
+#define MAX_PCS 64
+
+static struct fg_unwind_tables tables;
+static struct fg_bounds bounds;
+static uintptr_t pcs[MAX_PCS];
+static int npcs;
+static volatile int sink;
+
+static void on_signal(int signo, siginfo_t *info, void *ucontext)
+{
+  (void)signo;
+  (void)info;
+  const greg_t *g = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
+  struct fg_regs r = {(uintptr_t)g[REG_RIP], (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]};
+  npcs = 0;
+  pcs[npcs++] = r.pc;
+  while (npcs < MAX_PCS && fg_unwind_step(&tables, bounds, npcs == 1, &r))
+    pcs[npcs++] = r.pc;
+}
+
+/* Three callers with frames of their own sizes; none a tail call. */
+__attribute__((noinline)) void unwind_leaf(int n)
+{
+  volatile char pad[40];
+  pad[n % 40] = (char)n;
+  raise(SIGUSR1);
+  sink += pad[0];
+}
+
+__attribute__((noinline)) void unwind_middle(int n)
+{
+  volatile long pad[30];
+  pad[n % 30] = n;
+  unwind_leaf(n + 1);
+  sink += (int)pad[1];
+}
+
+__attribute__((noinline)) void unwind_outer(int n)
+{
+  unwind_middle(n + 1);
+  sink += n;
+}
+
+/* Where in pcs the return address into fn is, from from on; -1 if none. */
+static int find_in(void (*fn)(int), int from)
+{
+  for (int i = from; i < npcs; i++)
+    if (pcs[i] > (uintptr_t)fn && pcs[i] < (uintptr_t)fn + 160)
+      return i;
+  return -1;
+}
+
+static void set_bounds(void)
+{
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  assert_int_equal(pthread_getattr_np(pthread_self(), &attr), 0);
+  assert_int_equal(pthread_attr_getstack(&attr, &addr, &size), 0);
+  pthread_attr_destroy(&attr);
+  bounds = (struct fg_bounds){(uintptr_t)addr, (uintptr_t)addr + size};
+}
+
+static void walks_through_libc_and_frameless_callers(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_unwind_tables_init(&tables), 0);
+  assert_true(tables.rows > 1000);   /* libc's and this program's, at least */
+  set_bounds();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR1, &sa, NULL);
+  unwind_outer(1);
+  int leaf = find_in(unwind_leaf, 1), middle = find_in(unwind_middle, 1), outer = find_in(unwind_outer, 1);
+  printf("%d frames; unwind_leaf at %d, unwind_middle at %d, unwind_outer at %d\n", npcs, leaf, middle, outer);
+  assert_true(leaf >= 1);   /* libc's raise above it */
+  assert_int_equal(middle, leaf + 1);
+  assert_int_equal(outer, middle + 1);
+  assert_true(npcs > outer + 1);   /* on to main and libc's start */
+  fg_unwind_tables_free(&tables);
+}
+
+/* A pc in no library stops the walk and says so; a library loaded later is
+ * read by the next refresh, and only then. */
+static void a_library_loaded_later_is_read_by_the_refresh(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_unwind_tables_init(&tables), 0);
+  set_bounds();
+  uintptr_t word = 0;
+  struct fg_regs r = {0x10, (uintptr_t)&word, 0};
+  assert_int_equal(fg_unwind_step(&tables, bounds, 1, &r), 0);
+  assert_int_equal(r.pc, 0x10);
+  assert_int_equal(atomic_load(&tables.missed), FG_UNWIND_MISSED);
+  assert_int_equal(fg_unwind_tables_refresh(&tables), 0);   /* nothing was loaded since */
+  uint32_t before = atomic_load(&tables.set)->n;
+  void *lib = dlopen("libz.so.1", RTLD_NOW);
+  if (!lib) {
+    printf("libz.so.1 cannot be loaded (%s): the refresh after a load is not tested\n", dlerror());
+  } else {
+    assert_int_equal(fg_unwind_tables_refresh(&tables), 1);
+    assert_int_equal(atomic_load(&tables.set)->n, before + 1);
+    assert_int_equal(atomic_load(&tables.missed), 0);
+    assert_int_equal(fg_unwind_tables_refresh(&tables), 0);
+    dlclose(lib);
+  }
+  fg_unwind_tables_free(&tables);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(walks_through_libc_and_frameless_callers),
+      cmocka_unit_test(a_library_loaded_later_is_read_by_the_refresh),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
