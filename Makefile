@@ -83,7 +83,7 @@ build/libfgcore.a: $(CORE_OBJ) Makefile   # rebuilt when the list of core source
 	ar rcs $@ $(CORE_OBJ)
 
 build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
-	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm -lunwind
+	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm
 
 cli: build/fgprof
 
@@ -159,9 +159,9 @@ build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/walk/m
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/method_map.o -lcmocka -o $@
 
 # The ELF symbol reader, on the test program's own functions.
-build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o tests/unit/unit.h
+build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/native/symbols.o -lcmocka -lunwind -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o -lcmocka -o $@
 
 # Sample storage timed on the agent's own code (scripts/bench-storage.sh).
 build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a

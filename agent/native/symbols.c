@@ -1,11 +1,10 @@
 /* ELF symbol tables of loaded libraries; see symbols.h. */
-#define UNW_LOCAL_ONLY
 #include "symbols.h"
 
-#include <libunwind.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "unwind_rows.h"
 
 struct symbol {
   uintptr_t start, end;   /* runtime addresses */
@@ -313,6 +314,31 @@ static struct module *module_for(struct fg_symbols *s, uintptr_t base, const cha
   return m;
 }
 
+struct eh_frame_of {
+  uintptr_t pc;
+  const uint8_t *hdr;   /* the .eh_frame_hdr of the library holding pc */
+};
+
+static int eh_frame_hdr_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  (void)size;
+  struct eh_frame_of *e = arg;
+  const uint8_t *hdr = NULL;
+  int holds = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && e->pc >= at && e->pc - at < ph->p_memsz)
+      holds = 1;
+    else if (ph->p_type == PT_GNU_EH_FRAME)
+      hdr = (const uint8_t *)at;
+  }
+  if (!holds)
+    return 0;
+  e->hdr = hdr;
+  return 1;
+}
+
 void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
 {
   Dl_info info;
@@ -344,11 +370,11 @@ void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
   }
   /* A stripped library: name the function by where its unwind entry says it
    * starts, so that all of one function's samples share one frame. */
-  uintptr_t start = pc;
-  unw_proc_info_t pi;
-  if (unw_get_proc_info_by_ip(unw_local_addr_space, (unw_word_t)pc, &pi, NULL) == 0 && pi.start_ip &&
-      pi.start_ip <= pc)
-    start = (uintptr_t)pi.start_ip;
+  struct eh_frame_of find = {pc, NULL};
+  dl_iterate_phdr(eh_frame_hdr_of, &find);
+  uintptr_t start = find.hdr ? fg_unwind_function_start(find.hdr, pc) : 0;
+  if (!start)
+    start = pc;
   snprintf(buf, len, "%s+0x%lx", m && m->short_name ? m->short_name : "?",
            (unsigned long)(start - (uintptr_t)info.dli_fbase));
 }

@@ -392,24 +392,53 @@ static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
   return run_function(r, &p, &k, &c, start, start + range) == -2 ? -2 : 0;
 }
 
+/* The .eh_frame_hdr's table: version 1, eh_frame_ptr, fde_count, then the
+ * sorted (initial location, FDE address) pairs, each datarel | sdata4 from
+ * hdr. Returns the table and *count, or NULL for another form. */
+static const uint8_t *hdr_table(const uint8_t *hdr, uint64_t *count)
+{
+  if (hdr[0] != 1 || hdr[3] != 0x3b || hdr[2] == PE_OMIT)
+    return NULL;
+  struct cursor c = {hdr + 4, hdr + 4 + 16, 0};
+  encoded(&c, hdr[1], (uintptr_t)hdr);
+  *count = encoded(&c, hdr[2], (uintptr_t)hdr);
+  return c.bad ? NULL : c.p;
+}
+
+/* Pair i's initial location, or its FDE's address (field 1). */
+static uintptr_t table_entry(const uint8_t *hdr, const uint8_t *table, uint64_t i, int field)
+{
+  int32_t rel;
+  memcpy(&rel, table + 8 * i + 4 * (uint64_t)field, sizeof rel);
+  return (uintptr_t)hdr + (uintptr_t)(intptr_t)rel;
+}
+
+uintptr_t fg_unwind_function_start(const uint8_t *hdr, uintptr_t pc)
+{
+  uint64_t count, lo = 0, hi;
+  const uint8_t *table = hdr_table(hdr, &count);
+  if (!table || count == 0 || table_entry(hdr, table, 0, 0) > pc)
+    return 0;
+  for (hi = count; hi - lo > 1;) {   /* the last start at or below pc */
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (table_entry(hdr, table, mid, 0) <= pc)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return table_entry(hdr, table, lo, 0);
+}
+
 int fg_unwind_rows_read(struct fg_unwind_rows *r, const uint8_t *hdr, uintptr_t base)
 {
   if (r->n == 0)
     r->base = base;
-  /* version 1, eh_frame_ptr, fde_count, then the sorted table of (initial
-   * location, FDE address) pairs, each datarel | sdata4 from hdr */
-  if (hdr[0] != 1 || hdr[3] != 0x3b)
+  uint64_t count;
+  const uint8_t *table = hdr_table(hdr, &count);
+  if (!table)
     return -1;
-  struct cursor c = {hdr + 4, hdr + 4 + 16, 0};
-  encoded(&c, hdr[1], (uintptr_t)hdr);
-  uint64_t count = encoded(&c, hdr[2], (uintptr_t)hdr);
-  if (c.bad || hdr[2] == PE_OMIT)
-    return -1;
-  const uint8_t *table = c.p;
   for (uint64_t i = 0; i < count; i++) {
-    int32_t fde_rel;
-    memcpy(&fde_rel, table + 8 * i + 4, sizeof fde_rel);
-    int rc = read_fde(r, hdr + fde_rel);
+    int rc = read_fde(r, (const uint8_t *)table_entry(hdr, table, i, 1));
     if (rc == -2)
       return -1;
     if (rc != 0)

@@ -66,6 +66,11 @@ void fg_unwind_rows_free(struct fg_unwind_rows *r);
 /* The row covering pc, or NULL. Async-signal-safe: a binary search. */
 const struct fg_unwind_row *fg_unwind_rows_find(const struct fg_unwind_rows *r, uintptr_t pc);
 
+/* The start of the function whose FDE covers pc, by the sorted table of the
+ * .eh_frame_hdr at hdr (a stripped library's functions are named by it);
+ * 0 when none starts at or below pc or the table is of another form. */
+uintptr_t fg_unwind_function_start(const uint8_t *hdr, uintptr_t pc);
+
 /* One CIE's or FDE's instructions run on a state, for the tests: the rows
  * the instructions make from pc start on, as fg_unwind_rows_read makes them
  * (the CIE's initial instructions first, then the FDE's). code_align and

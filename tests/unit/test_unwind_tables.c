@@ -1,10 +1,12 @@
 /* Native walks by the loaded libraries' unwind rows: from inside a signal
  * handler, through libc's raise and this program's own functions (built at
  * -O2, without frame pointers, frames of different sizes), as the agent's
- * handler walks a thread; and a library loaded later, read by a refresh. */
+ * handler walks a thread; a library loaded later, read by a refresh; and
+ * a function's start by the .eh_frame_hdr's table. */
 #include "unit.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -124,11 +126,33 @@ static void a_library_loaded_later_is_read_by_the_refresh(void **state)
   fg_unwind_tables_free(&tables);
 }
 
+static int main_program_hdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  (void)size;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+      *(const uint8_t **)arg = (const uint8_t *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+  return 1;   /* the first object is the program */
+}
+
+/* A stripped library's functions are named by where their FDE starts. */
+static void a_function_start_is_found_by_the_header_table(void **state)
+{
+  (void)state;
+  const uint8_t *hdr = NULL;
+  dl_iterate_phdr(main_program_hdr, &hdr);
+  assert_non_null(hdr);
+  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_middle), (uintptr_t)unwind_middle);
+  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_middle + 9), (uintptr_t)unwind_middle);
+  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_outer + 3), (uintptr_t)unwind_outer);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(walks_through_libc_and_frameless_callers),
       cmocka_unit_test(a_library_loaded_later_is_read_by_the_refresh),
+      cmocka_unit_test(a_function_start_is_found_by_the_header_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
