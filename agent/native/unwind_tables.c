@@ -16,11 +16,23 @@ struct build {
   int failed;
 };
 
-static struct fg_unwind_library *known_at(const struct fg_unwind_set *s, uintptr_t lo, uintptr_t hi)
+/* The end of a library's path ("[main]" for the program), as kept in name. */
+static void name_of(char *name, size_t size, const char *path)
 {
-  for (uint32_t i = 0; s && i < s->n; i++)
-    if (s->libraries[i]->lo == lo && s->libraries[i]->hi == hi)
-      return s->libraries[i];
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  snprintf(name, size, "%s", slash ? slash + 1 : path && *path ? path : "[main]");
+}
+
+static struct fg_unwind_library *known_at(const struct fg_unwind_set *s, uintptr_t lo, uintptr_t hi,
+                                          const uint8_t *hdr, const char *path)
+{
+  char name[sizeof s->libraries[0]->name];
+  name_of(name, sizeof name, path);
+  for (uint32_t i = 0; s && i < s->n; i++) {
+    struct fg_unwind_library *l = s->libraries[i];
+    if (l->lo == lo && l->hi == hi && l->hdr == hdr && strcmp(l->name, name) == 0)
+      return l;
+  }
   return NULL;
 }
 
@@ -36,12 +48,6 @@ static int keep(struct build *b, struct fg_unwind_library *l)
   }
   b->found[b->n++] = l;
   return 0;
-}
-
-static void name_of(struct fg_unwind_library *l, const char *path)
-{
-  const char *slash = path ? strrchr(path, '/') : NULL;
-  snprintf(l->name, sizeof l->name, "%s", slash ? slash + 1 : path && *path ? path : "[main]");
 }
 
 static int each_library(struct dl_phdr_info *info, size_t size, void *arg)
@@ -65,7 +71,7 @@ static int each_library(struct dl_phdr_info *info, size_t size, void *arg)
   }
   if (!hdr || hi <= lo)
     return 0;   /* no code, or no index of its frame information */
-  struct fg_unwind_library *l = known_at(b->known, lo, hi);
+  struct fg_unwind_library *l = known_at(b->known, lo, hi, hdr, info->dlpi_name);
   if (!l) {
     if (!(l = calloc(1, sizeof *l))) {
       b->failed = 1;
@@ -73,7 +79,8 @@ static int each_library(struct dl_phdr_info *info, size_t size, void *arg)
     }
     l->lo = lo;
     l->hi = hi;
-    name_of(l, info->dlpi_name);
+    l->hdr = hdr;
+    name_of(l->name, sizeof l->name, info->dlpi_name);
     fg_unwind_rows_read(&l->rows, hdr, lo);   /* a header of another form: no rows, the walk stops there */
     fg_unwind_rows_finish(&l->rows);
     b->t->rows += l->rows.n;

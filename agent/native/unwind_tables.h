@@ -27,6 +27,8 @@
 
 struct fg_unwind_library {
   uintptr_t lo, hi;              /* its executable segments */
+  const uint8_t *hdr;            /* its .eh_frame_hdr: with lo and hi, what tells it from
+                                    another library loaded where an unloaded one was */
   struct fg_unwind_rows rows;
   char name[64];                 /* the end of its path, for the summary */
 };
