@@ -61,12 +61,6 @@ static inline const struct fg_scope_frame *fg_pc_frames(const struct fg_pc_info 
   return i->count <= FG_PC_INLINE_FRAMES ? i->inline_frames : i->frames;
 }
 
-/* Frame j (< count) of the record. */
-static inline struct fg_scope_frame fg_pc_frame(const struct fg_pc_info *i, uint32_t j)
-{
-  return fg_pc_frames(i)[j];
-}
-
 /* A pc's key: an interrupted pc (top) is known apart from the same pc as a
  * return address. 0 only for pc 0, which is never kept. */
 static inline uintptr_t fg_pc_key(uintptr_t pc, int top)

@@ -103,27 +103,11 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
   }
 }
 
-/* What is known of pc, a pc in the code cache (top: the interrupted one):
- * from this walk's memo, else the pc cache, else the code map (kept in both
- * then, the cache only for a live method or a stub: a pc in no blob may be a
- * method whose CompiledMethodLoad has not come yet). The pointer is good
- * until the next lookup. */
-static const struct fg_pc_info *pc_looked_up(struct walk *k, uintptr_t pc, int top, struct memo *e);
-
-static inline const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
-{
-  uintptr_t key = fg_pc_key(pc, top);
-  struct memo *e = &k->memo[(key ^ (key >> 7)) % MEMO_SLOTS];
-  if (e->key == key && pc)
-    return &e->info;
-  return pc_looked_up(k, pc, top, e);
-}
-
-/* pc_at past the memo: the pc cache or the code map, kept in memo slot e. */
+/* pc_at past its memo: the pc cache or the code map, kept in memo slot e
+ * under key. Out of line: the frame loop inlines only pc_at's hit. */
 static __attribute__((noinline)) const struct fg_pc_info *pc_looked_up(struct walk *k, uintptr_t pc, int top,
-                                                                       struct memo *e)
+                                                                       uintptr_t key, struct memo *e)
 {
-  uintptr_t key = fg_pc_key(pc, top);
   struct fg_pc_cache *cache = k->w->pcs;
   if (!cache || !fg_pc_cache_get(cache, pc, top, k->generation, &e->info)) {
     look_up(k->w->code, pc, top, &e->info);
@@ -132,6 +116,20 @@ static __attribute__((noinline)) const struct fg_pc_info *pc_looked_up(struct wa
   }
   e->key = key;
   return &e->info;
+}
+
+/* What is known of pc, a pc in the code cache (top: the interrupted one):
+ * from this walk's memo, else the pc cache, else the code map (kept in both
+ * then, the cache only for a live method or a stub: a pc in no blob may be a
+ * method whose CompiledMethodLoad has not come yet). The pointer is good
+ * until the next lookup. */
+static inline const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
+{
+  uintptr_t key = fg_pc_key(pc, top);
+  struct memo *e = &k->memo[(key ^ (key >> 7)) % MEMO_SLOTS];
+  if (e->key == key && pc)
+    return &e->info;
+  return pc_looked_up(k, pc, top, key, e);
 }
 
 static void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)

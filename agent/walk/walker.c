@@ -211,18 +211,16 @@ static void annotate(const struct fg_walker *w, uintptr_t pc, const ASGCT_CallFr
     types[0] = FG_FRAME_INTERPRETED;
 }
 
-/* Native frames from the signal context up to the first pc in the code
- * cache (whose registers land in java) or the end of the stack, by the
- * libraries' DWARF call frame information (unwind_tables.h), each read of
- * the stack checked against its bounds (unknown bounds: the leaf frame
- * only). A frame with no rule ends the walk (NATIVE_CUT): no guess through
+/* Native frames from the signal context's registers r up to the first pc
+ * in the code cache (whose registers land in java) or the end of the stack,
+ * by the libraries' DWARF call frame information (unwind_tables.h), each
+ * read of the stack checked against its bounds (unknown bounds: the leaf
+ * frame only). A frame with no rule ends the walk (NATIVE_CUT): no guess through
  * rbp, which code built without frame pointers uses for anything. */
-static int walk_native(const struct fg_walker *w, ucontext_t *uc, struct fg_bounds b, ASGCT_CallFrame *frames,
+static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bounds b, ASGCT_CallFrame *frames,
                        uint8_t *types, struct fg_regs *java, int *reached_java)
 {
   *reached_java = 0;
-  struct fg_regs r = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
-                      (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
   int n = 0;
   while (r.pc) {
     if (fg_code_map_contains(w->code, r.pc)) {
@@ -343,7 +341,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   int k = 0, reached_java = 1;
   struct fg_regs java = top;
   if (w->native_depth > 0 && !fg_code_map_contains(w->code, top.pc))
-    k = walk_native(w, uc, b, frames, types, &java, &reached_java);
+    k = walk_native(w, top, b, frames, types, &java, &reached_java);
   if (!env) {   /* no Java on this thread */
     res.n = k;
     res.flags = FG_SAMPLE_FAILED;

@@ -61,13 +61,13 @@ static void frames_inline_or_through_pointers(void **state)
   (void)state;
   struct fg_pc_info i = info(NULL);
   i.frames = NULL;   /* not read: the slot holds both frames */
-  assert_ptr_equal(fg_pc_frame(&i, 1).method, frames[1].method);
-  assert_int_equal(fg_pc_frame(&i, 1).bci, 9);
+  assert_ptr_equal(fg_pc_frames(&i)[1].method, frames[1].method);
+  assert_int_equal(fg_pc_frames(&i)[1].bci, 9);
   static const struct fg_scope_frame deep[FG_PC_INLINE_FRAMES + 1] = {
       {(jmethodID)1, 10}, {(jmethodID)2, 20}, {(jmethodID)3, 30}, {(jmethodID)4, 40}, {(jmethodID)5, 50}};
   i = (struct fg_pc_info){.count = FG_PC_INLINE_FRAMES + 1, .frames = deep};
-  assert_ptr_equal(fg_pc_frame(&i, FG_PC_INLINE_FRAMES).method, (jmethodID)5);
-  assert_int_equal(fg_pc_frame(&i, FG_PC_INLINE_FRAMES).bci, 50);
+  assert_ptr_equal(fg_pc_frames(&i)[FG_PC_INLINE_FRAMES].method, (jmethodID)5);
+  assert_int_equal(fg_pc_frames(&i)[FG_PC_INLINE_FRAMES].bci, 50);
 }
 
 /* The caller pc that shares pc's slot: the slot is (pc << 1) * golden >> (64 - bits). */
