@@ -327,7 +327,8 @@ static const uint8_t *entry(struct cursor *c)
   return c->p + len;
 }
 
-/* The FDE at fde: its CIE read, then both run. 0, or -1 when left out. */
+/* The FDE at fde: its CIE read, then both run. 0; -1 when left out (a form
+ * not read); -2 when memory ran out. */
 static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
 {
   struct cursor c = {fde, fde + 16, 0};
