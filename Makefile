@@ -105,8 +105,9 @@ build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.
 	$(CC) $(CFLAGS_COMMON) -O1 -fsanitize=thread -pthread -Itests/unit $< agent/buffer/ring.c agent/buffer/trace_table.c -lcmocka -o $@
 
 # Native frames' unwind rules from the libraries' DWARF call frame information.
-UNWIND_OBJ = build/obj/agent/native/unwind_rows.o build/obj/agent/native/unwind_tables.o
-build/tests/test_unwind_rows build/tests/test_unwind_tables: build/tests/%: tests/unit/%.c $(UNWIND_OBJ) tests/unit/unit.h
+UNWIND_OBJ = build/obj/agent/native/unwind_rows.o build/obj/agent/native/unwind_tables.o \
+             build/obj/agent/native/unwind_refresher.o
+build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unwind_refresher: build/tests/%: tests/unit/%.c $(UNWIND_OBJ) tests/unit/unit.h tests/unit/own_stack.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
 

@@ -1,7 +1,6 @@
 /* The drainer thread and one drain pass; see drainer.h. */
 #include "drainer.h"
 #include "drainer_internal.h"
-#include "../native/unwind_tables.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -454,8 +453,6 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   /* rooms first: the pass itself may take long (its first names the
    * symbol tables), and a deep thread's walks are cut until it has one */
   stock_spare_rooms(d);
-  if (d->sampler->walker.unwind)   /* a library loaded since the last pass */
-    fg_unwind_tables_refresh(d->sampler->walker.unwind);
   for (uint32_t i = 0; pool && i < pool->n; i++)
     grow_scratch(d, pool->records[i]);
   pthread_mutex_lock(&d->registry->lock);

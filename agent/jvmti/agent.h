@@ -17,6 +17,7 @@
 #include "../sampling/sampler.h"
 #include "../sampling/timer.h"
 #include "../sampling/wall.h"
+#include "../native/unwind_refresher.h"
 #include "../native/unwind_tables.h"
 #include "../walk/pc_cache.h"
 #include "../walk/code_map.h"
@@ -41,6 +42,7 @@ struct fg_agent {
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_pc_cache pcs;      /* walker=vm: pcs met in earlier walks */
   struct fg_unwind_tables unwind;   /* cstack=native: every library's DWARF unwind rows */
+  struct fg_unwind_refresher unwind_refresher;   /* cstack=native: its thread, while sampling runs */
   struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
   struct fg_trace_table traces;   /* every stack sampled, stored once */
   struct fg_sched sched;       /* context-switch records (sched) */
@@ -56,6 +58,7 @@ struct fg_agent {
   uint64_t start_wall_ns, start_cpu_ns;
   uint64_t start_epoch_ns;     /* CLOCK_REALTIME at start_wall_ns: JFR's chunk start */
   uint64_t drainer_cpu_before, wall_cpu_before, wall_sampled_before;   /* at the interval's start */
+  uint64_t refresher_cpu_before;   /* the unwind refresher's CPU clock then */
 };
 
 /* agent.c: the one instance, and what -agentpath and attach both set up

@@ -12,6 +12,10 @@
 #include "fg/utf8.h"
 #include "../walk/vm_structs.h"
 
+/* How often the unwind tables look for libraries loaded since (besides a
+ * walk's wake-up when it meets a pc in none): one dl_iterate_phdr call */
+#define UNWIND_REFRESH_NS 50000000ull
+
 static int current_tid(void)
 {
   return (int)syscall(SYS_gettid);
@@ -174,9 +178,13 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   a->seq = 1;
   a->drainer_cpu_before = a->wall_cpu_before = a->wall_sampled_before = 0;   /* their threads are new */
+  a->refresher_cpu_before = 0;
   a->drainer.loop_ns = a->opts.loop_ns;   /* 0: one profile for the session */
   a->drainer.rotate = rotate;
   a->drainer.rotate_ctx = a;
+  if (w->unwind && fg_unwind_refresher_start(&a->unwind_refresher, w->unwind, UNWIND_REFRESH_NS) != 0)
+    fprintf(stderr, "fgagent: cannot start the unwind tables' refresher thread; the native frames of a library "
+                    "loaded from now on are cut at its first frame\n");
   atomic_store(&a->live, 1);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
@@ -187,7 +195,8 @@ static void fill_stats(struct fg_agent *a)
 {
   struct fg_stats *s = &a->profile.stats;
   uint64_t cpu = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - a->start_cpu_ns;
-  s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns) - a->drainer_cpu_before;
+  s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns) - a->drainer_cpu_before +
+                       atomic_load(&a->unwind_refresher.cpu_ns) - a->refresher_cpu_before;
   s->cpu_ns = cpu > s->profiler_cpu_ns ? cpu - s->profiler_cpu_ns : 0;
   s->wall_ns = fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
   s->start_ns = a->start_wall_ns;
@@ -330,6 +339,7 @@ static void rotate(void *ctx)
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   a->drainer_cpu_before = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);   /* this is the drainer's thread */
   a->wall_cpu_before = atomic_load(&a->wall.cpu_ns);
+  a->refresher_cpu_before = atomic_load(&a->unwind_refresher.cpu_ns);
   a->wall_sampled_before = atomic_load(&a->wall.sampled_ns);
 }
 
@@ -342,6 +352,7 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   fg_timer_stop(&a->timer);
   fg_wall_stop(&a->wall);
   fg_sampler_shutdown(&a->sampler);
+  fg_unwind_refresher_stop(&a->unwind_refresher);   /* no handler can write on its eventfd any more */
   fg_drainer_finish(&a->drainer, jni);
   fg_sched_stop(&a->sched);
   fill_stats(a);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct build {
   struct fg_unwind_tables *t;
@@ -123,6 +124,7 @@ static int build(struct fg_unwind_tables *t)
 int fg_unwind_tables_init(struct fg_unwind_tables *t)
 {
   memset(t, 0, sizeof *t);
+  atomic_store(&t->wake_fd, -1);
   return build(t) < 0 ? -1 : 0;
 }
 
@@ -177,13 +179,29 @@ static const struct fg_unwind_library *library_of(const struct fg_unwind_set *s,
   return NULL;
 }
 
+/* A walk met a pc in no library: the refresher is woken, once until a
+ * refresh finds a library loaded since. */
+static void missed(struct fg_unwind_tables *t)
+{
+  int none = 0;
+  if (atomic_load_explicit(&t->missed, memory_order_relaxed) ||
+      !atomic_compare_exchange_strong_explicit(&t->missed, &none, 1, memory_order_relaxed, memory_order_relaxed))
+    return;
+  int fd = atomic_load_explicit(&t->wake_fd, memory_order_relaxed);
+  if (fd >= 0) {
+    uint64_t one = 1;
+    ssize_t rc = write(fd, &one, sizeof one);
+    (void)rc;   /* a full counter still wakes it */
+  }
+}
+
 int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r)
 {
   const struct fg_unwind_set *s = atomic_load_explicit(&t->set, memory_order_acquire);
   uintptr_t at = first ? r->pc : r->pc - 1;
   const struct fg_unwind_library *l = s ? library_of(s, at) : NULL;
-  if (!l && !atomic_load_explicit(&t->missed, memory_order_relaxed))
-    atomic_store_explicit(&t->missed, FG_UNWIND_MISSED, memory_order_relaxed);
+  if (!l)
+    missed(t);
   const struct fg_unwind_row *row = l ? fg_unwind_rows_find(&l->rows, at) : NULL;
   if (!row)
     return 0;

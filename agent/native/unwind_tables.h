@@ -5,11 +5,11 @@
  * goes through dl_iterate_phdr's lock.
  *
  * The set is built with dl_iterate_phdr outside the handler (at load, again
- * when sampling starts, then on each of the drainer's passes when the
- * process has loaded a library since), and published with one atomic
- * pointer: a handler reads whichever set it loaded. A walk that meets a pc
- * in no library ends there and has the drainer woken for a refresh: a
- * library's first samples, until then, end at its frames. Sets and
+ * when sampling starts, then by the refresher thread, unwind_refresher.h,
+ * when the process has loaded a library since), and published with one
+ * atomic pointer: a handler reads whichever set it loaded. A walk that meets
+ * a pc in no library ends there and wakes the refresher: a library's first
+ * samples, until it has read the library, end at its frames. Sets and
  * rows are freed only by fg_unwind_tables_free, at exit: a library unloaded
  * meanwhile keeps its rows (a pc of another mapped where it was is then
  * unwound by them; every read is still checked against the thread's stack). */
@@ -21,9 +21,6 @@
 
 #include "unwind_rows.h"
 #include "../walk/frame_pop.h"
-
-#define FG_UNWIND_MISSED 1
-#define FG_UNWIND_WOKEN 2
 
 struct fg_unwind_library {
   uintptr_t lo, hi;              /* its executable segments */
@@ -41,10 +38,11 @@ struct fg_unwind_set {
 
 struct fg_unwind_tables {
   struct fg_unwind_set *_Atomic set;
-  /* FG_UNWIND_MISSED: a walk met a pc in no library (its handler then wakes
-   * the drainer, whose refresh reads a library loaded since, and clears it);
-   * FG_UNWIND_WOKEN once woken, until a refresh finds a new library */
+  /* 1 once a walk met a pc in no library and woke the refresher (through
+   * wake_fd, the refresher's eventfd, -1 when none runs), until a refresh
+   * finds a new library: one wake-up per library loaded, not one per walk */
   _Atomic int missed;
+  _Atomic int wake_fd;
   unsigned long long loads;      /* dl_iterate_phdr's count of loads at the last build */
   uint64_t rows, fdes, skipped;  /* in all libraries read */
 };
@@ -64,7 +62,8 @@ void fg_unwind_tables_free(struct fg_unwind_tables *t);
  * (else a return address, looked up one byte back, inside the call). Reads
  * only the stack within b. Returns 1 with the caller's registers in r (fp 0
  * when not known), 0 when the frame has no rule (r unchanged; a pc in no
- * library sets missed). Async-signal-safe. */
+ * library sets missed and, the first time, writes to wake_fd).
+ * Async-signal-safe. */
 int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r);
 
 #endif

@@ -2,10 +2,11 @@
  * thread's ring.
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
- * the native unwind tables' step, guarded reads), fg_trace_table_put (which may
+ * the native unwind tables' step, which may write on the unwind refresher's
+ * eventfd, guarded reads), fg_trace_table_put (which may
  * mmap), the fg_perf_threads calls on its own thread's counter (looked up
  * once a signal: its kernel frames, its page's sequence, its next period:
- * one ioctl), the native unwind tables' missed flag, the fg_ring producer
+ * one ioctl), the fg_ring producer
  * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
  * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
@@ -26,7 +27,6 @@
 #include "fg/sample_record.h"
 #include "jitter.h"
 #include "perf_threads.h"
-#include "../native/unwind_tables.h"
 #include "sampler.h"
 
 static struct fg_sampler *active_sampler;
@@ -112,16 +112,6 @@ static void wake(struct fg_sampler *s)
   uint64_t one = 1;
   ssize_t rc = write(s->wake_fd, &one, sizeof one);
   (void)rc;   /* a full counter still wakes it */
-}
-
-/* Whether a native walk met a pc in no library since the last refresh and
- * nobody woke the drainer for it yet (then this handler does). */
-static int unwind_missed(struct fg_unwind_tables *u)
-{
-  int expected = FG_UNWIND_MISSED;
-  return atomic_load_explicit(&u->missed, memory_order_relaxed) == FG_UNWIND_MISSED &&
-         atomic_compare_exchange_strong_explicit(&u->missed, &expected, FG_UNWIND_WOKEN, memory_order_relaxed,
-                                                 memory_order_relaxed);
 }
 
 /* Wakes the drainer once its ring is half full. */
@@ -240,8 +230,6 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   }
   if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
-  if ((flags & FG_SAMPLE_NATIVE_CUT) && s->walker.unwind && unwind_missed(s->walker.unwind))
-    wake(s);   /* a pc in no library: the drainer reads those loaded since now, not at its next pass */
   const struct fg_trace *trace = fg_trace_table_put(s->traces, room->frames, room->types, (uint32_t)(k + walk.n),
                                                     flags);
   int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
