@@ -114,7 +114,7 @@ build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unw
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
               build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
-              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/method_map.o build/obj/agent/walk/pc_cache.o \
+              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/walk/method_map.o build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o \
               $(UNWIND_OBJ)
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
@@ -141,13 +141,25 @@ build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/walk/pc_
 	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/pc_scopes.o -lcmocka -o $@
 
 # The VM walker on synthetic frames (it calls fg_walk_scopes_at in walker.o).
-VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
+VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
                 build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o \
-                build/obj/agent/walk/pc_cache.o $(UNWIND_OBJ)
-build/tests/test_vm_walker build/tests/test_vm_walker_stubs: build/tests/%: tests/unit/%.c $(VM_WALKER_OBJ) \
+                build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o $(UNWIND_OBJ)
+build/tests/test_vm_walker build/tests/test_vm_walker_stubs: build/tests/%: tests/unit/%.c $(VM_WALKER_OBJ) build/libfgcore.a \
     tests/unit/vm_walker_fixture.h tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
+
+# The kept last walk, on the VM walker's fixture, committed through the trace table.
+build/tests/test_walk_cache: tests/unit/test_walk_cache.c $(VM_WALKER_OBJ) build/libfgcore.a \
+    tests/unit/vm_walker_fixture.h tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
+
+# A thread with no Java's kept native walk, on this program's own stack.
+build/tests/test_native_walk_kept: tests/unit/test_native_walk_kept.c $(VM_WALKER_OBJ) build/libfgcore.a \
+    tests/unit/unit.h tests/unit/own_stack.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
 
 # The walker's pc cache.
 build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_cache.o tests/unit/unit.h

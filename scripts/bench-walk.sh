@@ -3,8 +3,10 @@
 # build/bench_walk times fg_walk_stack (walker=vm) and fg_trace_table_put on a
 # synthetic stack of compiled frames (tests/bench/bench_walk.c), hot and with
 # the caches evicted between walks, at 3 to 501 Java frames, every frame the
-# same method (recursion) or each another; median of RUNS runs (default 5).
-# Writes results/walk.md.
+# same method (recursion) or each another; then both again with the thread's
+# last walk kept (walk_cache.h: the stack does not change, so the walk goes
+# on from the kept one at its first caller); median of RUNS runs (default 5).
+# Writes results/walk.md, keeping what follows its table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +26,7 @@ for r in $(seq "$runs"); do
   done
 done
 
+notes=$(sed -n '/^This machine/,$p' results/walk.md 2>/dev/null || true)
 {
   echo "# The walk's cost by stack depth"
   echo
@@ -39,16 +42,29 @@ done
   echo "per walk. The signal's delivery, the clock reads and the ring's store come on top (the agent's"
   echo "summary times the whole handler: 0.9 us a walk on a shallow stack of a JVM)."
   echo
-  echo "| stack | Java frames | walk, hot | table, hot | walk, cold | table, cold | cold, per frame |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "*kept*: the same walks with the thread's last walk kept (walk_cache.h), as the handler"
+  echo "does them: the walk checks the words the kept walk read and copies its frames from the first"
+  echo "caller on, and the table hashes only the frames before them; *kept* columns are walk and"
+  echo "table together."
+  echo
+  echo "| stack | Java frames | walk, hot | table, hot | walk, cold | table, cold | cold, per frame | kept, hot | kept, cold |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for k in recursive distinct; do
     for d in $depths; do
       wc=$(fig "$k" "$d" walk_cold_ns)
       pc=$(fig "$k" "$d" put_cold_ns)
       awk -v k="$k" -v f="$(fig "$k" "$d" frames)" -v wh="$(fig "$k" "$d" walk_hot_ns)" \
         -v ph="$(fig "$k" "$d" put_hot_ns)" -v wc="$wc" -v pc="$pc" \
-        'BEGIN {printf "| %s | %d | %d | %d | %d | %d | %.1f |\n", k, f, wh, ph, wc, pc, (wc + pc) / f}'
+        -v kh="$(fig "$k" "$d" walk_kept_hot_ns)" -v kph="$(fig "$k" "$d" put_kept_hot_ns)" \
+        -v kc="$(fig "$k" "$d" walk_kept_cold_ns)" -v kpc="$(fig "$k" "$d" put_kept_cold_ns)" \
+        'BEGIN {printf "| %s | %d | %d | %d | %d | %d | %.1f | %d | %d |\n", k, f, wh, ph, wc, pc, (wc + pc) / f,
+                kh + kph, kc + kpc}'
     done
   done
-} >results/walk.md
+  if [ -n "$notes" ]; then
+    echo
+    echo "$notes"
+  fi
+} >results/walk.md.new
+mv results/walk.md.new results/walk.md
 cat results/walk.md

@@ -30,6 +30,10 @@ static void *map_bytes(struct fg_trace_table *t, size_t bytes)
   if (!reserve_bytes(t, bytes))
     return NULL;
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED && (uintptr_t)p + bytes > (uintptr_t)1 << 48) {
+    munmap(p, bytes);   /* above 48 bits (five-level paging asked for): no room for an index slot's tag */
+    p = MAP_FAILED;
+  }
   if (p == MAP_FAILED) {
     atomic_fetch_sub_explicit(&t->mapped, bytes, memory_order_relaxed);
     return NULL;
@@ -116,59 +120,163 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* A frame as one word: its method, its bci and type spread over the bits. */
-static uint64_t frame_word(const ASGCT_CallFrame *f, uint8_t type)
+static uint64_t frame_word(uint64_t method, int32_t bci, uint8_t type)
 {
-  return (uint64_t)(uintptr_t)f->method_id ^ ((uint64_t)(uint32_t)f->lineno << 8 | type) * 0xff51afd7ed558ccdull;
+  return method ^ ((uint64_t)(uint32_t)bci << 8 | type) * 0xff51afd7ed558ccdull;
 }
 
-/* Four chains of one multiply a frame, frames i, i+1, i+2, i+3 in each, so
- * that the handler's hash of a deep stack waits on a quarter as many
- * multiplies one after the other. */
-static uint64_t hash_of(const ASGCT_CallFrame *frames, const uint8_t *types, uint32_t n, uint32_t flags)
+static uint64_t walk_word(const ASGCT_CallFrame *frames, const uint8_t *types, uint32_t i)
 {
-  uint64_t a = mix(0x243f6a8885a308d3ull, (uint64_t)n << 32 | flags), b = 0x13198a2e03707344ull,
-           c = 0xa4093822299f31d0ull, d = 0x082efa98ec4e6c89ull;
-  uint32_t i = 0;
-  for (; i + 3 < n; i += 4) {
-    a = mix(a, frame_word(&frames[i], types[i]));
-    b = mix(b, frame_word(&frames[i + 1], types[i + 1]));
-    c = mix(c, frame_word(&frames[i + 2], types[i + 2]));
-    d = mix(d, frame_word(&frames[i + 3], types[i + 3]));
+  return frame_word((uint64_t)(uintptr_t)frames[i].method_id, frames[i].lineno, types[i]);
+}
+
+static uint64_t trace_word(const struct fg_trace *tr, uint32_t i)
+{
+  return frame_word(fg_trace_methods(tr)[i], fg_trace_bcis(tr)[i], fg_trace_types(tr)[i]);
+}
+
+void fg_trace_hash_begin(struct fg_trace_hash *h)
+{
+  *h = (struct fg_trace_hash){{0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
+                               0x082efa98ec4e6c89ull},
+                              0};
+}
+
+typedef uint64_t (*frame_word_fn)(const void *src, uint32_t i);
+
+/* Frames [from, to) as word(src, i) gives them, outermost first: one at a
+ * time until the next frame is chain 0's, then four chains side by side.
+ * Inlined with word, so no call is left per frame. */
+static inline __attribute__((always_inline)) void take(struct fg_trace_hash *h, frame_word_fn word,
+                                                       const void *src, uint32_t from, uint32_t to)
+{
+  uint32_t i = to;
+  for (; i > from && (h->taken & 3); i--, h->taken++)
+    h->chain[h->taken & 3] = mix(h->chain[h->taken & 3], word(src, i - 1));
+  uint64_t a = h->chain[0], b = h->chain[1], c = h->chain[2], d = h->chain[3];
+  uint32_t grouped = 0;
+  for (; i >= from + 4; i -= 4, grouped += 4) {
+    a = mix(a, word(src, i - 1));
+    b = mix(b, word(src, i - 2));
+    c = mix(c, word(src, i - 3));
+    d = mix(d, word(src, i - 4));
   }
-  for (; i < n; i++)
-    a = mix(a, frame_word(&frames[i], types[i]));
-  return mix(mix(a, b), mix(c, d));
+  h->chain[0] = a;
+  h->chain[1] = b;
+  h->chain[2] = c;
+  h->chain[3] = d;
+  h->taken += grouped;
+  for (; i > from; i--, h->taken++)
+    h->chain[h->taken & 3] = mix(h->chain[h->taken & 3], word(src, i - 1));
+}
+
+struct walk_frames {
+  const ASGCT_CallFrame *frames;
+  const uint8_t *types;
+};
+
+static uint64_t walk_frames_word(const void *src, uint32_t i)
+{
+  const struct walk_frames *w = src;
+  return walk_word(w->frames, w->types, i);
+}
+
+static uint64_t trace_frames_word(const void *src, uint32_t i)
+{
+  return trace_word(src, i);
+}
+
+void fg_trace_hash_trace_frames(struct fg_trace_hash *h, const struct fg_trace *tr, uint32_t from, uint32_t to)
+{
+  take(h, trace_frames_word, tr, from, to);
+}
+
+static void take_walk_frames(struct fg_trace_hash *h, const ASGCT_CallFrame *frames, const uint8_t *types,
+                             uint32_t from, uint32_t to)
+{
+  struct walk_frames w = {frames, types};
+  take(h, walk_frames_word, &w, from, to);
+}
+
+static uint64_t hash_end(const struct fg_trace_hash *h, uint32_t n, uint32_t flags)
+{
+  return mix(mix(mix(h->chain[0], h->chain[1]), mix(h->chain[2], h->chain[3])), (uint64_t)n << 32 | flags);
+}
+
+/* The stack's hash: its frames before the known suffix taken on from the
+ * suffix's hash, or all of them. */
+static uint64_t hash_of(const ASGCT_CallFrame *frames, const uint8_t *types, uint32_t n, uint32_t flags,
+                        const struct fg_trace_suffix *known)
+{
+  struct fg_trace_hash h;
+  if (known)
+    h = known->hash;
+  else
+    fg_trace_hash_begin(&h);
+  take_walk_frames(&h, frames, types, 0, known ? n - known->len : n);
+  return hash_end(&h, n, flags);
+}
+
+/* Whether tr's frames [from, from + len) and base's [base_from, ...) are the same. */
+static int same_arrays(const struct fg_trace *tr, uint32_t from, const struct fg_trace *base, uint32_t base_from,
+                       uint32_t len)
+{
+  if (tr == base && from == base_from)
+    return 1;
+  return memcmp(fg_trace_methods(tr) + from, fg_trace_methods(base) + base_from, len * sizeof(uint64_t)) == 0 &&
+         memcmp(fg_trace_bcis(tr) + from, fg_trace_bcis(base) + base_from, len * sizeof(int32_t)) == 0 &&
+         memcmp(fg_trace_types(tr) + from, fg_trace_types(base) + base_from, len) == 0;
 }
 
 /* Whether tr holds the stack. The frames are compared without a branch
  * each: the hashes matched, so they almost always are the same, and every
- * frame is read anyway. */
+ * frame is read anyway. A known suffix is compared as arrays, with base's. */
 static int same(const struct fg_trace *tr, uint64_t h, const ASGCT_CallFrame *frames, const uint8_t *types,
-                uint32_t n, uint32_t flags)
+                uint32_t n, uint32_t flags, const struct fg_trace_suffix *known)
 {
   if (tr->hash != h || tr->n != n || tr->flags != flags)
     return 0;
+  uint32_t walked = known ? n - known->len : n;
   const uint64_t *m = fg_trace_methods(tr);
   const int32_t *b = fg_trace_bcis(tr);
   const uint8_t *k = fg_trace_types(tr);
   uint64_t differ = 0;
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < walked; i++)
     differ |= (m[i] ^ (uint64_t)(uintptr_t)frames[i].method_id) | (uint32_t)(b[i] ^ frames[i].lineno) |
               (uint8_t)(k[i] ^ types[i]);
-  return differ == 0;
+  return differ == 0 && (!known || same_arrays(tr, walked, known->base, known->base->n - known->len, known->len));
+}
+
+#define SLOT_TAG_SHIFT 48
+
+/* An index slot: the trace's address, its hash's top bits above it. */
+static uintptr_t slot_of(const struct fg_trace *tr, uint64_t h)
+{
+  return (uintptr_t)tr | (uintptr_t)(h >> SLOT_TAG_SHIFT << SLOT_TAG_SHIFT);
+}
+
+static struct fg_trace *trace_in(uintptr_t slot)
+{
+  return (struct fg_trace *)(slot & (((uintptr_t)1 << SLOT_TAG_SHIFT) - 1));
+}
+
+static int tag_matches(uintptr_t slot, uint64_t h)
+{
+  return slot >> SLOT_TAG_SHIFT == h >> SLOT_TAG_SHIFT;
 }
 
 /* The trace in x equal to the stack, or NULL. */
 static const struct fg_trace *find(const struct fg_trace_index *x, uint64_t h, const ASGCT_CallFrame *frames,
-                                   const uint8_t *types, uint32_t n, uint32_t flags)
+                                   const uint8_t *types, uint32_t n, uint32_t flags,
+                                   const struct fg_trace_suffix *known)
 {
   uint32_t mask = x->capacity - 1;
   for (uint32_t i = (uint32_t)h & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
-    const struct fg_trace *tr = atomic_load_explicit(&x->slots[i], memory_order_acquire);
-    if (!tr)
+    uintptr_t slot = atomic_load_explicit(&x->slots[i], memory_order_acquire);
+    if (!slot)
       return NULL;
-    if (same(tr, h, frames, types, n, flags))
-      return tr;
+    if (tag_matches(slot, h) && same(trace_in(slot), h, frames, types, n, flags, known))
+      return trace_in(slot);
   }
   return NULL;
 }
@@ -261,9 +369,18 @@ static struct fg_trace_index *index_for_adding(struct fg_trace_table *t)
 const struct fg_trace *fg_trace_table_put(struct fg_trace_table *t, const ASGCT_CallFrame *frames,
                                           const uint8_t *types, uint32_t n, uint32_t flags)
 {
-  uint64_t h = hash_of(frames, types, n, flags);
+  return fg_trace_table_put_known(t, frames, types, n, flags, NULL);
+}
+
+const struct fg_trace *fg_trace_table_put_known(struct fg_trace_table *t, const ASGCT_CallFrame *frames,
+                                                const uint8_t *types, uint32_t n, uint32_t flags,
+                                                const struct fg_trace_suffix *known)
+{
+  if (known && (known->len > n || !known->base || known->len > known->base->n))
+    known = NULL;
+  uint64_t h = hash_of(frames, types, n, flags, known);
   for (const struct fg_trace_index *x = atomic_load_explicit(&t->index, memory_order_acquire); x; x = x->older) {
-    const struct fg_trace *found = find(x, h, frames, types, n, flags);
+    const struct fg_trace *found = find(x, h, frames, types, n, flags, known);
     if (found)
       return found;
   }
@@ -289,15 +406,16 @@ const struct fg_trace *fg_trace_table_put(struct fg_trace_table *t, const ASGCT_
   }
   uint32_t mask = x->capacity - 1;
   for (uint32_t i = (uint32_t)h & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
-    struct fg_trace *cur = NULL;
-    if (atomic_compare_exchange_strong_explicit(&x->slots[i], &cur, tr, memory_order_release, memory_order_acquire)) {
+    uintptr_t cur = 0;
+    if (atomic_compare_exchange_strong_explicit(&x->slots[i], &cur, slot_of(tr, h), memory_order_release,
+                                                memory_order_acquire)) {
       atomic_fetch_add_explicit(&x->used, 1, memory_order_relaxed);
       atomic_fetch_add_explicit(&t->stored, 1, memory_order_relaxed);
       return tr;
     }
-    if (same(cur, h, frames, types, n, flags)) {   /* added by another thread meanwhile */
+    if (tag_matches(cur, h) && same(trace_in(cur), h, frames, types, n, flags, known)) {   /* added by another thread meanwhile */
       uncarve(chunk, at, bytes);
-      return cur;
+      return trace_in(cur);
     }
   }
   atomic_fetch_add_explicit(&t->refused, 1, memory_order_relaxed);   /* a full index: never below 3/4 */
@@ -309,13 +427,13 @@ static void copy_into(const struct fg_trace_index *x, struct fg_trace_index *int
 {
   uint32_t mask = into->capacity - 1, used = 0;
   for (uint32_t s = 0; s < x->capacity; s++) {
-    struct fg_trace *tr = atomic_load_explicit(&x->slots[s], memory_order_acquire);
-    if (!tr)
+    uintptr_t slot = atomic_load_explicit(&x->slots[s], memory_order_acquire);
+    if (!slot)
       continue;
-    uint32_t i = (uint32_t)tr->hash & mask;
+    uint32_t i = (uint32_t)trace_in(slot)->hash & mask;
     while (atomic_load_explicit(&into->slots[i], memory_order_relaxed))
       i = (i + 1) & mask;
-    atomic_store_explicit(&into->slots[i], tr, memory_order_relaxed);
+    atomic_store_explicit(&into->slots[i], slot, memory_order_relaxed);
     used++;
   }
   atomic_store_explicit(&into->used, used, memory_order_relaxed);

@@ -18,15 +18,18 @@ int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int frames)
   return pthread_mutex_init(&r->lock, NULL) == 0 ? 0 : -1;
 }
 
-/* Types, then frames, in one mapping: pages a walk never reaches cost
- * nothing, and a walk of up to about 200 frames touches one page. */
+/* Types, frames, then the kept walk's arrays, in one mapping: pages a walk
+ * never reaches cost nothing, and a walk of up to about 200 frames touches
+ * one page of types and frames. */
 struct fg_scratch *fg_scratch_new(int frames)
 {
-  struct fg_scratch *s = calloc(1, sizeof *s);
+  struct fg_scratch *s = aligned_alloc(64, (sizeof *s + 63) & ~(size_t)63);
   if (!s)
     return NULL;
+  memset(s, 0, sizeof *s);
   size_t types = ((size_t)frames + 15) & ~(size_t)15;
-  s->mapped = types + (size_t)frames * sizeof *s->frames;
+  size_t walk = types + (size_t)frames * sizeof *s->frames;
+  s->mapped = walk + fg_walk_cache_bytes(frames);
   void *p = mmap(NULL, s->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     free(s);
@@ -35,6 +38,7 @@ struct fg_scratch *fg_scratch_new(int frames)
   s->types = p;
   s->frames = (ASGCT_CallFrame *)((char *)p + types);
   s->capacity = frames;
+  fg_walk_cache_init(&s->kept, (char *)p + walk, frames);
   return s;
 }
 

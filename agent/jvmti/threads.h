@@ -16,6 +16,7 @@
 #include "fg/trace_table.h"
 #include "../sampling/backoff.h"
 #include "../sampling/jitter.h"
+#include "../walk/walk_cache.h"
 
 enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREAD_CLAIMING };
 
@@ -24,10 +25,11 @@ enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREA
  * by depth the drainer makes a bigger one, which the handler takes at its
  * next signal (and hands the old one back to be freed). */
 struct fg_scratch {
+  struct fg_walk_cache kept;    /* the last walk in this room (walk_cache.h); first: its first line on a line of its own */
   ASGCT_CallFrame *frames;
   uint8_t *types;
   int capacity;                 /* frames */
-  size_t mapped;                /* bytes of frames and types, mapped together */
+  size_t mapped;                /* bytes of frames, types and kept's arrays, mapped together */
 };
 
 /* Where samples go when the ring is full (the drainer held up, by a

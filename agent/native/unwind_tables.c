@@ -195,8 +195,10 @@ static void missed(struct fg_unwind_tables *t)
   }
 }
 
-int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r)
+int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r, uintptr_t *fp_at)
 {
+  if (fp_at)
+    *fp_at = 0;
   const struct fg_unwind_set *s = atomic_load_explicit(&t->set, memory_order_acquire);
   uintptr_t at = first ? r->pc : r->pc - 1;
   const struct fg_unwind_library *l = s ? library_of(s, at) : NULL;
@@ -218,8 +220,13 @@ int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, st
     return 0;
   if (row->fp_off == FG_FP_LOST)
     fp = 0;
-  else if (row->fp_off != FG_FP_SAME && !fg_read_stack(b, cfa + (uintptr_t)(intptr_t)row->fp_off, &fp))
-    return 0;
+  else if (row->fp_off != FG_FP_SAME) {
+    uintptr_t at = cfa + (uintptr_t)(intptr_t)row->fp_off;
+    if (!fg_read_stack(b, at, &fp))
+      return 0;
+    if (fp_at)
+      *fp_at = at;
+  }
   *r = (struct fg_regs){ret, cfa, fp};
   return 1;
 }

@@ -62,8 +62,17 @@ void fg_unwind_tables_free(struct fg_unwind_tables *t);
  * (else a return address, looked up one byte back, inside the call). Reads
  * only the stack within b. Returns 1 with the caller's registers in r (fp 0
  * when not known), 0 when the frame has no rule (r unchanged; a pc in no
- * library sets missed and, the first time, writes to wake_fd).
+ * library sets missed and, the first time, writes to wake_fd). The step
+ * reads the return address just below the caller's sp and, when *fp_at is
+ * set non-zero (fp_at may be NULL), the caller's fp there.
  * Async-signal-safe. */
-int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r);
+int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r, uintptr_t *fp_at);
+
+/* Which set of rows steps now: a new one after every refresh that read a
+ * library (sets are kept until exit, so one never comes back). */
+static inline uintptr_t fg_unwind_tables_version(struct fg_unwind_tables *t)
+{
+  return (uintptr_t)atomic_load_explicit(&t->set, memory_order_acquire);
+}
 
 #endif

@@ -2,6 +2,7 @@
  * thread's ring.
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
+ * the thread's kept last walk,
  * the native unwind tables' step, which may write on the unwind refresher's
  * eventfd, guarded reads), fg_trace_table_put (which may
  * mmap), the fg_perf_threads calls on its own thread's counter (looked up
@@ -217,7 +218,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   int depth = b->depth < fits ? b->depth : fits;
   int k = kernel_frames(s, perf, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
-                                      lo, hi, room->frames + k, room->types + k);
+                                      lo, hi, &room->kept, room->frames + k, room->types + k);
   uint32_t flags = walk.flags;
   int cut_by_room = (flags & FG_SAMPLE_TRUNCATED) && depth < b->depth;
   if (cut_by_room) {
@@ -230,8 +231,11 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   }
   if (flags & FG_SAMPLE_FAILED)
     flags = fg_sample_flags_with_tick(flags, walk.tick);
-  const struct fg_trace *trace = fg_trace_table_put(s->traces, room->frames, room->types, (uint32_t)(k + walk.n),
-                                                    flags);
+  struct fg_trace_suffix known;   /* the frames the walk took from the thread's last one, already hashed */
+  int kept = fg_walk_cache_suffix(&room->kept, &known);
+  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, room->frames, room->types,
+                                                          (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
+  fg_walk_cache_commit(&room->kept, trace);   /* the next walk may stop where it meets this one */
   int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
                       atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */

@@ -89,9 +89,13 @@ int fg_method_map_put(struct fg_method_map *m, uintptr_t method, jmethodID id, u
     t = atomic_load_explicit(&m->table, memory_order_relaxed);
   }
   if (rc == 0 || (m->count + 1) * 4 <= (t->mask + 1) * 3) {
-    if (!fg_method_map_get(m, method))
+    const struct fg_method_slot *was = fg_method_map_get(m, method);
+    int rewritten = was && (was->id != id || was->code != code || was->code_len != code_len);
+    if (!was)
       m->count++;
     store(t, method, id, code, code_len);
+    if (rewritten)
+      atomic_fetch_add_explicit(&m->generation, 1, memory_order_release);
     rc = 0;
   }
   pthread_mutex_unlock(&m->lock);

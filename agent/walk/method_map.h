@@ -36,6 +36,7 @@ struct fg_method_map {
   struct fg_method_table *tables[FG_METHOD_MAP_MAX_TABLES];   /* every table made, the current last */
   int ntables;
   uint32_t count;
+  _Atomic uint32_t generation;   /* bumped after an entry is rewritten with other values */
 };
 
 int fg_method_map_init(struct fg_method_map *m);
@@ -47,6 +48,13 @@ void fg_method_map_free(struct fg_method_map *m);
  * new values mixed, which happens only when a freed Method*'s address is
  * reused by another class's method. */
 int fg_method_map_put(struct fg_method_map *m, uintptr_t method, jmethodID id, uintptr_t code, uint32_t code_len);
+
+/* Changes after an entry's values changed (walk_cache.h keeps walks under
+ * one generation). Async-signal-safe. */
+static inline uint32_t fg_method_map_generation(const struct fg_method_map *m)
+{
+  return atomic_load_explicit(&m->generation, memory_order_acquire);
+}
 
 /* method's entry, or NULL. Async-signal-safe. */
 const struct fg_method_slot *fg_method_map_get(const struct fg_method_map *m, uintptr_t method);

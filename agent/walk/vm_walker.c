@@ -3,44 +3,10 @@
 
 #include <string.h>
 
-#include "pc_cache.h"
 #include "method_map.h"
 #include "vm_offsets.h"
-
-/* Slots of frames as HotSpot lays them out on x86-64 (frame_x86.hpp), in
- * bytes from rbp. */
-#define INTERPRETER_SENDER_SP (-1 * 8)
-#define INTERPRETER_METHOD (-3 * 8)
-#define INTERPRETER_BCP (-8 * 8)
-#define ENTRY_CALL_WRAPPER (-6 * 8)
-
-#define NATIVE_BCI (-3)   /* what ASGCT reports for a native method's frame */
-
-/* STEP_UNKNOWN: the pc is code the walker has no record of (a method whose
- * CompiledMethodLoad has not come yet, or was unloaded): the registers are
- * the caller's, right for AsyncGetCallTrace to go on from */
-enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
-
-/* What is known of a pc, as found once in this walk: a deep stack returns
- * to the same few pcs again and again (recursion), cheaper to find here
- * than even in the pc cache. key: fg_pc_key, 0 empty. */
-#define MEMO_SLOTS 8
-struct memo {
-  uintptr_t key;
-  struct fg_pc_info info;
-};
-
-struct walk {
-  const struct fg_walker *w;
-  struct fg_bounds b;
-  ASGCT_CallFrame *f;
-  uint8_t *types;
-  int n, room;
-  int java_call;   /* the frame just read was a Java method's: its caller is at a Java call */
-  const struct fg_top_regs *top;   /* the interrupted frame's scratch registers, or NULL */
-  uint32_t generation;             /* the code map's, read before any lookup */
-  struct memo memo[MEMO_SLOTS];
-};
+#include "vm_walk.h"
+#include "walk_cache.h"
 
 static int is_interpreter(const struct fg_code_blob *s);
 
@@ -105,8 +71,8 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
 
 /* pc_at past its memo: the pc cache or the code map, kept in memo slot e
  * under key. Out of line: the frame loop inlines only pc_at's hit. */
-static __attribute__((noinline)) const struct fg_pc_info *pc_looked_up(struct walk *k, uintptr_t pc, int top,
-                                                                       uintptr_t key, struct memo *e)
+__attribute__((noinline)) const struct fg_pc_info *fg_vm_pc_looked_up(struct walk *k, uintptr_t pc, int top,
+                                                                    uintptr_t key, struct memo *e)
 {
   struct fg_pc_cache *cache = k->w->pcs;
   if (!cache || !fg_pc_cache_get(cache, pc, top, k->generation, &e->info)) {
@@ -118,37 +84,17 @@ static __attribute__((noinline)) const struct fg_pc_info *pc_looked_up(struct wa
   return &e->info;
 }
 
-/* What is known of pc, a pc in the code cache (top: the interrupted one):
- * from this walk's memo, else the pc cache, else the code map (kept in both
- * then, the cache only for a live method or a stub: a pc in no blob may be a
- * method whose CompiledMethodLoad has not come yet). The pointer is good
- * until the next lookup. */
-static inline const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
-{
-  uintptr_t key = fg_pc_key(pc, top);
-  struct memo *e = &k->memo[(key ^ (key >> 7)) % MEMO_SLOTS];
-  if (e->key == key && pc)
-    return &e->info;
-  return pc_looked_up(k, pc, top, key, e);
-}
-
-static void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
-{
-  k->f[k->n] = (ASGCT_CallFrame){bci, id};
-  k->types[k->n++] = k->w->annotate || type == FG_FRAME_STUB ? type : FG_FRAME_JAVA;
-}
-
 /* A frame anchor's registers: the last Java frame of a thread that left
  * Java (for the VM, native code, or a call back into Java). Its pc is set
  * lazily (JDK-8178287); the return address below sp is the same pc then.
  * STEP_DONE: the anchor is empty, no Java frame below. */
-static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stack, struct fg_regs *r)
+static enum step anchor_regs(struct walk *k, uintptr_t anchor, int on_stack, struct fg_regs *r)
 {
   const struct fg_vm_offsets *vm = k->w->vm;
   uintptr_t sp, pc, fp;
   if (on_stack) {
-    if (!fg_read_stack(k->b, anchor + vm->anchor_sp, &sp) || !fg_read_stack(k->b, anchor + vm->anchor_pc, &pc) ||
-        !fg_read_stack(k->b, anchor + vm->anchor_fp, &fp))
+    if (!stack_word(k, anchor + vm->anchor_sp, &sp) || !stack_word(k, anchor + vm->anchor_pc, &pc) ||
+        !stack_word(k, anchor + vm->anchor_fp, &fp))
       return STEP_FAIL;
   } else {   /* the thread's own anchor, inside its JavaThread */
     sp = *(volatile uintptr_t *)(anchor + vm->anchor_sp);
@@ -157,7 +103,7 @@ static enum step anchor_regs(const struct walk *k, uintptr_t anchor, int on_stac
   }
   if (!sp)
     return STEP_DONE;
-  if (!pc && !fg_read_stack(k->b, sp - 8, &pc))
+  if (!pc && !stack_word(k, sp - 8, &pc))
     return STEP_FAIL;
   *r = (struct fg_regs){pc, sp, fp};
   return STEP_NEXT;
@@ -180,7 +126,7 @@ static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
  * without walking on: a compiled method with a debug record at exactly that
  * return address, the call stub's return address, or the interpreter with
  * a known Method* and a bcp inside its bytecodes at rbp. */
-static int at_java_call(struct walk *k, const struct fg_regs *r)
+int fg_vm_at_java_call(struct walk *k, const struct fg_regs *r)
 {
   if (!fg_code_map_contains(k->w->code, r->pc))
     return 0;
@@ -221,11 +167,11 @@ static int pop_top_compiled(struct walk *k, const struct fg_pc_info *top, struct
   struct fg_regs first = *r;
   if (!fg_pop_planned((enum fg_top_pop)top->top_pop, frame_bytes, rbp_based, k->b, &first))
     return 0;
-  if (in_body && !at_java_call(k, &first) && !unknown_code(k, first.pc)) {
+  if (in_body && !fg_vm_at_java_call(k, &first) && !unknown_code(k, first.pc)) {
     for (int pushed = 1; pushed <= 4; pushed++) {
       struct fg_regs t = *r;
       t.sp += 8 * (uintptr_t)pushed;
-      if (fg_pop_sized(frame_bytes, rbp_based, k->b, &t) && at_java_call(k, &t)) {
+      if (fg_pop_sized(frame_bytes, rbp_based, k->b, &t) && fg_vm_at_java_call(k, &t)) {
         *r = t;
         return 1;
       }
@@ -283,7 +229,11 @@ static enum step compiled_frame(struct walk *k, const struct fg_pc_info *i, int 
   }
   if (top)
     return pop_top_compiled(k, i, r) ? STEP_NEXT : STEP_FAIL;
-  return fg_pop_sized(i->frame_bytes, i->rbp_based, k->b, r) ? STEP_NEXT : STEP_FAIL;
+  if (!fg_pop_sized(i->frame_bytes, i->rbp_based, k->b, r))
+    return STEP_FAIL;
+  if (k->logging)
+    fg_walk_cache_sized(k->kept);   /* either way read the caller's rbp and return address just below its sp */
+  return STEP_NEXT;
 }
 
 /* The interrupted frame is the interpreter building a method's frame (its
@@ -308,7 +258,7 @@ static enum step entering_frame(struct walk *k, struct fg_regs *r)
   const struct fg_regs tries[] = {
       {at_sp, t->r13, r->fp}, {t->rax, t->r13, r->fp}, {above_fp, sender_sp, link}, {above_fp, t->r13, link}};
   for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
-    if (tries[i].pc && tries[i].sp > r->sp && tries[i].sp < k->b.hi && at_java_call(k, &tries[i])) {
+    if (tries[i].pc && tries[i].sp > r->sp && tries[i].sp < k->b.hi && fg_vm_at_java_call(k, &tries[i])) {
       emit(k, -1, e->id, FG_FRAME_INTERPRETED);
       *r = tries[i];
       return STEP_NEXT;
@@ -318,13 +268,12 @@ static enum step entering_frame(struct walk *k, struct fg_regs *r)
 }
 
 /* An interpreted frame: Method* and bcp from their slots. */
-static enum step interpreted_frame(struct walk *k, int top, struct fg_regs *r)
+enum step fg_vm_interpreted_frame(struct walk *k, int top, struct fg_regs *r)
 {
   uintptr_t method, bcp, sender_sp, link, ret;
-  if (r->fp < r->sp || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
-      !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp) ||
-      !fg_read_stack(k->b, r->fp + INTERPRETER_SENDER_SP, &sender_sp) || !fg_read_stack(k->b, r->fp, &link) ||
-      !fg_read_stack(k->b, r->fp + 8, &ret))
+  if (r->fp < r->sp || !stack_word(k, r->fp + INTERPRETER_METHOD, &method) ||
+      !stack_word(k, r->fp + INTERPRETER_BCP, &bcp) || !stack_word(k, r->fp + INTERPRETER_SENDER_SP, &sender_sp) ||
+      !stack_word(k, r->fp, &link) || !stack_word(k, r->fp + 8, &ret))
     return top && k->top ? entering_frame(k, r) : STEP_FAIL;
   const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
   if (!e || !e->id)
@@ -347,122 +296,9 @@ static enum step interpreted_frame(struct walk *k, int top, struct fg_regs *r)
 static enum step entry_frame(struct walk *k, struct fg_regs *r)
 {
   uintptr_t wrapper;
-  if (!fg_read_stack(k->b, r->fp + ENTRY_CALL_WRAPPER, &wrapper))
+  if (!stack_word(k, r->fp + ENTRY_CALL_WRAPPER, &wrapper))
     return STEP_FAIL;
   return anchor_regs(k, wrapper + (uintptr_t)k->w->vm->wrapper_anchor, 1, r);
-}
-
-static int same_page(uintptr_t a, uintptr_t b)
-{
-  return (a >> 12) == (b >> 12);   /* pc's page is mapped: it runs; the next may be reserved only */
-}
-
-/* The inline-cache buffer's stubs (movabs rax, <cached value>; jmp <entry>),
- * which JVMTI does not report: a call site being switched to a new target
- * jumps through one, with only the return address on the stack. */
-static int in_ic_stub(uintptr_t pc)
-{
-  const uint8_t *p = (const uint8_t *)pc;
-  if (same_page(pc, pc + 10) && p[0] == 0x48 && p[1] == 0xb8)
-    return p[10] == 0xe9;
-  return same_page(pc - 10, pc) && p[0] == 0xe9 && p[-10] == 0x48 && p[-9] == 0xb8;
-}
-
-/* The c2i adapter's last part: r13 holds the caller's sp, the return
- * address is in rax or, once stored back, at rsp. Either is taken only when
- * it is the return address of a Java call (a debug record at exactly that
- * pc) and r13 is above sp by no more than the interpreter's arguments. */
-static int pop_c2i_tail(struct walk *k, struct fg_regs *r)
-{
-  const struct fg_top_regs *t = k->top;
-  uintptr_t caller_sp = t->r13, at_sp;
-  if (caller_sp <= r->sp || caller_sp - r->sp > 8 * 260 || caller_sp >= k->b.hi)
-    return 0;
-  struct fg_regs c = {t->rax, caller_sp, r->fp};
-  if (!at_java_call(k, &c)) {
-    if (!fg_read_stack(k->b, r->sp, &at_sp))
-      return 0;
-    c.pc = at_sp;
-    if (!at_java_call(k, &c))
-      return 0;
-  }
-  *r = c;
-  return 1;
-}
-
-/* The interrupted frame in an adapter. In the i2c adapter an interpreted
- * caller is passing its arguments to compiled code: rsp moves about, but
- * rbp is still the caller's frame pointer. In a c2i adapter compiled code
- * called an interpreted method: until the adapter moves rsp (its checks of
- * the call site and the method's class come first) the return address is at
- * sp; in its last part r13 and rax keep the caller. In the call site's
- * patching between them the walk fails. */
-static enum step adapter_frame(struct walk *k, const struct fg_code_blob *s, struct fg_regs *r)
-{
-  size_t at = r->pc - s->start, i2c = s->i2c_end;
-  emit(k, 0, (jmethodID)(uintptr_t)s, FG_FRAME_STUB);
-  if (at < i2c)
-    return interpreted_frame(k, 0, r);
-  if (fg_code_keeps_rsp((const uint8_t *)s->start, s->end - s->start, i2c, at))
-    return fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
-  if (s->c2i_tail && at >= s->c2i_tail && k->top)
-    return pop_c2i_tail(k, r) ? STEP_NEXT : STEP_FAIL;
-  return STEP_FAIL;
-}
-
-/* The callers a leaf stub may return to from slot, where ret, a pc in
- * compiled method m, is: the caller may have pushed the stub's arguments
- * (C1 pushes two for slow_subtype_check), so its sp is 0 to 4 words above
- * the slot; each whose frame pops to a Java call counts. Returns how many,
- * the last in *caller. */
-static int callers_of_leaf(struct walk *k, const struct fg_code_blob *m, uintptr_t ret, uintptr_t slot,
-                           uintptr_t fp, struct fg_regs *caller)
-{
-  int found = 0;
-  for (uintptr_t args = 0; args <= 4; args++) {
-    struct fg_regs c = {ret, slot + 8 + 8 * args, fp}, beyond = c;
-    if (fg_pop_complete(m, k->b, &beyond) && at_java_call(k, &beyond)) {
-      *caller = c;
-      found++;
-    }
-  }
-  return found;
-}
-
-/* A leaf stub with no frame of its own that pushes registers and moves rsp
- * as it goes (C1's slow_subtype_check): its return address is one of the 16
- * words above sp that a compiled method's call of this very stub (call
- * rel32 to inside it) returns to. The space the stub reserves may still
- * hold such a word from an earlier call, and the arguments' count is not
- * known: the caller is taken only when exactly one slot and argument count
- * lead to a Java call. */
-static int pop_called_leaf(struct walk *k, const struct fg_code_blob *s, struct fg_regs *r)
-{
-  const struct fg_code_map *code = k->w->code;
-  int found = 0;
-  struct fg_regs caller;
-  for (uintptr_t slot = r->sp; slot < r->sp + 16 * 8; slot += 8) {
-    uintptr_t ret;
-    if (!fg_read_stack(k->b, slot, &ret))
-      break;
-    if (!fg_code_map_contains(code, ret))
-      continue;
-    const struct fg_pc_info *c = pc_at(k, ret, 0);
-    const struct fg_code_blob *m = c->kind == FG_PC_METHOD ? c->blob : NULL;
-    if (!m || ret < m->start + 5)
-      continue;
-    const uint8_t *call = (const uint8_t *)(ret - 5);
-    int32_t rel;
-    memcpy(&rel, call + 1, sizeof rel);
-    uintptr_t target = ret + (uintptr_t)(intptr_t)rel;
-    if (call[0] == 0xe8 && target >= s->start && target < s->end &&
-        atomic_load_explicit(&m->method, memory_order_relaxed))
-      found += callers_of_leaf(k, m, ret, slot, r->fp, &caller);
-  }
-  if (found != 1)
-    return 0;
-  *r = caller;
-  return 1;
 }
 
 static int is_interpreter(const struct fg_code_blob *s)
@@ -483,19 +319,19 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
     return i->id ? compiled_frame(k, i, top, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
   if (i->kind != FG_PC_STUB) {
     if (top)
-      return in_ic_stub(r->pc) && fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
+      return fg_vm_in_ic_stub(r->pc) && fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
     return STEP_UNKNOWN;
   }
   const struct fg_code_blob *s = i->blob;
   if (i->interpreter)
-    return interpreted_frame(k, top, r);
+    return fg_vm_interpreted_frame(k, top, r);
   /* any other stub is a leaf (arraycopy, vtable) or calls the VM (runtime
    * stubs), so it is only ever the first frame; one met as a caller (the
    * deoptimization blob as a patched return address) is not walked */
   if (!first)
     return STEP_FAIL;
   if (top && s->i2c_end)
-    return adapter_frame(k, s, r);
+    return fg_vm_adapter_frame(k, s, r);
   /* a stub stopped at a call into the VM (reached through the anchor or the
    * native walk): a leaf call that had to align the stack (HotSpot's
    * call_VM_leaf: sub rsp, 8; call; add rsp, 8) left sp 8 below the
@@ -507,19 +343,19 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
   if (top && r->pc == s->start && s->layout.pushes_return) {
     /* the exception blob before its push rdx: the return address is in rdx */
     struct fg_regs caller = {k->top ? k->top->rdx : 0, r->sp, r->fp};
-    if (!k->top || !at_java_call(k, &caller))
+    if (!k->top || !fg_vm_at_java_call(k, &caller))
       return STEP_FAIL;
     *r = caller;
     return STEP_NEXT;
   }
   if (fg_pop_stub(s, k->b, r))
     return STEP_NEXT;
-  return top && s->enter < 0 && !s->layout.frame_bytes && pop_called_leaf(k, s, r) ? STEP_NEXT : STEP_FAIL;
+  return top && s->enter < 0 && !s->layout.frame_bytes && fg_vm_pop_called_leaf(k, s, r) ? STEP_NEXT : STEP_FAIL;
 }
 
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top_regs,
-               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs,
-               struct fg_regs *unknown)
+               struct fg_bounds b, struct fg_walk_cache *kept, ASGCT_CallFrame *f, uint8_t *types, int java_room,
+               int *stubs, struct fg_regs *unknown)
 {
   const struct fg_vm_offsets *vm = w->vm;
   *stubs = 0;
@@ -536,6 +372,8 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   k.java_call = 0;
   k.top = top_regs;
   k.generation = fg_code_map_generation(w->code);
+  k.kept = kept && fg_walk_cache_begin(kept, k.generation, fg_method_map_generation(w->methods), b, 0) ? kept : NULL;
+  k.logging = 0;
   for (int i = 0; i < MEMO_SLOTS; i++)
     k.memo[i].key = 0;
   int java_is_top = top_regs != NULL;
@@ -558,13 +396,24 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
     top = 0;   /* the anchor's pc is a return address: the frame is at a call */
     k.top = NULL;
   }
-  int leaf_stub = 0;
+  int leaf_stub = 0, ended = 0;
   for (int first = 1; k.n < k.room; first = 0) {
+    if (k.kept && !first) {   /* a caller frame: where the last walk may be met */
+      int got = fg_walk_cache_go_on(k.kept, &r, k.java_call, f + k.n, types + k.n, k.n, k.room);
+      if (got >= 0) {
+        k.n += got;
+        ended = 1;
+        break;
+      }
+      k.logging = 1;
+    }
     uintptr_t sp = r.sp;
     int n = k.n, entered = r.pc == vm->call_stub_return;   /* an entry frame: on at an anchor */
     enum step s = frame(&k, top, first, &r);
-    if (s == STEP_DONE)
+    if (s == STEP_DONE) {
+      ended = 1;
       break;
+    }
     if (s == STEP_UNKNOWN && !first) {
       *unknown = r;   /* a caller at a call: the rest is AsyncGetCallTrace's */
       break;
@@ -581,5 +430,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
     top = 0;   /* every frame after the first is stopped at a call */
   }
   *stubs = leaf_stub;
+  if (kept)
+    fg_walk_cache_end(kept, k.n, ended);
   return k.n;
 }

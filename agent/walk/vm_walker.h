@@ -30,6 +30,8 @@
  * address in rdx, which its first instruction pushes; the interpreter
  * building a method's frame has the Method* in rbx, the caller's sp in r13
  * and the return address in rax, at rsp or above rbp. */
+struct fg_walk_cache;
+
 struct fg_top_regs {
   uintptr_t rax, rbx, rdx, r13;
 };
@@ -44,9 +46,11 @@ struct fg_top_regs {
  * When a caller's return address is code the walker has no record of (a
  * method compiled moments ago, whose CompiledMethodLoad has not come yet),
  * the frames so far are returned and *unknown holds that caller's
- * registers, to go on with AsyncGetCallTrace; unknown->pc is 0 otherwise. */
+ * registers, to go on with AsyncGetCallTrace; unknown->pc is 0 otherwise.
+ * kept: the thread's last walk (walk_cache.h), or NULL; a walk that meets
+ * it goes on from it, and one that ends is left in it to be committed. */
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top,
-               struct fg_bounds b, ASGCT_CallFrame *f, uint8_t *types, int java_room, int *stubs,
-               struct fg_regs *unknown);
+               struct fg_bounds b, struct fg_walk_cache *kept, ASGCT_CallFrame *f, uint8_t *types, int java_room,
+               int *stubs, struct fg_regs *unknown);
 
 #endif

@@ -8,6 +8,7 @@
 #include "frame_pop.h"
 #include "../native/unwind_tables.h"
 #include "vm_walker.h"
+#include "walk_cache.h"
 
 /* Whether the walk's time budget is spent: no further retry then. */
 static int past(uint64_t deadline_ns)
@@ -216,26 +217,60 @@ static void annotate(const struct fg_walker *w, uintptr_t pc, const ASGCT_CallFr
  * by the libraries' DWARF call frame information (unwind_tables.h), each
  * read of the stack checked against its bounds (unknown bounds: the leaf
  * frame only). A frame with no rule ends the walk (NATIVE_CUT): no guess through
- * rbp, which code built without frame pointers uses for anything. */
-static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bounds b, ASGCT_CallFrame *frames,
-                       uint8_t *types, struct fg_regs *java, int *reached_java)
+ * rbp, which code built without frame pointers uses for anything. kept: a
+ * thread with no Java's last walk (walk_cache.h), begun and used, or NULL;
+ * *ended: the walk ended as the next one from the same registers would, not
+ * at Java or cut by the depth. */
+static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bounds b, struct fg_walk_cache *kept,
+                       ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java, int *reached_java,
+                       int *ended)
 {
   *reached_java = 0;
+  *ended = 0;
   int n = 0;
   while (r.pc) {
     if (fg_code_map_contains(w->code, r.pc)) {
       *java = r;
       *reached_java = 1;
-      break;
+      return n;
     }
     if (n == w->native_depth)
+      return n;
+    int got = kept && n > 0 ? fg_walk_cache_go_on(kept, &r, 0, frames + n, types + n, n, w->native_depth) : -1;
+    if (got >= 0) {
+      n += got;
       break;
+    }
     /* return addresses point after the call: name the call's own byte */
     frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(n ? r.pc - 1 : r.pc)};
     types[n++] = FG_FRAME_NATIVE_PC;
-    if (!b.hi || !w->unwind || !fg_unwind_step(w->unwind, b, n == 1, &r))
+    uintptr_t fp_at;
+    if (!b.hi || !w->unwind || !fg_unwind_step(w->unwind, b, n == 1, &r, &fp_at))
       break;
+    if (kept && n > 1) {   /* what a caller frame's step read */
+      fg_walk_cache_read(kept, r.sp - 8, r.pc);
+      if (fp_at)
+        fg_walk_cache_read(kept, fp_at, r.fp);
+    }
   }
+  *ended = 1;   /* at the stack's end, a frame with no rule or a kept frame */
+  return n;
+}
+
+/* The native walk of a thread with no Java, with its last walk kept: what
+ * it depends on besides the stack is the unwind tables' set, and the code
+ * cache's span (it ends at a pc in it; the span only grows, so its size
+ * tells any change). */
+static int walk_native_kept(const struct fg_walker *w, struct fg_regs r, struct fg_bounds b,
+                            struct fg_walk_cache *kept, ASGCT_CallFrame *frames, uint8_t *types)
+{
+  uintptr_t span = atomic_load_explicit(&w->code->hi, memory_order_relaxed) -
+                   atomic_load_explicit(&w->code->lo, memory_order_relaxed);
+  int used = fg_walk_cache_begin(kept, w->unwind ? fg_unwind_tables_version(w->unwind) : 0, span, b, 1);
+  struct fg_regs java;
+  int reached_java, ended;
+  int n = walk_native(w, r, b, used ? kept : NULL, frames, types, &java, &reached_java, &ended);
+  fg_walk_cache_end(kept, n, ended);
   return n;
 }
 
@@ -325,7 +360,7 @@ static struct fg_walk finish(const struct fg_walker *w, const struct fg_walker *
 }
 
 struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t deadline_ns, void *env,
-                             void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi,
+                             void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi, struct fg_walk_cache *kept,
                              ASGCT_CallFrame *frames, uint8_t *types)
 {
   struct fg_walker walker = *config;   /* this walk's own, at the depth its budget allows */
@@ -340,8 +375,13 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
 
   int k = 0, reached_java = 1;
   struct fg_regs java = top;
-  if (w->native_depth > 0 && !fg_code_map_contains(w->code, top.pc))
-    k = walk_native(w, top, b, frames, types, &java, &reached_java);
+  if (w->native_depth > 0 && !fg_code_map_contains(w->code, top.pc)) {
+    int ended;
+    if (!env && kept)   /* a Java thread's kept walk is the VM walker's */
+      k = walk_native_kept(w, top, b, kept, frames, types);
+    else
+      k = walk_native(w, top, b, NULL, frames, types, &java, &reached_java, &ended);
+  }
   if (!env) {   /* no Java on this thread */
     res.n = k;
     res.flags = FG_SAMPLE_FAILED;
@@ -358,8 +398,8 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
     const greg_t *g = uc->uc_mcontext.gregs;
     struct fg_top_regs scratch = {(uintptr_t)g[REG_RAX], (uintptr_t)g[REG_RBX], (uintptr_t)g[REG_RDX],
                                   (uintptr_t)g[REG_R13]};
-    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0 ? &scratch : NULL, b, jf, jt, w->depth + 1, &stubs,
-                       &unknown);
+    int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0 ? &scratch : NULL, b, kept, jf, jt, w->depth + 1,
+                       &stubs, &unknown);
     if (n > 0 && unknown.pc)
       n = asgct_beyond(w, env, uc, &unknown, jf, jt, n, w->depth + 1 - (n - stubs));
     if (n > 0)

@@ -28,6 +28,7 @@ struct fg_vm_offsets;
 struct fg_method_map;
 struct fg_pc_cache;
 struct fg_unwind_tables;
+struct fg_walk_cache;
 
 #define FG_MAX_NATIVE_FRAMES 128
 
@@ -63,9 +64,10 @@ struct fg_walk {
  * FG_SAMPLE_BUDGET too). deadline_ns (CLOCK_MONOTONIC): past it, no retry
  * (stitching, recovery) is started. stack_lo/hi bound the thread's stack
  * (0, 0 when unknown: no recovery then). env NULL: a thread with no JNIEnv,
- * native frames only. */
+ * native frames only. kept: the thread's last walk (walk_cache.h) for the
+ * VM walker, or NULL; the caller commits the trace it stores to it. */
 struct fg_walk fg_walk_stack(const struct fg_walker *w, int depth, uint64_t deadline_ns, void *env,
-                             void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi,
+                             void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi, struct fg_walk_cache *kept,
                              ASGCT_CallFrame *frames, uint8_t *types);
 
 /* Frames a walk may write: native ones, the depth + 1 ASGCT is asked for,

@@ -76,7 +76,10 @@ struct fg_trace_index {
   _Atomic uint32_t used;
   struct fg_trace_index *older;      /* the index it took over from, still searched */
   size_t mapped;
-  _Atomic(struct fg_trace *) slots[];
+  /* a trace's address with the top 16 bits of its hash above it (user
+   * addresses fit in 48 bits), so that a probe reads a trace only when
+   * those match; 0: empty */
+  _Atomic uintptr_t slots[];
 };
 
 struct fg_trace_table {
@@ -103,6 +106,35 @@ void fg_trace_table_destroy(struct fg_trace_table *t);
  * Async-signal-safe, lock-free, any number of threads at once. */
 const struct fg_trace *fg_trace_table_put(struct fg_trace_table *t, const ASGCT_CallFrame *frames,
                                           const uint8_t *types, uint32_t n, uint32_t flags);
+
+/* A stack's hash as it is taken, outermost frame first, in four chains
+ * (frame i from the outermost in chain i % 4), so that a deep stack's hash
+ * waits on a quarter as many multiplies one after the other, and so that the
+ * hash of a stack's outer part can be kept and taken on from. */
+struct fg_trace_hash {
+  uint64_t chain[4];
+  uint32_t taken;                    /* frames taken so far */
+};
+
+void fg_trace_hash_begin(struct fg_trace_hash *h);
+
+/* Takes tr's frames [from, to), the outermost (to - 1) first. */
+void fg_trace_hash_trace_frames(struct fg_trace_hash *h, const struct fg_trace *tr, uint32_t from, uint32_t to);
+
+/* What is known of a stack about to be put: its last len frames are base's
+ * last len, and hash is their hash (fg_trace_hash_trace_frames from
+ * fg_trace_hash_begin over them). */
+struct fg_trace_suffix {
+  const struct fg_trace *base;
+  uint32_t len;
+  struct fg_trace_hash hash;
+};
+
+/* fg_trace_table_put, hashing only the frames before the known suffix and
+ * comparing the suffix of a trace found by its arrays against base's. */
+const struct fg_trace *fg_trace_table_put_known(struct fg_trace_table *t, const ASGCT_CallFrame *frames,
+                                                const uint8_t *types, uint32_t n, uint32_t flags,
+                                                const struct fg_trace_suffix *known);
 
 /* The drainer's turn: a bigger index ready once the newest is half full, a
  * spare chunk once the current one is half used, so that handlers seldom map

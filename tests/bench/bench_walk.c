@@ -29,6 +29,7 @@
 #include "../../agent/walk/pc_cache.h"
 #include "../../agent/walk/method_map.h"
 #include "../../agent/walk/vm_offsets.h"
+#include "../../agent/walk/walk_cache.h"
 #include "../../agent/walk/walker.h"
 #include "fg/trace_table.h"
 
@@ -174,7 +175,7 @@ int main(int argc, char **argv)
   uc.uc_mcontext.gregs[REG_RBP] = 0x1234;
   uintptr_t lo = sp, hi = sp + ((size_t)(physical + 2) * FRAME_WORDS + 64) * sizeof(uintptr_t);
 
-  struct fg_walk first = fg_walk_stack(&w, 0, UINT64_MAX, thread, &uc, lo, hi, frames, types);
+  struct fg_walk first = fg_walk_stack(&w, 0, UINT64_MAX, thread, &uc, lo, hi, NULL, frames, types);
   int expect = 1 + 2 * physical;
   if (first.n != expect || (first.flags & FG_SAMPLE_FAILED))
     fatal("the synthetic stack did not walk");
@@ -182,28 +183,42 @@ int main(int argc, char **argv)
 
   /* hot, then cold: the walk alone, the table alone, both as the handler does them */
   int hot_only = argc > 4 && strcmp(argv[4], "hot") == 0;
-  for (int cold = 0; cold <= !hot_only; cold++) {
+  /* kept: the walk goes on from the last one where they meet (walk_cache.h),
+   * here at its first caller: the stack does not change between walks */
+  void *kept_mem = calloc(1, fg_walk_cache_bytes(capacity));
+  struct fg_walk_cache kept;
+  if (!kept_mem)
+    fatal("no memory for the kept walk");
+  fg_walk_cache_init(&kept, kept_mem, capacity);
+  for (int run = 0; run < (hot_only ? 2 : 4); run++) {
+    int cold = run >= 2, keep = run % 2;
     uint64_t walk_ns = 0, put_ns = 0;
     for (int i = 0; i < walks; i++) {
       if (cold)
         evict();
       uint64_t t0 = now_ns();
-      struct fg_walk r = fg_walk_stack(&w, 0, UINT64_MAX, thread, &uc, lo, hi, frames, types);
+      struct fg_walk r = fg_walk_stack(&w, 0, UINT64_MAX, thread, &uc, lo, hi, keep ? &kept : NULL, frames, types);
       uint64_t t1 = now_ns();
-      const struct fg_trace *tr = fg_trace_table_put(&traces, frames, types, (uint32_t)r.n, r.flags);
+      struct fg_trace_suffix known;
+      int spliced = keep && fg_walk_cache_suffix(&kept, &known);
+      const struct fg_trace *tr = fg_trace_table_put_known(&traces, frames, types, (uint32_t)r.n, r.flags,
+                                                           spliced ? &known : NULL);
+      if (keep)
+        fg_walk_cache_commit(&kept, tr);
       uint64_t t2 = now_ns();
       if (r.n != expect || !tr)
         fatal("a walk differed from the first");
       walk_ns += t1 - t0;
       put_ns += t2 - t1;
     }
-    const char *k = cold ? "cold" : "hot";
+    const char *k = cold ? (keep ? "kept_cold" : "cold") : (keep ? "kept_hot" : "hot");
     printf("frames %d count\n", expect);
     printf("walk_%s_ns %.0f ns\n", k, (double)walk_ns / walks);
     printf("put_%s_ns %.0f ns\n", k, (double)put_ns / walks);
     printf("walk_%s_ns_per_frame %.1f ns\n", k, (double)walk_ns / walks / expect);
     printf("put_%s_ns_per_frame %.1f ns\n", k, (double)put_ns / walks / expect);
   }
+  free(kept_mem);
   fg_trace_table_destroy(&traces);
   fg_pc_cache_free(&sites);
   fg_code_map_free(&map);

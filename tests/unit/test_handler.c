@@ -423,7 +423,7 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
   ASGCT_CallFrame frames[FRAMES];
   uint8_t types[FRAMES];
   struct fg_walk w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack,
-                                   (uintptr_t)(stack + 16), frames, types);
+                                   (uintptr_t)(stack + 16), NULL, frames, types);
   assert_int_equal(w.n, 3);
   assert_int_equal(w.flags, FG_SAMPLE_RECOVERED);
   assert_int_equal(types[0], FG_FRAME_STUB);
@@ -432,11 +432,11 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
 
   /* with recovery off, or a saved rbp outside the stack, the failure stays */
   sampler.walker.recover = 0;
-  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), frames, types);
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), NULL, frames, types);
   assert_int_equal(w.flags, FG_SAMPLE_FAILED);
   assert_int_equal(w.tick, FG_TICK_UNKNOWN_JAVA);
   sampler.walker.recover = 1;
-  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 4), frames, types);
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 4), NULL, frames, types);
   assert_int_equal(w.flags, FG_SAMPLE_FAILED);
   assert_int_equal(w.n, 1);   /* only the stub the pc is in, named under the tick frame */
   assert_int_equal(types[0], FG_FRAME_STUB);
@@ -524,7 +524,7 @@ static void frames_taken_from_the_call_record_are_java(void **state)
   uint8_t types[FRAMES];
   memset(types, FG_FRAME_STUB, sizeof types);   /* what an earlier walk left */
   struct fg_walk w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack,
-                                   (uintptr_t)(stack + 16), frames, types);
+                                   (uintptr_t)(stack + 16), NULL, frames, types);
   assert_int_equal(w.n, 5);
   assert_int_equal(types[0], FG_FRAME_STUB);
   static const uintptr_t want[] = {0x2002, 0x2001, 0x1000, 0x1001};

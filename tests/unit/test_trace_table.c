@@ -58,6 +58,61 @@ static void same_stack_same_trace(void **state)
 
 /* Far more stacks than the first index and chunk hold, with and without the
  * drainer's turns: each is found again, at the pointer it got first. */
+/* A stack whose outer frames are known to be another trace's, hashed on
+ * from that trace's hash of them (however it was taken, in pieces or not):
+ * found as the same trace as when put whole, and a new one stored whole. */
+static void a_known_suffix_hashes_as_the_whole(void **state)
+{
+  (void)state;
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 64, 1u << 16, 0), 0);
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  for (uint32_t n = 1; n <= 13; n++) {
+    stack_of(1000 + n, n, f, types);
+    const struct fg_trace *base = fg_trace_table_put(&t, f, types, n, 3);
+    assert_non_null(base);
+    for (uint32_t len = 0; len <= n; len++) {
+      for (uint32_t cut = n - len; cut <= n; cut++) {   /* the suffix's hash taken in two pieces */
+        struct fg_trace_suffix known = {base, len, {{0}, 0}};
+        fg_trace_hash_begin(&known.hash);
+        fg_trace_hash_trace_frames(&known.hash, base, cut, n);
+        fg_trace_hash_trace_frames(&known.hash, base, n - len, cut);
+        assert_int_equal(known.hash.taken, len);
+        assert_ptr_equal(fg_trace_table_put_known(&t, f, types, n, 3, &known), base);
+        if (len == n || cut != n - len)
+          continue;
+        /* another leaf over the same suffix: new the first time, then found either way */
+        ASGCT_CallFrame g[FRAMES];
+        memcpy(g, f, sizeof g);
+        g[0].lineno = (jint)(5000 + 100 * n + len);
+        const struct fg_trace *other = fg_trace_table_put_known(&t, g, types, n, 3, &known);
+        assert_non_null(other);
+        assert_ptr_not_equal(other, base);
+        assert_int_equal(fg_trace_bcis(other)[0], g[0].lineno);
+        assert_ptr_equal(fg_trace_table_put(&t, g, types, n, 3), other);
+        assert_ptr_equal(fg_trace_table_put_known(&t, g, types, n, 3, &known), other);
+      }
+    }
+  }
+  /* the suffix is compared with base's, not with the walk's: a trace whose
+   * hash and frames before the suffix match but whose suffix is not base's
+   * is not the stack (here base lies about the frames, as a hash collision
+   * of two different suffixes would) */
+  stack_of(1, 8, f, types);
+  const struct fg_trace *x = fg_trace_table_put(&t, f, types, 8, 0);
+  f[6].lineno = 77;
+  const struct fg_trace *y = fg_trace_table_put(&t, f, types, 8, 0);
+  struct fg_trace_suffix lie = {y, 4, {{0}, 0}};
+  fg_trace_hash_begin(&lie.hash);
+  fg_trace_hash_trace_frames(&lie.hash, x, 4, 8);
+  stack_of(1, 8, f, types);
+  const struct fg_trace *z = fg_trace_table_put_known(&t, f, types, 8, 0, &lie);
+  assert_non_null(z);
+  assert_ptr_not_equal(z, x);
+  fg_trace_table_destroy(&t);
+}
+
 static void grows_and_finds_everything(void **state)
 {
   (void)state;
@@ -216,6 +271,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(same_stack_same_trace),
+    cmocka_unit_test(a_known_suffix_hashes_as_the_whole),
     cmocka_unit_test(grows_and_finds_everything),
     cmocka_unit_test(a_deep_stack_fits),
     cmocka_unit_test(the_limit_refuses_only_new_traces),

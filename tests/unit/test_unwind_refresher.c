@@ -26,7 +26,7 @@ static int step_from(void *fn)
 {
   uintptr_t stack[2] = {0x1234, 0};
   struct fg_regs r = {(uintptr_t)fn, (uintptr_t)stack, 0};
-  return fg_unwind_step(&tables, own_stack(), 1, &r) && r.pc == 0x1234 && r.sp == (uintptr_t)(stack + 1);
+  return fg_unwind_step(&tables, own_stack(), 1, &r, NULL) && r.pc == 0x1234 && r.sp == (uintptr_t)(stack + 1);
 }
 
 static int set_size(void)

@@ -32,7 +32,7 @@ static void on_signal(int signo, siginfo_t *info, void *ucontext)
   struct fg_regs r = {(uintptr_t)g[REG_RIP], (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]};
   npcs = 0;
   pcs[npcs++] = r.pc;
-  while (npcs < MAX_PCS && fg_unwind_step(&tables, bounds, npcs == 1, &r))
+  while (npcs < MAX_PCS && fg_unwind_step(&tables, bounds, npcs == 1, &r, NULL))
     pcs[npcs++] = r.pc;
 }
 
@@ -103,7 +103,7 @@ static void a_library_loaded_later_is_read_by_the_refresh(void **state)
   set_bounds();
   uintptr_t word = 0;
   struct fg_regs r = {0x10, (uintptr_t)&word, 0};
-  assert_int_equal(fg_unwind_step(&tables, bounds, 1, &r), 0);
+  assert_int_equal(fg_unwind_step(&tables, bounds, 1, &r, NULL), 0);
   assert_int_equal(r.pc, 0x10);
   assert_int_equal(atomic_load(&tables.missed), 1);   /* no refresher to wake: wake_fd is -1 */
   assert_int_equal(fg_unwind_tables_refresh(&tables), 0);   /* nothing was loaded since */

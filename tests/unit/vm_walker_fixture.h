@@ -139,7 +139,7 @@ static inline int walk_room(const struct fg_regs *java, int top, int room, ASGCT
                      struct fg_regs *unknown)
 {
   struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
-  return fg_vm_walk(&walker, thread, java, top ? &scratch : NULL, b, f, types, room, stubs, unknown);
+  return fg_vm_walk(&walker, thread, java, top ? &scratch : NULL, b, NULL, f, types, room, stubs, unknown);
 }
 
 /* A whole walk: no caller handed on, the leaf stub counted when there is one. */

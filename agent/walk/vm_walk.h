@@ -1,0 +1,93 @@
+/* The VM walker's state while it walks, shared by its two files:
+ * vm_walker.c (the frame loop; compiled, interpreted and entry frames) and
+ * vm_stub_frames.c (stubs and adapters met as the interrupted frame).
+ * Private to them. Async-signal-safe. */
+#ifndef FG_VM_WALK_H
+#define FG_VM_WALK_H
+
+#include "pc_cache.h"
+#include "vm_walker.h"
+#include "walk_cache.h"
+
+/* Slots of frames as HotSpot lays them out on x86-64 (frame_x86.hpp), in
+ * bytes from rbp. */
+#define INTERPRETER_SENDER_SP (-1 * 8)
+#define INTERPRETER_METHOD (-3 * 8)
+#define INTERPRETER_BCP (-8 * 8)
+#define ENTRY_CALL_WRAPPER (-6 * 8)
+
+#define NATIVE_BCI (-3)   /* what ASGCT reports for a native method's frame */
+
+/* STEP_UNKNOWN: the pc is code the walker has no record of (a method whose
+ * CompiledMethodLoad has not come yet, or was unloaded): the registers are
+ * the caller's, right for AsyncGetCallTrace to go on from */
+enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
+
+/* What is known of a pc, as found once in this walk: a deep stack returns
+ * to the same few pcs again and again (recursion), cheaper to find here
+ * than even in the pc cache. key: fg_pc_key, 0 empty. */
+#define MEMO_SLOTS 8
+struct memo {
+  uintptr_t key;
+  struct fg_pc_info info;
+};
+
+struct walk {
+  const struct fg_walker *w;
+  struct fg_bounds b;
+  ASGCT_CallFrame *f;
+  uint8_t *types;
+  int n, room;
+  int java_call;   /* the frame just read was a Java method's: its caller is at a Java call */
+  const struct fg_top_regs *top;   /* the interrupted frame's scratch registers, or NULL */
+  uint32_t generation;             /* the code map's, read before any lookup */
+  struct fg_walk_cache *kept;      /* the thread's last walk, or NULL */
+  int logging;                     /* a caller frame's reads go into kept */
+  struct memo memo[MEMO_SLOTS];
+};
+
+/* A stack word a caller frame's step depends on: logged for the kept walk. */
+static inline int stack_word(struct walk *k, uintptr_t addr, uintptr_t *out)
+{
+  if (!fg_read_stack(k->b, addr, out))
+    return 0;
+  if (k->logging)
+    fg_walk_cache_read(k->kept, addr, *out);
+  return 1;
+}
+
+/* pc_at past its memo (vm_walker.c). */
+const struct fg_pc_info *fg_vm_pc_looked_up(struct walk *k, uintptr_t pc, int top, uintptr_t key, struct memo *e);
+
+/* What is known of pc, a pc in the code cache (top: the interrupted one):
+ * from this walk's memo, else the pc cache, else the code map (kept in both
+ * then, the cache only for a live method or a stub: a pc in no blob may be a
+ * method whose CompiledMethodLoad has not come yet). The pointer is good
+ * until the next lookup. */
+static inline const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
+{
+  uintptr_t key = fg_pc_key(pc, top);
+  struct memo *e = &k->memo[(key ^ (key >> 7)) % MEMO_SLOTS];
+  if (e->key == key && pc)
+    return &e->info;
+  return fg_vm_pc_looked_up(k, pc, top, key, e);
+}
+
+static inline void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
+{
+  k->f[k->n] = (ASGCT_CallFrame){bci, id};
+  k->types[k->n++] = k->w->annotate || type == FG_FRAME_STUB ? type : FG_FRAME_JAVA;
+}
+
+/* vm_walker.c: whether r is a Java caller stopped at a call; an interpreted
+ * frame (top: the interrupted one). */
+int fg_vm_at_java_call(struct walk *k, const struct fg_regs *r);
+enum step fg_vm_interpreted_frame(struct walk *k, int top, struct fg_regs *r);
+
+/* vm_stub_frames.c: the interrupted frame in an inline-cache stub, in an
+ * adapter, or in a leaf stub with no frame of its own. */
+int fg_vm_in_ic_stub(uintptr_t pc);
+enum step fg_vm_adapter_frame(struct walk *k, const struct fg_code_blob *s, struct fg_regs *r);
+int fg_vm_pop_called_leaf(struct walk *k, const struct fg_code_blob *s, struct fg_regs *r);
+
+#endif
