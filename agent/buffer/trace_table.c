@@ -1,6 +1,6 @@
 /* The shared call-trace table; see fg/trace_table.h. fg_trace_table_put and
- * what it calls run in the signal handler: atomics, plain stores, mmap and
- * munmap only. */
+ * what it calls run in the signal handler: atomics, plain stores, memcmp,
+ * mmap and munmap only. */
 #include "fg/trace_table.h"
 
 #include <string.h>

@@ -2,10 +2,9 @@
  * thread's ring.
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
- * the thread's kept last walk,
  * the native unwind tables' step, which may write on the unwind refresher's
- * eventfd, guarded reads), fg_trace_table_put (which may
- * mmap), the fg_perf_threads calls on its own thread's counter (looked up
+ * eventfd, guarded reads), the thread's kept last walk (walk_cache.h),
+ * fg_trace_table_put_known (which may mmap), the fg_perf_threads calls on its own thread's counter (looked up
  * once a signal: its kernel frames, its page's sequence, its next period:
  * one ioctl), the fg_ring producer
  * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff

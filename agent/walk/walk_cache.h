@@ -22,7 +22,7 @@
  * walk that stopped at kept frame i puts its own frames just before i's and
  * keeps the rest where it is. The arrays live in the thread's scratch room.
  * Written and read only by the thread's own signal handler: no atomics.
- * Async-signal-safe. */
+ * Async-signal-safe: plain loads and stores, memcpy. */
 #ifndef FG_WALK_CACHE_H
 #define FG_WALK_CACHE_H
 

@@ -148,18 +148,8 @@ static void recompiled_code_is_looked_up_again(void **state)
   ASGCT_CallFrame f[ROOM + 1];
   uint8_t types[ROOM + 1];
   assert_int_equal(walk_kept(whole_stack(), ROOM, f, types), 5);
-  static jmethodID frames_methods[] = {ID(3), ID(6)};
-  static jint top_bcis[] = {5, 7}, call_bcis[] = {9, 11};
-  static PCStackInfo pc[2];
-  pc[0] = (PCStackInfo){(void *)(TOP_PC + 3), 2, frames_methods, top_bcis};
-  pc[1] = (PCStackInfo){(void *)CALL_RET, 2, frames_methods, call_bcis};
-  static jvmtiCompiledMethodLoadInlineRecord rec;
-  rec.header = (jvmtiCompiledMethodLoadRecordHeader){JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION,
-                                                     JVMTI_CMLR_MINOR_VERSION, NULL};
-  rec.numpcs = 2;
-  rec.pcinfo = pc;
   fg_code_map_remove_method(&map, ID(2), COMPILED);
-  fg_code_map_add_method(&map, ID(6), COMPILED, 1024, &rec);
+  add_compiled(ID(6));
   assert_int_equal(walk_kept(whole_stack(), ROOM, f, types), 5);
   assert_int_equal(spliced_at(), -1);
   assert_stack(f, ID(1), 12, ID(6));

@@ -41,6 +41,26 @@ static struct fg_top_regs scratch;  /* the interrupted frame's rax, rbx, rdx, r1
 
 static inline uintptr_t at(int word) { return (uintptr_t)&stack[word]; }
 
+/* The compiled method at COMPILED, as method, with its debug records: just
+ * after TOP_PC, inlinee (id 3, bci 5) in the method (bci 7); at CALL_RET, a
+ * call's return address, the same frames at bcis 9 and 11. */
+static inline void add_compiled(jmethodID method)
+{
+  static jmethodID frames_methods[2];
+  static jint top_bcis[] = {5, 7}, call_bcis[] = {9, 11};
+  static PCStackInfo pc[2];
+  frames_methods[0] = ID(3);
+  frames_methods[1] = method;
+  pc[0] = (PCStackInfo){(void *)(TOP_PC + 3), 2, frames_methods, top_bcis};
+  pc[1] = (PCStackInfo){(void *)CALL_RET, 2, frames_methods, call_bcis};
+  static jvmtiCompiledMethodLoadInlineRecord rec;
+  rec.header = (jvmtiCompiledMethodLoadRecordHeader){JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION,
+                                                     JVMTI_CMLR_MINOR_VERSION, NULL};
+  rec.numpcs = 2;
+  rec.pcinfo = pc;
+  fg_code_map_add_method(&map, method, COMPILED, 1024, &rec);   /* copies the records */
+}
+
 static int setup(void **state)
 {
   (void)state;
@@ -90,19 +110,7 @@ static int setup(void **state)
   fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 3700): no record */
   static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
   memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);
-  /* debug records: just after TOP_PC, inlinee (id 3, bci 5) in the method (id 2, bci 7); at
-   * CALL_RET, a call's return address, the same frames at bcis 9 and 11 */
-  static jmethodID frames_methods[] = {ID(3), ID(2)};
-  static jint top_bcis[] = {5, 7}, call_bcis[] = {9, 11};
-  static PCStackInfo pc[2];
-  pc[0] = (PCStackInfo){(void *)(TOP_PC + 3), 2, frames_methods, top_bcis};
-  pc[1] = (PCStackInfo){(void *)CALL_RET, 2, frames_methods, call_bcis};
-  static jvmtiCompiledMethodLoadInlineRecord rec;
-  rec.header = (jvmtiCompiledMethodLoadRecordHeader){JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION,
-                                                     JVMTI_CMLR_MINOR_VERSION, NULL};
-  rec.numpcs = 2;
-  rec.pcinfo = pc;
-  fg_code_map_add_method(&map, ID(2), COMPILED, 1024, &rec);
+  add_compiled(ID(2));
   fg_method_map_init(&methods);
   fg_method_map_put(&methods, INTERPRETED_METHOD, ID(1), (uintptr_t)bytecodes, sizeof bytecodes);
   vm = (struct fg_vm_offsets){.known = 1, .env_to_state = 16, .env_to_anchor = 64, .anchor_sp = 0,
