@@ -6,7 +6,7 @@
 # same method (recursion) or each another; then both again with the thread's
 # last walk kept (walk_cache.h: the stack does not change, so the walk goes
 # on from the kept one at its first caller); median of RUNS runs (default 5).
-# Writes results/walk.md, keeping what follows its table.
+# Writes results/walk.md, keeping what follows its "<!-- notes -->" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +26,7 @@ for r in $(seq "$runs"); do
   done
 done
 
-notes=$(sed -n '/^This machine/,$p' results/walk.md 2>/dev/null || true)
+notes=$(sed -n '/^<!-- notes -->$/,$p' results/walk.md 2>/dev/null || true)   # written by hand, kept
 {
   echo "# The walk's cost by stack depth"
   echo
