@@ -9,6 +9,7 @@
 #include <jvmti.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fg/forte.h"
@@ -25,12 +26,15 @@ enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREA
  * by depth the drainer makes a bigger one, which the handler takes at its
  * next signal (and hands the old one back to be freed). */
 struct fg_scratch {
-  struct fg_walk_cache kept;    /* the last walk in this room (walk_cache.h); first: its first line on a line of its own */
+  /* what every signal reads, in the first line (the record is line-aligned) */
   ASGCT_CallFrame *frames;
   uint8_t *types;
   int capacity;                 /* frames */
+  struct fg_walk_cache kept;    /* the last walk in this room (walk_cache.h): its first fields too */
   size_t mapped;                /* bytes of frames, types and kept's arrays, mapped together */
 };
+_Static_assert(offsetof(struct fg_scratch, kept) + offsetof(struct fg_walk_cache, cap) <= 64,
+               "a walk too short for the kept walk reads and writes one line of its room");
 
 /* Where samples go when the ring is full (the drainer held up, by a
  * safepoint say): a count per trace and kernel state, without time or CPU.
