@@ -125,16 +125,6 @@ static uint64_t frame_word(uint64_t method, int32_t bci, uint8_t type)
   return method ^ ((uint64_t)(uint32_t)bci << 8 | type) * 0xff51afd7ed558ccdull;
 }
 
-static uint64_t walk_word(const ASGCT_CallFrame *frames, const uint8_t *types, uint32_t i)
-{
-  return frame_word((uint64_t)(uintptr_t)frames[i].method_id, frames[i].lineno, types[i]);
-}
-
-static uint64_t trace_word(const struct fg_trace *tr, uint32_t i)
-{
-  return frame_word(fg_trace_methods(tr)[i], fg_trace_bcis(tr)[i], fg_trace_types(tr)[i]);
-}
-
 void fg_trace_hash_begin(struct fg_trace_hash *h)
 {
   *h = (struct fg_trace_hash){{0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
@@ -175,15 +165,17 @@ struct walk_frames {
   const uint8_t *types;
 };
 
+/* Frame i of a walk (src: struct walk_frames) or of a trace, as one word. */
 static uint64_t walk_frames_word(const void *src, uint32_t i)
 {
   const struct walk_frames *w = src;
-  return walk_word(w->frames, w->types, i);
+  return frame_word((uint64_t)(uintptr_t)w->frames[i].method_id, w->frames[i].lineno, w->types[i]);
 }
 
 static uint64_t trace_frames_word(const void *src, uint32_t i)
 {
-  return trace_word(src, i);
+  const struct fg_trace *tr = src;
+  return frame_word(fg_trace_methods(tr)[i], fg_trace_bcis(tr)[i], fg_trace_types(tr)[i]);
 }
 
 void fg_trace_hash_trace_frames(struct fg_trace_hash *h, const struct fg_trace *tr, uint32_t from, uint32_t to)

@@ -27,7 +27,6 @@ void fg_walk_cache_init(struct fg_walk_cache *c, void *mem, int frames)
   c->reads = (struct fg_stack_read *)(c->hashes + n);
   c->made_reads = c->reads + c->read_cap;
   c->first = c->cap;
-  c->read_first = c->read_cap;
   c->spliced_at = c->mismatch = FG_WALK_CACHE_NONE;
   c->min_java = FG_WALK_CACHE_MIN_JAVA;
   c->min_native = FG_WALK_CACHE_MIN_NATIVE;
@@ -92,7 +91,9 @@ static int holds_from(struct fg_walk_cache *c, uint32_t i)
   return 1;
 }
 
-int fg_walk_cache_match(struct fg_walk_cache *c, const struct fg_regs *r, int java_call)
+/* The kept frame the walk may go on from at r (a caller frame, java_call as
+ * the walker has it), or -1. */
+static int match(struct fg_walk_cache *c, const struct fg_regs *r, int java_call)
 {
   if (!c->usable)
     return -1;
@@ -108,7 +109,9 @@ int fg_walk_cache_match(struct fg_walk_cache *c, const struct fg_regs *r, int ja
   return holds_from(c, c->at) ? (int)c->at : -1;
 }
 
-int fg_walk_cache_reuse(struct fg_walk_cache *c, int i, ASGCT_CallFrame *f, uint8_t *types, int room)
+/* Copies the kept walk's frames from kept frame i on to f/types, when fewer
+ * than room: their count, else -1. */
+static int reuse(struct fg_walk_cache *c, int i, ASGCT_CallFrame *f, uint8_t *types, int room)
 {
   uint32_t len = c->frames[i].to_end;
   if ((int64_t)len >= room || len > c->trace->n)
@@ -136,7 +139,6 @@ int fg_walk_cache_suffix(const struct fg_walk_cache *c, struct fg_trace_suffix *
 void fg_walk_cache_end(struct fg_walk_cache *c, int n, int ended)
 {
   c->pending = ended && c->recording;
-  c->total = (uint32_t)n;
   c->last_n = (uint32_t)n;
 }
 
@@ -148,7 +150,7 @@ static void put_made(struct fg_walk_cache *c, uint32_t at, uint32_t read_at, con
   for (uint32_t i = 0; i < c->made_n; i++) {
     struct fg_cached_frame e = c->made[i];
     e.reads_at += read_at;
-    e.to_end = c->total - e.to_end;
+    e.to_end = c->last_n - e.to_end;
     c->frames[at + i] = e;
   }
   memcpy(c->reads + read_at, c->made_reads, c->made_reads_n * sizeof *c->reads);
@@ -168,13 +170,26 @@ static void put_made(struct fg_walk_cache *c, uint32_t at, uint32_t read_at, con
   }
 }
 
+/* The walk comes to a caller frame at r, having written n frames. */
+static void enter(struct fg_walk_cache *c, const struct fg_regs *r, int java_call, int n)
+{
+  if (!c->recording)
+    return;
+  if (c->made_n == c->cap) {
+    c->recording = 0;
+    return;
+  }
+  c->made[c->made_n++] = (struct fg_cached_frame){r->pc, r->sp, r->fp, c->made_reads_n, (uint32_t)n,
+                                                  (uint32_t)(java_call != 0), 0};
+}
+
 int fg_walk_cache_go_on(struct fg_walk_cache *c, const struct fg_regs *r, int java_call, ASGCT_CallFrame *f,
                         uint8_t *types, int n, int room)
 {
-  int at = fg_walk_cache_match(c, r, java_call);
-  int got = at >= 0 ? fg_walk_cache_reuse(c, at, f, types, room - n) : -1;
+  int at = match(c, r, java_call);
+  int got = at >= 0 ? reuse(c, at, f, types, room - n) : -1;
   if (got < 0)
-    fg_walk_cache_enter(c, r, java_call, n);
+    enter(c, r, java_call, n);
   return got;
 }
 
@@ -191,7 +206,7 @@ void fg_walk_cache_commit(struct fg_walk_cache *c, const struct fg_trace *trace)
 /* The ended walk, its frames the last of trace's, in place of the last one. */
 static void keep(struct fg_walk_cache *c, const struct fg_trace *trace)
 {
-  if (!trace || trace->n < c->total)
+  if (!trace || trace->n < c->last_n)
     return;
   uint32_t at, read_at;
   if (c->spliced_at == FG_WALK_CACHE_NONE) {
@@ -207,7 +222,6 @@ static void keep(struct fg_walk_cache *c, const struct fg_trace *trace)
   }
   put_made(c, at, read_at, trace);
   c->first = at;
-  c->read_first = read_at;
   c->trace = trace;
   c->code_version = c->now_code;
   c->method_version = c->now_method;

@@ -50,9 +50,10 @@ struct fg_stack_read {
 /* The frames a thread's last walk had, below which the next one does
  * without the cache: the arrays it reads and writes are cold a millisecond
  * later, and on a short stack they cost more than the frames they save.
- * bench_walk, caches evicted between walks (results/walk.md): 3 Java frames
- * 1.2 us walked and stored, 1.6 kept; 21 frames 1.6 and 1.8; 101 frames
- * 2.8 and 2.0. A native frame's step costs several times a Java one's. */
+ * bench_walk with the cache used at every depth, caches evicted between
+ * walks (one run of 2026-11-27, before this minimum): 3 Java frames 1.2 us
+ * walked and stored, 1.6 kept; 21 frames 1.6 and 1.8; 101 frames 2.8 and
+ * 2.0. A native frame's step costs several times a Java one's. */
 #define FG_WALK_CACHE_MIN_JAVA 40
 #define FG_WALK_CACHE_MIN_NATIVE 8
 
@@ -61,17 +62,16 @@ struct fg_walk_cache {
   uint32_t last_n;                   /* the last walk's frames, used or not */
   uint32_t min_java, min_native;     /* FG_WALK_CACHE_MIN_*, set by fg_walk_cache_init */
   int recording;                     /* this walk uses the cache and its frames and reads fit so far */
-  int pending;                       /* this walk may be kept (fg_walk_cache_commit) */
+  int pending;                       /* this walk may be kept (fg_walk_cache_commit): its frames are last_n */
   uint32_t spliced_at;               /* the kept frame it went on from, or FG_WALK_CACHE_NONE */
-  uint32_t total;                    /* its frames */
   int usable;                        /* the kept walk may be matched in this walk */
   uint32_t cap, read_cap;
-  /* the walk kept: frames[first..cap), reads[read_first..read_cap); trace
-   * holds its frames, the last of them its own */
+  /* the walk kept: frames[first..cap), their reads from frames[first].reads_at
+   * to read_cap; trace holds its frames, the last of them its own */
   struct fg_cached_frame *frames;
   struct fg_trace_hash *hashes;      /* per kept frame: the hash of the trace's frames from its first on */
   struct fg_stack_read *reads;
-  uint32_t first, read_first;
+  uint32_t first;
   const struct fg_trace *trace;      /* NULL: nothing kept */
   uintptr_t code_version, method_version;   /* what the walk's maps were (fg_walk_cache_begin) */
   struct fg_bounds bounds;
@@ -101,32 +101,11 @@ void fg_walk_cache_init(struct fg_walk_cache *c, void *mem, int frames);
 int fg_walk_cache_begin(struct fg_walk_cache *c, uintptr_t code_version, uintptr_t method_version,
                         struct fg_bounds b, int native);
 
-/* The kept frame the walk may go on from at r (a caller frame, java_call as
- * the walker has it), or -1. */
-int fg_walk_cache_match(struct fg_walk_cache *c, const struct fg_regs *r, int java_call);
-
-/* Copies the kept walk's frames from kept frame i on to f/types, when fewer
- * than room: their count, else -1. The walk ends there. */
-int fg_walk_cache_reuse(struct fg_walk_cache *c, int i, ASGCT_CallFrame *f, uint8_t *types, int room);
-
 /* At a caller frame r, having written n of room frames: the kept walk's
- * frames from there on copied to f/types, their count; else -1, and the
- * frame is entered (fg_walk_cache_enter). */
+ * frames from there on copied to f/types, their count (the walk ends
+ * there); else -1, and the frame is entered: logged reads are its own. */
 int fg_walk_cache_go_on(struct fg_walk_cache *c, const struct fg_regs *r, int java_call, ASGCT_CallFrame *f,
                         uint8_t *types, int n, int room);
-
-/* The walk comes to a caller frame at r, having written n frames. */
-static inline void fg_walk_cache_enter(struct fg_walk_cache *c, const struct fg_regs *r, int java_call, int n)
-{
-  if (!c->recording)
-    return;
-  if (c->made_n == c->cap) {
-    c->recording = 0;
-    return;
-  }
-  c->made[c->made_n++] = (struct fg_cached_frame){r->pc, r->sp, r->fp, c->made_reads_n, (uint32_t)n,
-                                                  (uint32_t)(java_call != 0), 0};
-}
 
 /* The frame entered last was popped by its size or through rbp: it read
  * the caller's rbp and return address at sp - 16 and sp - 8 of the next
