@@ -4,8 +4,9 @@
  * finds or adds a trace without a lock and without malloc:
  *
  *  - traces live in arena chunks (mmap), carved with an atomic bump; the
- *    drainer keeps a spare chunk ready, and a handler that finds none maps
- *    one itself (a system call, safe in a signal handler);
+ *    drainer keeps a spare chunk ready, its pages already faulted in, and a
+ *    handler that finds none maps one itself (a system call, safe in a
+ *    signal handler);
  *  - an open-addressing index of trace pointers, filled by compare-and-swap,
  *    finds a stack by its hash. When it is half full the drainer makes one
  *    twice as big; handlers move to it at three quarters, and a lookup reads
@@ -138,7 +139,9 @@ const struct fg_trace *fg_trace_table_put_known(struct fg_trace_table *t, const 
 
 /* The drainer's turn: a bigger index ready once the newest is half full, a
  * spare chunk once the current one is half used, so that handlers seldom map
- * memory themselves. Not async-signal-safe (it may block in mmap). */
+ * memory themselves; both with their pages faulted in (as are the first
+ * ones, by fg_trace_table_init), so that handlers do not fault them in one
+ * by one. Not async-signal-safe (it may block in mmap). */
 void fg_trace_table_prepare(struct fg_trace_table *t);
 
 /* Traces stored so far (a stack two threads added at once counts twice). */

@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fg/trace_table.h"
 
@@ -149,6 +151,58 @@ static void grows_and_finds_everything(void **state)
   }
 }
 
+/* Pages of [p, p + bytes) resident now. */
+static size_t resident_pages(const void *p, size_t bytes)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + page - 1) / page, in = 0;
+  unsigned char *v = malloc(n);
+  assert_int_equal(mincore((void *)p, bytes, v), 0);
+  for (size_t i = 0; i < n; i++)
+    in += v[i] & 1;
+  free(v);
+  return in;
+}
+
+static size_t chunk_pages(const struct fg_trace_chunk *c)
+{
+  return (c->mapped + (size_t)sysconf(_SC_PAGESIZE) - 1) / (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The first chunk and index, and the drainer's spares, come with their
+ * pages faulted in, so that handlers writing traces do not fault them in;
+ * a chunk a handler maps itself does not (that would stall it). */
+static void memory_mapped_ahead_is_faulted_in(void **state)
+{
+  (void)state;
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 1024, 64 * 1024, 0), 0);
+  const struct fg_trace_chunk *first = atomic_load(&t.chunk);
+  const struct fg_trace_index *index = atomic_load(&t.index);
+  assert_int_equal(resident_pages(first, first->mapped), chunk_pages(first));
+  assert_int_equal(resident_pages(index, index->mapped), (index->mapped + (size_t)sysconf(_SC_PAGESIZE) - 1) / (size_t)sysconf(_SC_PAGESIZE));
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  uint32_t k = 0;
+  /* past the first chunk with no spare ready: a handler maps the next one */
+  while (atomic_load(&t.chunk) == first) {
+    stack_of(k++, FRAMES, f, types);
+    assert_non_null(fg_trace_table_put(&t, f, types, FRAMES, 0));
+  }
+  const struct fg_trace_chunk *by_handler = atomic_load(&t.chunk);
+  assert_int_equal(atomic_load(&t.handler_maps), 1);
+  assert_true(resident_pages(by_handler, by_handler->mapped) < chunk_pages(by_handler) / 2);
+  /* the drainer's turn, once that chunk is half used: a spare, faulted in */
+  while (atomic_load(&by_handler->used) < by_handler->size / 2) {
+    stack_of(k++, FRAMES, f, types);
+    assert_non_null(fg_trace_table_put(&t, f, types, FRAMES, 0));
+  }
+  fg_trace_table_prepare(&t);
+  const struct fg_trace_chunk *spare = atomic_load(&t.spare_chunk);
+  assert_non_null(spare);
+  assert_int_equal(resident_pages(spare, spare->mapped), chunk_pages(spare));
+  fg_trace_table_destroy(&t);
+}
+
 /* A trace bigger than a chunk gets a chunk of its own. */
 static void a_deep_stack_fits(void **state)
 {
@@ -274,6 +328,7 @@ int main(void)
     cmocka_unit_test(a_known_suffix_hashes_as_the_whole),
     cmocka_unit_test(grows_and_finds_everything),
     cmocka_unit_test(a_deep_stack_fits),
+    cmocka_unit_test(memory_mapped_ahead_is_faulted_in),
     cmocka_unit_test(the_limit_refuses_only_new_traces),
     cmocka_unit_test(threads_add_at_once),
   };
