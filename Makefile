@@ -33,7 +33,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-busy stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -53,6 +53,7 @@ help:
 	@echo "make bench-convert  fgprof on 100 000 stacks, writes results/convert.md"
 	@echo "make bench-storage  the trace table on 1M samples, memory at 1000 threads, writes results/storage.md"
 	@echo "make bench-walk   the walker and the trace table by stack depth, no JVM, writes results/walk.md"
+	@echo "make bench-parts  the handler's cycles part by part at 1 ms on three works, writes results/handler-parts.md"
 	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
@@ -85,6 +86,18 @@ build/libfgcore.a: $(CORE_OBJ) Makefile   # rebuilt when the list of core source
 build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
 	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm
 
+# The agent with its handler's parts timed (agent/sampling/handler_parts.h),
+# for make bench-parts; never installed.
+PARTS_SRC = agent/sampling/handler.c agent/sampling/handler_parts.c
+PARTS_OBJ = $(PARTS_SRC:%.c=build/obj-parts/%.o)
+
+build/obj-parts/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) -DFG_HANDLER_PARTS -c $< -o $@
+
+build/libfgagent-parts.so: $(filter-out $(PARTS_SRC:%.c=build/obj/%.o),$(AGENT_OBJ)) $(PARTS_OBJ) build/libfgcore.a
+	$(CC) -shared -pthread -o $@ $^ -ldl -lm
+
 cli: build/fgprof
 
 build/fgprof: $(CLI_SRC) build/libfgcore.a
@@ -107,6 +120,10 @@ build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.
 # Native frames' unwind rules from the libraries' DWARF call frame information.
 UNWIND_OBJ = build/obj/agent/native/unwind_rows.o build/obj/agent/native/unwind_tables.o \
              build/obj/agent/native/unwind_refresher.o
+build/tests/test_handler_parts: tests/unit/test_handler_parts.c agent/sampling/handler_parts.c agent/sampling/handler_parts.h tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -DFG_HANDLER_PARTS -Itests/unit $< agent/sampling/handler_parts.c -lcmocka -o $@
+
 build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unwind_refresher: build/tests/%: tests/unit/%.c $(UNWIND_OBJ) tests/unit/unit.h tests/unit/own_stack.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
@@ -264,6 +281,9 @@ bench-storage: deps lib java build/bench_storage
 
 bench-walk: deps build/bench_walk
 	@bash scripts/bench-walk.sh
+
+bench-parts: deps lib java build/libfgagent-parts.so
+	@bash scripts/bench-parts.sh
 
 stress: deps lib java
 	@bash scripts/stress.sh

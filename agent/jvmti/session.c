@@ -10,6 +10,7 @@
 #include "fg/clock.h"
 #include "fg/output.h"
 #include "fg/utf8.h"
+#include "../sampling/handler_parts.h"
 #include "../walk/vm_structs.h"
 
 /* How often the unwind tables look for libraries loaded since (besides a
@@ -263,6 +264,7 @@ static int write_summary(struct fg_agent *a, FILE *log)
       fprintf(log, "  note: %llu methods were unloaded before their names were read\n",
               (unsigned long long)a->names.unresolved) < 0)
     return -1;
+  fg_parts_report(log);   /* build/libfgagent-parts.so only */
   return fflush(log) != 0 || ferror(log) ? -1 : 0;
 }
 

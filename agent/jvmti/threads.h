@@ -64,7 +64,7 @@ struct fg_thread {
   _Atomic uint64_t taken;
   _Atomic uint64_t overruns;    /* samples lost: ring and overflow slots full */
   _Atomic uint64_t refused;     /* samples lost: a new trace over memlimit */
-  _Atomic uint64_t handler_ns;  /* time spent walking and storing */
+  _Atomic uint64_t handler_ns;  /* time spent in walk_and_store, the period change included */
   _Atomic uint64_t skipped;     /* signals skipped by the back-off */
   _Atomic uint64_t depth_cuts;  /* times the time budget halved the walk depth */
   struct fg_backoff backoff;    /* zeroed with the record; read by the drainer once ENDED */

@@ -143,7 +143,7 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
     return -1;
   if (s->walks > 0 &&
       fprintf(out, "  handler time:      %.2f us per stack walk on average (%.3f s in all, %.2f%% of the "
-                   "CPU sampled); the kernel's signal delivery comes on top\n",
+                   "CPU sampled, the period changes included); the kernel's signal delivery comes on top\n",
               (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9,
               pct(s->handler_ns, s->cpu_ns)) < 0)
     return -1;

@@ -25,6 +25,7 @@
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
+#include "handler_parts.h"
 #include "jitter.h"
 #include "perf_threads.h"
 #include "sampler.h"
@@ -185,20 +186,42 @@ static int kernel_frames(struct fg_sampler *s, const struct fg_perf_reach *perf,
   return n;
 }
 
+/* Whether the handler's time counts from its entry: unless the thread was
+ * switched out since (its counter's page says so), as it may be when the
+ * period change's system call returns with a reschedule pending; then, under
+ * load, the time of other threads would be counted, and it counts from the
+ * walk's start, as before the period change was counted. */
+static int counts_from_entry(struct fg_sampler *s, const struct fg_perf_reach *perf, int entered_seq,
+                             uint32_t seq_entered)
+{
+  uint32_t seq;
+  return !s->perf || (entered_seq && fg_perf_threads_seq(perf, &seq) && seq == seq_entered);
+}
+
 /* One signal's sample of t; perf: its counter, looked up (event=cpu), else NULL. */
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext, const struct fg_perf_reach *perf)
 {
+  struct fg_parts_clock parts;   /* make bench-parts only */
+  fg_parts_begin(&parts);
+  /* the handler's whole time is reported, the period change's too (about
+   * 10 us one signal in FG_JITTER_RUN); the back-off times the walk alone */
+  uint64_t entered = fg_clock_ns(CLOCK_MONOTONIC);
+  uint32_t seq_entered = 0;
+  int entered_seq = s->perf && fg_perf_threads_seq(perf, &seq_entered);
   add_to(&t->taken, 1);
   if (s->perf) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
     uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)t->tid);
     if (period)
       fg_perf_threads_period(perf, period);
   }
+  fg_parts_mark(&parts, FG_PART_PERIOD);
   struct fg_backoff *b = &t->backoff;
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
     add_to(&t->skipped, 1);
     drop_kernel_frames(s, perf);
     keep_for_repeats(t, NULL);
+    if (counts_from_entry(s, perf, entered_seq, seq_entered))
+      add_to(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - entered);
     return;
   }
   if (b->depth == 0)
@@ -215,9 +238,12 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_scratch *room = scratch_for_walk(s, t);
   int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
   int depth = b->depth < fits ? b->depth : fits;
+  fg_parts_mark(&parts, FG_PART_BEFORE);
   int k = kernel_frames(s, perf, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */
+  fg_parts_mark(&parts, FG_PART_KERNEL);
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
                                       lo, hi, &room->kept, room->frames + k, room->types + k);
+  fg_parts_mark(&parts, t->env ? FG_PART_WALK : FG_PART_WALK_NATIVE);
   uint32_t flags = walk.flags;
   int cut_by_room = (flags & FG_SAMPLE_TRUNCATED) && depth < b->depth;
   if (cut_by_room) {
@@ -235,11 +261,13 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   const struct fg_trace *trace = fg_trace_table_put_known(s->traces, room->frames, room->types,
                                                           (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
   fg_walk_cache_commit(&room->kept, trace);   /* the next walk may stop where it meets this one */
+  fg_parts_mark(&parts, FG_PART_TRACE);
   int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
                       atomic_load_explicit(&t->wall_state, memory_order_relaxed));
+  fg_parts_mark(&parts, FG_PART_RING);
   keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */
   /* fgagent's own cost, reported in the summary, and what it allows next */
-  uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - start;
+  uint64_t now = fg_clock_ns(CLOCK_MONOTONIC), spent = now - start;
   uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;
   /* not switched out meanwhile: the wall time was the walk's own */
   alone = alone && fg_perf_threads_seq(perf, &seq_end) && seq_end == seq_start;
@@ -247,7 +275,9 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
                                                       precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
   if (v.cut)
     add_to(&t->depth_cuts, 1);
-  add_to(&t->handler_ns, spent);
+  add_to(&t->handler_ns, now - (counts_from_entry(s, perf, entered_seq, seq_entered) ? entered : start));
+  fg_parts_mark(&parts, FG_PART_AFTER);
+  fg_parts_add(&parts);
 }
 
 static void on_sigprof(int signo, siginfo_t *info, void *ucontext)

@@ -300,7 +300,8 @@ static void summary_accounts_for_every_signal(void **state)
     "event:             cpu (perf_events cpu-clock)",
     "interval asked:    1.000 ms",
     "rate achieved:     1000.0 samples per CPU-second, one every 1.000 ms",
-    "handler time:      4.50 us per stack walk on average (0.004 s in all, 0.43% of the CPU sampled)",
+    "handler time:      4.50 us per stack walk on average (0.004 s in all, 0.43% of the CPU sampled, the period "
+    "changes included)",
     "back-off:          0 signals skipped after walks costing over 5% of the interval, their time credited to "
     "their thread's next sample\n",
     "signals taken:     1000",
