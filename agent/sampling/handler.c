@@ -10,7 +10,7 @@
  * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
  * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
- * sched_getcpu
+ * sched_getcpu, fg_parts_* (builds for make bench-parts only: rdtsc, atomics)
  * and C11 atomics. It never calls JNI or JVMTI
  * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
  * never allocates, never locks, never uses stdio, and restores errno. */

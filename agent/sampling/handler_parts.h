@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 enum fg_part {
-  FG_PART_PERIOD,    /* the counter's next period (fg_jitter, the ioctl once a run) */
+  FG_PART_PERIOD,    /* the entry's clock and counter page, the counter's next period (the ioctl once a run) */
   FG_PART_BEFORE,    /* back-off, clocks, the counter page's sequence, the walk room */
   FG_PART_KERNEL,    /* the sample's kernel frames from the counter's ring */
   FG_PART_WALK,      /* fg_walk_stack on a Java thread */
