@@ -115,7 +115,8 @@ public final class IntegrationTests {
   // ---------------------------------------------------------------- tests
 
   /**
-   * Three methods with measured CPU shares: each profiled share within 3 points. This checks
+   * Three methods with measured CPU shares, 4 s of their thread's CPU (beside two busy loops, 4 s
+   * of wall time left it 1966 samples once): each profiled share within 3 points. This checks
    * that sampling is fair, so each method keeps its own compiled code: once C2 inlined the three
    * identical loops into one caller, a run on JDK 25 put 5 points of alpha under beta and gamma,
    * HotSpot's debug info mapping some non-safepoint PCs to a sibling's scope. Inlined frames
@@ -124,7 +125,7 @@ public final class IntegrationTests {
   static void threeHotMethodShares(Jdk jdk) throws Exception {
     Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed",
         List.of("-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,HotMethods::*",
-            "-XX:CompileCommand=dontinline,Work::mix"), "HotMethods", "4");
+            "-XX:CompileCommand=dontinline,Work::mix"), "HotMethods", "4", "cpu");
     r.expectCleanRun();
     Map<String, Long> s = collapsed(r.file("p.collapsed"));
     String[] methods = {"HotMethods.alpha", "HotMethods.beta", "HotMethods.gamma"};
@@ -139,7 +140,7 @@ public final class IntegrationTests {
       report.append(String.format("%s truth %.1f%% profile %.1f%%; ", m, truth, seen));
       check(Math.abs(truth - seen) <= 3.0, "share off by more than 3 points: " + report);
     }
-    System.out.println("    " + report);
+    System.out.println("    " + all + " samples; " + report);
   }
 
   /**

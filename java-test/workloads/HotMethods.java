@@ -2,7 +2,8 @@
  * Three hot methods with CPU shares of about 50/30/20 %, each call timed with the
  * thread's own CPU clock. Prints the measured shares (the ground truth) as
  *   GROUND_TRUTH HotMethods.alpha 0.5012
- * Run: HotMethods SECONDS
+ * Run: HotMethods SECONDS [cpu]: SECONDS of wall time, or with "cpu" of the hot thread's own CPU
+ * time, so that a busy machine lengthens the run instead of thinning its samples.
  */
 public final class HotMethods {
   static long alpha(long s) { return Work.mix(s, 5); }
@@ -11,11 +12,12 @@ public final class HotMethods {
 
   public static void main(String[] args) throws Exception {
     double seconds = Double.parseDouble(args[0]);
+    boolean byCpu = args.length > 1 && args[1].equals("cpu");
     long[] cpu = new long[3];
     Thread t = new Thread(() -> {
-      long end = System.nanoTime() + (long) (seconds * 1e9);
+      long end = (byCpu ? Work.threadCpuNanos() : System.nanoTime()) + (long) (seconds * 1e9);
       long s = 1;
-      while (System.nanoTime() < end) {
+      while ((byCpu ? Work.threadCpuNanos() : System.nanoTime()) < end) {
         long t0 = Work.threadCpuNanos();
         s = alpha(s);
         long t1 = Work.threadCpuNanos();
