@@ -52,7 +52,8 @@ static inline void fg_parts_mark(struct fg_parts_clock *c, enum fg_part p)
   c->at = now;
 }
 
-/* A walked signal's parts, added to its arm's. */
+/* A walked signal's parts, added to its arm's (or, past a million cycles in
+ * all, counted as left out). */
 void fg_parts_add(const struct fg_parts_clock *c);
 
 #else
