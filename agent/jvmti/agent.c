@@ -173,6 +173,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     .pcs = vm_walker ? &a->pcs : NULL,
     .unwind = native ? &a->unwind : NULL,
   };
+  a->sampler.pc_slots = vm_walker ? a->pcs.slots : NULL;
   a->sampler.traces = &a->traces;
   a->sampler.scratch_reserve = frames - a->opts.depth;
   a->sampler.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* -1: the drainer just polls */

@@ -10,7 +10,7 @@
  * functions, write on the drainer's eventfd, fg_foreign_add, fg_thread_pool_claim, fg_sample_encode, the fg_backoff
  * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
- * sched_getcpu, fg_parts_* (builds for make bench-parts only: rdtsc, atomics)
+ * sched_getcpu, fg_pc_cache_prefetch, fg_parts_* (builds for make bench-parts only: rdtsc, atomics)
  * and C11 atomics. It never calls JNI or JVMTI
  * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
  * never allocates, never locks, never uses stdio, and restores errno. */
@@ -28,6 +28,7 @@
 #include "handler_parts.h"
 #include "jitter.h"
 #include "perf_threads.h"
+#include "../walk/pc_cache.h"
 #include "sampler.h"
 
 static struct fg_sampler *active_sampler;
@@ -203,6 +204,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
 {
   struct fg_parts_clock parts;   /* make bench-parts only */
   fg_parts_begin(&parts);
+  fg_pc_cache_prefetch(s->pc_slots, (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP], 1);
   /* the handler's whole time is reported, the period change's too (about
    * 10 us one signal in FG_JITTER_RUN); the back-off times the walk alone */
   uint64_t entered = fg_clock_ns(CLOCK_MONOTONIC);

@@ -37,7 +37,7 @@ void fg_pc_cache_free(struct fg_pc_cache *c)
 
 static struct fg_pc_slot *slot_of(const struct fg_pc_cache *c, uintptr_t key)
 {
-  return &c->slots[(key * 0x9e3779b97f4a7c15ull) >> (64 - FG_PC_CACHE_BITS)];
+  return &c->slots[fg_pc_slot_index(key)];
 }
 
 int fg_pc_cache_get(const struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t generation, struct fg_pc_info *out)

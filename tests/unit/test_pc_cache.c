@@ -54,6 +54,25 @@ static void kept_under_its_generation(void **state)
   fg_pc_cache_free(&c);
 }
 
+/* The slot the handler asks for ahead (fg_pc_cache_prefetch) is the one a
+ * top pc is kept in and read from. */
+static void prefetch_asks_for_the_slot_used(void **state)
+{
+  (void)state;
+  struct fg_pc_cache c;
+  assert_int_equal(fg_pc_cache_init(&c), 0);
+  struct fg_code_blob blob;
+  struct fg_pc_info in = info(&blob);
+  for (uintptr_t pc = 0x7f0000001000; pc < 0x7f0000001000 + 64 * 37; pc += 37) {
+    fg_pc_cache_put(&c, pc, 1, 1, &in);
+    const struct fg_pc_slot *slot = &c.slots[fg_pc_slot_index(fg_pc_key(pc, 1))];
+    assert_int_equal(slot->key, fg_pc_key(pc, 1));
+    fg_pc_cache_prefetch(c.slots, pc, 1);
+  }
+  fg_pc_cache_prefetch(NULL, 0x7000, 1);   /* no cache: nothing */
+  fg_pc_cache_free(&c);
+}
+
 /* A record of up to FG_PC_INLINE_FRAMES frames is read from the slot, a
  * deeper one through its pointer. */
 static void frames_inline_or_through_pointers(void **state)
@@ -164,6 +183,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(kept_under_its_generation),
+    cmocka_unit_test(prefetch_asks_for_the_slot_used),
     cmocka_unit_test(frames_inline_or_through_pointers),
     cmocka_unit_test(slot_shared_and_slot_busy),
     cmocka_unit_test(concurrent_writers_never_tear),
