@@ -12,7 +12,11 @@ public final class HotMethods {
 
   public static void main(String[] args) throws Exception {
     double seconds = Double.parseDouble(args[0]);
-    boolean byCpu = args.length > 1 && args[1].equals("cpu");
+    if (args.length > 1 && !args[1].equals("cpu")) {
+      System.err.println("HotMethods: '" + args[1] + "' is not known after SECONDS; accepted: cpu (or nothing: wall time)");
+      System.exit(2);
+    }
+    boolean byCpu = args.length > 1;
     long[] cpu = new long[3];
     Thread t = new Thread(() -> {
       long end = (byCpu ? Work.threadCpuNanos() : System.nanoTime()) + (long) (seconds * 1e9);
