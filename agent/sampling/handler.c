@@ -188,15 +188,15 @@ static int kernel_frames(struct fg_sampler *s, const struct fg_perf_reach *perf,
 }
 
 /* Whether the handler's time counts from its entry: unless the thread was
- * switched out since (its counter's page says so), as it may be when the
- * period change's system call returns with a reschedule pending; then, under
- * load, the time of other threads would be counted, and it counts from the
- * walk's start, as before the period change was counted. */
-static int counts_from_entry(struct fg_sampler *s, const struct fg_perf_reach *perf, int entered_seq,
-                             uint32_t seq_entered)
+ * switched out since (its counter's page's sequence, read at entry and now,
+ * says so), as it may be when the period change's system call returns with a
+ * reschedule pending; then, under load, the time of other threads would be
+ * counted, and it counts from the walk's start, as before the period change
+ * was counted. */
+static int counts_from_entry(const struct fg_sampler *s, int entered_seq, uint32_t seq_entered, int now_seq,
+                             uint32_t seq_now)
 {
-  uint32_t seq;
-  return !s->perf || (entered_seq && fg_perf_threads_seq(perf, &seq) && seq == seq_entered);
+  return !s->perf || (entered_seq && now_seq && seq_now == seq_entered);
 }
 
 /* One signal's sample of t; perf: its counter, looked up (event=cpu), else NULL. */
@@ -222,7 +222,9 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     add_to(&t->skipped, 1);
     drop_kernel_frames(s, perf);
     keep_for_repeats(t, NULL);
-    if (counts_from_entry(s, perf, entered_seq, seq_entered))
+    uint32_t seq_now = 0;
+    int now_seq = s->perf && fg_perf_threads_seq(perf, &seq_now);
+    if (counts_from_entry(s, entered_seq, seq_entered, now_seq, seq_now))
       add_to(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - entered);
     return;
   }
@@ -272,12 +274,13 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   uint64_t now = fg_clock_ns(CLOCK_MONOTONIC), spent = now - start;
   uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;
   /* not switched out meanwhile: the wall time was the walk's own */
-  alone = alone && fg_perf_threads_seq(perf, &seq_end) && seq_end == seq_start;
+  int end_seq = s->perf && fg_perf_threads_seq(perf, &seq_end);
+  alone = alone && end_seq && seq_end == seq_start;
   struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth,
                                                       precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
   if (v.cut)
     add_to(&t->depth_cuts, 1);
-  add_to(&t->handler_ns, now - (counts_from_entry(s, perf, entered_seq, seq_entered) ? entered : start));
+  add_to(&t->handler_ns, now - (counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end) ? entered : start));
   fg_parts_mark(&parts, FG_PART_AFTER);
   fg_parts_add(&parts);
 }

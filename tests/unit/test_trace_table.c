@@ -151,10 +151,17 @@ static void grows_and_finds_everything(void **state)
   }
 }
 
+/* Pages that bytes of a mapping span. */
+static size_t pages_of(size_t bytes)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (bytes + page - 1) / page;
+}
+
 /* Pages of [p, p + bytes) resident now. */
 static size_t resident_pages(const void *p, size_t bytes)
 {
-  size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + page - 1) / page, in = 0;
+  size_t n = pages_of(bytes), in = 0;
   unsigned char *v = malloc(n);
   assert_int_equal(mincore((void *)p, bytes, v), 0);
   for (size_t i = 0; i < n; i++)
@@ -163,10 +170,6 @@ static size_t resident_pages(const void *p, size_t bytes)
   return in;
 }
 
-static size_t chunk_pages(const struct fg_trace_chunk *c)
-{
-  return (c->mapped + (size_t)sysconf(_SC_PAGESIZE) - 1) / (size_t)sysconf(_SC_PAGESIZE);
-}
 
 /* The first chunk and index, and the drainer's spares, come with their
  * pages faulted in, so that handlers writing traces do not fault them in;
@@ -178,8 +181,8 @@ static void memory_mapped_ahead_is_faulted_in(void **state)
   assert_int_equal(fg_trace_table_init(&t, 1024, 64 * 1024, 0), 0);
   const struct fg_trace_chunk *first = atomic_load(&t.chunk);
   const struct fg_trace_index *index = atomic_load(&t.index);
-  assert_int_equal(resident_pages(first, first->mapped), chunk_pages(first));
-  assert_int_equal(resident_pages(index, index->mapped), (index->mapped + (size_t)sysconf(_SC_PAGESIZE) - 1) / (size_t)sysconf(_SC_PAGESIZE));
+  assert_int_equal(resident_pages(first, first->mapped), pages_of(first->mapped));
+  assert_int_equal(resident_pages(index, index->mapped), pages_of(index->mapped));
   ASGCT_CallFrame f[FRAMES];
   uint8_t types[FRAMES];
   uint32_t k = 0;
@@ -190,7 +193,7 @@ static void memory_mapped_ahead_is_faulted_in(void **state)
   }
   const struct fg_trace_chunk *by_handler = atomic_load(&t.chunk);
   assert_int_equal(atomic_load(&t.handler_maps), 1);
-  assert_true(resident_pages(by_handler, by_handler->mapped) < chunk_pages(by_handler) / 2);
+  assert_true(resident_pages(by_handler, by_handler->mapped) < pages_of(by_handler->mapped) / 2);
   /* the drainer's turn, once that chunk is half used: a spare, faulted in */
   while (atomic_load(&by_handler->used) < by_handler->size / 2) {
     stack_of(k++, FRAMES, f, types);
@@ -199,7 +202,7 @@ static void memory_mapped_ahead_is_faulted_in(void **state)
   fg_trace_table_prepare(&t);
   const struct fg_trace_chunk *spare = atomic_load(&t.spare_chunk);
   assert_non_null(spare);
-  assert_int_equal(resident_pages(spare, spare->mapped), chunk_pages(spare));
+  assert_int_equal(resident_pages(spare, spare->mapped), pages_of(spare->mapped));
   fg_trace_table_destroy(&t);
 }
 
