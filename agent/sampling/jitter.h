@@ -12,25 +12,28 @@
  * the fixed period would have put its end. So each run starts at a fresh
  * random phase of any loop shorter than K*T/2, and the first n runs' periods
  * add up to n*K*T + K*T*r_n: off the fixed rate by at most K*T/4, whatever n.
- * Changing the period is a system call: about 10 us here, timed from the
- * handler (0.6-0.9 us a signal at 1 ms), hence runs of K. K = 64 was
+ * Changing the period is a system call: about 7-10 us here (it restarts
+ * the counter's timer), timed from the handler, hence runs of K. K = 64 was
  * tried at 250 us: one 4 s RepeatingSteps run in 12 put a step 9.4 standard
- * deviations off (K = 16: 3.0 at most in 12); presumably a run whose
- * period nearly divides the loop's length puts all its samples on the same
- * few points of it, a lump that grows with the run. K = 32 (2026-11-27):
- * the period changes cost 880-1 000 cycles a signal against 1 460-1 540 at
- * K = 16 (rdtsc, 1 ms, 0.2 us saved); RepeatingSteps, 15 runs of each
- * alternately: chi-square over the nine steps 1.5-18.9, mean 8.3 (what
- * independent samples give), against 2.1-10.1, mean 5.8, worst step 3.0
- * deviations against 2.1 (45 runs of K = 32 in all: 3.0 at most). Not taken:
- * a repeating loop's shares scatter more, for 0.02 points of overhead.
+ * deviations off; presumably a run whose period nearly divides the loop's
+ * length puts all its samples on the same few points of it, a lump that
+ * grows with the run. K = 16 against K = 32 (2026-11-27), RepeatingSteps at
+ * 250 us, 15 runs of each alternately: chi-square over the nine steps
+ * 2.1-10.1, mean 5.8, against 1.5-18.9, mean 8.3, worst step 2.1 against 3.0
+ * deviations (45 runs of K = 32 in all: 3.0 at most). A mean of 8 is what
+ * independent samples give (8 degrees of freedom): at K = 32 a repeating
+ * loop's shares are off by the sample count's own noise and no more, while
+ * K = 16 spreads them more evenly than chance (runs of 16 stratify the
+ * loop's phases). The period changes cost 880-1 000 cycles a signal at
+ * K = 32 against 1 460-1 540 at K = 16 (rdtsc, 1 ms, bench-parts' period
+ * part): 550 cycles, 4-11% of the handler's time. So K = 32.
  * Pure arithmetic on one thread's state, async-signal-safe; unit-tested alone. */
 #ifndef FG_JITTER_H
 #define FG_JITTER_H
 
 #include <stdint.h>
 
-#define FG_JITTER_RUN 16u              /* samples between period changes */
+#define FG_JITTER_RUN 32u              /* samples between period changes */
 #define FG_JITTER_ONE 65536            /* r's unit: r = q / FG_JITTER_ONE */
 #define FG_JITTER_MAX (FG_JITTER_ONE / 4)
 

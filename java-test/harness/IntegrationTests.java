@@ -149,7 +149,7 @@ public final class IntegrationTests {
    * with such a loop and, on a quiet machine, miscounts a step by 1-5 points in about a third
    * of the runs. With the period varied each step stays within 5 standard deviations of its
    * count's binomial noise (about 1.2 points at 15 000 samples). The bound is per step and wide
-   * because the samples are not independent: the 16 samples taken at one period are correlated
+   * because the samples are not independent: the 32 samples taken at one period are correlated
    * on a loop like this. A chi-square bound for independent samples (26.1, 8 degrees of
    * freedom) failed once in 8 quiet runs (34.1, its largest step 3.7 deviations off).
    */
