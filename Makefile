@@ -87,8 +87,10 @@ build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
 	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm
 
 # The agent with its handler's parts timed (agent/sampling/handler_parts.h),
-# for make bench-parts; never installed.
-PARTS_SRC = agent/sampling/handler.c agent/sampling/handler_parts.c
+# for make bench-parts; never installed. fg_parts_arm() deals arms in these
+# files only (elsewhere it is 0): the handler, the walkers, the trace table.
+PARTS_SRC = agent/sampling/handler.c agent/sampling/handler_parts.c agent/walk/walker.c agent/walk/vm_walker.c \
+            agent/buffer/trace_table.c
 PARTS_OBJ = $(PARTS_SRC:%.c=build/obj-parts/%.o)
 
 build/obj-parts/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h)

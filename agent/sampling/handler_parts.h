@@ -38,7 +38,9 @@ struct fg_parts_clock {
   uint64_t cycles[FG_PARTS];
 };
 
-/* The arm of this thread's signal (0 or 1), dealt by fg_parts_begin. */
+/* The arm of this thread's signal (0 or 1), dealt by fg_parts_begin. In a
+ * file built without FG_HANDLER_PARTS (not in the Makefile's PARTS_SRC) it
+ * is always 0: an experiment there changes neither arm. */
 int fg_parts_arm(void);
 
 /* A signal's first part begins, and its arm is drawn. */

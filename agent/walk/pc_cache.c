@@ -40,27 +40,25 @@ static struct fg_pc_slot *slot_of(const struct fg_pc_cache *c, uintptr_t key)
   return &c->slots[fg_pc_slot_index(key)];
 }
 
-int fg_pc_cache_get(const struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t generation, struct fg_pc_info *out)
+/* The slot of key, when it holds key under generation with pc in its
+ * range (pc 0: no range), copied to *out. */
+static int get(const struct fg_pc_cache *c, uintptr_t key, uintptr_t pc, uint32_t generation, struct fg_pc_info *out)
 {
-  if (!c->slots || !pc)
-    return 0;
-  uintptr_t key = fg_pc_key(pc, top);
   struct fg_pc_slot *s = slot_of(c, key);
   uint32_t before = atomic_load_explicit(&s->seq, memory_order_acquire);
   if (before & 1)
     return 0;
-  int hit = s->key == key && s->generation == generation;
+  uintptr_t at = pc % FG_PC_RANGE_BYTES;
+  int hit = s->key == key && s->generation == generation && (!pc || (at >= s->lo && at < s->hi));
   if (hit)
     *out = s->info;
   atomic_thread_fence(memory_order_acquire);
   return hit && atomic_load_explicit(&s->seq, memory_order_relaxed) == before;
 }
 
-void fg_pc_cache_put(struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t generation, const struct fg_pc_info *in)
+static void put(struct fg_pc_cache *c, uintptr_t key, uint16_t lo, uint16_t hi, uint32_t generation,
+                const struct fg_pc_info *in)
 {
-  if (!c->slots || !pc)
-    return;
-  uintptr_t key = fg_pc_key(pc, top);
   struct fg_pc_slot *s = slot_of(c, key);
   uint32_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
   if ((seq & 1) || !atomic_compare_exchange_strong_explicit(&s->seq, &seq, seq + 1, memory_order_acquire,
@@ -70,5 +68,37 @@ void fg_pc_cache_put(struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t gene
   s->key = key;
   s->generation = generation;
   s->info = *in;
+  s->lo = lo;
+  s->hi = hi;
   atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
+}
+
+int fg_pc_cache_get(const struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t generation, struct fg_pc_info *out)
+{
+  if (!c->slots || !pc)
+    return 0;
+  return get(c, fg_pc_key(pc, top), 0, generation, out);
+}
+
+void fg_pc_cache_put(struct fg_pc_cache *c, uintptr_t pc, int top, uint32_t generation, const struct fg_pc_info *in)
+{
+  if (!c->slots || !pc)
+    return;
+  put(c, fg_pc_key(pc, top), 0, 0, generation, in);
+}
+
+int fg_pc_cache_get_range(const struct fg_pc_cache *c, uintptr_t pc, uint32_t generation, struct fg_pc_info *out)
+{
+  if (!c->slots || !pc)
+    return 0;
+  return get(c, fg_pc_range_key(pc), pc, generation, out);
+}
+
+void fg_pc_cache_put_range(struct fg_pc_cache *c, uintptr_t lo, uintptr_t hi, uint32_t generation,
+                           const struct fg_pc_info *in)
+{
+  if (!c->slots || !lo || hi <= lo || (hi - 1) / FG_PC_RANGE_BYTES != lo / FG_PC_RANGE_BYTES)
+    return;
+  uintptr_t base = lo - lo % FG_PC_RANGE_BYTES;
+  put(c, fg_pc_range_key(lo), (uint16_t)(lo - base), (uint16_t)(hi - base), generation, in);
 }

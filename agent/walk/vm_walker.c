@@ -25,11 +25,11 @@ static enum fg_top_pop frameless_plan(const struct fg_code_blob *m, uintptr_t pc
 /* The frames of m's first record at or above at (count 0: none), and
  * whether it is at pc itself (HotSpot records debug info at the return
  * address of every Java call). */
-static void record_at(const struct fg_code_blob *m, uintptr_t at, uintptr_t pc, struct fg_pc_info *i)
+static int record_at(const struct fg_code_blob *m, uintptr_t at, uintptr_t pc, struct fg_pc_info *i)
 {
   int r = fg_pc_scopes_at_or_above(m->scopes, at);
   if (r < 0)
-    return;
+    return r;
   const struct fg_pc_scopes *s = m->scopes;
   i->frames = s->frames + s->records[r].first;
   i->count = s->records[r + 1].first - s->records[r].first;
@@ -37,14 +37,46 @@ static void record_at(const struct fg_code_blob *m, uintptr_t at, uintptr_t pc, 
   i->own = i->count && i->frames[i->count - 1].method == i->id;
   for (uint32_t j = 0; j < i->count && j < FG_PC_INLINE_FRAMES; j++)
     i->inline_frames[j] = i->frames[j];
+  return r;
+}
+
+/* The top pcs around pc (itself a top pc in m's body, its record r) that
+ * look up as it does: in its granule (FG_PC_RANGE_BYTES), in m, at or
+ * above the record before r (a pc there takes r as the first record after
+ * it) and below r, and with the frame built, no epilogue under way, at each
+ * byte from pc to the range's ends (every byte, whether an instruction
+ * starts there or not: a range is never wider than what is known). *hi 0:
+ * none wider than pc itself. */
+static void top_range(const struct fg_code_blob *m, int r, uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
+{
+  const struct fg_pc_scopes *s = m->scopes;
+  uintptr_t from = pc - pc % FG_PC_RANGE_BYTES, to = from + FG_PC_RANGE_BYTES;
+  if (from < m->start)
+    from = m->start;
+  if (to > m->end)
+    to = m->end;
+  uintptr_t next = fg_pc_record_pc(s, (uint32_t)r);
+  if (to > next)
+    to = next;
+  if (r > 0 && from < fg_pc_record_pc(s, (uint32_t)r - 1))
+    from = fg_pc_record_pc(s, (uint32_t)r - 1);
+  uintptr_t a = pc, b = pc + 1;
+  while (a > from && fg_top_pop_plan(m, a - 1) == FG_POP_COMPLETE)
+    a--;
+  while (b < to && fg_top_pop_plan(m, b) == FG_POP_COMPLETE)
+    b++;
+  *lo = a;
+  *hi = b - a > 1 ? b : 0;
 }
 
 /* pc as the code map says it is now. top: the interrupted pc, whose record
  * is the first after it (HotSpot's rule for a pc between records) and whose
  * frame's way of popping is kept too. */
-static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struct fg_pc_info *i)
+static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struct fg_pc_info *i, uintptr_t *lo,
+                    uintptr_t *hi)
 {
   memset(i, 0, sizeof *i);
+  *hi = 0;
   const struct fg_code_blob *m = fg_code_map_find(&code->methods, pc);
   if (m) {
     i->kind = FG_PC_METHOD;
@@ -53,11 +85,13 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
     i->frame_bytes = m->layout.frame_bytes;
     i->rbp_based = m->layout.rbp_based;
     i->scoped = m->scopes != NULL;
-    record_at(m, top ? pc + 1 : pc, pc, i);
+    int r = record_at(m, top ? pc + 1 : pc, pc, i);
     if (top) {
       enum fg_top_pop plan = fg_top_pop_plan(m, pc);
       i->top_pop = (uint8_t)(plan != FG_POP_FAIL ? plan : frameless_plan(m, pc));
       i->in_body = plan == FG_POP_COMPLETE && m->layout.frame_bytes;   /* past the prologue, before any epilogue */
+      if (i->in_body && i->id && r >= 0)
+        top_range(m, r, pc, lo, hi);
     }
     return;
   }
@@ -69,16 +103,21 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
   }
 }
 
-/* pc_at past its memo: the pc cache or the code map, kept in memo slot e
- * under key. Out of line: the frame loop inlines only pc_at's hit. */
+/* pc_at past its memo: the pc cache (for a top pc, its range next) or the
+ * code map, kept in memo slot e under key (and a top pc's range with it).
+ * Out of line: the frame loop inlines only pc_at's hit. */
 __attribute__((noinline)) const struct fg_pc_info *fg_vm_pc_looked_up(struct walk *k, uintptr_t pc, int top,
                                                                     uintptr_t key, struct memo *e)
 {
   struct fg_pc_cache *cache = k->w->pcs;
-  if (!cache || !fg_pc_cache_get(cache, pc, top, k->generation, &e->info)) {
-    look_up(k->w->code, pc, top, &e->info);
+  if (!cache || (!fg_pc_cache_get(cache, pc, top, k->generation, &e->info) &&
+                 !(top && fg_pc_cache_get_range(cache, pc, k->generation, &e->info)))) {
+    uintptr_t lo = 0, hi;
+    look_up(k->w->code, pc, top, &e->info, &lo, &hi);
     if (cache && ((e->info.kind == FG_PC_METHOD && e->info.id) || e->info.kind == FG_PC_STUB))
       fg_pc_cache_put(cache, pc, top, k->generation, &e->info);
+    if (cache && hi)
+      fg_pc_cache_put_range(cache, lo, hi, k->generation, &e->info);
   }
   e->key = key;
   return &e->info;

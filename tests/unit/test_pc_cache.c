@@ -89,12 +89,12 @@ static void frames_inline_or_through_pointers(void **state)
   assert_int_equal(fg_pc_frames(&i)[FG_PC_INLINE_FRAMES].bci, 50);
 }
 
-/* The caller pc that shares pc's slot: the slot is (pc << 1) * golden >> (64 - bits). */
+/* The caller pc that shares pc's slot. */
 static uintptr_t same_slot_as(uintptr_t pc)
 {
-  uint64_t want = ((uint64_t)(pc << 1) * 0x9e3779b97f4a7c15ull) >> (64 - FG_PC_CACHE_BITS);
+  uint32_t want = fg_pc_slot_index(fg_pc_key(pc, 0));
   for (uintptr_t other = pc + 1;; other++)
-    if ((((uint64_t)(other << 1) * 0x9e3779b97f4a7c15ull) >> (64 - FG_PC_CACHE_BITS)) == want)
+    if (fg_pc_slot_index(fg_pc_key(other, 0)) == want)
       return other;
 }
 
@@ -114,15 +114,51 @@ static void slot_shared_and_slot_busy(void **state)
   /* a writer on another thread (interrupted, say) holds the slot: odd sequence */
   struct fg_pc_slot *s = NULL;
   for (size_t i = 0; i < (1u << FG_PC_CACHE_BITS); i++)
-    if (c.slots[i].key == other << 1)
+    if (c.slots[i].key == fg_pc_key(other, 0))
       s = &c.slots[i];
   assert_non_null(s);
   atomic_fetch_add(&s->seq, 1);
   assert_false(fg_pc_cache_get(&c, other, 0, 1, &out));
   fg_pc_cache_put(&c, 0x7000, 0, 1, &in_a);                /* left alone */
-  assert_int_equal(s->key, other << 1);
+  assert_int_equal(s->key, fg_pc_key(other, 0));
   atomic_fetch_add(&s->seq, 1);
   assert_true(fg_pc_cache_get(&c, other, 0, 1, &out));
+  fg_pc_cache_free(&c);
+}
+
+/* A top range answers for the pcs inside it, under its generation, and
+ * for no other: not those beside it in its granule, not another granule's,
+ * not as a pc's own key, nor a pc's key as a range (the keys differ in bit
+ * 1); a range that would cross its granule is not kept. */
+static void ranges_hold_their_pcs_only(void **state)
+{
+  (void)state;
+  struct fg_pc_cache c;
+  assert_int_equal(fg_pc_cache_init(&c), 0);
+  struct fg_code_blob blob;
+  struct fg_pc_info in = info(&blob), out;
+  memset(&out, 0, sizeof out);
+  uintptr_t g = 0x70000;
+  for (uintptr_t pc = g; pc < g + 3 * FG_PC_RANGE_BYTES; pc++) {
+    assert_int_equal(fg_pc_key(pc, 0) & 2, 0);
+    assert_int_equal(fg_pc_key(pc, 1) & 2, 0);
+    assert_int_equal(fg_pc_range_key(pc) & 2, 2);
+  }
+  fg_pc_cache_put_range(&c, g + 10, g + 30, 5, &in);
+  for (uintptr_t pc = g; pc < g + FG_PC_RANGE_BYTES; pc++)
+    assert_int_equal(fg_pc_cache_get_range(&c, pc, 5, &out), pc >= g + 10 && pc < g + 30);
+  assert_true(fg_pc_cache_get_range(&c, g + 10, 5, &out));
+  assert_true(same_info(&out, &in));
+  assert_false(fg_pc_cache_get_range(&c, g + 10, 6, &out));   /* the code map changed since */
+  assert_false(fg_pc_cache_get_range(&c, g + FG_PC_RANGE_BYTES + 10, 5, &out));
+  assert_false(fg_pc_cache_get(&c, g + 10, 1, 5, &out));
+  assert_false(fg_pc_cache_get(&c, g + 10, 0, 5, &out));
+  fg_pc_cache_put(&c, g + 40, 1, 5, &in);
+  assert_false(fg_pc_cache_get_range(&c, g + 40, 5, &out));
+  uintptr_t h = g + 4 * FG_PC_RANGE_BYTES;
+  fg_pc_cache_put_range(&c, h + FG_PC_RANGE_BYTES - 4, h + FG_PC_RANGE_BYTES + 4, 5, &in);
+  assert_false(fg_pc_cache_get_range(&c, h + FG_PC_RANGE_BYTES - 2, 5, &out));
+  assert_false(fg_pc_cache_get_range(&c, h + FG_PC_RANGE_BYTES + 2, 5, &out));
   fg_pc_cache_free(&c);
 }
 
@@ -186,6 +222,7 @@ int main(void)
     cmocka_unit_test(prefetch_asks_for_the_slot_used),
     cmocka_unit_test(frames_inline_or_through_pointers),
     cmocka_unit_test(slot_shared_and_slot_busy),
+    cmocka_unit_test(ranges_hold_their_pcs_only),
     cmocka_unit_test(concurrent_writers_never_tear),
   };
   return cmocka_run_group_tests_name("pc_cache", tests, NULL, NULL);

@@ -157,6 +157,68 @@ static void frames_from_the_pc_cache(void **state)
   fg_pc_cache_free(&pcs);
 }
 
+/* A top pc looked up for the first time keeps, beside its own key, the
+ * range of pcs around it that look up as it does (its granule, below the
+ * record after it, the frame built at each byte): a pc in the range is
+ * answered by it, never differently from a lookup (not past the record,
+ * nor past an epilogue's byte, a ret), and not once the code map changed. */
+static void top_range_answers_for_its_neighbours(void **state)
+{
+  (void)state;
+  struct fg_pc_cache pcs;
+  assert_int_equal(fg_pc_cache_init(&pcs), 0);
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  /* a granule inside the method's body, below its first record (TOP_PC + 3) */
+  uintptr_t g = (TOP_PC - FG_PC_RANGE_BYTES) - (TOP_PC - FG_PC_RANGE_BYTES) % FG_PC_RANGE_BYTES;
+  assert_true(g > (uintptr_t)COMPILED + 16 && g + FG_PC_RANGE_BYTES <= TOP_PC);
+  *(uint8_t *)(g + 20) = 0xc3;   /* a ret: popped there */
+  ASGCT_CallFrame f[16], plain[16];
+  uint8_t types[16], plain_types[16];
+  walker.pcs = &pcs;
+  struct fg_regs r = {g + 32, at(100), 0};
+  assert_int_equal(walk(&r, 1, f, types), 3);
+  uint32_t generation = fg_code_map_generation(&map);
+  struct fg_pc_info got;
+  for (uintptr_t pc = g; pc < g + FG_PC_RANGE_BYTES; pc++)
+    assert_int_equal(fg_pc_cache_get_range(&pcs, pc, generation, &got), pc >= g + 21);
+  /* every pc walks as without the cache, each range kept on the way
+   * included: up to the first record, past it (the next record's frames);
+   * pcs taken upward, then downward into a cache of their own */
+  for (int down = 0; down <= 1; down++) {
+    struct fg_pc_cache own;
+    assert_int_equal(fg_pc_cache_init(&own), 0);
+    uintptr_t span = TOP_PC + 2 * FG_PC_RANGE_BYTES - g;
+    for (uintptr_t i = 0; i < span; i++) {
+      uintptr_t pc = down ? g + span - 1 - i : g + i;
+      struct fg_regs a = {pc, at(100), 0}, b = a;
+      walker.pcs = &own;
+      int n = walk_room(&a, 1, 15, f, types, &(int){0}, &(struct fg_regs){0});
+      walker.pcs = NULL;
+      int m = walk_room(&b, 1, 15, plain, plain_types, &(int){0}, &(struct fg_regs){0});
+      assert_int_equal(n, m);
+      for (int j = 0; j < n; j++) {
+        assert_ptr_equal(f[j].method_id, plain[j].method_id);
+        assert_int_equal(f[j].lineno, plain[j].lineno);
+        assert_int_equal(types[j], plain_types[j]);
+      }
+    }
+    fg_pc_cache_free(&own);
+  }
+  /* a pc never looked up is answered by the range (planted here) */
+  assert_true(fg_pc_cache_get_range(&pcs, g + 32, generation, &got));
+  got.inline_frames[0].bci = 77;
+  fg_pc_cache_put_range(&pcs, g + 21, g + FG_PC_RANGE_BYTES, generation, &got);
+  walker.pcs = &pcs;
+  struct fg_regs fresh = {g + 50, at(100), 0};
+  assert_false(fg_pc_cache_get(&pcs, g + 50, 1, generation, &got));
+  assert_int_equal(walk(&fresh, 1, f, types), 3);
+  assert_int_equal(f[0].lineno, 77);
+  fg_code_map_remove_method(&map, ID(2), COMPILED);   /* unloaded: nothing kept answers */
+  assert_false(fg_pc_cache_get_range(&pcs, g + 50, fg_code_map_generation(&map), &got));
+  walker.pcs = NULL;
+  fg_pc_cache_free(&pcs);
+}
+
 /* A caller in code with no record yet (CompiledMethodLoad comes late): the
  * frames so far, and that caller's registers for AsyncGetCallTrace. */
 static void caller_without_a_record_is_handed_on(void **state)
@@ -238,6 +300,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
     cmocka_unit_test_setup_teardown(recursion_returns_to_the_same_pc, setup, teardown),
     cmocka_unit_test_setup_teardown(frames_from_the_pc_cache, setup, teardown),
+    cmocka_unit_test_setup_teardown(top_range_answers_for_its_neighbours, setup, teardown),
     cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
     cmocka_unit_test_setup_teardown(interpreted_frame_being_built, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
