@@ -14,7 +14,8 @@
 # 0.3 s of untimed work in its mode (fgagent's start replays the compiled
 # methods and its drainer's first pass reads the symbol tables).
 # Environment: PAIRED_WORK (default "demo mix deep"), ROUNDS (default 300),
-# FG_OPTIONS (default event=cpu,interval=1ms), FGAGENT (default build/libfgagent.so:
+# FG_OPTIONS (default event=cpu,interval=1ms), FLOOR_OPTIONS (default
+# perf-kernel,1000; ,lines=N makes its handler read N cold lines), FGAGENT (default build/libfgagent.so:
 # another build's library compares it), JAVA_HOME, OUT (results/overhead-paired.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,7 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-300}
 read -r -a workloads <<<"${PAIRED_WORK:-demo mix deep}"
 fg_options=${FG_OPTIONS:-event=cpu,interval=1ms}
+floor_options=${FLOOR_OPTIONS:-perf-kernel,1000}
 fgagent=$(realpath "${FGAGENT:-build/libfgagent.so}")
 out=${OUT:-results/overhead-paired.md}
 work=$(mktemp -d)
@@ -42,7 +44,7 @@ for w in "${workloads[@]}"; do
   mkdir -p "$work/$w"
   "$java_home/bin/java" -Djdk.attach.allowAttachSelf=true -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
     -cp build/java-test PairedBench "$w" "$(block_units "$w")" "$((3 * $(block_units "$w")))" "$rounds" \
-    "$(warmup_units "$w")" "$fgagent" "$fg_options" "$(pwd)/build/floor_agent.so" perf-kernel,1000 "$work/$w" \
+    "$(warmup_units "$w")" "$fgagent" "$fg_options" "$(pwd)/build/floor_agent.so" "$floor_options" "$work/$w" \
     >"$work/$w.out" 2>"$work/$w.err"
   for m in none floor fgagent; do
     awk -v m="$m" '$1 == "BLOCK" && $3 == m {print $4}' "$work/$w.out" >"$work/$w-$m.time"
@@ -69,7 +71,7 @@ mkdir -p results
   echo
   echo "Measured by \`scripts/bench-paired.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r),"
   echo "$("$java_home/bin/java" -version 2>&1 | head -n 1); fgagent \`$fg_options\` ($fgagent), the floor agent"
-  echo "\`perf-kernel,1000\` (the same per-thread perf cpu-clock counter with the kernel callchain ring, an"
+  echo "\`$floor_options\` (the same per-thread perf cpu-clock counter with the kernel callchain ring, an"
   echo "empty handler). \`PairedBench KIND\` times blocks of about 0.1 s of fixed work on one thread of"
   echo "one JVM, each after 0.3 s of untimed work in its mode, with nothing, the floor agent and fgagent"
   echo "switched on and off between blocks through the attach mechanism, every mode once a round in"
@@ -82,6 +84,12 @@ mkdir -p results
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   for w in "${workloads[@]}"; do
     echo "| $w | $(ratios "$w" fgagent floor time) | $(ratios "$w" fgagent floor cpu) | $(ratios "$w" floor none time) | $(ratios "$w" fgagent none time) | $(median "$work/$w.rate" | awk '{printf "%.0f", $1}') | $(median "$work/$w.walk") |"
+  done
+  echo
+  for w in "${workloads[@]}"; do
+    touch_line=$(sed -n 's/^FLOOR_TOUCH_CYCLES \([0-9]*\)$/\1/p' "$work/$w.err" >"$work/$w.touch"; \
+      if [ -s "$work/$w.touch" ]; then echo "; the floor handler's reads of its lines, $(median "$work/$w.touch") cycles a signal (median of the rounds)"; fi)
+    echo "$w: floor / none, thread CPU $(ratios "$w" floor none cpu)$touch_line."
   done
   echo
   echo "Kinds (java-test/workloads/Bench.java): *demo*, the demo's order processing (parsing, regular"

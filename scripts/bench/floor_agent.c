@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <x86intrin.h>
 
 #include "perf_counter.h"
 
@@ -39,6 +40,31 @@ static uint64_t interval_ns = 1000000;
 static int with_kernel;
 static size_t page;
 static __thread int my_tid __attribute__((tls_model("initial-exec")));   /* no malloc in the handler */
+
+/* lines=N: the handler also reads N cache lines at random from a 64 MB
+ * buffer, as a handler that meets its tables cold does, so that the paired
+ * bench prices what such reads cost the application after the handler
+ * beside their own time (counted here with the time stamp counter). */
+#define TOUCH_BYTES (64u << 20)
+static unsigned lines;
+static volatile uint8_t *touch;
+static atomic_ulong touch_cycles, touch_signals;
+static __thread uint64_t touch_rng __attribute__((tls_model("initial-exec")));
+
+static void touch_lines(void)
+{
+  uint64_t x = touch_rng ? touch_rng : (uint64_t)(uintptr_t)&touch_rng * 0x9E3779B97F4A7C15ull | 1;
+  uint64_t t0 = __rdtsc(), sum = 0;
+  for (unsigned i = 0; i < lines; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    sum += touch[(x % (TOUCH_BYTES / 64)) * 64];
+  }
+  touch_rng = x;
+  atomic_fetch_add_explicit(&touch_cycles, __rdtsc() - t0 + (sum & 0), memory_order_relaxed);
+  atomic_fetch_add_explicit(&touch_signals, 1, memory_order_relaxed);
+}
 
 /* tid's slot, or NULL when it has none. */
 static struct slot *slot_of(int tid)
@@ -78,6 +104,8 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
   (void)info;
   (void)uc;
   atomic_fetch_add_explicit(&signals, 1, memory_order_relaxed);
+  if (lines && touch)
+    touch_lines();
   if (!with_kernel)
     return;
   if (!my_tid)
@@ -163,12 +191,23 @@ static int parse(const char *o)
   else if (strncmp(o, "perf", 4) == 0)
     with_kernel = 0;
   else {
-    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US], or off\n", o);
+    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US[,lines=N]], or off\n", o);
     return -1;
   }
   const char *comma = strchr(o, ',');
   if (comma)
     interval_ns = strtoull(comma + 1, NULL, 10) * 1000u;
+  const char *l = strstr(o, ",lines=");
+  lines = l ? (unsigned)strtoul(l + 7, NULL, 10) : 0;
+  if (lines && !touch) {
+    void *p = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) {
+      fprintf(stderr, "floor_agent: no memory for lines=%u\n", lines);
+      return -1;
+    }
+    memset(p, 1, TOUCH_BYTES);
+    touch = p;
+  }
   page = (size_t)sysconf(_SC_PAGESIZE);
   return 0;
 }
@@ -195,6 +234,8 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         ioctl(slots[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     ignore_sigprof();
     fprintf(stderr, "FLOOR_SIGNALS %ld\nFLOOR_THREADS %ld\n", atomic_load(&signals), atomic_load(&threads));
+    if (atomic_load(&touch_signals))
+      fprintf(stderr, "FLOOR_TOUCH_CYCLES %lu\n", atomic_load(&touch_cycles) / atomic_load(&touch_signals));
     return JNI_OK;
   }
   if (parse(o) != 0)
