@@ -16,12 +16,12 @@ public final class HotMethods {
       System.err.println("HotMethods: '" + args[1] + "' is not known after SECONDS; accepted: cpu (or nothing: wall time)");
       System.exit(2);
     }
-    boolean byCpu = args.length > 1;
+    java.util.function.LongSupplier clock = args.length > 1 ? Work::threadCpuNanos : System::nanoTime;
     long[] cpu = new long[3];
     Thread t = new Thread(() -> {
-      long end = (byCpu ? Work.threadCpuNanos() : System.nanoTime()) + (long) (seconds * 1e9);
+      long end = clock.getAsLong() + (long) (seconds * 1e9);
       long s = 1;
-      while ((byCpu ? Work.threadCpuNanos() : System.nanoTime()) < end) {
+      while (clock.getAsLong() < end) {
         long t0 = Work.threadCpuNanos();
         s = alpha(s);
         long t1 = Work.threadCpuNanos();
