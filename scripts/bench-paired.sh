@@ -87,8 +87,11 @@ mkdir -p results
   done
   echo
   for w in "${workloads[@]}"; do
-    touch_line=$(sed -n 's/^FLOOR_TOUCH_CYCLES \([0-9]*\)$/\1/p' "$work/$w.err" >"$work/$w.touch"; \
-      if [ -s "$work/$w.touch" ]; then echo "; the floor handler's reads of its lines, $(median "$work/$w.touch") cycles a signal (median of the rounds)"; fi)
+    sed -n 's/^FLOOR_TOUCH_CYCLES \([0-9]*\)$/\1/p' "$work/$w.err" >"$work/$w.touch"   # lines=N only
+    touch_line=""
+    if [ -s "$work/$w.touch" ]; then
+      touch_line="; the floor handler's reads of its lines, $(median "$work/$w.touch") cycles a signal (median of the rounds)"
+    fi
     echo "$w: floor / none, thread CPU $(ratios "$w" floor none cpu)$touch_line."
   done
   echo
