@@ -201,7 +201,7 @@ build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
 	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
 
 # The overhead benchmarks' floor: fgagent's mechanism on a JVM with an empty handler.
-build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h
+build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h agent/sampling/jitter.h
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
 

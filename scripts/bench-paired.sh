@@ -15,7 +15,8 @@
 # methods and its drainer's first pass reads the symbol tables).
 # Environment: PAIRED_WORK (default "demo mix deep"), ROUNDS (default 300),
 # FG_OPTIONS (default event=cpu,interval=1ms), FLOOR_OPTIONS (default
-# perf-kernel,1000; ,lines=N makes its handler read N cold lines), FGAGENT (default build/libfgagent.so:
+# perf-kernel,1000; ,lines=N makes its handler read N cold lines, ,spin=CYCLES wait that long,
+# ,jitter change its counter's period as fgagent does), FGAGENT (default build/libfgagent.so:
 # another build's library compares it), JAVA_HOME, OUT (results/overhead-paired.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,7 @@ out=${OUT:-results/overhead-paired.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-make -s build/floor_agent.so
+make -s build/floor_agent.so build/java-test/.built
 
 # Units of work a block (about 0.1 s here), untimed ones before each block (0.3 s) and
 # before the first (JIT warm-up).

@@ -8,7 +8,7 @@
  * what fgagent itself costs above the mechanism it stands on. A thread id is
  * armed once: a reused one is not armed again (the benchmark's workloads keep
  * their threads).
- *   java -agentpath:build/floor_agent.so=perf|perf-kernel[,INTERVAL_US] ...
+ *   java -agentpath:build/floor_agent.so=perf|perf-kernel[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter] ...
  * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n.
  * Loaded into a running JVM (the attach mechanism's JVMTI.agent_load, as
  * java-test/workloads/PairedBench.java does), the same options arm every
@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <x86intrin.h>
 
+#include "../../agent/sampling/jitter.h"
 #include "perf_counter.h"
 
 #define SLOTS 4096   /* tid -> kernel ring; a power of two */
@@ -50,6 +51,25 @@ static unsigned lines;
 static volatile uint8_t *touch;
 static atomic_ulong touch_cycles, touch_signals;
 static __thread uint64_t touch_rng __attribute__((tls_model("initial-exec")));
+
+/* spin=CYCLES: the handler also waits CYCLES of the time stamp counter,
+ * touching no memory, so that the paired bench tells what a handler as long
+ * as fgagent's costs the application from what fgagent's handler reads and
+ * calls in that time. */
+static uint64_t spin_cycles;
+
+static void spin(void)
+{
+  uint64_t end = __rdtsc() + spin_cycles;
+  while (__rdtsc() < end)
+    ;
+}
+
+/* jitter: the handler also changes its counter's period as fgagent's does
+ * (agent/sampling/jitter.h: a system call every FG_JITTER_RUN signals), so
+ * that the floor includes it, or the paired bench prices it alone. */
+static int with_jitter;
+static __thread struct fg_jitter jitter __attribute__((tls_model("initial-exec")));
 
 static void touch_lines(void)
 {
@@ -106,12 +126,19 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
   atomic_fetch_add_explicit(&signals, 1, memory_order_relaxed);
   if (lines && touch)
     touch_lines();
-  if (!with_kernel)
+  if (spin_cycles)
+    spin();
+  if (!with_kernel && !with_jitter)
     return;
   if (!my_tid)
     my_tid = (int)syscall(SYS_gettid);
   struct slot *s = slot_of(my_tid);
-  struct perf_event_mmap_page *ring = s ? atomic_load_explicit(&s->ring, memory_order_acquire) : NULL;
+  if (s && with_jitter) {
+    uint64_t period = fg_jitter_next(&jitter, interval_ns, (uint64_t)my_tid);
+    if (period)
+      ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &period);
+  }
+  struct perf_event_mmap_page *ring = s && with_kernel ? atomic_load_explicit(&s->ring, memory_order_acquire) : NULL;
   if (ring)
     empty_ring(ring);
 }
@@ -191,7 +218,7 @@ static int parse(const char *o)
   else if (strncmp(o, "perf", 4) == 0)
     with_kernel = 0;
   else {
-    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US[,lines=N]], or off\n", o);
+    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter], or off\n", o);
     return -1;
   }
   const char *comma = strchr(o, ',');
@@ -199,6 +226,9 @@ static int parse(const char *o)
     interval_ns = strtoull(comma + 1, NULL, 10) * 1000u;
   const char *l = strstr(o, ",lines=");
   lines = l ? (unsigned)strtoul(l + 7, NULL, 10) : 0;
+  const char *w = strstr(o, ",spin=");
+  spin_cycles = w ? strtoull(w + 6, NULL, 10) : 0;
+  with_jitter = strstr(o, ",jitter") != NULL;
   if (lines && !touch) {
     void *p = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) {
