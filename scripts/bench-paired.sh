@@ -17,7 +17,8 @@
 # FG_OPTIONS (default event=cpu,interval=1ms), FLOOR_OPTIONS (default
 # perf-kernel,1000; ,lines=N makes its handler read N cold lines, ,spin=CYCLES wait that long,
 # ,jitter change its counter's period as fgagent does), FGAGENT (default build/libfgagent.so:
-# another build's library compares it), JAVA_HOME, OUT (results/overhead-paired.md).
+# another build's library compares it), FGAGENT2 (a second build: each round also times a block
+# with it, and a line compares it with FGAGENT's), JAVA_HOME, OUT (results/overhead-paired.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/bench/stats.sh
@@ -30,6 +31,8 @@ fg_options=${FG_OPTIONS:-event=cpu,interval=1ms}
 floor_options=${FLOOR_OPTIONS:-perf-kernel,1000}
 fgagent=$(realpath "${FGAGENT:-build/libfgagent.so}")
 out=${OUT:-results/overhead-paired.md}
+fgagent2=${FGAGENT2:+$(realpath "$FGAGENT2")}
+modes=(none floor fgagent ${fgagent2:+fgagent2})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -46,8 +49,8 @@ for w in "${workloads[@]}"; do
   "$java_home/bin/java" -Djdk.attach.allowAttachSelf=true -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
     -cp build/java-test PairedBench "$w" "$(block_units "$w")" "$((3 * $(block_units "$w")))" "$rounds" \
     "$(warmup_units "$w")" "$fgagent" "$fg_options" "$(pwd)/build/floor_agent.so" "$floor_options" "$work/$w" \
-    >"$work/$w.out" 2>"$work/$w.err"
-  for m in none floor fgagent; do
+    ${fgagent2:+"$fgagent2"} >"$work/$w.out" 2>"$work/$w.err"
+  for m in "${modes[@]}"; do
     awk -v m="$m" '$1 == "BLOCK" && $3 == m {print $4}' "$work/$w.out" >"$work/$w-$m.time"
     awk -v m="$m" '$1 == "BLOCK" && $3 == m {print $5}' "$work/$w.out" >"$work/$w-$m.cpu"
   done
@@ -58,6 +61,9 @@ for w in "${workloads[@]}"; do
   fi
   sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.rate"
   sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.walk"
+  if [ -n "$fgagent2" ]; then
+    sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$work/$w"/fg2-*.log >"$work/$w.walk2"
+  fi
 done
 
 # Per-round ratios of mode a's blocks to mode b's, for what (time, cpu).
@@ -94,6 +100,10 @@ mkdir -p results
       touch_line="; the floor handler's reads of its lines, $(median "$work/$w.touch") cycles a signal (median of the rounds)"
     fi
     echo "$w: floor / none, thread CPU $(ratios "$w" floor none cpu)$touch_line."
+    if [ -n "$fgagent2" ]; then
+      echo "$w: fgagent2 ($fgagent2) / fgagent, work time $(ratios "$w" fgagent2 fgagent time), thread CPU"
+      echo "$(ratios "$w" fgagent2 fgagent cpu); fgagent2's handler, $(median "$work/$w.walk2") us a walk."
+    fi
   done
   echo
   echo "Kinds (java-test/workloads/Bench.java): *demo*, the demo's order processing (parsing, regular"
@@ -103,7 +113,7 @@ mkdir -p results
   echo "Every block's work time in ns, by round:"
   echo
   for w in "${workloads[@]}"; do
-    for m in none floor fgagent; do echo "- $w $m: $(tr '\n' ' ' <"$work/$w-$m.time")"; done
+    for m in "${modes[@]}"; do echo "- $w $m: $(tr '\n' ' ' <"$work/$w-$m.time")"; done
   done
 } >"$out"
 cat "$out"

@@ -15,36 +15,41 @@ import com.sun.tools.attach.VirtualMachine;
  * Prints one line a block:
  *   BLOCK round mode elapsed_ns thread_cpu_ns
  * fgagent writes each block's profile and summary to OUTDIR/fg-ROUND.{collapsed,log}.
+ * With a second fgagent library (FGAGENT2, another build of it), each round also times a block
+ * with that one (mode fgagent2, files OUTDIR/fg2-ROUND.*): two builds compared in one JVM.
  * Needs -Djdk.attach.allowAttachSelf=true.
  * Run: PairedBench KIND UNITS_PER_BLOCK SETTLE_UNITS ROUNDS WARMUP_UNITS FGAGENT FGAGENT_OPTIONS FLOOR
- *      FLOOR_OPTIONS OUTDIR
+ *      FLOOR_OPTIONS OUTDIR [FGAGENT2]
  */
 public final class PairedBench {
-  static final String[] MODES = {"none", "floor", "fgagent"};
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 10 || !Bench.known(args[0])) {
+    if ((args.length != 10 && args.length != 11) || !Bench.known(args[0])) {
       System.err.println("PairedBench: usage: KIND(demo|mix|deep) UNITS_PER_BLOCK SETTLE_UNITS ROUNDS WARMUP_UNITS "
-          + "FGAGENT FGAGENT_OPTIONS FLOOR FLOOR_OPTIONS OUTDIR");
+          + "FGAGENT FGAGENT_OPTIONS FLOOR FLOOR_OPTIONS OUTDIR [FGAGENT2]");
       System.exit(2);
     }
     String kind = args[0];
     int units = Integer.parseInt(args[1]), settle = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]);
     int warmup = Integer.parseInt(args[4]);
     String fg = args[5], fgOptions = args[6], floor = args[7], floorOptions = args[8], out = args[9];
+    String fg2 = args.length == 11 ? args[10] : null;
+    String[] modes = fg2 == null ? new String[] {"none", "floor", "fgagent"}
+                                 : new String[] {"none", "floor", "fgagent", "fgagent2"};
     VirtualMachine self = VirtualMachine.attach(String.valueOf(ProcessHandle.current().pid()));
     long s = 0;
     for (int i = 0; i < warmup; i++)
       s = Bench.unit(kind, i, s);
     int next = warmup;
     for (int round = 1; round <= rounds; round++) {
-      for (int m = 0; m < MODES.length; m++) {
-        String mode = MODES[(m + round) % MODES.length];
+      for (int m = 0; m < modes.length; m++) {
+        String mode = modes[(m + round) % modes.length];
         if (mode.equals("floor"))
           self.loadAgentPath(floor, floorOptions);
         else if (mode.equals("fgagent"))
-          self.loadAgentPath(fg, "start," + fgOptions + ",file=" + out + "/fg-" + round + ".collapsed,log=" + out
-              + "/fg-" + round + ".log");
+          self.loadAgentPath(fg, start(fgOptions, out + "/fg-" + round));
+        else if (mode.equals("fgagent2"))
+          self.loadAgentPath(fg2, start(fgOptions, out + "/fg2-" + round));
         for (int i = 0; i < settle; i++)
           s = Bench.unit(kind, next++, s);
         long c0 = Work.threadCpuNanos(), t0 = System.nanoTime();
@@ -55,10 +60,17 @@ public final class PairedBench {
           self.loadAgentPath(floor, "off");
         else if (mode.equals("fgagent"))
           self.loadAgentPath(fg, "stop");
+        else if (mode.equals("fgagent2"))
+          self.loadAgentPath(fg2, "stop");
         System.out.println("BLOCK " + round + " " + mode + " " + elapsed + " " + cpu);
       }
     }
     Work.sink = s;
     self.detach();
+  }
+
+  /** fgagent's attach options that start it, writing its profile and summary to files PREFIX.*. */
+  static String start(String options, String prefix) {
+    return "start," + options + ",file=" + prefix + ".collapsed,log=" + prefix + ".log";
   }
 }
