@@ -4,7 +4,8 @@
 # nothing, with the floor agent (scripts/bench/floor_agent.c: the same perf
 # counter per thread and kernel callchain ring, an empty handler) and with
 # fgagent, each switched on and off through the JVM's attach mechanism, every
-# mode once a round in rotated order. Each round's fgagent block / its floor
+# mode once a round in a shuffled order, each block after a full collection (see
+# PairedBench). Each round's fgagent block / its floor
 # block is fgagent's share; the median of those ratios and its 95% confidence
 # interval (order statistics) are reported for the work's wall time and its
 # thread's CPU time. Separate JVMs differ by more than that on work that
@@ -81,8 +82,8 @@ mkdir -p results
   echo "\`$floor_options\` (the same per-thread perf cpu-clock counter with the kernel callchain ring, an"
   echo "empty handler). \`PairedBench KIND\` times blocks of about 0.1 s of fixed work on one thread of"
   echo "one JVM, each after 0.3 s of untimed work in its mode, with nothing, the floor agent and fgagent"
-  echo "switched on and off between blocks through the attach mechanism, every mode once a round in"
-  echo "rotated order, $rounds rounds. Each cell: the median of the $rounds per-round ratios and its 95%"
+  echo "switched on and off between blocks through the attach mechanism, every mode once a round in an"
+  echo "order shuffled for the round, each block after a full collection, $rounds rounds. Each cell: the median of the $rounds per-round ratios and its 95%"
   echo "confidence interval (order statistics). *Work time*: the block's wall time; *thread CPU*: its"
   echo "thread's CPU time (the handler and the signal's delivery included; the drainer runs on the other"
   echo "core, its CPU is in results/overhead-share.md's process column)."

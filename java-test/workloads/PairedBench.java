@@ -1,4 +1,8 @@
 import com.sun.tools.attach.VirtualMachine;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
 
 /**
  * What a profiler costs one running JVM, paired block by block: the same fixed work (Bench's
@@ -9,9 +13,14 @@ import com.sun.tools.attach.VirtualMachine;
  * decides differently each time); blocks of one JVM share its compiled code, so their ratios
  * show a few tenths of a point.
  *
- * Each round times every mode once, in an order rotated by the round, after SETTLE_UNITS untimed
- * units that let the mode settle (fgagent's start replays the compiled methods and its drainer's
- * first pass reads the symbol tables; their traces in the cache would count against fgagent).
+ * Each round times every mode once, in an order shuffled for the round (a fixed seed), each block
+ * after a full collection and SETTLE_UNITS untimed units that let the mode settle (fgagent's start
+ * replays the compiled methods and its drainer's first pass reads the symbol tables; their traces
+ * in the cache would count against fgagent). The collection puts every block at the same point
+ * of the heap's cycle: work that allocates collects every few blocks, and with the order rotated
+ * (as it was to 2026-11-27) the collections fell on the same modes round after round, so that
+ * the floor's blocks at 100 ms, with about no signals, came out 0.8 points cheaper than
+ * nothing's on the demo. The shuffle leaves no mode always after another one.
  * Prints one line a block:
  *   BLOCK round mode elapsed_ns thread_cpu_ns
  * fgagent writes each block's profile and summary to OUTDIR/fg-ROUND.{collapsed,log}.
@@ -41,9 +50,12 @@ public final class PairedBench {
     for (int i = 0; i < warmup; i++)
       s = Bench.unit(kind, i, s);
     int next = warmup;
+    Random order = new Random(20261127);
+    List<String> shuffled = new ArrayList<>(List.of(modes));
     for (int round = 1; round <= rounds; round++) {
-      for (int m = 0; m < modes.length; m++) {
-        String mode = modes[(m + round) % modes.length];
+      Collections.shuffle(shuffled, order);
+      for (String mode : shuffled) {
+        System.gc();
         if (mode.equals("floor"))
           self.loadAgentPath(floor, floorOptions);
         else if (mode.equals("fgagent"))
