@@ -10,9 +10,9 @@
 # interval (order statistics) are reported for the work's wall time and its
 # thread's CPU time. Separate JVMs differ by more than that on work that
 # allocates and calls widely (demo); blocks of one JVM share its compiled code.
-# Blocks are short (about 0.1 s: this machine's speed drifts by 10-20% over tens
-# of seconds, and a round's three blocks should see the same speed), each after
-# 0.3 s of untimed work in its mode (fgagent's start replays the compiled
+# Blocks are short (0.04-0.1 s: this machine's speed drifts by 10-20% over tens
+# of seconds, and a round's blocks should see the same speed), each after three
+# times its work untimed in its mode (fgagent's start replays the compiled
 # methods and its drainer's first pass reads the symbol tables).
 # Environment: PAIRED_WORK (default "demo mix deep"), ROUNDS (default 300),
 # FG_OPTIONS (default event=cpu,interval=1ms), FLOOR_OPTIONS (default
@@ -39,7 +39,8 @@ trap 'rm -rf "$work"' EXIT
 
 make -s build/floor_agent.so build/java-test/.built
 
-# Units of work a block (about 0.1 s here), untimed ones before each block (0.3 s) and
+# Units of work a block (about 0.1 s of mixing, 0.04-0.06 s of the demo here; the output gives
+# the median), untimed ones before each block (three times as many) and
 # before the first (JIT warm-up).
 block_units() { case "$1" in demo) echo 18 ;; *) echo 2200 ;; esac; }
 warmup_units() { case "$1" in demo) echo 1000 ;; *) echo 20000 ;; esac; }
@@ -80,8 +81,8 @@ mkdir -p results
   echo "Measured by \`scripts/bench-paired.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r),"
   echo "$("$java_home/bin/java" -version 2>&1 | head -n 1); fgagent \`$fg_options\` ($fgagent), the floor agent"
   echo "\`$floor_options\` (the same per-thread perf cpu-clock counter with the kernel callchain ring, an"
-  echo "empty handler). \`PairedBench KIND\` times blocks of about 0.1 s of fixed work on one thread of"
-  echo "one JVM, each after 0.3 s of untimed work in its mode, with nothing, the floor agent and fgagent"
+  echo "empty handler). \`PairedBench KIND\` times short blocks of fixed work on one thread of one"
+  echo "JVM, each after three times its work untimed in its mode, with nothing, the floor agent and fgagent"
   echo "switched on and off between blocks through the attach mechanism, every mode once a round in an"
   echo "order shuffled for the round, each block after a full collection, $rounds rounds. Each cell: the median of the $rounds per-round ratios and its 95%"
   echo "confidence interval (order statistics). *Work time*: the block's wall time; *thread CPU*: its"
@@ -106,6 +107,10 @@ mkdir -p results
       echo "$(ratios "$w" fgagent2 fgagent cpu); fgagent2's handler, $(median "$work/$w.walk2") us a walk."
     fi
   done
+  echo
+  echo -n "A block's work time, the median of nothing's blocks:"
+  for w in "${workloads[@]}"; do echo -n " $w $(median "$work/$w-none.time" | awk '{printf "%.3f", $1 / 1e9}') s"; done
+  echo "."
   echo
   echo "Kinds (java-test/workloads/Bench.java): *demo*, the demo's order processing (parsing, regular"
   echo "expressions, maps, sorting, strings: allocation and calls all over the JDK) with integer mixing;"
