@@ -356,8 +356,10 @@ void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
       else
         hi = mid;
     }
+    /* a symbol of size 0 (a function written in assembly without .size,
+     * such as libjvm's SpinPause) runs up to the next one's start */
     const struct symbol *sym = &m->syms[lo];
-    if (sym->start <= pc && (pc < sym->end || (sym->end == sym->start && lo + 1 == m->nsyms))) {
+    if (sym->start <= pc && (pc < sym->end || sym->end == sym->start)) {
       char *name = readable(s, sym->raw);
       snprintf(buf, len, "%s", name ? name : sym->raw);
       free(name);

@@ -195,6 +195,34 @@ static void missed(struct fg_unwind_tables *t)
   }
 }
 
+/* Whether ret, in code [lo, hi), is just after a call: call rel32 (e8), or
+ * an indirect one (ff /2) through a register or memory at a displacement of
+ * a register or of rip. Other encodings are not recognised (the walk stops). */
+static int follows_call(uintptr_t ret, uintptr_t lo, uintptr_t hi)
+{
+  if (ret < lo + 6 || ret > hi)
+    return 0;
+  const uint8_t *c = (const uint8_t *)ret;
+  return c[-5] == 0xe8 || (c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0) || (c[-3] == 0xff && (c[-2] & 0xf8) == 0x50) ||
+         (c[-6] == 0xff && ((c[-5] & 0xf8) == 0x90 || c[-5] == 0x15));
+}
+
+/* The interrupted pc is in a library's code that no row covers: a function
+ * written in assembly, such as libjvm's SpinPause, where HotSpot's GC
+ * threads spin. Taken as a leaf that pushed nothing when the word at sp is
+ * an address just after a call, in code that rows cover; else no step. */
+static int frameless_leaf(const struct fg_unwind_set *s, struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t ret;
+  if (!fg_read_stack(b, r->sp, &ret) || !ret)
+    return 0;
+  const struct fg_unwind_library *l = library_of(s, ret - 1);
+  if (!l || !fg_unwind_rows_find(&l->rows, ret - 1) || !follows_call(ret, l->lo, l->hi))
+    return 0;
+  *r = (struct fg_regs){ret, r->sp + 8, r->fp};
+  return 1;
+}
+
 int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r, uintptr_t *fp_at)
 {
   if (fp_at)
@@ -206,7 +234,7 @@ int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, st
     missed(t);
   const struct fg_unwind_row *row = l ? fg_unwind_rows_find(&l->rows, at) : NULL;
   if (!row)
-    return 0;
+    return first && l && frameless_leaf(s, b, r);
   uintptr_t cfa, ret, fp = r->fp;
   if (row->cfa_base == FG_CFA_PLT)
     cfa = r->sp + ((r->pc & 15) >= (uintptr_t)row->cfa_off ? 16 : 8);

@@ -29,6 +29,27 @@ static void a_static_function_is_named(void **state)
   fg_symbols_free(s);
 }
 
+/* A function written in assembly without .size (its symbol's size is 0),
+ * as libjvm's SpinPause: named up to the next symbol. */
+__asm__(".text\n"
+        ".type sized_by_the_next_symbol, @function\n"
+        "sized_by_the_next_symbol:\n"
+        "  pause\n"
+        "  movl $1, %eax\n"
+        "  ret\n");
+int sized_by_the_next_symbol(void);
+
+static void a_function_with_no_size_is_named(void **state)
+{
+  (void)state;
+  struct fg_symbols *s = fg_symbols_new();
+  char name[256];
+  fg_symbols_name(s, (uintptr_t)sized_by_the_next_symbol + 2, name, sizeof name);
+  assert_string_equal(name, "sized_by_the_next_symbol");
+  assert_int_equal(sized_by_the_next_symbol(), 1);
+  fg_symbols_free(s);
+}
+
 /* start_thread is in no dynsym: only libc6-dbg's debug file, found by
  * libc's build id, names it. Without that package the test says so. */
 static void libc_internals_are_named_from_the_debug_file(void **state)
@@ -83,6 +104,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(a_static_function_is_named),
+    cmocka_unit_test(a_function_with_no_size_is_named),
     cmocka_unit_test(libc_internals_are_named_from_the_debug_file),
     cmocka_unit_test(vdso_functions_are_named),
     cmocka_unit_test(an_address_in_no_library_says_so),

@@ -1,8 +1,9 @@
 /* Native walks by the loaded libraries' unwind rows: from inside a signal
  * handler, through libc's raise and this program's own functions (built at
  * -O2, without frame pointers, frames of different sizes), as the agent's
- * handler walks a thread; a library loaded later, read by a refresh; and
- * a function's start by the .eh_frame_hdr's table. */
+ * handler walks a thread; a leaf in assembly with no unwind row (as
+ * libjvm's SpinPause); a library loaded later, read by a refresh; and a
+ * function's start by the .eh_frame_hdr's table. */
 #include "unit.h"
 
 #include <dlfcn.h>
@@ -94,6 +95,63 @@ static void walks_through_libc_and_frameless_callers(void **state)
   fg_unwind_tables_free(&tables);
 }
 
+/* Leaves written in assembly, with no unwind row (no CFI), as libjvm's
+ * SpinPause is: one that pushes nothing, and one that pushes an address in
+ * code with rows that is no return address (just past its caller's entry,
+ * not after a call). Each traps inside. */
+__asm__(".text\n"
+        ".type leaf_without_rule, @function\n"
+        "leaf_without_rule:\n"
+        "  int3\n"
+        "  ret\n"
+        ".type leaf_pushing_a_word, @function\n"
+        "leaf_pushing_a_word:\n"
+        "  leaq calls_leaf_pushing_a_word+1(%rip), %rax\n"
+        "  pushq %rax\n"
+        "  int3\n"
+        "  addq $8, %rsp\n"
+        "  ret\n");
+void leaf_without_rule(void);
+void leaf_pushing_a_word(void);
+
+__attribute__((noinline)) void calls_leaf_without_rule(int n)
+{
+  leaf_without_rule();
+  sink += n;
+}
+
+__attribute__((noinline)) void calls_leaf_pushing_a_word(int n)
+{
+  leaf_pushing_a_word();
+  sink += n;
+}
+
+/* The interrupted pc has no row: taken as a leaf that pushed nothing when
+ * the word at sp is an address just after a call, in code with rows; the
+ * walk goes on from there. Any other word there, even one in that code,
+ * stops the walk at the leaf. */
+static void a_leaf_without_a_rule_returns_through_sp(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_unwind_tables_init(&tables), 0);
+  set_bounds();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGTRAP, &sa, NULL);
+  calls_leaf_without_rule(1);
+  assert_true(pcs[0] > (uintptr_t)leaf_without_rule && pcs[0] <= (uintptr_t)leaf_without_rule + 1);
+  int caller = find_in(calls_leaf_without_rule, 1);
+  printf("leaf without a rule: %d frames, its caller at %d\n", npcs, caller);
+  assert_int_equal(caller, 1);
+  assert_true(npcs > 2);   /* on to main and libc's start */
+  calls_leaf_pushing_a_word(1);
+  printf("leaf pushing a word: %d frames\n", npcs);
+  assert_int_equal(npcs, 1);
+  fg_unwind_tables_free(&tables);
+}
+
 /* A pc in no library stops the walk and says so; a library loaded later is
  * read by the next refresh, and only then. */
 static void a_library_loaded_later_is_read_by_the_refresh(void **state)
@@ -146,6 +204,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(walks_through_libc_and_frameless_callers),
+      cmocka_unit_test(a_leaf_without_a_rule_returns_through_sp),
       cmocka_unit_test(a_library_loaded_later_is_read_by_the_refresh),
       cmocka_unit_test(a_function_start_is_found_by_the_header_table),
   };
