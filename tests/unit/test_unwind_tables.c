@@ -74,17 +74,23 @@ static void set_bounds(void)
   bounds = own_stack();
 }
 
+/* signo, raised on this thread, walks its stack into pcs. */
+static void walk_on(int signo)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(signo, &sa, NULL);
+}
+
 static void walks_through_libc_and_frameless_callers(void **state)
 {
   (void)state;
   assert_int_equal(fg_unwind_tables_init(&tables), 0);
   assert_true(tables.rows > 1000);   /* libc's and this program's, at least */
   set_bounds();
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_signal;
-  sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGUSR1, &sa, NULL);
+  walk_on(SIGUSR1);
   unwind_outer(1);
   int leaf = find_in(unwind_leaf, 1), middle = find_in(unwind_middle, 1), outer = find_in(unwind_outer, 1);
   printf("%d frames; unwind_leaf at %d, unwind_middle at %d, unwind_outer at %d\n", npcs, leaf, middle, outer);
@@ -135,11 +141,7 @@ static void a_leaf_without_a_rule_returns_through_sp(void **state)
   (void)state;
   assert_int_equal(fg_unwind_tables_init(&tables), 0);
   set_bounds();
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_signal;
-  sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGTRAP, &sa, NULL);
+  walk_on(SIGTRAP);
   calls_leaf_without_rule(1);
   assert_true(pcs[0] > (uintptr_t)leaf_without_rule && pcs[0] <= (uintptr_t)leaf_without_rule + 1);
   int caller = find_in(calls_leaf_without_rule, 1);
