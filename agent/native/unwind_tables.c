@@ -207,17 +207,18 @@ static int follows_call(uintptr_t ret, uintptr_t lo, uintptr_t hi)
          (c[-6] == 0xff && ((c[-5] & 0xf8) == 0x90 || c[-5] == 0x15));
 }
 
-/* The interrupted pc is in a library's code that no row covers: a function
- * written in assembly, such as libjvm's SpinPause, where HotSpot's GC
- * threads spin. Taken as a leaf that pushed nothing when the word at sp is
- * an address just after a call, in code that rows cover; else no step. */
-static int frameless_leaf(const struct fg_unwind_set *s, struct fg_bounds b, struct fg_regs *r)
+/* The interrupted pc is in library l's code, which no row covers there: a
+ * function written in assembly, such as libjvm's SpinPause, where HotSpot's
+ * GC threads spin. Taken as a leaf that pushed nothing when the word at sp
+ * is an address just after a call, in l's code that rows cover; else no
+ * step. In l only: it is mapped (the thread runs in it), so reading the
+ * bytes before that address cannot fault, where a library unloaded since
+ * the tables were read could. */
+static int frameless_leaf(const struct fg_unwind_library *l, struct fg_bounds b, struct fg_regs *r)
 {
   uintptr_t ret;
-  if (!fg_read_stack(b, r->sp, &ret) || !ret)
-    return 0;
-  const struct fg_unwind_library *l = library_of(s, ret - 1);
-  if (!l || !fg_unwind_rows_find(&l->rows, ret - 1) || !follows_call(ret, l->lo, l->hi))
+  if (!fg_read_stack(b, r->sp, &ret) || ret - 1 < l->lo || ret - 1 >= l->hi ||
+      !fg_unwind_rows_find(&l->rows, ret - 1) || !follows_call(ret, l->lo, l->hi))
     return 0;
   *r = (struct fg_regs){ret, r->sp + 8, r->fp};
   return 1;
@@ -234,7 +235,7 @@ int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, st
     missed(t);
   const struct fg_unwind_row *row = l ? fg_unwind_rows_find(&l->rows, at) : NULL;
   if (!row)
-    return first && l && frameless_leaf(s, b, r);
+    return first && l && frameless_leaf(l, b, r);
   uintptr_t cfa, ret, fp = r->fp;
   if (row->cfa_base == FG_CFA_PLT)
     cfa = r->sp + ((r->pc & 15) >= (uintptr_t)row->cfa_off ? 16 : 8);
