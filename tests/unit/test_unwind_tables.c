@@ -102,9 +102,8 @@ static void walks_through_libc_and_frameless_callers(void **state)
 }
 
 /* Leaves written in assembly, with no unwind row (no CFI), as libjvm's
- * SpinPause is: one that pushes nothing, and one that pushes an address in
- * code with rows that is no return address (just past its caller's entry,
- * not after a call). Each traps inside. */
+ * SpinPause is: one that pushes nothing, and one that pushes the word in
+ * planted. Each traps inside. */
 __asm__(".text\n"
         ".type leaf_without_rule, @function\n"
         "leaf_without_rule:\n"
@@ -112,13 +111,13 @@ __asm__(".text\n"
         "  ret\n"
         ".type leaf_pushing_a_word, @function\n"
         "leaf_pushing_a_word:\n"
-        "  leaq calls_leaf_pushing_a_word+1(%rip), %rax\n"
-        "  pushq %rax\n"
+        "  pushq planted(%rip)\n"
         "  int3\n"
         "  addq $8, %rsp\n"
         "  ret\n");
 void leaf_without_rule(void);
 void leaf_pushing_a_word(void);
+uintptr_t planted;
 
 __attribute__((noinline)) void calls_leaf_without_rule(int n)
 {
@@ -132,10 +131,23 @@ __attribute__((noinline)) void calls_leaf_pushing_a_word(int n)
   sink += n;
 }
 
+/* A return address into libc from the walk in pcs (raise's callers), or 0. */
+static uintptr_t return_into_libc(void)
+{
+  for (int i = 1; i < npcs; i++) {
+    Dl_info info;
+    if (dladdr((void *)pcs[i], &info) && info.dli_fname && strstr(info.dli_fname, "libc.so"))
+      return pcs[i];
+  }
+  return 0;
+}
+
 /* The interrupted pc has no row: taken as a leaf that pushed nothing when
- * the word at sp is an address just after a call, in code with rows; the
- * walk goes on from there. Any other word there, even one in that code,
- * stops the walk at the leaf. */
+ * the word at sp is an address just after a call, in its own library's code
+ * with rows; the walk goes on from there. Any other word there stops the
+ * walk at the leaf: an address in that code after no call (just past a
+ * function's entry), or a return address into another library (libc's),
+ * whose code may be gone by then. */
 static void a_leaf_without_a_rule_returns_through_sp(void **state)
 {
   (void)state;
@@ -148,8 +160,17 @@ static void a_leaf_without_a_rule_returns_through_sp(void **state)
   printf("leaf without a rule: %d frames, its caller at %d\n", npcs, caller);
   assert_int_equal(caller, 1);
   assert_true(npcs > 2);   /* on to main and libc's start */
+  walk_on(SIGUSR1);
+  raise(SIGUSR1);
+  uintptr_t into_libc = return_into_libc();
+  planted = (uintptr_t)calls_leaf_pushing_a_word + 1;
   calls_leaf_pushing_a_word(1);
-  printf("leaf pushing a word: %d frames\n", npcs);
+  printf("leaf pushing an address past an entry: %d frames\n", npcs);
+  assert_int_equal(npcs, 1);
+  assert_true(into_libc != 0);
+  planted = into_libc;
+  calls_leaf_pushing_a_word(1);
+  printf("leaf pushing a return address into libc: %d frames\n", npcs);
   assert_int_equal(npcs, 1);
   fg_unwind_tables_free(&tables);
 }
