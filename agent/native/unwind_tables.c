@@ -217,9 +217,8 @@ static int follows_call(uintptr_t ret, uintptr_t lo, uintptr_t hi)
 static int frameless_leaf(const struct fg_unwind_library *l, struct fg_bounds b, struct fg_regs *r)
 {
   uintptr_t ret;
-  if (!fg_read_stack(b, r->sp, &ret) || ret - 1 < l->lo || ret - 1 >= l->hi ||
-      !fg_unwind_rows_find(&l->rows, ret - 1) || !follows_call(ret, l->lo, l->hi))
-    return 0;
+  if (!fg_read_stack(b, r->sp, &ret) || !follows_call(ret, l->lo, l->hi) || !fg_unwind_rows_find(&l->rows, ret - 1))
+    return 0;   /* follows_call keeps ret - 1 in [lo, hi) */
   *r = (struct fg_regs){ret, r->sp + 8, r->fp};
   return 1;
 }
