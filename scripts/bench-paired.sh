@@ -45,6 +45,9 @@ make -s build/floor_agent.so build/java-test/.built
 block_units() { case "$1" in demo) echo 18 ;; *) echo 2200 ;; esac; }
 warmup_units() { case "$1" in demo) echo 1000 ;; *) echo 20000 ;; esac; }
 
+# Each summary's handler time, us a walk.
+handler_us() { sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$@"; }
+
 for w in "${workloads[@]}"; do
   echo "bench-paired: $w, $rounds rounds"
   mkdir -p "$work/$w"
@@ -62,9 +65,9 @@ for w in "${workloads[@]}"; do
     exit 1
   fi
   sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.rate"
-  sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.walk"
+  handler_us "$work/$w"/fg-*.log >"$work/$w.walk"
   if [ -n "$fgagent2" ]; then
-    sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$work/$w"/fg2-*.log >"$work/$w.walk2"
+    handler_us "$work/$w"/fg2-*.log >"$work/$w.walk2"
   fi
 done
 

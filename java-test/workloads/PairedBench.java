@@ -55,13 +55,13 @@ public final class PairedBench {
     for (int round = 1; round <= rounds; round++) {
       Collections.shuffle(shuffled, order);
       for (String mode : shuffled) {
+        boolean agent = mode.startsWith("fgagent");   // fgagent or fgagent2: which library, which files
+        String lib = mode.equals("fgagent2") ? fg2 : fg, files = mode.equals("fgagent2") ? "/fg2-" : "/fg-";
         System.gc();
         if (mode.equals("floor"))
           self.loadAgentPath(floor, floorOptions);
-        else if (mode.equals("fgagent"))
-          self.loadAgentPath(fg, start(fgOptions, out + "/fg-" + round));
-        else if (mode.equals("fgagent2"))
-          self.loadAgentPath(fg2, start(fgOptions, out + "/fg2-" + round));
+        else if (agent)
+          self.loadAgentPath(lib, start(fgOptions, out + files + round));
         for (int i = 0; i < settle; i++)
           s = Bench.unit(kind, next++, s);
         long c0 = Work.threadCpuNanos(), t0 = System.nanoTime();
@@ -70,10 +70,8 @@ public final class PairedBench {
         long elapsed = System.nanoTime() - t0, cpu = Work.threadCpuNanos() - c0;
         if (mode.equals("floor"))
           self.loadAgentPath(floor, "off");
-        else if (mode.equals("fgagent"))
-          self.loadAgentPath(fg, "stop");
-        else if (mode.equals("fgagent2"))
-          self.loadAgentPath(fg2, "stop");
+        else if (agent)
+          self.loadAgentPath(lib, "stop");
         System.out.println("BLOCK " + round + " " + mode + " " + elapsed + " " + cpu);
       }
     }
