@@ -1,5 +1,5 @@
 /* The shared call-trace table; see fg/trace_table.h. fg_trace_table_put and
- * what it calls run in the signal handler: atomics, plain stores, memcmp,
+ * what it calls run in the signal handler: atomics, plain stores,
  * mmap and munmap only. */
 #include "fg/trace_table.h"
 
@@ -70,7 +70,7 @@ static struct fg_trace_chunk *map_chunk(struct fg_trace_table *t, size_t data_by
 
 static struct fg_trace_index *map_index(struct fg_trace_table *t, uint32_t capacity, enum mapper by)
 {
-  size_t bytes = page_up(sizeof(struct fg_trace_index) + (size_t)capacity * sizeof(struct fg_trace *));
+  size_t bytes = page_up(sizeof(struct fg_trace_index) + (size_t)capacity * sizeof(struct fg_trace_slot));
   struct fg_trace_index *x = map_bytes(t, bytes, by);
   if (!x)
     return NULL;
@@ -200,15 +200,31 @@ static void take_walk_frames(struct fg_trace_hash *h, const ASGCT_CallFrame *fra
   take(h, walk_frames_word, &w, from, to);
 }
 
-static uint64_t hash_end(const struct fg_trace_hash *h, uint32_t n, uint32_t flags)
+/* A stack's key: two 64-bit hashes of its four chains, its frame count and
+ * flags, made differently (the first folds pairs of chains by exclusive or,
+ * the second adds them in one after another, with another multiplier). */
+struct key {
+  uint64_t hash, check;
+};
+
+static uint64_t absorb(uint64_t h, uint64_t v)
 {
-  return mix(mix(mix(h->chain[0], h->chain[1]), mix(h->chain[2], h->chain[3])), (uint64_t)n << 32 | flags);
+  h = (h + v) * 0xc2b2ae3d27d4eb4full;
+  return h ^ (h >> 31);
 }
 
-/* The stack's hash: its frames before the known suffix taken on from the
+static struct key key_end(const struct fg_trace_hash *h, uint32_t n, uint32_t flags)
+{
+  uint64_t shape = (uint64_t)n << 32 | flags;
+  uint64_t check = absorb(absorb(absorb(absorb(absorb(0x452821e638d01377ull, h->chain[0]), h->chain[1]),
+                                        h->chain[2]), h->chain[3]), shape);
+  return (struct key){mix(mix(mix(h->chain[0], h->chain[1]), mix(h->chain[2], h->chain[3])), shape), check};
+}
+
+/* The stack's key: its frames before the known suffix taken on from the
  * suffix's hash, or all of them. */
-static uint64_t hash_of(const ASGCT_CallFrame *frames, const uint8_t *types, uint32_t n, uint32_t flags,
-                        const struct fg_trace_suffix *known)
+static struct key key_of(const ASGCT_CallFrame *frames, const uint8_t *types, uint32_t n, uint32_t flags,
+                         const struct fg_trace_suffix *known)
 {
   struct fg_trace_hash h;
   if (known)
@@ -216,37 +232,7 @@ static uint64_t hash_of(const ASGCT_CallFrame *frames, const uint8_t *types, uin
   else
     fg_trace_hash_begin(&h);
   take_walk_frames(&h, frames, types, 0, known ? n - known->len : n);
-  return hash_end(&h, n, flags);
-}
-
-/* Whether tr's frames [from, from + len) and base's [base_from, ...) are the same. */
-static int same_arrays(const struct fg_trace *tr, uint32_t from, const struct fg_trace *base, uint32_t base_from,
-                       uint32_t len)
-{
-  if (tr == base && from == base_from)
-    return 1;
-  return memcmp(fg_trace_methods(tr) + from, fg_trace_methods(base) + base_from, len * sizeof(uint64_t)) == 0 &&
-         memcmp(fg_trace_bcis(tr) + from, fg_trace_bcis(base) + base_from, len * sizeof(int32_t)) == 0 &&
-         memcmp(fg_trace_types(tr) + from, fg_trace_types(base) + base_from, len) == 0;
-}
-
-/* Whether tr holds the stack. The frames are compared without a branch
- * each: the hashes matched, so they almost always are the same, and every
- * frame is read anyway. A known suffix is compared as arrays, with base's. */
-static int same(const struct fg_trace *tr, uint64_t h, const ASGCT_CallFrame *frames, const uint8_t *types,
-                uint32_t n, uint32_t flags, const struct fg_trace_suffix *known)
-{
-  if (tr->hash != h || tr->n != n || tr->flags != flags)
-    return 0;
-  uint32_t walked = known ? n - known->len : n;
-  const uint64_t *m = fg_trace_methods(tr);
-  const int32_t *b = fg_trace_bcis(tr);
-  const uint8_t *k = fg_trace_types(tr);
-  uint64_t differ = 0;
-  for (uint32_t i = 0; i < walked; i++)
-    differ |= (m[i] ^ (uint64_t)(uintptr_t)frames[i].method_id) | (uint32_t)(b[i] ^ frames[i].lineno) |
-              (uint8_t)(k[i] ^ types[i]);
-  return differ == 0 && (!known || same_arrays(tr, walked, known->base, known->base->n - known->len, known->len));
+  return key_end(&h, n, flags);
 }
 
 #define SLOT_TAG_SHIFT 48
@@ -262,23 +248,24 @@ static struct fg_trace *trace_in(uintptr_t slot)
   return (struct fg_trace *)(slot & (((uintptr_t)1 << SLOT_TAG_SHIFT) - 1));
 }
 
-static int tag_matches(uintptr_t slot, uint64_t h)
+/* Whether a slot whose address word is at (read with acquire order: its
+ * check was written before it) holds the trace of key. */
+static int holds(const struct fg_trace_slot *s, uintptr_t at, struct key key)
 {
-  return slot >> SLOT_TAG_SHIFT == h >> SLOT_TAG_SHIFT;
+  return at != FG_TRACE_SLOT_CLAIMED && at >> SLOT_TAG_SHIFT == key.hash >> SLOT_TAG_SHIFT &&
+         atomic_load_explicit(&s->check, memory_order_relaxed) == key.check;
 }
 
-/* The trace in x equal to the stack, or NULL. */
-static const struct fg_trace *find(const struct fg_trace_index *x, uint64_t h, const ASGCT_CallFrame *frames,
-                                   const uint8_t *types, uint32_t n, uint32_t flags,
-                                   const struct fg_trace_suffix *known)
+/* The trace in x with the key, or NULL: the slots alone are read. */
+static const struct fg_trace *find(const struct fg_trace_index *x, struct key key)
 {
   uint32_t mask = x->capacity - 1;
-  for (uint32_t i = (uint32_t)h & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
-    uintptr_t slot = atomic_load_explicit(&x->slots[i], memory_order_acquire);
-    if (!slot)
+  for (uint32_t i = (uint32_t)key.hash & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
+    uintptr_t at = atomic_load_explicit(&x->slots[i].at, memory_order_acquire);
+    if (!at)
       return NULL;
-    if (tag_matches(slot, h) && same(trace_in(slot), h, frames, types, n, flags, known))
-      return trace_in(slot);
+    if (holds(&x->slots[i], at, key))
+      return trace_in(at);
   }
   return NULL;
 }
@@ -378,11 +365,11 @@ const struct fg_trace *fg_trace_table_put_known(struct fg_trace_table *t, const 
                                                 const uint8_t *types, uint32_t n, uint32_t flags,
                                                 const struct fg_trace_suffix *known)
 {
-  if (known && (known->len > n || !known->base || known->len > known->base->n))
+  if (known && known->len > n)
     known = NULL;
-  uint64_t h = hash_of(frames, types, n, flags, known);
+  struct key key = key_of(frames, types, n, flags, known);
   for (const struct fg_trace_index *x = atomic_load_explicit(&t->index, memory_order_acquire); x; x = x->older) {
-    const struct fg_trace *found = find(x, h, frames, types, n, flags, known);
+    const struct fg_trace *found = find(x, key);
     if (found)
       return found;
   }
@@ -394,7 +381,7 @@ const struct fg_trace *fg_trace_table_put_known(struct fg_trace_table *t, const 
     atomic_fetch_add_explicit(&t->refused, 1, memory_order_relaxed);
     return NULL;
   }
-  tr->hash = h;
+  tr->hash = key.hash;
   tr->n = n;
   tr->flags = flags;
   tr->id = atomic_fetch_add_explicit(&t->next_id, 1, memory_order_relaxed) + 1;
@@ -407,15 +394,20 @@ const struct fg_trace *fg_trace_table_put_known(struct fg_trace_table *t, const 
     k[i] = types[i];
   }
   uint32_t mask = x->capacity - 1;
-  for (uint32_t i = (uint32_t)h & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
+  for (uint32_t i = (uint32_t)key.hash & mask, probes = 0; probes < x->capacity; i = (i + 1) & mask, probes++) {
+    struct fg_trace_slot *s = &x->slots[i];
     uintptr_t cur = 0;
-    if (atomic_compare_exchange_strong_explicit(&x->slots[i], &cur, slot_of(tr, h), memory_order_release,
+    /* claimed first, so that two handlers at one empty slot never mix their
+     * address and check; a claimed slot is passed over by lookups */
+    if (atomic_compare_exchange_strong_explicit(&s->at, &cur, FG_TRACE_SLOT_CLAIMED, memory_order_acquire,
                                                 memory_order_acquire)) {
+      atomic_store_explicit(&s->check, key.check, memory_order_relaxed);
+      atomic_store_explicit(&s->at, slot_of(tr, key.hash), memory_order_release);
       atomic_fetch_add_explicit(&x->used, 1, memory_order_relaxed);
       atomic_fetch_add_explicit(&t->stored, 1, memory_order_relaxed);
       return tr;
     }
-    if (tag_matches(cur, h) && same(trace_in(cur), h, frames, types, n, flags, known)) {   /* added by another thread meanwhile */
+    if (holds(s, cur, key)) {   /* added by another thread meanwhile */
       uncarve(chunk, at, bytes);
       return trace_in(cur);
     }
@@ -424,18 +416,21 @@ const struct fg_trace *fg_trace_table_put_known(struct fg_trace_table *t, const 
   return NULL;
 }
 
-/* Copies x's traces into the private, empty index into. */
+/* Copies x's traces into the private, empty index into (one still being
+ * written is left: lookups find it in x). */
 static void copy_into(const struct fg_trace_index *x, struct fg_trace_index *into)
 {
   uint32_t mask = into->capacity - 1, used = 0;
   for (uint32_t s = 0; s < x->capacity; s++) {
-    uintptr_t slot = atomic_load_explicit(&x->slots[s], memory_order_acquire);
-    if (!slot)
+    uintptr_t at = atomic_load_explicit(&x->slots[s].at, memory_order_acquire);
+    if (!at || at == FG_TRACE_SLOT_CLAIMED)
       continue;
-    uint32_t i = (uint32_t)trace_in(slot)->hash & mask;
-    while (atomic_load_explicit(&into->slots[i], memory_order_relaxed))
+    uint32_t i = (uint32_t)trace_in(at)->hash & mask;
+    while (atomic_load_explicit(&into->slots[i].at, memory_order_relaxed))
       i = (i + 1) & mask;
-    atomic_store_explicit(&into->slots[i], slot, memory_order_relaxed);
+    atomic_store_explicit(&into->slots[i].check, atomic_load_explicit(&x->slots[s].check, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&into->slots[i].at, at, memory_order_relaxed);
     used++;
   }
   atomic_store_explicit(&into->used, used, memory_order_relaxed);

@@ -130,7 +130,6 @@ int fg_walk_cache_suffix(const struct fg_walk_cache *c, struct fg_trace_suffix *
 {
   if (c->spliced_at == FG_WALK_CACHE_NONE)
     return 0;
-  known->base = c->trace;
   known->len = c->frames[c->spliced_at].to_end;
   known->hash = c->hashes[c->spliced_at];
   return 1;

@@ -76,7 +76,7 @@ static void a_known_suffix_hashes_as_the_whole(void **state)
     assert_non_null(base);
     for (uint32_t len = 0; len <= n; len++) {
       for (uint32_t cut = n - len; cut <= n; cut++) {   /* the suffix's hash taken in two pieces */
-        struct fg_trace_suffix known = {base, len, {{0}, 0}};
+        struct fg_trace_suffix known = {len, {{0}, 0}};
         fg_trace_hash_begin(&known.hash);
         fg_trace_hash_trace_frames(&known.hash, base, cut, n);
         fg_trace_hash_trace_frames(&known.hash, base, n - len, cut);
@@ -97,21 +97,77 @@ static void a_known_suffix_hashes_as_the_whole(void **state)
       }
     }
   }
-  /* the suffix is compared with base's, not with the walk's: a trace whose
-   * hash and frames before the suffix match but whose suffix is not base's
-   * is not the stack (here base lies about the frames, as a hash collision
-   * of two different suffixes would) */
+  /* the suffix's frames are not read, its hash stands for them: over a
+   * walk whose suffix holds y's frames, a suffix hashed from x's finds x */
   stack_of(1, 8, f, types);
   const struct fg_trace *x = fg_trace_table_put(&t, f, types, 8, 0);
   f[6].lineno = 77;
   const struct fg_trace *y = fg_trace_table_put(&t, f, types, 8, 0);
-  struct fg_trace_suffix lie = {y, 4, {{0}, 0}};
-  fg_trace_hash_begin(&lie.hash);
-  fg_trace_hash_trace_frames(&lie.hash, x, 4, 8);
-  stack_of(1, 8, f, types);
-  const struct fg_trace *z = fg_trace_table_put_known(&t, f, types, 8, 0, &lie);
-  assert_non_null(z);
-  assert_ptr_not_equal(z, x);
+  assert_ptr_not_equal(y, x);
+  struct fg_trace_suffix from_x = {4, {{0}, 0}};
+  fg_trace_hash_begin(&from_x.hash);
+  fg_trace_hash_trace_frames(&from_x.hash, x, 4, 8);
+  assert_ptr_equal(fg_trace_table_put_known(&t, f, types, 8, 0, &from_x), x);
+  fg_trace_table_destroy(&t);
+}
+
+/* A stack seen before is found by its key in the index slot, its trace
+ * unread: here its stored frames are overwritten and it is still found. */
+static void found_without_reading_the_trace(void **state)
+{
+  (void)state;
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 64, 1u << 16, 0), 0);
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  stack_of(3, 12, f, types);
+  const struct fg_trace *a = fg_trace_table_put(&t, f, types, 12, 0);
+  assert_non_null(a);
+  uint64_t *methods = (uint64_t *)(uintptr_t)fg_trace_methods(a);
+  uint64_t kept = methods[5];
+  methods[5] = 0xdead0;
+  assert_ptr_equal(fg_trace_table_put(&t, f, types, 12, 0), a);
+  methods[5] = kept;
+  assert_int_equal(fg_trace_table_count(&t), 1);
+  fg_trace_table_destroy(&t);
+}
+
+/* The key's weak spot: stacks that differ in two frames of one chain (four
+ * apart), all other frames alike. 300 x 300 of them, in methods and in bcis:
+ * every one gets its own trace and finds it again. */
+static void stacks_differing_in_one_chain_are_told_apart(void **state)
+{
+  (void)state;
+  enum { SIDE = 300 };
+  struct fg_trace_table t;
+  assert_int_equal(fg_trace_table_init(&t, 1u << 18, 1u << 22, 0), 0);
+  ASGCT_CallFrame f[FRAMES];
+  uint8_t types[FRAMES];
+  for (int by_bci = 0; by_bci < 2; by_bci++) {
+    uint32_t before = fg_trace_table_count(&t);
+    for (uint32_t round = 0; round < 2; round++) {
+      for (uint32_t a = 0; a < SIDE; a++) {
+        for (uint32_t b = 0; b < SIDE; b++) {
+          stack_of(9, 10, f, types);
+          if (by_bci) {
+            f[1].lineno = (jint)a;
+            f[5].lineno = (jint)b;
+          } else {
+            f[1].method_id = (jmethodID)(uintptr_t)(0x7f0000001000ull + 8 * a);
+            f[5].method_id = (jmethodID)(uintptr_t)(0x7f0000001000ull + 8 * b);
+          }
+          const struct fg_trace *tr = fg_trace_table_put(&t, f, types, 10, 0);
+          assert_non_null(tr);
+          if (by_bci)
+            assert_true(fg_trace_bcis(tr)[1] == (jint)a && fg_trace_bcis(tr)[5] == (jint)b);
+          else
+            assert_true(fg_trace_methods(tr)[1] == (uint64_t)(uintptr_t)f[1].method_id &&
+                        fg_trace_methods(tr)[5] == (uint64_t)(uintptr_t)f[5].method_id);
+        }
+      }
+      assert_int_equal(fg_trace_table_count(&t) - before, SIDE * SIDE);   /* the second round adds none */
+    }
+  }
   fg_trace_table_destroy(&t);
 }
 
@@ -329,6 +385,8 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(same_stack_same_trace),
     cmocka_unit_test(a_known_suffix_hashes_as_the_whole),
+    cmocka_unit_test(found_without_reading_the_trace),
+    cmocka_unit_test(stacks_differing_in_one_chain_are_told_apart),
     cmocka_unit_test(grows_and_finds_everything),
     cmocka_unit_test(a_deep_stack_fits),
     cmocka_unit_test(memory_mapped_ahead_is_faulted_in),
