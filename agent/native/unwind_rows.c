@@ -327,9 +327,16 @@ static const uint8_t *entry(struct cursor *c)
   return c->p + len;
 }
 
-/* The FDE at fde: its CIE read, then both run. 0; -1 when left out (a form
- * not read); -2 when memory ran out. */
-static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
+/* An FDE read up to its instructions: its CIE's settings and initial
+ * instructions, its own instructions and the pcs it covers. */
+struct fde {
+  struct program p;
+  struct cursor cie, own;
+  uintptr_t start, range;
+};
+
+/* The FDE at fde into *f: 0; -1 for a CIE or a form not read. */
+static int parse_fde(const uint8_t *fde, struct fde *f)
 {
   struct cursor c = {fde, fde + 16, 0};
   const uint8_t *end = entry(&c);
@@ -357,7 +364,8 @@ static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
     return -1;
   if (version == 4)
     k.p += 2;   /* address size, segment selector size */
-  struct program p = {.code_align = uleb(&k), .data_align = sleb(&k), .fde_enc = 0};
+  f->p = (struct program){.code_align = uleb(&k), .data_align = sleb(&k), .fde_enc = 0};
+  struct program *p = &f->p;
   if (version == 1)
     fixed(&k, 1);   /* return address register */
   else
@@ -367,7 +375,7 @@ static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
     const uint8_t *data_end = k.p + data_len;
     for (size_t i = 1; i < aug_len && k.p < data_end && !k.bad; i++) {
       if (aug[i] == 'R') {
-        p.fde_enc = (uint8_t)fixed(&k, 1);
+        p->fde_enc = (uint8_t)fixed(&k, 1);
       } else if (aug[i] == 'P') {
         uint8_t enc = (uint8_t)fixed(&k, 1);
         struct cursor skip = {k.p, data_end, 0};
@@ -384,13 +392,27 @@ static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
   if (k.bad || k.p > k.end)
     return -1;
   /* the FDE's range */
-  uintptr_t start = (uintptr_t)encoded(&c, p.fde_enc, 0);
-  uintptr_t range = (uintptr_t)encoded(&c, (uint8_t)(p.fde_enc & PE_FORMAT), 0);
+  uintptr_t start = (uintptr_t)encoded(&c, p->fde_enc, 0);
+  uintptr_t range = (uintptr_t)encoded(&c, (uint8_t)(p->fde_enc & PE_FORMAT), 0);
   if (aug_len)
     c.p += uleb(&c);
   if (c.bad || c.p > c.end || range == 0)
     return -1;
-  return run_function(r, &p, &k, &c, start, start + range) == -2 ? -2 : 0;
+  f->cie = k;
+  f->own = c;
+  f->start = start;
+  f->range = range;
+  return 0;
+}
+
+/* The FDE at fde: its CIE read, then both run. 0; -1 when left out (a form
+ * not read); -2 when memory ran out. */
+static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
+{
+  struct fde f;
+  if (parse_fde(fde, &f) != 0)
+    return -1;
+  return run_function(r, &f.p, &f.cie, &f.own, f.start, f.start + f.range) == -2 ? -2 : 0;
 }
 
 /* The .eh_frame_hdr's table: version 1, eh_frame_ptr, fde_count, then the
@@ -427,6 +449,10 @@ uintptr_t fg_unwind_function_start(const uint8_t *hdr, uintptr_t pc)
     else
       hi = mid;
   }
+  /* pc may be past that function's end, in code with no FDE (assembly) */
+  struct fde f;
+  if (parse_fde((const uint8_t *)table_entry(hdr, table, lo, 1), &f) != 0 || pc - f.start >= f.range)
+    return 0;
   return table_entry(hdr, table, lo, 0);
 }
 

@@ -211,7 +211,8 @@ static int main_program_hdr(struct dl_phdr_info *info, size_t size, void *arg)
   return 1;   /* the first object is the program */
 }
 
-/* A stripped library's functions are named by where their FDE starts. */
+/* A stripped library's functions are named by where their FDE starts; a pc
+ * in code no FDE covers (the assembly leaf, past the FDE below it) by none. */
 static void a_function_start_is_found_by_the_header_table(void **state)
 {
   (void)state;
@@ -221,6 +222,7 @@ static void a_function_start_is_found_by_the_header_table(void **state)
   assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_middle), (uintptr_t)unwind_middle);
   assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_middle + 9), (uintptr_t)unwind_middle);
   assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_outer + 3), (uintptr_t)unwind_outer);
+  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)leaf_without_rule + 1), 0);
 }
 
 int main(void)
