@@ -19,12 +19,13 @@
  *    frames.
  *
  * The key is trusted: two different stacks with the same key would share a
- * trace. The hash runs four chains of a 64-bit bijective mix, each frame
- * feeding one; frames differing in one chain at one place never meet the same
- * state, so a pair of stacks meets it only when one chain takes two different
- * frames at two places and still comes out the same (about 2^-64 a pair),
- * and otherwise only when both 64-bit halves of the key match by chance. With
- * a million distinct stacks that is about 3e-8 a profile.
+ * trace. The hash runs four chains of a 64-bit bijective mix, frame i from
+ * the outermost feeding chain i % 4: two stacks of one length that differ at
+ * one place of a chain never leave it in the same state, so their chains meet
+ * only when one of them takes two or more different frames and still comes
+ * out the same (about 2^-64 a pair of stacks, as for stacks of different
+ * lengths); otherwise both 64-bit halves of the key must match by chance.
+ * With a million distinct stacks that is about 3e-8 a profile.
  *
  * Nothing is freed while sampling runs (a handler may be reading any of it);
  * fg_trace_table_destroy frees everything once no handler can run.
