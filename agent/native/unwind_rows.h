@@ -68,9 +68,9 @@ const struct fg_unwind_row *fg_unwind_rows_find(const struct fg_unwind_rows *r, 
 
 /* The start of the function whose FDE covers pc, by the sorted table of the
  * .eh_frame_hdr at hdr (a stripped library's functions are named by it);
- * 0 when no FDE covers pc (none starts at or below it, or pc is past the
- * end of the one below: code without CFI, such as assembly) or the table is
- * of another form. */
+ * 0 when no FDE is known to cover pc (none starts at or below it, pc is
+ * past the end of the one below: code without CFI, such as assembly; or that
+ * FDE is of a form not read) or the table is of another form. */
 uintptr_t fg_unwind_function_start(const uint8_t *hdr, uintptr_t pc);
 
 /* One CIE's or FDE's instructions run on a state, for the tests: the rows
