@@ -180,6 +180,13 @@ build/tests/test_native_walk_kept: tests/unit/test_native_walk_kept.c $(VM_WALKE
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
 
+# Deoptimization sites read from a fake nmethod, in JDK 17's layout and JDK 23's.
+VM_DEOPT_OBJ = build/obj/agent/walk/vm_deopt.o build/obj/agent/walk/vm_structs.o build/obj/agent/native/symbols.o \
+               build/obj/agent/native/unwind_rows.o
+build/tests/test_vm_deopt: tests/unit/test_vm_deopt.c $(VM_DEOPT_OBJ) tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_DEOPT_OBJ) -ldl -lcmocka -o $@
+
 # The walker's pc cache.
 build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_cache.o tests/unit/unit.h
 	@mkdir -p build/tests

@@ -161,6 +161,8 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
   }
+  if (vm_walker)
+    fg_vm_deopt_read(&a->deopt);   /* before the first CompiledMethodLoad; the summary says if it failed */
   a->sampler.walker = (struct fg_walker){
     .asgct = asgct,
     .code = &a->code,

@@ -22,6 +22,7 @@
 #include "../walk/pc_cache.h"
 #include "../walk/code_map.h"
 #include "../walk/method_map.h"
+#include "../walk/vm_deopt.h"
 #include "../walk/vm_offsets.h"
 #include "../sched/sched.h"
 #include "late_threads.h"
@@ -39,6 +40,7 @@ struct fg_agent {
   struct fg_method_names names;
   struct fg_code_map code;     /* stubs and compiled methods, for the walker */
   struct fg_vm_offsets vm;     /* walker=vm: what it reads in HotSpot's frames */
+  struct fg_vm_deopt deopt;    /* walker=vm: where deoptimized frames keep their pc (from Agent_OnLoad) */
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_pc_cache pcs;      /* walker=vm: pcs met in earlier walks */
   struct fg_unwind_tables unwind;   /* cstack=native: every library's DWARF unwind rows */

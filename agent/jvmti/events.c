@@ -62,7 +62,10 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
 {
   (void)map_length;
   (void)map;
-  fg_code_map_add_method(&agent_of(jvmti)->code, method, code_addr, code_size, compile_info);
+  struct fg_agent *a = agent_of(jvmti);
+  struct fg_deopt_sites deopt;
+  fg_vm_deopt_sites(&a->deopt, code_addr, code_size > 0 ? (size_t)code_size : 0, &deopt);
+  fg_code_map_add_method(&a->code, method, code_addr, code_size, compile_info, &deopt);
 }
 
 static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)

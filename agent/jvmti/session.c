@@ -121,7 +121,10 @@ static void start_vm_walker(struct fg_agent *a, long env)
   }
   atomic_store(&a->vm_methods, 1);
   a->sampler.walker.use_vm = 1;
-  snprintf(s->walker, sizeof s->walker, "vm");
+  if (a->deopt.known)
+    snprintf(s->walker, sizeof s->walker, "vm");
+  else   /* frames deoptimized under a callee: AsyncGetCallTrace's, which gives up inside deoptimization */
+    snprintf(s->walker, sizeof s->walker, "vm; not through deoptimized frames: %s", a->deopt.why);
 }
 
 static void rotate(void *ctx);

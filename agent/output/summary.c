@@ -158,12 +158,13 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "    Java stacks:     %" PRIu64 " (%.2f%%)\n",
               s->taken, stored, pct(stored, s->taken), s->java, pct(s->java, stored)) < 0)
     return -1;
-  if (s->walker[0] && strcmp(s->walker, "vm") == 0 &&
-      fprintf(out, "      walker:        vm; its own walk read %" PRIu64 " (%.2f%% of Java stacks), "
-                   "AsyncGetCallTrace the rest\n",
-              s->vm_walked, pct(s->vm_walked, s->java)) < 0)
+  /* "vm", or "vm; " and what it cannot walk through */
+  int vm = strncmp(s->walker, "vm", 2) == 0 && (s->walker[2] == '\0' || s->walker[2] == ';');
+  if (vm && fprintf(out, "      walker:        vm; its own walk read %" PRIu64 " (%.2f%% of Java stacks), "
+                         "AsyncGetCallTrace the rest%s\n",
+                    s->vm_walked, pct(s->vm_walked, s->java), s->walker + 2) < 0)
     return -1;
-  if (s->walker[0] && strcmp(s->walker, "vm") != 0 &&
+  if (s->walker[0] && !vm &&
       fprintf(out, "      walker:        %s; AsyncGetCallTrace walks every stack\n", s->walker) < 0)
     return -1;
   if (s->recovered &&

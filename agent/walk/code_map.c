@@ -104,7 +104,8 @@ static int holds_live(const struct fg_code_list *l, uintptr_t start, uintptr_t e
 
 /* Adds a blob, under the lock; -1 when the map is full (the caller still owns scopes then). */
 static int append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
-                  jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes)
+                  jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes,
+                  const struct fg_deopt_sites *deopt)
 {
   /* before it is added: whether it shadows what a kept answer may name */
   int shadows = holds_live(&m->methods, start, end, 0) || holds_live(&m->stubs, start, end, 1);
@@ -134,6 +135,7 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   b->i2c_end = !method && name && strncmp(name, "I2C/C2I adapters", 16) == 0 ? (uint16_t)fg_i2c_end(code, len) : 0;
   size_t tail = b->i2c_end ? fg_c2i_tail(code, len, b->i2c_end) : 0;
   b->c2i_tail = tail <= UINT16_MAX ? (uint16_t)tail : 0;
+  b->deopt = deopt ? *deopt : (struct fg_deopt_sites){0, 0, -1};
   atomic_store_explicit(&b->method, method, memory_order_relaxed);
   if (!atomic_load(&m->bounds_fixed)) {
     if (start < atomic_load(&m->lo))
@@ -153,18 +155,18 @@ void fg_code_map_add_stub(struct fg_code_map *m, const char *name, const void *a
   if (!addr || len <= 0)
     return;
   pthread_mutex_lock(&m->lock);
-  append(m, &m->stubs, name, NULL, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, NULL);
+  append(m, &m->stubs, name, NULL, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, NULL, NULL);
   pthread_mutex_unlock(&m->lock);
 }
 
 void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void *addr, int32_t len,
-                            const void *compile_info)
+                            const void *compile_info, const struct fg_deopt_sites *deopt)
 {
   if (!addr || len <= 0 || !method)
     return;
   struct fg_pc_scopes *scopes = fg_pc_scopes_build(compile_info, (uintptr_t)addr, (size_t)len);
   pthread_mutex_lock(&m->lock);
-  int added = append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes);
+  int added = append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes, deopt);
   pthread_mutex_unlock(&m->lock);
   if (added != 0)
     free(scopes);   /* the map is full: nobody will read them */

@@ -22,6 +22,14 @@
 #define FG_CODE_CHUNK 4096
 #define FG_CODE_CHUNKS 256            /* up to 1M entries */
 
+/* Where a compiled method's frame may be found once HotSpot deoptimized it
+ * under a running callee (vm_deopt.h): its return address then points at
+ * one of two handlers, and the pc it had is in the frame's own slot. */
+struct fg_deopt_sites {
+  uint32_t handler, mh_handler;       /* the handlers' offsets from start; 0: none */
+  int32_t orig_pc;                    /* the saved pc's slot, in bytes from the frame's sp; -1: unknown */
+};
+
 struct fg_code_blob {
   uintptr_t start, end;               /* [start, end) */
   _Atomic(jmethodID) method;          /* compiled method; NULL for a stub or once unloaded */
@@ -33,6 +41,7 @@ struct fg_code_blob {
   uint16_t i2c_end;                   /* adapter blobs: offset just after the i2c part (fg_i2c_end); 0 others */
   uint16_t c2i_tail;                  /* adapter blobs: where r13 holds the caller's sp (fg_c2i_tail); 0 none */
   struct fg_realigned_frame realigned; /* stubs that realign rsp and keep rbp for data; to 0 for others */
+  struct fg_deopt_sites deopt;        /* methods: where a deoptimized frame returns; orig_pc -1 for stubs */
 };
 
 /* Granules of the code cache, so that finding the entry holding a pc reads
@@ -74,7 +83,7 @@ void fg_code_map_set_bounds(struct fg_code_map *m, uintptr_t lo, uintptr_t hi);
 /* Not async-signal-safe (they lock and allocate): JVMTI callbacks only. */
 void fg_code_map_add_stub(struct fg_code_map *m, const char *name, const void *addr, int32_t len);
 void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void *addr, int32_t len,
-                            const void *compile_info);
+                            const void *compile_info, const struct fg_deopt_sites *deopt);
 void fg_code_map_remove_method(struct fg_code_map *m, jmethodID method, const void *addr);
 
 /* Async-signal-safe lookups (plain loads, no calls). */

@@ -161,10 +161,27 @@ static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
   return 1;
 }
 
+/* A caller's pc at one of its method's deoptimization handlers: HotSpot
+ * patched the return address when it deoptimized the frame under a running
+ * callee (vm_deopt.h). The pc it replaced, from the frame's own slot, when
+ * that is a call's return address in the same method, as the pc to walk
+ * the frame at; 0 otherwise. */
+static uintptr_t pc_before_deopt(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
+{
+  uint32_t at = (uint32_t)(r->pc - m->start);
+  uintptr_t pc;
+  if (m->deopt.orig_pc < 0 || !at || (at != m->deopt.handler && at != m->deopt.mh_handler) ||
+      !stack_word(k, r->sp + (uintptr_t)m->deopt.orig_pc, &pc) || pc <= m->start || pc >= m->end)
+    return 0;
+  const struct fg_pc_info *i = pc_at(k, pc, 0);
+  return i->kind == FG_PC_METHOD && i->blob == m && i->exact ? pc : 0;
+}
+
 /* Whether r is a Java caller stopped at a call, as proven as it can be
  * without walking on: a compiled method with a debug record at exactly that
- * return address, the call stub's return address, or the interpreter with
- * a known Method* and a bcp inside its bytecodes at rbp. */
+ * return address (or at a deoptimization handler, the pc it replaced such
+ * a one), the call stub's return address, or the interpreter with a known
+ * Method* and a bcp inside its bytecodes at rbp. */
 int fg_vm_at_java_call(struct walk *k, const struct fg_regs *r)
 {
   if (!fg_code_map_contains(k->w->code, r->pc))
@@ -173,7 +190,7 @@ int fg_vm_at_java_call(struct walk *k, const struct fg_regs *r)
     return 1;
   const struct fg_pc_info *c = pc_at(k, r->pc, 0);
   if (c->kind == FG_PC_METHOD)
-    return c->id && c->exact;
+    return c->id && (c->exact || pc_before_deopt(k, c->blob, r));
   uintptr_t method, bcp;
   if (c->kind != FG_PC_STUB || !c->interpreter || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
       !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp))
@@ -354,6 +371,13 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
   if (r->pc == k->w->vm->call_stub_return)
     return entry_frame(k, r);
   const struct fg_pc_info *i = pc_at(k, r->pc, top);
+  if (i->kind == FG_PC_METHOD && !top && !i->exact) {   /* no call returns there: a deoptimized frame's? */
+    uintptr_t pc = pc_before_deopt(k, i->blob, r);
+    if (pc) {
+      r->pc = pc;
+      i = pc_at(k, pc, 0);
+    }
+  }
   if (i->kind == FG_PC_METHOD)
     return i->id ? compiled_frame(k, i, top, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
   if (i->kind != FG_PC_STUB) {

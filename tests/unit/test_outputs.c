@@ -276,6 +276,33 @@ static void callgraph_grows_linearly_with_depth(void **state)
 }
 
 
+/* The walker's line: its own share; what it cannot walk through, when the
+ * VM lacks something, after it; AsyncGetCallTrace alone, and why. */
+static void summary_says_which_walker(void **state)
+{
+  (void)state;
+  struct fg_stats s = {0};
+  s.taken = s.java = 200;
+  s.vm_walked = 150;
+  snprintf(s.walker, sizeof s.walker, "vm");
+  char *text;
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_non_null(strstr(text, "walker:        vm; its own walk read 150 (75.00% of Java stacks), "
+                               "AsyncGetCallTrace the rest\n"));
+  free(text);
+  snprintf(s.walker, sizeof s.walker, "vm; not through deoptimized frames: the JVM exports no nmethod::_orig_pc_offset");
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_non_null(strstr(text, "walker:        vm; its own walk read 150 (75.00% of Java stacks), AsyncGetCallTrace "
+                               "the rest; not through deoptimized frames: the JVM exports no nmethod::_orig_pc_offset\n"));
+  free(text);
+  snprintf(s.walker, sizeof s.walker, "vm asked, unavailable: the JVM exports no JavaThread::_anchor");
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_non_null(strstr(text, "walker:        vm asked, unavailable: the JVM exports no JavaThread::_anchor; "
+                               "AsyncGetCallTrace walks every stack\n"));
+  assert_null(strstr(text, "its own walk"));
+  free(text);
+}
+
 static void summary_accounts_for_every_signal(void **state)
 {
   (void)state;
@@ -371,6 +398,7 @@ int main(void)
     cmocka_unit_test(callgraph_folds_only_what_keeps_every_count),
     cmocka_unit_test(callgraph_grows_linearly_with_depth),
     cmocka_unit_test(summary_accounts_for_every_signal),
+    cmocka_unit_test(summary_says_which_walker),
   };
   return cmocka_run_group_tests_name("outputs", tests, NULL, NULL);
 }

@@ -63,6 +63,40 @@ static void java_caller_needs_its_call_record(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
+/* A caller deoptimized while its callee runs: HotSpot patched the return
+ * address to one of the method's deoptimization handlers and saved the pc
+ * it replaced in the caller's own frame. The walk names the caller at that
+ * pc, through either handler; a handler's pc with no saved call beside it,
+ * or in a method whose handlers are not known, still stops the walk. */
+static void deoptimized_caller_walked_at_its_saved_pc(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[105] = (uintptr_t)(COMPILED + 900);        /* the top frame returns into the handler */
+  stack[108] = CALL_RET;                           /* the caller's slot, 16 bytes above its sp (word 106) */
+  stack[110] = at(200);
+  stack[111] = (uintptr_t)(code + 500);
+  struct fg_regs r = {TOP_PC, at(100), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 1, f, types), 0);      /* handlers not known */
+  add_compiled_deopt(ID(2), &(struct fg_deopt_sites){900, 950, 16});
+  assert_int_equal(walk(&r, 1, f, types), 5);
+  assert_ptr_equal(f[2].method_id, ID(3));
+  assert_int_equal(f[2].lineno, 9);
+  assert_ptr_equal(f[3].method_id, ID(2));
+  assert_int_equal(f[3].lineno, 11);
+  assert_ptr_equal(f[4].method_id, ID(1));
+  stack[105] = (uintptr_t)(COMPILED + 950);        /* the method-handle call site's handler */
+  assert_int_equal(walk(&r, 1, f, types), 5);
+  assert_int_equal(f[3].lineno, 11);
+  stack[108] = CALL_RET - 2;                       /* the slot holds no call's return address */
+  assert_int_equal(walk(&r, 1, f, types), 0);
+  stack[108] = CALL_RET;
+  stack[105] = (uintptr_t)(COMPILED + 901);        /* next to a handler, not at it */
+  assert_int_equal(walk(&r, 1, f, types), 0);
+}
+
 /* Recursion: four callers return to the same pc, whose method and record
  * the walker looks up once; each frame still yields its own two frames, a
  * room too small cuts the stack inside a frame's records, and a frame
@@ -138,7 +172,7 @@ static void frames_from_the_pc_cache(void **state)
   assert_true(fg_pc_cache_get(&pcs, (uintptr_t)(code + 500), 0, generation, &stub));   /* the interpreter */
   assert_int_equal(stub.kind, FG_PC_STUB);
   assert_true(stub.interpreter);
-  fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL);   /* a method loaded where nothing was */
+  fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL, NULL);   /* a method loaded where nothing was */
   assert_int_equal(walk(&r, 1, f, types), 11);
   assert_int_equal(f[2].lineno, 41);                              /* changes no answer kept */
   fg_code_map_remove_method(&map, ID(5), code + 3400);            /* any method unloaded */
@@ -298,6 +332,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(thread_in_java, setup, teardown),
     cmocka_unit_test_setup_teardown(thread_in_the_vm, setup, teardown),
     cmocka_unit_test_setup_teardown(java_caller_needs_its_call_record, setup, teardown),
+    cmocka_unit_test_setup_teardown(deoptimized_caller_walked_at_its_saved_pc, setup, teardown),
     cmocka_unit_test_setup_teardown(recursion_returns_to_the_same_pc, setup, teardown),
     cmocka_unit_test_setup_teardown(frames_from_the_pc_cache, setup, teardown),
     cmocka_unit_test_setup_teardown(top_range_answers_for_its_neighbours, setup, teardown),

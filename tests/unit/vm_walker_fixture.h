@@ -43,8 +43,9 @@ static inline uintptr_t at(int word) { return (uintptr_t)&stack[word]; }
 
 /* The compiled method at COMPILED, as method, with its debug records: just
  * after TOP_PC, inlinee (id 3, bci 5) in the method (bci 7); at CALL_RET, a
- * call's return address, the same frames at bcis 9 and 11. */
-static inline void add_compiled(jmethodID method)
+ * call's return address, the same frames at bcis 9 and 11; deoptimization
+ * handlers where deopt says (NULL: none known). */
+static inline void add_compiled_deopt(jmethodID method, const struct fg_deopt_sites *deopt)
 {
   static jmethodID frames_methods[2];
   static jint top_bcis[] = {5, 7}, call_bcis[] = {9, 11};
@@ -58,7 +59,12 @@ static inline void add_compiled(jmethodID method)
                                                      JVMTI_CMLR_MINOR_VERSION, NULL};
   rec.numpcs = 2;
   rec.pcinfo = pc;
-  fg_code_map_add_method(&map, method, COMPILED, 1024, &rec);   /* copies the records */
+  fg_code_map_add_method(&map, method, COMPILED, 1024, &rec, deopt);   /* copies the records */
+}
+
+static inline void add_compiled(jmethodID method)
+{
+  add_compiled_deopt(method, NULL);
 }
 
 static int setup(void **state)
@@ -85,7 +91,7 @@ static int setup(void **state)
   /* a method-handle intrinsic: no debug records, no frame (mov; shl; jmp [rbx + 0x40]) */
   static const uint8_t mh[] = {0x8b, 0x5e, 0x14, 0x48, 0xc1, 0xe3, 0x03, 0xff, 0x63, 0x40};
   memcpy(code + 3700, mh, sizeof mh);
-  fg_code_map_add_method(&map, ID(4), code + 3700, sizeof mh, NULL);
+  fg_code_map_add_method(&map, ID(4), code + 3700, sizeof mh, NULL, NULL);
   /* a fill stub: mov r11, rdx; push rbp; mov rbp, rsp; then its loop */
   static const uint8_t fill[] = {0x4c, 0x8b, 0xda, 0x55, 0x48, 0x8b, 0xec};
   memcpy(code + 3800, fill, sizeof fill);
