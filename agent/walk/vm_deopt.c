@@ -8,13 +8,19 @@
 #include "../native/symbols.h"
 #include "vm_structs.h"
 
-/* CodeCache::find_blob(void*) from libjvm's own symbol table (a local
- * symbol on JDK 17 and 25). */
+/* CodeCache::find_blob_unsafe(void*), or CodeCache::find_blob(void*) where
+ * that is gone (JDK 25 has only find_blob, and no zombie methods to guard
+ * against), from libjvm's own symbol table: local symbols on JDK 17 and 25.
+ * JDK 17's find_blob stops the VM if it finds a zombie; the method a
+ * CompiledMethodLoad names never is one, but the unguarded lookup is as
+ * good and cannot. */
 static void *find_blob_function(void)
 {
   void *in_jvm = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
   struct fg_symbols *s = in_jvm ? fg_symbols_new() : NULL;
-  uintptr_t f = s ? fg_symbols_lookup(s, in_jvm, "_ZN9CodeCache9find_blobEPv") : 0;
+  uintptr_t f = s ? fg_symbols_lookup(s, in_jvm, "_ZN9CodeCache16find_blob_unsafeEPv") : 0;
+  if (s && !f)
+    f = fg_symbols_lookup(s, in_jvm, "_ZN9CodeCache9find_blobEPv");
   if (s)
     fg_symbols_free(s);
   return (void *)f;
@@ -45,7 +51,7 @@ int fg_vm_deopt_read(struct fg_vm_deopt *d)
     return -1;
   }
   if (!(d->find_blob = (void *(*)(void *))find_blob_function())) {
-    snprintf(d->why, sizeof d->why, "libjvm has no symbol CodeCache::find_blob");
+    snprintf(d->why, sizeof d->why, "libjvm has no symbol CodeCache::find_blob(_unsafe)");
     return -1;
   }
   d->known = 1;

@@ -10,7 +10,7 @@
  *
  * Read from gHotSpotVMStructs once, and for each method as it loads
  * (CompiledMethodLoad, outside signal handlers): the nmethod holding its
- * code is found with the VM's own CodeCache::find_blob. JDK 17 exports the
+ * code is found with the VM's own CodeCache lookup. JDK 17 exports the
  * handlers as addresses (CompiledMethod::_deopt_handler_begin), JDK 23 and
  * later as offsets from the nmethod (nmethod::_deopt_handler_offset). */
 #ifndef FG_VM_DEOPT_H
@@ -22,7 +22,7 @@
 
 struct fg_vm_deopt {
   int known;                            /* everything below was found */
-  void *(*find_blob)(void *pc);         /* CodeCache::find_blob */
+  void *(*find_blob)(void *pc);         /* CodeCache::find_blob_unsafe, or find_blob */
   long handler, mh_handler;             /* the handlers' fields in the nmethod */
   int handler_is_offset;                /* int offsets from the nmethod (JDK 23+), else addresses */
   long orig_pc_offset;                  /* nmethod::_orig_pc_offset (int) */
@@ -31,7 +31,7 @@ struct fg_vm_deopt {
   char why[100];                        /* when not known: what the VM lacks */
 };
 
-/* Reads the fields and finds CodeCache::find_blob; 0, or -1 with what the
+/* Reads the fields and finds the CodeCache lookup; 0, or -1 with what the
  * VM lacks in d->why. */
 int fg_vm_deopt_read(struct fg_vm_deopt *d);
 
