@@ -180,7 +180,7 @@ build/tests/test_native_walk_kept: tests/unit/test_native_walk_kept.c $(VM_WALKE
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
 
-# Deoptimization sites read from a fake nmethod, in JDK 17's layout and JDK 23's.
+# Deoptimization sites read from a fake nmethod, in JDK 17's layout and JDK 25's.
 VM_DEOPT_OBJ = build/obj/agent/walk/vm_deopt.o build/obj/agent/walk/vm_structs.o build/obj/agent/native/symbols.o \
                build/obj/agent/native/unwind_rows.o
 build/tests/test_vm_deopt: tests/unit/test_vm_deopt.c $(VM_DEOPT_OBJ) tests/unit/unit.h

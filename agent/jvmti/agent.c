@@ -161,8 +161,12 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
   }
-  if (vm_walker)
-    fg_vm_deopt_read(&a->deopt);   /* before the first CompiledMethodLoad; the summary says if it failed */
+  if (vm_walker) {   /* libjvm's symbol table read once, for this and for VMInit's offsets */
+    a->jvm_symbols = fg_symbols_new();
+    fg_vm_deopt_read(&a->deopt, a->jvm_symbols);   /* before the first CompiledMethodLoad; the summary says if it failed */
+  } else {   /* a session started again with walker=vm (attach) goes without */
+    snprintf(a->deopt.why, sizeof a->deopt.why, "read only when the agent is loaded with walker=vm");
+  }
   a->sampler.walker = (struct fg_walker){
     .asgct = asgct,
     .code = &a->code,

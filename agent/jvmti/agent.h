@@ -17,6 +17,7 @@
 #include "../sampling/sampler.h"
 #include "../sampling/timer.h"
 #include "../sampling/wall.h"
+#include "../native/symbols.h"
 #include "../native/unwind_refresher.h"
 #include "../native/unwind_tables.h"
 #include "../walk/pc_cache.h"
@@ -41,6 +42,7 @@ struct fg_agent {
   struct fg_code_map code;     /* stubs and compiled methods, for the walker */
   struct fg_vm_offsets vm;     /* walker=vm: what it reads in HotSpot's frames */
   struct fg_vm_deopt deopt;    /* walker=vm: where deoptimized frames keep their pc (from Agent_OnLoad) */
+  struct fg_symbols *jvm_symbols;   /* walker=vm: libjvm's local functions, from Agent_OnLoad to VMInit */
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_pc_cache pcs;      /* walker=vm: pcs met in earlier walks */
   struct fg_unwind_tables unwind;   /* cstack=native: every library's DWARF unwind rows */

@@ -114,7 +114,15 @@ static void start_vm_walker(struct fg_agent *a, long env)
     return;
   }
   char why[120];
-  if (fg_vm_offsets_read(&a->vm, env, why, sizeof why) != 0) {
+  /* Agent_OnLoad's (or the attach's) table, read once; a session started
+   * again after a stop reads its own */
+  struct fg_symbols *jvm = a->jvm_symbols ? a->jvm_symbols : fg_symbols_new();
+  int failed = fg_vm_offsets_read(&a->vm, env, jvm, why, sizeof why);
+  fg_symbols_free(jvm);
+  a->jvm_symbols = NULL;
+  if (failed) {   /* off, as a session before this one may have left it on: the map's fill needs resolve */
+    atomic_store(&a->vm_methods, 0);
+    a->sampler.walker.use_vm = 0;
     snprintf(s->walker, sizeof s->walker, "vm asked, unavailable: %s", why);
     fprintf(stderr, "fgagent: walker=vm is not available (%s); AsyncGetCallTrace walks alone\n", why);
     return;

@@ -14,19 +14,18 @@
  * JDK 17's find_blob stops the VM if it finds a zombie; the method a
  * CompiledMethodLoad names never is one, but the unguarded lookup is as
  * good and cannot. */
-static void *find_blob_function(void)
+static void *find_blob_function(struct fg_symbols *jvm)
 {
   void *in_jvm = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
-  struct fg_symbols *s = in_jvm ? fg_symbols_new() : NULL;
-  uintptr_t f = s ? fg_symbols_lookup(s, in_jvm, "_ZN9CodeCache16find_blob_unsafeEPv") : 0;
-  if (s && !f)
-    f = fg_symbols_lookup(s, in_jvm, "_ZN9CodeCache9find_blobEPv");
-  if (s)
-    fg_symbols_free(s);
+  if (!in_jvm || !jvm)
+    return NULL;
+  uintptr_t f = fg_symbols_lookup(jvm, in_jvm, "_ZN9CodeCache16find_blob_unsafeEPv");
+  if (!f)
+    f = fg_symbols_lookup(jvm, in_jvm, "_ZN9CodeCache9find_blobEPv");
   return (void *)f;
 }
 
-int fg_vm_deopt_read(struct fg_vm_deopt *d)
+int fg_vm_deopt_read(struct fg_vm_deopt *d, struct fg_symbols *jvm)
 {
   memset(d, 0, sizeof *d);
   d->handler = fg_vm_field_offset("CompiledMethod", "_deopt_handler_begin");
@@ -50,7 +49,7 @@ int fg_vm_deopt_read(struct fg_vm_deopt *d)
     snprintf(d->why, sizeof d->why, "the JVM exports no %s", missing);
     return -1;
   }
-  if (!(d->find_blob = (void *(*)(void *))find_blob_function())) {
+  if (!(d->find_blob = (void *(*)(void *))find_blob_function(jvm))) {
     snprintf(d->why, sizeof d->why, "libjvm has no symbol CodeCache::find_blob(_unsafe)");
     return -1;
   }
@@ -59,7 +58,7 @@ int fg_vm_deopt_read(struct fg_vm_deopt *d)
 }
 
 /* A handler's address in the nmethod at nm, as an offset into [code, code
- * + len); 0 when outside it (JDK 17's NULL, JDK 23's -1: no such handler). */
+ * + len); 0 when outside it (JDK 17's NULL, JDK 25's -1: no such handler). */
 static uint32_t site(const struct fg_vm_deopt *d, uintptr_t nm, long field, uintptr_t code, size_t len)
 {
   uintptr_t at = d->handler_is_offset ? nm + (uintptr_t)(intptr_t) * (const int32_t *)(nm + field)

@@ -11,8 +11,10 @@
  * Read from gHotSpotVMStructs once, and for each method as it loads
  * (CompiledMethodLoad, outside signal handlers): the nmethod holding its
  * code is found with the VM's own CodeCache lookup. JDK 17 exports the
- * handlers as addresses (CompiledMethod::_deopt_handler_begin), JDK 23 and
- * later as offsets from the nmethod (nmethod::_deopt_handler_offset). */
+ * handlers and the code's start as addresses (CompiledMethod::
+ * _deopt_handler_begin, CodeBlob::_code_begin), JDK 25 as int offsets from
+ * the nmethod (nmethod::_deopt_handler_offset, CodeBlob::_code_offset);
+ * whichever form the JVM exports is read. */
 #ifndef FG_VM_DEOPT_H
 #define FG_VM_DEOPT_H
 
@@ -24,16 +26,19 @@ struct fg_vm_deopt {
   int known;                            /* everything below was found */
   void *(*find_blob)(void *pc);         /* CodeCache::find_blob_unsafe, or find_blob */
   long handler, mh_handler;             /* the handlers' fields in the nmethod */
-  int handler_is_offset;                /* int offsets from the nmethod (JDK 23+), else addresses */
+  int handler_is_offset;                /* int offsets from the nmethod (JDK 25), else addresses */
   long orig_pc_offset;                  /* nmethod::_orig_pc_offset (int) */
   long code_begin;                      /* CodeBlob::_code_begin (address), or, with code_offset ... */
-  int code_is_offset;                   /* ... CodeBlob::_code_offset (int from the blob, JDK 23+) */
+  int code_is_offset;                   /* ... CodeBlob::_code_offset (int from the blob, JDK 25) */
   char why[100];                        /* when not known: what the VM lacks */
 };
 
-/* Reads the fields and finds the CodeCache lookup; 0, or -1 with what the
- * VM lacks in d->why. */
-int fg_vm_deopt_read(struct fg_vm_deopt *d);
+struct fg_symbols;
+
+/* Reads the fields and finds the CodeCache lookup in jvm (the caller's
+ * symbols, as fg_vm_offsets_read's); 0, or -1 with what the VM lacks in
+ * d->why. */
+int fg_vm_deopt_read(struct fg_vm_deopt *d, struct fg_symbols *jvm);
 
 /* The deoptimization sites of the method whose code (as CompiledMethodLoad
  * gives it) is [code, code + len): 0, or -1 when d is not known or the

@@ -21,17 +21,14 @@ static int field(long *out, const char *type, const char *name, char *why, size_
 /* Method::checked_resolve_jmethod_id from libjvm's own symbol table (a local
  * symbol on JDK 17 and 25): jmethodIDs are Method** up to JDK 24 and ids in a
  * table from JDK 25 (JDK-8268406), and the VM's function serves both. */
-static void *resolver(void)
+static void *resolver(struct fg_symbols *jvm)
 {
   void *in_jvm = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
-  struct fg_symbols *s = in_jvm ? fg_symbols_new() : NULL;
-  uintptr_t f = s ? fg_symbols_lookup(s, in_jvm, "_ZN6Method26checked_resolve_jmethod_idEP10_jmethodID") : 0;
-  if (s)
-    fg_symbols_free(s);
-  return (void *)f;
+  return in_jvm && jvm ? (void *)fg_symbols_lookup(jvm, in_jvm, "_ZN6Method26checked_resolve_jmethod_idEP10_jmethodID")
+                       : NULL;
 }
 
-int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, char *why, size_t len)
+int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, struct fg_symbols *jvm, char *why, size_t len)
 {
   memset(o, 0, sizeof *o);
   long state, anchor;
@@ -62,7 +59,7 @@ int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, char *why, size
     snprintf(why, len, "the JVM exports no size of ConstMethod");
     return -1;
   }
-  if (!(o->resolve = resolver())) {
+  if (!(o->resolve = resolver(jvm))) {
     snprintf(why, len, "libjvm has no symbol Method::checked_resolve_jmethod_id");
     return -1;
   }

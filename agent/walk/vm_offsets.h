@@ -25,9 +25,13 @@ struct fg_vm_offsets {
   void *(*resolve)(jmethodID);    /* Method::checked_resolve_jmethod_id, NULL for a dead method */
 };
 
-/* Reads them; env_offset is where a JNIEnv sits in its JavaThread. Returns
- * 0, or -1 with the first thing the VM does not export named in why. */
-int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, char *why, size_t len);
+struct fg_symbols;
+
+/* Reads them; env_offset is where a JNIEnv sits in its JavaThread; jvm:
+ * symbols to find libjvm's local functions in (the caller's, so that the
+ * library's table is read once). Returns 0, or -1 with the first thing the
+ * VM does not export named in why. */
+int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, struct fg_symbols *jvm, char *why, size_t len);
 
 struct fg_method_map;
 

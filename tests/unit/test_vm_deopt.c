@@ -1,6 +1,6 @@
 /* A compiled method's deoptimization sites read from its nmethod, as JDK 17
  * lays it out (the handlers and the code's start as addresses) and as JDK
- * 23 and later do (offsets from the nmethod), on a fake nmethod; and what
+ * 25 does (offsets from the nmethod), on a fake nmethod; and what
  * is refused: a blob that does not hold the code asked about, no blob, a
  * handler outside the code (a native wrapper's). */
 #include "unit.h"
@@ -94,7 +94,7 @@ static void outside_a_jvm_says_why(void **state)
 {
   (void)state;
   struct fg_vm_deopt d;
-  assert_int_equal(fg_vm_deopt_read(&d), -1);
+  assert_int_equal(fg_vm_deopt_read(&d, NULL), -1);
   assert_int_equal(d.known, 0);
   assert_non_null(strstr(d.why, "exports no"));
 }
