@@ -143,7 +143,8 @@ final class WalkerTests {
    * frame. Inside Deoptimization::fetch_unroll_info, reached only through that handler,
    * AsyncGetCallTrace gives up (ticks_deopt); the walker reads the kept pc and goes on. So the
    * samples there keep the method being deoptimized and its callers. Before, 48-171 samples there
-   * in a run, 96-100% of them lacked the method, on JDK 17 and 25 alike; after, none of 48-55.
+   * in a run, 96-100% of them lacked the method, on JDK 17 and 25 alike; after, none of 25-213
+   * (a dozen runs, some beside two busy loops).
    * Bound: 2% of them and one more; judged when there are 20 or more (how many come varies
    * with the JIT's timing).
    */
