@@ -1,11 +1,9 @@
 /* Deoptimization sites of compiled methods; see vm_deopt.h. */
 #include "vm_deopt.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../native/symbols.h"
 #include "vm_structs.h"
 
 /* CodeCache::find_blob_unsafe(void*), or CodeCache::find_blob(void*) where
@@ -16,13 +14,8 @@
  * good and cannot. */
 static void *find_blob_function(struct fg_symbols *jvm)
 {
-  void *in_jvm = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
-  if (!in_jvm || !jvm)
-    return NULL;
-  uintptr_t f = fg_symbols_lookup(jvm, in_jvm, "_ZN9CodeCache16find_blob_unsafeEPv");
-  if (!f)
-    f = fg_symbols_lookup(jvm, in_jvm, "_ZN9CodeCache9find_blobEPv");
-  return (void *)f;
+  uintptr_t f = fg_vm_function(jvm, "_ZN9CodeCache16find_blob_unsafeEPv");
+  return (void *)(f ? f : fg_vm_function(jvm, "_ZN9CodeCache9find_blobEPv"));
 }
 
 int fg_vm_deopt_read(struct fg_vm_deopt *d, struct fg_symbols *jvm)

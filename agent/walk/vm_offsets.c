@@ -1,11 +1,9 @@
 /* VM offsets for the walker; see vm_offsets.h. */
 #include "vm_offsets.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../native/symbols.h"
 #include "method_map.h"
 #include "vm_structs.h"
 
@@ -23,9 +21,7 @@ static int field(long *out, const char *type, const char *name, char *why, size_
  * table from JDK 25 (JDK-8268406), and the VM's function serves both. */
 static void *resolver(struct fg_symbols *jvm)
 {
-  void *in_jvm = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
-  return in_jvm && jvm ? (void *)fg_symbols_lookup(jvm, in_jvm, "_ZN6Method26checked_resolve_jmethod_idEP10_jmethodID")
-                       : NULL;
+  return (void *)fg_vm_function(jvm, "_ZN6Method26checked_resolve_jmethod_idEP10_jmethodID");
 }
 
 int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, struct fg_symbols *jvm, char *why, size_t len)

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "../native/symbols.h"
+
 static void *jvm_symbol(const char *name)
 {
   void *sym = dlsym(RTLD_DEFAULT, name);
@@ -54,6 +56,12 @@ long fg_vm_field_offset(const char *type, const char *field)
   if (!e || *(int32_t *)(e + jvm_u64("gHotSpotVMStructEntryIsStaticOffset")))
     return -1;
   return (long)*(uint64_t *)(e + jvm_u64("gHotSpotVMStructEntryOffsetOffset"));
+}
+
+uintptr_t fg_vm_function(struct fg_symbols *jvm, const char *raw_name)
+{
+  void *in_jvm = jvm_symbol("gHotSpotVMStructs");   /* any address inside libjvm */
+  return in_jvm && jvm ? fg_symbols_lookup(jvm, in_jvm, raw_name) : 0;
 }
 
 int fg_vm_code_cache_bounds(uintptr_t *lo, uintptr_t *hi)

@@ -20,6 +20,14 @@ long fg_vm_type_size(const char *type);
  * 0 when it does not export it. */
 int fg_vm_int_constant(const char *name, int32_t *value);
 
+struct fg_symbols;
+
+/* The address of libjvm's function raw_name (mangled, as the library's
+ * symbol table has it: local symbols such as Method::checked_resolve_jmethod_id
+ * are found too), looked up in jvm; 0 when this is no HotSpot, jvm is NULL
+ * or the library has no such symbol. */
+uintptr_t fg_vm_function(struct fg_symbols *jvm, const char *raw_name);
+
 /* The code cache's [lo, hi) read from CodeCache::_low_bound/_high_bound;
  * 0 when unavailable. Valid once the VM has initialised its code cache. */
 int fg_vm_code_cache_bounds(uintptr_t *lo, uintptr_t *hi);
