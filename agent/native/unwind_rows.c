@@ -449,11 +449,12 @@ uintptr_t fg_unwind_function_start(const uint8_t *hdr, uintptr_t pc)
     else
       hi = mid;
   }
-  /* pc may be past that function's end, in code with no FDE (assembly) */
+  /* pc may be past that function's end, in code with no FDE (assembly):
+   * the FDE itself says where its function starts and ends */
   struct fde f;
   if (parse_fde((const uint8_t *)table_entry(hdr, table, lo, 1), &f) != 0 || pc - f.start >= f.range)
     return 0;
-  return table_entry(hdr, table, lo, 0);
+  return f.start;
 }
 
 int fg_unwind_rows_read(struct fg_unwind_rows *r, const uint8_t *hdr, uintptr_t base)
