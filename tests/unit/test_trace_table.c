@@ -58,8 +58,6 @@ static void same_stack_same_trace(void **state)
   fg_trace_table_destroy(&t);
 }
 
-/* Far more stacks than the first index and chunk hold, with and without the
- * drainer's turns: each is found again, at the pointer it got first. */
 /* A stack whose outer frames are known to be another trace's, hashed on
  * from that trace's hash of them (however it was taken, in pieces or not):
  * found as the same trace as when put whole, and a new one stored whole. */
@@ -171,6 +169,8 @@ static void stacks_differing_in_one_chain_are_told_apart(void **state)
   fg_trace_table_destroy(&t);
 }
 
+/* Far more stacks than the first index and chunk hold, with and without the
+ * drainer's turns: each is found again, at the pointer it got first. */
 static void grows_and_finds_everything(void **state)
 {
   (void)state;
