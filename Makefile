@@ -33,7 +33,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -47,6 +47,7 @@ help:
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
 	@echo "make bench-share  fgagent's own share above its mechanism's floor, 40 rounds, writes results/overhead-share.md"
 	@echo "make bench-paired  the same share paired block by block inside one JVM (demo, mix, deep), writes results/overhead-paired.md"
+	@echo "make bench-floors  the floor of each perf_events mechanism (signal, sample record, stack copies) paired in one process, writes results/floors-paired.md"
 	@echo "make bench-javac   unattributed samples on javac compiling java.xml, writes results/javac-unattributed.md"
 	@echo "make bench-walker  walker=asgct and walker=vm on javac and H2, both JDKs, writes results/walker.md"
 	@echo "make bench-wall-idle  event=wall on 200 idle threads for 30 s, writes results/wall-idle.md"
@@ -272,6 +273,11 @@ bench-share: deps lib java build/floor_agent.so
 # fgagent / the floor agent in one JVM, switched between blocks of the same work (about 20 minutes).
 bench-paired: deps lib java build/floor_agent.so
 	@bash scripts/bench-paired.sh
+
+# The floor of each perf_events mechanism (signal, sample record, stack copies) paired in one
+# process, without a JVM (about 10 minutes).
+bench-floors: deps
+	@bash scripts/bench-floors.sh
 
 bench-javac: deps lib
 	@bash scripts/bench-javac.sh

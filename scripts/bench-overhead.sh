@@ -15,7 +15,7 @@
 # arms fgagent's mechanism on the same JVM with an empty handler; fgagent's run / the floor's
 # run of the same round, their median and its 95% confidence interval.
 # Environment: ROUNDS (default 9), FLOOR_WORK (mechanism_floor rounds, default 3200000000: about 5 s),
-# JVM_MODES, FLOOR_MODES (space-separated; defaults below; FLOOR_MODES= runs none), OUT.
+# JVM_WORK, JVM_MODES, FLOOR_MODES (space-separated; defaults below; JVM_WORK= or FLOOR_MODES= runs none), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/bench/stats.sh
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-9}
-read -r -a workloads <<<"${JVM_WORK:-demo mix}"
+read -r -a workloads <<<"${JVM_WORK-demo mix}"
 floor_work=${FLOOR_WORK:-3200000000}
 read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-perf cpu-1ms-nokernel cpu-60s itimer-1ms}"
 read -r -a floor_modes <<<"${FLOOR_MODES-none perf perf-kernel posix-cpu itimer sampler perf-record}"
@@ -202,6 +202,7 @@ mkdir -p results
         itimer) what="\`setitimer(ITIMER_PROF)\`" ;;
         sampler) what="a sampler thread: wakes every 1 ms, tgkill()s the worker per 1 ms of its CPU" ;;
         perf-record) what="\`perf record -e cpu-clock -c 1000000\` (reference: no signal, no handler)" ;;
+        perf-stack-*) what="no signal: the same counter, the kernel copying the registers and the top ${m#perf-stack-}B of the stack into a ring a reader thread empties (a walk off the copy, as \`perf record --call-graph dwarf\`)" ;;
         *) what=$m ;;
       esac
       rate=$(median "$work/floor-$m.rate" | awk '{printf "%.0f", $1}')

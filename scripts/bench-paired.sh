@@ -19,7 +19,9 @@
 # perf-kernel,1000; ,lines=N makes its handler read N cold lines, ,spin=CYCLES wait that long,
 # ,jitter change its counter's period as fgagent does), FGAGENT (default build/libfgagent.so:
 # another build's library compares it), FGAGENT2 (a second build: each round also times a block
-# with it, and a line compares it with FGAGENT's), JAVA_HOME, OUT (results/overhead-paired.md).
+# with it, and a line compares it with FGAGENT's), FLOOR2_OPTIONS (a second floor in the same rounds,
+# e.g. copy-8k,1000: no signal, the kernel copying each sample's stack for a walk off the thread;
+# lines compare it with nothing and fgagent with it), JAVA_HOME, OUT (results/overhead-paired.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/bench/stats.sh
@@ -33,11 +35,21 @@ floor_options=${FLOOR_OPTIONS:-perf-kernel,1000}
 fgagent=$(realpath "${FGAGENT:-build/libfgagent.so}")
 out=${OUT:-results/overhead-paired.md}
 fgagent2=${FGAGENT2:+$(realpath "$FGAGENT2")}
-modes=(none floor fgagent ${fgagent2:+fgagent2})
+floor2_options=${FLOOR2_OPTIONS:-}
+modes=(none floor fgagent ${fgagent2:+fgagent2} ${floor2_options:+floor2})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 make -s build/floor_agent.so build/java-test/.built
+# PairedBench's optional arguments: the second build, the second floor (the same library at
+# another path, which the JVM loads apart with its own options)
+extra_args=()
+[ -n "$fgagent2" ] && extra_args+=("$fgagent2")
+if [ -n "$floor2_options" ]; then
+  cp build/floor_agent.so "$work/floor_agent2.so"
+  [ -z "$fgagent2" ] && extra_args+=(-)
+  extra_args+=("$work/floor_agent2.so" "$floor2_options")
+fi
 
 # Units of work a block (about 0.1 s of mixing, 0.04-0.06 s of the demo here; the output gives
 # the median), untimed ones before each block (three times as many) and
@@ -54,7 +66,7 @@ for w in "${workloads[@]}"; do
   "$java_home/bin/java" -Djdk.attach.allowAttachSelf=true -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
     -cp build/java-test PairedBench "$w" "$(block_units "$w")" "$((3 * $(block_units "$w")))" "$rounds" \
     "$(warmup_units "$w")" "$fgagent" "$fg_options" "$(pwd)/build/floor_agent.so" "$floor_options" "$work/$w" \
-    ${fgagent2:+"$fgagent2"} >"$work/$w.out" 2>"$work/$w.err"
+    "${extra_args[@]}" >"$work/$w.out" 2>"$work/$w.err"
   for m in "${modes[@]}"; do
     awk -v m="$m" '$1 == "BLOCK" && $3 == m {print $4}' "$work/$w.out" >"$work/$w-$m.time"
     awk -v m="$m" '$1 == "BLOCK" && $3 == m {print $5}' "$work/$w.out" >"$work/$w-$m.cpu"
@@ -108,6 +120,10 @@ mkdir -p results
     if [ -n "$fgagent2" ]; then
       echo "$w: fgagent2 ($fgagent2) / fgagent, work time $(ratios "$w" fgagent2 fgagent time), thread CPU"
       echo "$(ratios "$w" fgagent2 fgagent cpu); fgagent2's handler, $(median "$work/$w.walk2") us a walk."
+    fi
+    if [ -n "$floor2_options" ]; then
+      echo "$w: the second floor \`$floor2_options\` / none, work time $(ratios "$w" floor2 none time), thread CPU"
+      echo "$(ratios "$w" floor2 none cpu); fgagent / the second floor, work time $(ratios "$w" fgagent floor2 time)."
     fi
   done
   echo

@@ -25,33 +25,40 @@ import java.util.Random;
  *   BLOCK round mode elapsed_ns thread_cpu_ns
  * fgagent writes each block's profile and summary to OUTDIR/fg-ROUND.{collapsed,log}.
  * With a second fgagent library (FGAGENT2, another build of it), each round also times a block
- * with that one (mode fgagent2, files OUTDIR/fg2-ROUND.*): two builds compared in one JVM.
+ * with that one (mode fgagent2, files OUTDIR/fg2-ROUND.*): two builds compared in one JVM ("-":
+ * none). With a second floor agent (FLOOR2, a copy of the floor agent's library at another path,
+ * so that the JVM loads it apart, with its own options), each round also times a block with it
+ * (mode floor2): two mechanisms' floors in the same rounds.
  * Needs -Djdk.attach.allowAttachSelf=true.
  * Run: PairedBench KIND UNITS_PER_BLOCK SETTLE_UNITS ROUNDS WARMUP_UNITS FGAGENT FGAGENT_OPTIONS FLOOR
- *      FLOOR_OPTIONS OUTDIR [FGAGENT2]
+ *      FLOOR_OPTIONS OUTDIR [FGAGENT2|- [FLOOR2 FLOOR2_OPTIONS]]
  */
 public final class PairedBench {
 
   public static void main(String[] args) throws Exception {
-    if ((args.length != 10 && args.length != 11) || !Bench.known(args[0])) {
+    if ((args.length != 10 && args.length != 11 && args.length != 13) || !Bench.known(args[0])) {
       System.err.println("PairedBench: usage: KIND(demo|mix|deep) UNITS_PER_BLOCK SETTLE_UNITS ROUNDS WARMUP_UNITS "
-          + "FGAGENT FGAGENT_OPTIONS FLOOR FLOOR_OPTIONS OUTDIR [FGAGENT2]");
+          + "FGAGENT FGAGENT_OPTIONS FLOOR FLOOR_OPTIONS OUTDIR [FGAGENT2|- [FLOOR2 FLOOR2_OPTIONS]]");
       System.exit(2);
     }
     String kind = args[0];
     int units = Integer.parseInt(args[1]), settle = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]);
     int warmup = Integer.parseInt(args[4]);
     String fg = args[5], fgOptions = args[6], floor = args[7], floorOptions = args[8], out = args[9];
-    String fg2 = args.length == 11 ? args[10] : null;
-    String[] modes = fg2 == null ? new String[] {"none", "floor", "fgagent"}
-                                 : new String[] {"none", "floor", "fgagent", "fgagent2"};
+    String fg2 = args.length > 10 && !args[10].equals("-") ? args[10] : null;
+    String floor2 = args.length == 13 ? args[11] : null, floor2Options = args.length == 13 ? args[12] : null;
+    List<String> modes = new ArrayList<>(List.of("none", "floor", "fgagent"));
+    if (fg2 != null)
+      modes.add("fgagent2");
+    if (floor2 != null)
+      modes.add("floor2");
     VirtualMachine self = VirtualMachine.attach(String.valueOf(ProcessHandle.current().pid()));
     long s = 0;
     for (int i = 0; i < warmup; i++)
       s = Bench.unit(kind, i, s);
     int next = warmup;
     Random order = new Random(20261127);
-    List<String> shuffled = new ArrayList<>(List.of(modes));
+    List<String> shuffled = new ArrayList<>(modes);
     for (int round = 1; round <= rounds; round++) {
       Collections.shuffle(shuffled, order);
       for (String mode : shuffled) {
@@ -60,6 +67,8 @@ public final class PairedBench {
         System.gc();
         if (mode.equals("floor"))
           self.loadAgentPath(floor, floorOptions);
+        else if (mode.equals("floor2"))
+          self.loadAgentPath(floor2, floor2Options);
         else if (agent)
           self.loadAgentPath(lib, start(fgOptions, out + files + round));
         for (int i = 0; i < settle; i++)
@@ -70,6 +79,8 @@ public final class PairedBench {
         long elapsed = System.nanoTime() - t0, cpu = Work.threadCpuNanos() - c0;
         if (mode.equals("floor"))
           self.loadAgentPath(floor, "off");
+        else if (mode.equals("floor2"))
+          self.loadAgentPath(floor2, "off");
         else if (agent)
           self.loadAgentPath(lib, "stop");
         System.out.println("BLOCK " + round + " " + mode + " " + elapsed + " " + cpu);

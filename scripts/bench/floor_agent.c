@@ -17,6 +17,7 @@
  * attach arms them again. */
 #include <dirent.h>
 #include <jvmti.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,15 @@ static atomic_long signals, threads;
 static uint64_t interval_ns = 1000000;
 static int with_kernel;
 static size_t page;
+
+/* copy-Nk: the stack bytes each sample copies (0: signals, not copies), the
+ * rings' size, the reader thread and what it has read. */
+#define COPY_RING_PAGES 64   /* 256 KB: 30 ms of 1 kHz samples of 8 KB */
+static unsigned copy_bytes;
+static pthread_t reader;
+static atomic_int reader_tid;
+static atomic_long copies, copies_lost;
+static uint8_t copied[65536];   /* a record is at most 64 KB */
 static __thread int my_tid __attribute__((tls_model("initial-exec")));   /* no malloc in the handler */
 
 /* lines=N: the handler also reads N cache lines at random from a 64 MB
@@ -118,6 +128,24 @@ static void empty_ring(struct perf_event_mmap_page *ring)
   __atomic_store_n(&ring->data_tail, head, __ATOMIC_RELEASE);
 }
 
+static void *read_every_ring(void *arg)
+{
+  (void)arg;
+  atomic_store(&reader_tid, (int)syscall(SYS_gettid));
+  for (;;) {
+    struct timespec ten_ms = {0, 10000000};
+    nanosleep(&ten_ms, NULL);
+    long lost = 0;
+    for (int i = 0; i < SLOTS; i++) {
+      struct floor_ring r = {atomic_load_explicit(&slots[i].ring, memory_order_acquire), page * COPY_RING_PAGES};
+      if (r.page)
+        atomic_fetch_add_explicit(&copies, floor_ring_empty(&r, copied, &lost), memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&copies_lost, lost, memory_order_relaxed);
+  }
+  return NULL;
+}
+
 static void on_sigprof(int sig, siginfo_t *info, void *uc)
 {
   (void)sig;
@@ -151,19 +179,22 @@ static void arm(int tid)
       ioctl(known->fd, PERF_EVENT_IOC_ENABLE, 0);
     return;
   }
-  int fd = floor_perf_open(tid, interval_ns, with_kernel);
+  if (tid == atomic_load(&reader_tid))
+    return;
+  int fd = copy_bytes ? floor_sample_open(tid, interval_ns, copy_bytes, page * COPY_RING_PAGES)
+                      : floor_perf_open(tid, interval_ns, with_kernel);
   if (fd < 0)
     return;   /* the thread may have ended */
   struct perf_event_mmap_page *ring = NULL;
-  if (with_kernel) {
-    ring = mmap(NULL, page * (1 + RING_PAGES), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (with_kernel || copy_bytes) {
+    ring = mmap(NULL, page * (1 + (copy_bytes ? COPY_RING_PAGES : RING_PAGES)), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED) {
       close(fd);
       return;
     }
   }
   remember(tid, ring, fd);
-  if (floor_perf_start(fd, tid) == 0)
+  if (copy_bytes ? ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0 : floor_perf_start(fd, tid) == 0)
     atomic_fetch_add(&threads, 1);
 }
 
@@ -202,23 +233,36 @@ static void ignore_sigprof(void)
   sigaction(SIGPROF, &ignore, NULL);
 }
 
+/* Signals taken, or stack copies read, and threads armed, to stderr. */
+static void report(void)
+{
+  long lost = atomic_load(&copies_lost);
+  fprintf(stderr, "FLOOR_SIGNALS %ld\nFLOOR_THREADS %ld\n", copy_bytes ? atomic_load(&copies) : atomic_load(&signals),
+          atomic_load(&threads));
+  if (lost)
+    fprintf(stderr, "FLOOR_COPIES_LOST %ld\n", lost);
+}
+
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
   (void)jvmti;
   (void)jni;
   ignore_sigprof();
-  fprintf(stderr, "FLOOR_SIGNALS %ld\nFLOOR_THREADS %ld\n", atomic_load(&signals), atomic_load(&threads));
+  report();
 }
 
-/* perf|perf-kernel[,INTERVAL_US]: 0, or -1 with a message. */
+/* perf|perf-kernel|copy-Nk[,INTERVAL_US]: 0, or -1 with a message. */
 static int parse(const char *o)
 {
+  unsigned kb = 0;
   if (strncmp(o, "perf-kernel", 11) == 0)
     with_kernel = 1;
   else if (strncmp(o, "perf", 4) == 0)
     with_kernel = 0;
+  else if (sscanf(o, "copy-%uk", &kb) == 1 && kb >= 1 && kb <= 63)
+    copy_bytes = kb * 1024;
   else {
-    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter], or off\n", o);
+    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel|copy-Nk (N 1-63)[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter], or off\n", o);
     return -1;
   }
   const char *comma = strchr(o, ',');
@@ -239,6 +283,14 @@ static int parse(const char *o)
     touch = p;
   }
   page = (size_t)sysconf(_SC_PAGESIZE);
+  if (copy_bytes && !atomic_load(&reader_tid)) {
+    if (pthread_create(&reader, NULL, read_every_ring, NULL) != 0) {
+      fprintf(stderr, "floor_agent: no reader thread for %s\n", o);
+      return -1;
+    }
+    while (!atomic_load(&reader_tid))
+      sched_yield();
+  }
   return 0;
 }
 
@@ -263,7 +315,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
       if (atomic_load(&slots[i].tid) && slots[i].fd >= 0)
         ioctl(slots[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     ignore_sigprof();
-    fprintf(stderr, "FLOOR_SIGNALS %ld\nFLOOR_THREADS %ld\n", atomic_load(&signals), atomic_load(&threads));
+    report();
     if (atomic_load(&touch_signals))   /* this round's */
       fprintf(stderr, "FLOOR_TOUCH_CYCLES %lu\n", atomic_exchange(&touch_cycles, 0) / atomic_exchange(&touch_signals, 0));
     return JNI_OK;

@@ -13,6 +13,12 @@
  *   itimer      setitimer(ITIMER_PROF)
  *   sampler     a sampler thread wakes every interval, reads the worker's CPU
  *               clock and tgkill()s it once per interval of CPU it used
+ *   perf-stack-Nk  no signal at all: the same counter, at each overflow the
+ *               kernel copies the user registers and the top N KB of the
+ *               thread's stack (with the kernel callchain) into a ring, which a
+ *               reader thread empties every 10 ms, copying each sample out as a
+ *               walker working off the copy would (what perf record
+ *               --call-graph dwarf does; a walk would then run off the thread)
  * Prints: WORK_NS, CPU_NS (the worker's), SIGNALS, SAMPLER_CPU_NS, PROCESS_CPU_NS. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -77,6 +83,44 @@ static void on_sigprof(int sig, siginfo_t *info, void *uc)
     drain_ring();
 }
 
+/* perf-stack: the ring the kernel writes the copies into, and the reader's
+ * tally of them. */
+static struct floor_ring copy_ring;
+static long copies, lost;
+static uint8_t copy_out[65536];   /* a record is at most 64 KB */
+
+static void *copy_reader(void *arg)
+{
+  (void)arg;
+  while (!atomic_load(&done)) {
+    struct timespec ten_ms = {0, 10000000};
+    nanosleep(&ten_ms, NULL);
+    copies += floor_ring_empty(&copy_ring, copy_out, &lost);
+  }
+  copies += floor_ring_empty(&copy_ring, copy_out, &lost);
+  return NULL;
+}
+
+static void open_stack_copies(unsigned stack_bytes)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  copy_ring.size = 512 * page;   /* 2 MB: 20 ms of 1 kHz samples of 64 KB and more */
+  int fd = floor_sample_open((int)syscall(SYS_gettid), interval_ns, stack_bytes, copy_ring.size);
+  if (fd < 0) {
+    perror("perf_event_open (stack copies)");
+    exit(2);
+  }
+  copy_ring.page = mmap(NULL, page + copy_ring.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (copy_ring.page == MAP_FAILED) {
+    perror("mmap (stack copies)");
+    exit(2);
+  }
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    perror("PERF_EVENT_IOC_ENABLE");
+    exit(2);
+  }
+}
+
 static int open_perf(int with_callchain)
 {
   int tid = (int)syscall(SYS_gettid);
@@ -138,7 +182,7 @@ static uint64_t work(long rounds)
 int main(int argc, char **argv)
 {
   if (argc < 2) {
-    fprintf(stderr, "usage: mechanism_floor none|perf|perf-kernel|posix-cpu|itimer|sampler [INTERVAL_US] [WORK]\n");
+    fprintf(stderr, "usage: mechanism_floor none|perf|perf-kernel|posix-cpu|itimer|sampler|perf-stack-Nk [INTERVAL_US] [WORK]\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -173,6 +217,15 @@ int main(int argc, char **argv)
   } else if (strcmp(mode, "sampler") == 0) {
     pthread_create(&th, NULL, sampler, &worker_clock);
     pthread_getcpuclockid(th, &sampler_clock);
+  } else if (strncmp(mode, "perf-stack-", 11) == 0) {
+    unsigned kb = (unsigned)atoi(mode + 11);
+    if (kb < 1 || kb > 63) {
+      fprintf(stderr, "mechanism_floor: perf-stack-Nk takes N from 1 to 63, not '%s'\n", mode + 11);
+      return 2;
+    }
+    open_stack_copies(kb * 1024);
+    pthread_create(&th, NULL, copy_reader, NULL);
+    pthread_getcpuclockid(th, &sampler_clock);
   } else if (strcmp(mode, "none") != 0) {
     fprintf(stderr, "mechanism_floor: unknown mode '%s'\n", mode);
     return 2;
@@ -182,10 +235,14 @@ int main(int argc, char **argv)
   (void)sink;
   uint64_t t1 = now(CLOCK_MONOTONIC), c1 = now(worker_clock);
   uint64_t sampler_cpu = 0;
-  if (strcmp(mode, "sampler") == 0) {
+  if (strcmp(mode, "sampler") == 0 || copy_ring.page) {
     sampler_cpu = now(sampler_clock);
     atomic_store(&done, 1);
     pthread_join(th, NULL);
+  }
+  if (copy_ring.page) {
+    atomic_store(&signals, copies);
+    fprintf(stderr, "mechanism_floor: %ld stack copies, %ld lost\n", copies, lost);
   }
   printf("WORK_NS %llu\nCPU_NS %llu\nSIGNALS %ld\nSAMPLER_CPU_NS %llu\nPROCESS_CPU_NS %llu\nKERNEL_FRAMES %llu\n",
          (unsigned long long)(t1 - t0), (unsigned long long)(c1 - c0), atomic_load(&signals),
