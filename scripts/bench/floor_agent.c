@@ -44,8 +44,8 @@ static size_t page;
 
 /* copy-Nk: the stack bytes each sample copies (0: signals, not copies), the
  * rings' size, the reader thread and what it has read. */
-#define COPY_RING_PAGES 64   /* 256 KB: 30 ms of 1 kHz samples of 8 KB */
 static unsigned copy_bytes;
+static size_t copy_ring_pages;   /* a power of two: 30 ms of 1 kHz samples of copy_bytes and more */
 static pthread_t reader;
 static atomic_int reader_tid;
 static atomic_long copies, copies_lost;
@@ -137,7 +137,7 @@ static void *read_every_ring(void *arg)
     nanosleep(&ten_ms, NULL);
     long lost = 0;
     for (int i = 0; i < SLOTS; i++) {
-      struct floor_ring r = {atomic_load_explicit(&slots[i].ring, memory_order_acquire), page * COPY_RING_PAGES};
+      struct floor_ring r = {atomic_load_explicit(&slots[i].ring, memory_order_acquire), page * copy_ring_pages};
       if (r.page)
         atomic_fetch_add_explicit(&copies, floor_ring_empty(&r, copied, &lost), memory_order_relaxed);
     }
@@ -181,13 +181,13 @@ static void arm(int tid)
   }
   if (tid == atomic_load(&reader_tid))
     return;
-  int fd = copy_bytes ? floor_sample_open(tid, interval_ns, copy_bytes, page * COPY_RING_PAGES)
+  int fd = copy_bytes ? floor_sample_open(tid, interval_ns, copy_bytes, page * copy_ring_pages)
                       : floor_perf_open(tid, interval_ns, with_kernel);
   if (fd < 0)
     return;   /* the thread may have ended */
   struct perf_event_mmap_page *ring = NULL;
   if (with_kernel || copy_bytes) {
-    ring = mmap(NULL, page * (1 + (copy_bytes ? COPY_RING_PAGES : RING_PAGES)), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ring = mmap(NULL, page * (1 + (copy_bytes ? copy_ring_pages : RING_PAGES)), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED) {
       close(fd);
       return;
@@ -283,6 +283,8 @@ static int parse(const char *o)
     touch = p;
   }
   page = (size_t)sysconf(_SC_PAGESIZE);
+  for (copy_ring_pages = 1; copy_bytes && copy_ring_pages * page < 30 * ((size_t)copy_bytes + 1024);)
+    copy_ring_pages *= 2;
   if (copy_bytes && !atomic_load(&reader_tid)) {
     if (pthread_create(&reader, NULL, read_every_ring, NULL) != 0) {
       fprintf(stderr, "floor_agent: no reader thread for %s\n", o);
