@@ -19,8 +19,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The counter's fd, disabled until floor_perf_start; -1 with errno. */
-static inline int floor_perf_open(int tid, uint64_t interval_ns, int with_callchain)
+/* Every counter here: cpu-clock, an overflow every interval_ns of the
+ * thread's CPU, disabled until enabled, the kernel callchain without the user
+ * part when asked for. */
+static inline struct perf_event_attr floor_cpu_clock(uint64_t interval_ns)
 {
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);
@@ -29,13 +31,19 @@ static inline int floor_perf_open(int tid, uint64_t interval_ns, int with_callch
   a.config = PERF_COUNT_SW_CPU_CLOCK;
   a.sample_period = interval_ns;
   a.disabled = 1;
-  a.wakeup_events = 1;
   a.exclude_hv = 1;
-  if (with_callchain) {
+  a.exclude_callchain_user = 1;
+  a.sample_max_stack = 64;
+  return a;
+}
+
+/* The counter's fd, disabled until floor_perf_start; -1 with errno. */
+static inline int floor_perf_open(int tid, uint64_t interval_ns, int with_callchain)
+{
+  struct perf_event_attr a = floor_cpu_clock(interval_ns);
+  a.wakeup_events = 1;
+  if (with_callchain)
     a.sample_type = PERF_SAMPLE_CALLCHAIN;
-    a.exclude_callchain_user = 1;
-    a.sample_max_stack = 64;
-  }
   return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -57,17 +65,8 @@ static inline int floor_perf_start(int fd, int tid)
  * or -1 with errno. */
 static inline int floor_sample_open(int tid, uint64_t interval_ns, unsigned stack_bytes, size_t ring_bytes)
 {
-  struct perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.sample_period = interval_ns;
-  a.disabled = 1;
-  a.exclude_hv = 1;
+  struct perf_event_attr a = floor_cpu_clock(interval_ns);
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
-  a.exclude_callchain_user = 1;
-  a.sample_max_stack = 64;
   if (stack_bytes) {
     a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = (1u << 6) | (1u << 7) | (1u << 8);   /* bp, sp, ip (asm/perf_regs.h) */
