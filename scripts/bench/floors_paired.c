@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fixed_work.h"
 #include "perf_counter.h"
 
 enum { NONE, SIGNAL, SIGNAL_KERNEL, RECORD, COPY_2K, COPY_8K, COPY_32K, MECHANISMS };
@@ -75,7 +76,7 @@ static void *reader(void *arg)
   }
 }
 
-static void *map_ring(int fd, size_t pages, struct floor_ring *r)
+static void map_ring(int fd, size_t pages, struct floor_ring *r)
 {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   r->size = pages * page;
@@ -84,7 +85,6 @@ static void *map_ring(int fd, size_t pages, struct floor_ring *r)
     perror("floors_paired: mmap");
     exit(2);
   }
-  return r->page;
 }
 
 static void open_counters(uint64_t interval_ns)
@@ -109,24 +109,6 @@ static void open_counters(uint64_t interval_ns)
     }
     ioctl(fds[m], PERF_EVENT_IOC_DISABLE, 0);
   }
-}
-
-static uint64_t now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The fixed work: integer mixing that no compiler folds away. */
-static uint64_t work(long rounds, uint64_t x)
-{
-  for (long i = 0; i < rounds; i++) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-  }
-  return x;
 }
 
 static int by_value(const void *a, const void *b)
@@ -156,7 +138,7 @@ int main(int argc, char **argv)
   double *t[MECHANISMS];
   for (int m = 0; m < MECHANISMS; m++)
     t[m] = calloc((size_t)rounds, sizeof(double));
-  uint64_t x = work(block, 88172645463325252ull);   /* one block untimed: the caches and the clock settle */
+  uint64_t x = fixed_work(block, FIXED_WORK_SEED);   /* one block untimed: the caches and the clock settle */
   long signalled[MECHANISMS] = {0};
   srand(20261127);
   for (int r = 0; r < rounds; r++) {
@@ -173,9 +155,9 @@ int main(int argc, char **argv)
       long s0 = atomic_load(&signals);
       if (m != NONE)
         ioctl(fds[m], PERF_EVENT_IOC_ENABLE, 0);
-      uint64_t t0 = now();
-      x = work(block, x);
-      uint64_t t1 = now();
+      uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+      x = fixed_work(block, x);
+      uint64_t t1 = clock_ns(CLOCK_MONOTONIC);
       if (m != NONE)
         ioctl(fds[m], PERF_EVENT_IOC_DISABLE, 0);
       t[m][r] = (double)(t1 - t0);

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fixed_work.h"
 #include "perf_counter.h"
 
 static atomic_long signals;
@@ -43,13 +44,6 @@ static size_t ring_data;
 static atomic_int done;
 static pid_t worker_tid;
 static uint64_t interval_ns;
-
-static uint64_t now(clockid_t c)
-{
-  struct timespec ts;
-  clock_gettime(c, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* perf-kernel: what a handler reading the kernel callchain does: take the
  * newest sample's frames, hand the ring back. */
@@ -148,7 +142,7 @@ static int open_perf(int with_callchain)
 static void *sampler(void *arg)
 {
   clockid_t worker_clock = *(clockid_t *)arg;
-  uint64_t signalled_at = now(worker_clock);
+  uint64_t signalled_at = clock_ns(worker_clock);
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   while (!atomic_load(&done)) {
@@ -158,25 +152,13 @@ static void *sampler(void *arg)
       next.tv_sec++;
     }
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
-    uint64_t cpu = now(worker_clock);
+    uint64_t cpu = clock_ns(worker_clock);
     if (cpu - signalled_at >= interval_ns) {
       signalled_at += (cpu - signalled_at) / interval_ns * interval_ns;
       syscall(SYS_tgkill, getpid(), worker_tid, SIGPROF);
     }
   }
   return NULL;
-}
-
-/* The fixed work: integer mixing that no compiler folds away. */
-static uint64_t work(long rounds)
-{
-  uint64_t x = 88172645463325252ull;
-  for (long i = 0; i < rounds; i++) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-  }
-  return x;
 }
 
 int main(int argc, char **argv)
@@ -230,13 +212,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "mechanism_floor: unknown mode '%s'\n", mode);
     return 2;
   }
-  uint64_t c0 = now(worker_clock), t0 = now(CLOCK_MONOTONIC);
-  volatile uint64_t sink = work(rounds);
+  uint64_t c0 = clock_ns(worker_clock), t0 = clock_ns(CLOCK_MONOTONIC);
+  volatile uint64_t sink = fixed_work(rounds, FIXED_WORK_SEED);
   (void)sink;
-  uint64_t t1 = now(CLOCK_MONOTONIC), c1 = now(worker_clock);
+  uint64_t t1 = clock_ns(CLOCK_MONOTONIC), c1 = clock_ns(worker_clock);
   uint64_t sampler_cpu = 0;
   if (strcmp(mode, "sampler") == 0 || copy_ring.page) {
-    sampler_cpu = now(sampler_clock);
+    sampler_cpu = clock_ns(sampler_clock);
     atomic_store(&done, 1);
     pthread_join(th, NULL);
   }
@@ -246,7 +228,7 @@ int main(int argc, char **argv)
   }
   printf("WORK_NS %llu\nCPU_NS %llu\nSIGNALS %ld\nSAMPLER_CPU_NS %llu\nPROCESS_CPU_NS %llu\nKERNEL_FRAMES %llu\n",
          (unsigned long long)(t1 - t0), (unsigned long long)(c1 - c0), atomic_load(&signals),
-         (unsigned long long)sampler_cpu, (unsigned long long)now(CLOCK_PROCESS_CPUTIME_ID),
+         (unsigned long long)sampler_cpu, (unsigned long long)clock_ns(CLOCK_PROCESS_CPUTIME_ID),
          (unsigned long long)kernel_frames);
   return 0;
 }
