@@ -18,7 +18,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
-           agent/native/kernel_symbols.c agent/sampling/perf_threads.c agent/sampling/timer_perf.c \
+           agent/native/kernel_symbols.c agent/sampling/perf_threads.c agent/sampling/timer_perf.c agent/sampling/copy_record.c \
            agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c agent/profile/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/sched/switch_decoder.c agent/verify/call_site.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))
@@ -90,7 +90,7 @@ build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
 # The agent with its handler's parts timed (agent/sampling/handler_parts.h),
 # for make bench-parts; never installed. fg_parts_arm() deals arms in these
 # files only (elsewhere it is 0): the handler, the walkers, the trace table.
-PARTS_SRC = agent/sampling/handler.c agent/sampling/handler_parts.c agent/walk/walker.c agent/walk/vm_walker.c \
+PARTS_SRC = agent/sampling/handler.c agent/sampling/sample_store.c agent/sampling/handler_parts.c agent/walk/walker.c agent/walk/vm_walker.c \
             agent/buffer/trace_table.c
 PARTS_OBJ = $(PARTS_SRC:%.c=build/obj-parts/%.o)
 
@@ -132,7 +132,7 @@ build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unw
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
-HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
+HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/sampling/sample_store.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
               build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
               build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/walk/method_map.o build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o \
               $(UNWIND_OBJ)

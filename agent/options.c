@@ -214,9 +214,12 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       o->walker = FG_WALKER_VM;
     else if (strcmp(value, "asgct") == 0)
       o->walker = FG_WALKER_ASGCT;
+    else if (strcmp(value, "copy") == 0)
+      o->walker = FG_WALKER_COPY;
     else
       return fail(err, errlen, "fgagent: option walker='%s' is not valid; accepted: vm (fgagent's own "
-                  "walker, AsyncGetCallTrace where it cannot walk), asgct (AsyncGetCallTrace only)", value);
+                  "walker, AsyncGetCallTrace where it cannot walk), asgct (AsyncGetCallTrace only), copy "
+                  "(fgagent's walker on a copy of the stack, off the thread; event=cpu)", value);
   } else if (strcmp(key, "wallthreads") == 0) {
     uint64_t d;
     const char *rest;
@@ -343,5 +346,8 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   }
   if (o->loop_ns && o->sched)
     return fail(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
+  if (o->walker == FG_WALKER_COPY && o->event != FG_EVENT_CPU)
+    return fail(err, errlen, "fgagent: option walker=copy needs event=cpu (its perf_events counters copy the "
+                "stacks); accepted: walker=copy with event=cpu, or walker=vm");
   return 0;
 }

@@ -25,7 +25,7 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-9}
 read -r -a workloads <<<"${JVM_WORK-demo mix}"
 floor_work=${FLOOR_WORK:-3200000000}
-read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-perf cpu-1ms-nokernel cpu-60s itimer-1ms}"
+read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-perf cpu-1ms-nokernel floor-copy-32k cpu-1ms-copy cpu-60s itimer-1ms}"
 read -r -a floor_modes <<<"${FLOOR_MODES-none perf perf-kernel posix-cpu itimer sampler perf-stack-8k perf-record}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
@@ -41,6 +41,7 @@ agent_opts() {
     cpu-*-nocstack) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nocstack},cstack=no" ;;
     cpu-*-nokernel) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nokernel},kernel=no" ;;
     cpu-*-sched) local i=${1#cpu-}; echo "event=cpu,interval=${i%-sched},sched" ;;
+    cpu-*-copy) local i=${1#cpu-}; echo "event=cpu,interval=${i%-copy},walker=copy" ;;
     cpu-*) echo "event=cpu,interval=${1#cpu-}" ;;
     itimer-*) echo "event=itimer,interval=${1#itimer-}" ;;
     wall-*) echo "event=wall,interval=${1#wall-}" ;;
@@ -139,6 +140,7 @@ mode_label() {
   case "$1" in
     floor-perf) echo "floor agent: perf cpu-clock per thread, SIGPROF to an empty handler" ;;
     floor-perf-kernel) echo "floor agent: perf cpu-clock per thread with the kernel callchain ring, empty handler" ;;
+    floor-copy-*) echo "floor agent: perf cpu-clock per thread copying ${1#floor-copy-} of stack into its ring, no signal, a reader thread" ;;
     *) echo "\`$(agent_opts "$1")\`" ;;
   esac
 }
@@ -178,7 +180,7 @@ mkdir -p results
       echo
       echo "| fgagent / floor | work time | 95% interval | process CPU | 95% interval |"
       echo "|---|---|---|---|---|"
-      for pair in cpu-1ms:floor-perf-kernel cpu-1ms-nokernel:floor-perf; do
+      for pair in cpu-1ms:floor-perf-kernel cpu-1ms-nokernel:floor-perf cpu-1ms-copy:floor-copy-32k; do
         has_mode "${pair%%:*}" && has_mode "${pair#*:}" &&
           echo "| \`$(agent_opts "${pair%%:*}")\` / ${pair#*:} | $(share_line "jvm-$w" "${pair%%:*}" "${pair#*:}") |"
       done

@@ -57,8 +57,25 @@ fi
 block_units() { case "$1" in demo) echo 18 ;; *) echo 2200 ;; esac; }
 warmup_units() { case "$1" in demo) echo 1000 ;; *) echo 20000 ;; esac; }
 
-# Each summary's handler time, us a walk.
-handler_us() { sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$@"; }
+# Each summary's time a walk, us: the handler's, or walker=copy's engine thread's.
+handler_us() { sed -n 's/.*\(handler\|walk\) time: *\([0-9.]*\) us per stack walk.*/\2/p' "$@"; }
+# Each summary's CPU of fgagent's own threads (drainer, unwind refresher, walker=copy's engine)
+# per 100 s of CPU sampled.
+own_cpu_pct() {
+  for f in "$@"; do
+    own=$(sed -n "s/.*fgagent's own threads used \([0-9.]*\) s CPU.*/\1/p" "$f")
+    sampled=$(sed -n 's/.*(\([0-9.]*\) s of CPU sampled).*/\1/p' "$f")
+    [ -n "$own" ] && [ -n "$sampled" ] && awk -v o="$own" -v s="$sampled" 'BEGIN { if (s > 0) printf "%.2f\n", 100 * o / s }'
+  done
+}
+# What a floor agent's options mean (scripts/bench/floor_agent.c).
+floor_words() {
+  case "$1" in
+    copy-*) echo "the same per-thread perf cpu-clock counter copying ${1#copy-} of stack into its ring at each sample, no signal; a reader thread empties the rings every 10 ms" | sed 's/,[0-9]*//' ;;
+    perf-kernel*) echo "the same per-thread perf cpu-clock counter with the kernel callchain ring, an empty handler" ;;
+    *) echo "the same per-thread perf cpu-clock counter, an empty handler" ;;
+  esac
+}
 
 for w in "${workloads[@]}"; do
   echo "bench-paired: $w, $rounds rounds"
@@ -78,6 +95,7 @@ for w in "${workloads[@]}"; do
   fi
   sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.rate"
   handler_us "$work/$w"/fg-*.log >"$work/$w.walk"
+  own_cpu_pct "$work/$w"/fg-*.log >"$work/$w.own"
   if [ -n "$fgagent2" ]; then
     handler_us "$work/$w"/fg2-*.log >"$work/$w.walk2"
   fi
@@ -95,19 +113,19 @@ mkdir -p results
   echo
   echo "Measured by \`scripts/bench-paired.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r),"
   echo "$("$java_home/bin/java" -version 2>&1 | head -n 1); fgagent \`$fg_options\` ($fgagent), the floor agent"
-  echo "\`$floor_options\` (the same per-thread perf cpu-clock counter with the kernel callchain ring, an"
-  echo "empty handler). \`PairedBench KIND\` times short blocks of fixed work on one thread of one"
+  echo "\`$floor_options\` ($(floor_words "$floor_options")). \`PairedBench KIND\` times short blocks of fixed work on one thread of one"
   echo "JVM, each after three times its work untimed in its mode, with nothing, the floor agent and fgagent"
   echo "switched on and off between blocks through the attach mechanism, every mode once a round in an"
   echo "order shuffled for the round, each block after a full collection, $rounds rounds. Each cell: the median of the $rounds per-round ratios and its 95%"
   echo "confidence interval (order statistics). *Work time*: the block's wall time; *thread CPU*: its"
-  echo "thread's CPU time (the handler and the signal's delivery included; the drainer runs on the other"
-  echo "core, its CPU is in results/overhead-share.md's process column)."
+  echo "thread's CPU time (the handler and the signal's delivery included; the drainer, and walker=copy's"
+  echo "engine that walks the stack copies, run on the other core: their CPU is the *own threads* column,"
+  echo "fgagent's threads' CPU per 100 s of CPU sampled, from its summaries)."
   echo
-  echo "| work | fgagent / floor, work time | 95% interval | thread CPU | 95% interval | floor / none, work time | 95% interval | fgagent / none, work time | 95% interval | samples per CPU-second | handler's own timing, us a walk |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| work | fgagent / floor, work time | 95% interval | thread CPU | 95% interval | floor / none, work time | 95% interval | fgagent / none, work time | 95% interval | samples per CPU-second | walk's own timing, us | own threads, % |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   for w in "${workloads[@]}"; do
-    echo "| $w | $(ratios "$w" fgagent floor time) | $(ratios "$w" fgagent floor cpu) | $(ratios "$w" floor none time) | $(ratios "$w" fgagent none time) | $(median "$work/$w.rate" | awk '{printf "%.0f", $1}') | $(median "$work/$w.walk") |"
+    echo "| $w | $(ratios "$w" fgagent floor time) | $(ratios "$w" fgagent floor cpu) | $(ratios "$w" floor none time) | $(ratios "$w" fgagent none time) | $(median "$work/$w.rate" | awk '{printf "%.0f", $1}') | $(median "$work/$w.walk") | $(median "$work/$w.own") |"
   done
   echo
   for w in "${workloads[@]}"; do

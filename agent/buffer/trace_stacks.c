@@ -87,5 +87,7 @@ void fg_trace_account(struct fg_stats *st, const struct fg_trace *tr, int64_t th
       st->vm_walked += weight;
     if (flags & FG_SAMPLE_TRUNCATED)
       st->truncated += weight;
+    if (flags & FG_SAMPLE_COPY_CUT)
+      st->copy_cut += weight;
   }
 }

@@ -152,8 +152,9 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   uint64_t limit = a->opts.memlimit, index_bytes = FG_TRACE_INDEX_SLOTS * sizeof(void *) + 4096;
   size_t chunk = limit && (limit - index_bytes) / 2 < FG_TRACE_CHUNK_BYTES ? (size_t)((limit - index_bytes) / 2) - 4096
                                                                           : FG_TRACE_CHUNK_BYTES;
-  int vm_walker = a->opts.walker == FG_WALKER_VM;
-  int native = a->opts.cstack == FG_CSTACK_NATIVE;
+  int vm_walker = fg_options_vm_walker(&a->opts);
+  /* walker=copy reaches a thread's Java frames through its native ones, kept or not */
+  int native = a->opts.cstack == FG_CSTACK_NATIVE || a->opts.walker == FG_WALKER_COPY;
   if (fg_code_map_init(&a->code) != 0 ||
       (vm_walker && (fg_method_map_init(&a->methods) != 0 || fg_pc_cache_init(&a->pcs) != 0)) ||
       (native && fg_unwind_tables_init(&a->unwind) != 0) ||

@@ -14,6 +14,7 @@
 #include "fg/profile.h"
 #include "../buffer/drainer.h"
 #include "../profile/method_names.h"
+#include "../sampling/copy_engine.h"
 #include "../sampling/sampler.h"
 #include "../sampling/timer.h"
 #include "../sampling/wall.h"
@@ -46,6 +47,7 @@ struct fg_agent {
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_pc_cache pcs;      /* walker=vm: pcs met in earlier walks */
   struct fg_unwind_tables unwind;   /* cstack=native: every library's DWARF unwind rows */
+  struct fg_copy_engine copy_engine;   /* walker=copy: its thread, while sampling runs */
   struct fg_unwind_refresher unwind_refresher;   /* cstack=native: its thread, while sampling runs */
   struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
   struct fg_trace_table traces;   /* every stack sampled, stored once */
@@ -63,6 +65,7 @@ struct fg_agent {
   uint64_t start_epoch_ns;     /* CLOCK_REALTIME at start_wall_ns: JFR's chunk start */
   uint64_t drainer_cpu_before, wall_cpu_before, wall_sampled_before;   /* at the interval's start */
   uint64_t refresher_cpu_before;   /* the unwind refresher's CPU clock then */
+  uint64_t copy_cpu_before;        /* walker=copy: its engine's, likewise */
 };
 
 /* agent.c: the one instance, and what -agentpath and attach both set up

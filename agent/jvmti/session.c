@@ -66,6 +66,7 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   }
   char name[256];
   fg_session_thread_name(a, jni, thread, name, sizeof name);
+  fg_copy_engine_thread_end(&a->copy_engine, current_tid());   /* walker=copy: its last samples */
   fg_timer_thread_end(&a->timer, current_tid());
   fg_sched_thread_end(&a->sched, current_tid(), name);
   fg_registry_detach(&a->registry, name);
@@ -109,10 +110,11 @@ long fg_session_env_offset(JNIEnv *jni, jthread thread)
 static void start_vm_walker(struct fg_agent *a, long env)
 {
   struct fg_stats *s = &a->profile.stats;
-  if (a->opts.walker != FG_WALKER_VM) {
+  if (!fg_options_vm_walker(&a->opts)) {
     snprintf(s->walker, sizeof s->walker, "asgct");
     return;
   }
+  const char *name = a->opts.walker == FG_WALKER_COPY ? "copy" : "vm";
   char why[120];
   /* Agent_OnLoad's (or the attach's) table, read once; a session started
    * again after a stop reads its own */
@@ -123,16 +125,17 @@ static void start_vm_walker(struct fg_agent *a, long env)
   if (failed) {   /* off, as a session before this one may have left it on: the map's fill needs resolve */
     atomic_store(&a->vm_methods, 0);
     a->sampler.walker.use_vm = 0;
-    snprintf(s->walker, sizeof s->walker, "vm asked, unavailable: %s", why);
-    fprintf(stderr, "fgagent: walker=vm is not available (%s); AsyncGetCallTrace walks alone\n", why);
+    snprintf(s->walker, sizeof s->walker, "%s asked, unavailable: %s", name, why);
+    fprintf(stderr, "fgagent: walker=%s is not available (%s); AsyncGetCallTrace walks alone\n", name, why);
+    a->opts.walker = FG_WALKER_ASGCT;   /* no copy engine either: it needs the VM's offsets */
     return;
   }
   atomic_store(&a->vm_methods, 1);
   a->sampler.walker.use_vm = 1;
   if (a->deopt.known)
-    snprintf(s->walker, sizeof s->walker, "vm");
+    snprintf(s->walker, sizeof s->walker, "%s", name);
   else   /* frames deoptimized under a callee: AsyncGetCallTrace's, which gives up inside deoptimization */
-    snprintf(s->walker, sizeof s->walker, "vm; not through deoptimized frames: %s", a->deopt.why);
+    snprintf(s->walker, sizeof s->walker, "%s; not through deoptimized frames: %s", name, a->deopt.why);
 }
 
 static void rotate(void *ctx);
@@ -165,6 +168,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
     fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
                     "fgagent replaced it, and that tool will record nothing\n");
   a->timer.kernel_frames = a->opts.kernel;
+  a->timer.copy_bytes = a->opts.walker == FG_WALKER_COPY ? FG_COPY_STACK_BYTES : 0;
   if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
     fg_sampler_shutdown(&a->sampler);
@@ -190,7 +194,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   a->seq = 1;
   a->drainer_cpu_before = a->wall_cpu_before = a->wall_sampled_before = 0;   /* their threads are new */
-  a->refresher_cpu_before = 0;
+  a->refresher_cpu_before = a->copy_cpu_before = 0;
   a->drainer.loop_ns = a->opts.loop_ns;   /* 0: one profile for the session */
   a->drainer.rotate = rotate;
   a->drainer.rotate_ctx = a;
@@ -200,6 +204,11 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   atomic_store(&a->live, 1);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
+  if (a->timer.copy_bytes && fg_copy_engine_start(&a->copy_engine, &a->sampler, &a->registry, &a->timer, msg,
+                                                   sizeof msg) != 0) {
+    fprintf(stderr, "%s; not profiling\n", msg);
+    fg_timer_stop(&a->timer);
+  }
   fg_session_attach_thread(a, jni, thread);
 }
 
@@ -208,7 +217,8 @@ static void fill_stats(struct fg_agent *a)
   struct fg_stats *s = &a->profile.stats;
   uint64_t cpu = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - a->start_cpu_ns;
   s->profiler_cpu_ns = atomic_load(&a->drainer.cpu_ns) - a->drainer_cpu_before +
-                       atomic_load(&a->unwind_refresher.cpu_ns) - a->refresher_cpu_before;
+                       atomic_load(&a->unwind_refresher.cpu_ns) - a->refresher_cpu_before +
+                       atomic_load(&a->copy_engine.cpu_ns) - a->copy_cpu_before;
   s->cpu_ns = cpu > s->profiler_cpu_ns ? cpu - s->profiler_cpu_ns : 0;
   s->wall_ns = fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns;
   s->start_ns = a->start_wall_ns;
@@ -221,7 +231,9 @@ static void fill_stats(struct fg_agent *a)
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;
   }
   snprintf(s->event_detail, sizeof s->event_detail, "%s", a->timer.detail);
-  s->kernel_no_ring = fg_perf_threads_rings(a->timer.perf) ? atomic_load(&a->timer.perf->no_slot) : 0;
+  int kernel_rings = fg_perf_threads_rings(a->timer.perf) && !a->timer.copy_bytes;   /* walker=copy's say so below */
+  s->kernel_no_ring = kernel_rings ? atomic_load(&a->timer.perf->no_slot) : 0;
+  s->copy_no_ring = a->timer.copy_no_ring;
 }
 
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)
@@ -317,7 +329,8 @@ int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
   begin_profile(a);
   fg_wall_destroy(&a->wall);
   struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap,   /* its tables are reused */
-                           .perf_tables = {a->timer.perf_tables[0], a->timer.perf_tables[1]}};
+                           .perf_tables = {a->timer.perf_tables[0], a->timer.perf_tables[1], a->timer.perf_tables[2]},
+                           .copy_callchain = a->timer.copy_callchain};
   a->timer = fresh;
   struct fg_walker *w = &a->sampler.walker;
   w->depth = a->opts.depth;
@@ -353,6 +366,7 @@ static void rotate(void *ctx)
   a->drainer_cpu_before = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);   /* this is the drainer's thread */
   a->wall_cpu_before = atomic_load(&a->wall.cpu_ns);
   a->refresher_cpu_before = atomic_load(&a->unwind_refresher.cpu_ns);
+  a->copy_cpu_before = atomic_load(&a->copy_engine.cpu_ns);
   a->wall_sampled_before = atomic_load(&a->wall.sampled_ns);
 }
 
@@ -362,6 +376,7 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
     return;
   /* Disarm, ignore late signals, wait out running handlers: then no sample
    * can arrive after the final pass, and the accounting closes exactly. */
+  fg_copy_engine_stop(&a->copy_engine);   /* its last pass reads what the counters copied so far */
   fg_timer_stop(&a->timer);
   fg_wall_stop(&a->wall);
   fg_sampler_shutdown(&a->sampler);

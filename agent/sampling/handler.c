@@ -28,6 +28,7 @@
 #include "handler_parts.h"
 #include "jitter.h"
 #include "perf_threads.h"
+#include "sample_store.h"
 #include "../walk/pc_cache.h"
 #include "sampler.h"
 
@@ -37,13 +38,6 @@ static void count_foreign(struct fg_sampler *s, int tid)
 {
   atomic_fetch_add_explicit(&s->foreign_taken, 1, memory_order_relaxed);
   fg_foreign_add(s->foreign, tid);
-}
-
-static void add_to(_Atomic uint64_t *counter, uint64_t n)
-{
-  /* single writer: this thread */
-  atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
-                        memory_order_relaxed);
 }
 
 /* A spare full-size room, offered to t as its bigger one (unless the
@@ -85,62 +79,6 @@ static struct fg_scratch *scratch_for_walk(struct fg_sampler *s, struct fg_threa
   atomic_store_explicit(&t->retired, now, memory_order_release);
   atomic_store_explicit(&t->scratch, bigger, memory_order_release);
   return bigger;
-}
-
-/* A full ring: the sample is counted in an overflow slot of its trace and
- * state, if one is (or can be) its. */
-static int overflow(struct fg_thread *t, const struct fg_trace *trace, uint32_t state, uint32_t weight)
-{
-  uint64_t key = (uint64_t)(uintptr_t)trace | state;
-  for (int i = 0; i < FG_OVERFLOW_SLOTS; i++) {
-    struct fg_overflow *o = &t->overflow[i];
-    uint64_t k = atomic_load_explicit(&o->key, memory_order_relaxed);
-    if (k == 0)
-      atomic_store_explicit(&o->key, k = key, memory_order_release);
-    if (k == key) {
-      atomic_fetch_add_explicit(&o->weight, weight, memory_order_release);
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* Wakes the drainer now rather than at its next pass: one write per
- * wake-up, whichever thread gets there first. */
-static void wake(struct fg_sampler *s)
-{
-  if (s->wake_fd < 0 || atomic_exchange_explicit(&s->wake_pending, 1, memory_order_relaxed))
-    return;
-  uint64_t one = 1;
-  ssize_t rc = write(s->wake_fd, &one, sizeof one);
-  (void)rc;   /* a full counter still wakes it */
-}
-
-/* Wakes the drainer once its ring is half full. */
-static void wake_drainer(struct fg_sampler *s, struct fg_ring *r)
-{
-  if (fg_ring_used(r) >= r->capacity / 2)
-    wake(s);
-}
-
-/* 1 when the sample went into the ring. */
-static int store(struct fg_sampler *s, struct fg_thread *t, const struct fg_trace *trace, uint64_t time,
-                 uint32_t weight, int cpu, uint32_t state)
-{
-  if (!trace) {
-    add_to(&t->refused, weight);   /* a new stack over memlimit */
-    return 0;
-  }
-  uint64_t *w = fg_ring_reserve(&t->ring, FG_SAMPLE_WORDS);
-  if (w) {
-    fg_sample_encode(w, t->serial, trace, time, weight, cpu, state);
-    fg_ring_commit(&t->ring, FG_SAMPLE_WORDS);
-    wake_drainer(s, &t->ring);
-    return 1;
-  }
-  if (!overflow(t, trace, state, weight))
-    add_to(&t->overruns, weight);   /* the sample, and the skipped intervals it carried */
-  return 0;
 }
 
 /* event=wall: the stack an idle thread's later looks may count again without
@@ -212,7 +150,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
    * FG_JITTER_RUN); the back-off times the walk alone */
   uint32_t seq_entered = 0;
   int entered_seq = s->perf && fg_perf_threads_seq(perf, &seq_entered);
-  add_to(&t->taken, 1);
+  fg_store_add(&t->taken, 1);
   if (s->perf) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
     uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)t->tid);
     if (period)
@@ -221,13 +159,13 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   fg_parts_mark(&parts, FG_PART_PERIOD);
   struct fg_backoff *b = &t->backoff;
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
-    add_to(&t->skipped, 1);
+    fg_store_add(&t->skipped, 1);
     drop_kernel_frames(s, perf);
     keep_for_repeats(t, NULL);
     uint32_t seq_now = 0;
     int now_seq = s->perf && fg_perf_threads_seq(perf, &seq_now);
     if (counts_from_entry(s, entered_seq, seq_entered, now_seq, seq_now))
-      add_to(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - entered);
+      fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - entered);
     return;
   }
   if (b->depth == 0)
@@ -256,7 +194,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     /* cut by the room: ask for more, now rather than at the drainer's next
      * pass, so that a deep thread's walks are cut a few times, not for 100 ms */
     if (!atomic_exchange_explicit(&t->scratch_short, 1, memory_order_relaxed))
-      wake(s);
+      fg_store_wake(s);
     if (b->depth >= s->walker.depth)
       flags &= ~FG_SAMPLE_BUDGET;   /* the budget did not cut it */
   }
@@ -268,7 +206,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
                                                           (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
   fg_walk_cache_commit(&room->kept, trace);   /* the next walk may stop where it meets this one */
   fg_parts_mark(&parts, FG_PART_TRACE);
-  int in_ring = store(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
+  int in_ring = fg_store_sample(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
                       atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   fg_parts_mark(&parts, FG_PART_RING);
   keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */
@@ -281,8 +219,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth,
                                                       precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
   if (v.cut)
-    add_to(&t->depth_cuts, 1);
-  add_to(&t->handler_ns, now - (counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end) ? entered : start));
+    fg_store_add(&t->depth_cuts, 1);
+  fg_store_add(&t->handler_ns, now - (counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end) ? entered : start));
   fg_parts_mark(&parts, FG_PART_AFTER);
   fg_parts_add(&parts);
 }

@@ -18,6 +18,19 @@ struct fg_perf_threads *fg_perf_threads_new(int rings)
   k->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
   /* one record a signal, read at once: a page holds several deep ones */
   k->data_bytes = rings ? k->page_bytes : 0;
+  k->callchain = rings;
+  return k;
+}
+
+struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callchain)
+{
+  struct fg_perf_threads *k = calloc(1, sizeof *k);
+  if (!k)
+    return NULL;
+  k->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+  k->data_bytes = ring_bytes;
+  k->callchain = callchain;
+  k->copies = 1;
   return k;
 }
 
@@ -55,6 +68,7 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
     if (at == 0 || at == -1) {
       atomic_store_explicit(&e->page, page, memory_order_relaxed);
       atomic_store_explicit(&e->fd, fd, memory_order_relaxed);
+      e->lost_counted = 0;
       atomic_store_explicit(&e->tid, tid, memory_order_release);   /* the rest before the key */
       return 0;
     }
@@ -64,6 +78,12 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
   munmap(page, k->page_bytes + k->data_bytes);
   atomic_fetch_add(&k->no_slot, 1);
   return -1;
+}
+
+int fg_perf_threads_has_ring(const struct fg_perf_threads *k, int tid)
+{
+  int i = k ? find(k, tid) : -1;
+  return i >= 0 && atomic_load(&k->entry[i].page) != NULL;
 }
 
 void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
@@ -86,6 +106,7 @@ void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_re
   int i = find(k, tid);   /* found after the fetch_add: not closed before leave */
   r->fd = i < 0 ? -1 : atomic_load(&k->entry[i].fd);
   r->page = i < 0 ? NULL : atomic_load(&k->entry[i].page);
+  r->entry = i < 0 ? NULL : &k->entry[i];
 }
 
 void fg_perf_threads_leave(struct fg_perf_threads *k)
@@ -132,6 +153,54 @@ int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct 
     tail += h.size;
   }
   __atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);
+  return n;
+}
+
+int fg_perf_threads_read(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint8_t *room,
+                         size_t room_bytes, void (*on_sample)(void *ctx, const uint8_t *rec, size_t size), void *ctx,
+                         int last, uint64_t *lost)
+{
+  struct perf_event_mmap_page *m = r->page;
+  if (!k->data_bytes || !m)
+    return 0;
+  const uint8_t *data = (const uint8_t *)m + k->page_bytes;
+  uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
+  int n = 0;
+  while (head - tail >= sizeof(struct perf_event_header)) {
+    struct perf_event_header h;
+    copy_out(&h, data, k->data_bytes, tail, sizeof h);
+    if (h.size < sizeof h || h.size > head - tail)
+      break;   /* not a whole record: give up on this ring's contents */
+    if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
+      uint64_t count;
+      copy_out(&count, data, k->data_bytes, tail + sizeof h + 8, 8);   /* after the id */
+      *lost += count;
+      if (r->entry)
+        r->entry->lost_counted += count;
+    } else if (h.type == PERF_RECORD_SAMPLE) {
+      size_t at = (size_t)(tail % k->data_bytes);
+      if (at + h.size <= k->data_bytes) {
+        on_sample(ctx, data + at, h.size);   /* in one piece: read where it lies */
+      } else if (h.size <= room_bytes) {
+        copy_out(room, data, k->data_bytes, tail, h.size);
+        on_sample(ctx, room, h.size);
+      } else {
+        (*lost)++;
+      }
+    }
+    n++;
+    tail += h.size;
+  }
+  __atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
+  /* the counter's samples lost so far (PERF_FORMAT_LOST), those no record
+   * tells yet among them; read only at the last read, as reading a counter
+   * whose thread runs on another CPU interrupts that CPU */
+  uint64_t counts[2];
+  if (last && r->entry && read(r->fd, counts, sizeof counts) == (ssize_t)sizeof counts &&
+      counts[1] > r->entry->lost_counted) {
+    *lost += counts[1] - r->entry->lost_counted;
+    r->entry->lost_counted = counts[1];
+  }
   return n;
 }
 

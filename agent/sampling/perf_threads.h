@@ -32,28 +32,36 @@ struct fg_perf_entry {
   _Atomic int tid;                         /* 0: never used; -1: removed; else the thread */
   _Atomic int fd;
   struct perf_event_mmap_page *_Atomic page;   /* NULL when not mapped */
+  uint64_t lost_counted;                   /* walker=copy: its counter's lost samples told so far */
 };
 
 struct fg_perf_threads {
   struct fg_perf_entry entry[FG_PERF_THREAD_SLOTS];
-  size_t page_bytes, data_bytes;           /* data_bytes 0: no kernel callchain ring */
+  size_t page_bytes, data_bytes;           /* data_bytes 0: no ring */
+  int callchain;                           /* the counters record kernel callchains */
+  int copies;                              /* walker=copy: the rings hold stack copies, read by the copy engine */
   _Atomic int readers;                     /* handlers between enter and leave */
   _Atomic uint64_t no_slot;                /* threads refused: table full (or mmap failed: no page) */
 };
 
 /* A table, or NULL when out of memory. rings: counters record kernel
- * callchains (fg_perf_open's kernel_callchain), each gets a ring. */
+ * callchains (fg_perf_open's kernel_callchain), each gets a one-page ring. */
 struct fg_perf_threads *fg_perf_threads_new(int rings);
-/* Whether counters record kernel callchains into rings. */
+/* walker=copy's: each counter gets a ring of ring_bytes (a power of two
+ * pages) for its samples' stack copies; callchain: with kernel callchains. */
+struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callchain);
+/* Whether counters record kernel callchains. */
 static inline int fg_perf_threads_rings(const struct fg_perf_threads *k)
 {
-  return k && k->data_bytes > 0;
+  return k && k->callchain;
 }
 
 /* Enters thread tid's counter fd and maps its page (and ring). 0; -1 when
  * the table is full. A page that cannot be mapped leaves the entry without:
  * no kernel frames and no sequence for that thread, its fd still there. */
 int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd);
+/* Whether tid's entry has its page (and ring) mapped. Not for handlers. */
+int fg_perf_threads_has_ring(const struct fg_perf_threads *k, int tid);
 /* Forgets tid's entry and unmaps its page once no handler can be reading
  * it; after the return the caller may close the fd. */
 void fg_perf_threads_detach(struct fg_perf_threads *k, int tid);
@@ -63,6 +71,7 @@ void fg_perf_threads_detach(struct fg_perf_threads *k, int tid);
 struct fg_perf_reach {
   int fd;
   struct perf_event_mmap_page *page;
+  struct fg_perf_entry *entry;   /* NULL when none: for the copy engine's reads only */
 };
 
 /* In the handler, before the calls below: thread tid's entry into *r.
@@ -75,6 +84,20 @@ void fg_perf_threads_leave(struct fg_perf_threads *k);
  * way, so it never fills. Async-signal-safe. */
 int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint64_t *pcs,
                                   int max);
+
+/* walker=copy: every record in the thread's ring, oldest first, then the
+ * ring emptied. on_sample gets each PERF_RECORD_SAMPLE whole (one that
+ * wraps is put together in room, of room_bytes); lost adds the samples the
+ * kernel had no room for (its PERF_RECORD_LOST) and records too big for
+ * room. The kernel writes its PERF_RECORD_LOST only once there is room
+ * again, so a thread's last samples lost would never be told: last (the
+ * counter's last read, at its thread's end or sampling's) adds those too,
+ * read from the counter (PERF_FORMAT_LOST, Linux 6.0). Not
+ * async-signal-safe: the copy engine's, one reader at a time. Returns the
+ * records read. */
+int fg_perf_threads_read(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint8_t *room,
+                         size_t room_bytes, void (*on_sample)(void *ctx, const uint8_t *rec, size_t size), void *ctx,
+                         int last, uint64_t *lost);
 
 /* The sequence of the thread's counter page, which the kernel moves
  * whenever it rewrites the page, as it does at each of the thread's context

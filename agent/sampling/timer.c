@@ -2,6 +2,7 @@
  * for event=cpu, with setitimer as the fallback and as event=itimer. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,15 +37,51 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
     /* Probe on this thread: with kernel time if allowed, else user time only. */
     int self = (int)syscall(SYS_gettid);
     int callchain = t->kernel_frames ? 1 : 0, refused = 0;   /* which of perf_tables */
-    int fd = fg_perf_open(self, interval_ns, 0, callchain);
+    char copy_warn[200] = "";
+    if (t->copy_bytes) {   /* walker=copy: the same probes with the stack copy */
+      int fd = fg_perf_open(self, interval_ns, 0, callchain, t->copy_bytes);
+      if (fd < 0 && callchain)
+        fd = fg_perf_open(self, interval_ns, 0, callchain = 0, t->copy_bytes);
+      if (fd < 0)
+        fd = fg_perf_open(self, interval_ns, t->exclude_kernel = 1, 0, t->copy_bytes);
+      if (fd >= 0) {
+        close(fd);
+        if (!t->perf_tables[2] || t->copy_callchain != callchain) {
+          free(t->perf_tables[2]);
+          t->perf_tables[2] = fg_perf_threads_new_copies(FG_COPY_RING_BYTES, callchain);
+          t->copy_callchain = callchain;
+        }
+      }
+      if (fd >= 0 && t->perf_tables[2]) {
+        t->event = FG_EVENT_CPU;
+        t->perf = t->perf_tables[2];
+        /* the two never together: kernel frames need kernel samples */
+        const char *kernel = t->exclude_kernel ? ", user time only (perf_event_paranoid)"
+                             : callchain       ? ", with kernel frames"
+                                               : "";
+        snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread, no signal, %u KB stack copies "
+                 "walked off-thread, period varied +-50%% each %u samples%s", (unsigned)(FG_COPY_STACK_BYTES / 1024),
+                 FG_JITTER_RUN, kernel);
+        if (t->kernel_frames && !callchain)
+          snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_paranoid=%d refuses kernel samples to "
+                   "this user (1 or below, or CAP_PERFMON, allows them)", paranoid());
+        return 0;
+      }
+      snprintf(copy_warn, sizeof copy_warn, "fgagent: warning: walker=copy unavailable (perf_event_open with a "
+               "stack copy: %s); walking in the signal handler (walker=vm)", strerror(errno));
+      t->copy_bytes = 0;
+      t->exclude_kernel = 0;
+      callchain = t->kernel_frames ? 1 : 0;
+    }
+    int fd = fg_perf_open(self, interval_ns, 0, callchain, 0);
     if (fd < 0 && callchain) {   /* counting kernel time may still be allowed */
       refused = errno;
       callchain = 0;
-      fd = fg_perf_open(self, interval_ns, 0, 0);
+      fd = fg_perf_open(self, interval_ns, 0, 0, 0);
     }
     if (fd < 0) {
       t->exclude_kernel = 1;
-      fd = fg_perf_open(self, interval_ns, 1, 0);
+      fd = fg_perf_open(self, interval_ns, 1, 0, 0);
     }
     if (fd >= 0) {
       close(fd);
@@ -66,6 +103,8 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
       else if (t->kernel_frames && !callchain)
         snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_open refused kernel callchains (%s)",
                  refused ? strerror(refused) : "no memory for their table");
+      if (copy_warn[0])
+        snprintf(warn, warnlen, "%s", copy_warn);
       return 0;
     }
     snprintf(warn, warnlen, "fgagent: warning: event=cpu unavailable (perf_event_open: %s); "

@@ -19,6 +19,12 @@
 #include "fg/options.h"
 #include "perf_threads.h"
 
+/* walker=copy: the stack each sample copies (it holds 99.3-99.9% of the
+ * Java threads' stacks in use, measured on javac and H2), and each thread's
+ * ring: 15 samples, 15 ms at 1 ms, for an engine that reads it every 4. */
+#define FG_COPY_STACK_BYTES (32u * 1024)
+#define FG_COPY_RING_BYTES ((size_t)512 * 1024)
+
 struct fg_perf_fd {
   int tid;
   int fd;
@@ -32,9 +38,13 @@ struct fg_timer {
   int kernel_frames;             /* asked: event=cpu records the kernel's callchain */
   struct fg_perf_threads *perf;  /* event=cpu: every counter, with kernel callchain rings when
                                     recorded; NULL for other events */
-  struct fg_perf_threads *perf_tables[2];   /* without and with rings: allocated at the first
-                                               need, kept across restarts */
+  struct fg_perf_threads *perf_tables[3];   /* without and with kernel rings, and walker=copy's:
+                                               allocated at the first need, kept across restarts */
+  uint32_t copy_bytes;           /* walker=copy: the stack each sample copies; 0: signals */
+  int copy_callchain;            /* walker=copy's table records kernel callchains */
+  uint64_t copy_no_ring;         /* walker=copy: threads signalled instead, their ring refused */
   int skip_tid;                  /* fgagent's own thread: never sampled */
+  int skip_tid2;                 /* walker=copy's engine thread, likewise */
   pthread_mutex_t lock;          /* guards fds */
   struct fg_perf_fd *fds;
   uint32_t nfds, cap;
@@ -52,6 +62,8 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
 void fg_timer_thread_start(struct fg_timer *t, int tid);
 /* event=cpu: the thread tid is ending. */
 void fg_timer_thread_end(struct fg_timer *t, int tid);
+/* event=cpu: the calling thread tid (one of fgagent's) never gets a counter. */
+void fg_timer_never_sample(struct fg_timer *t, int tid);
 /* event=cpu: counters for threads not seen yet, none for those gone. */
 void fg_timer_scan(struct fg_timer *t);
 /* Disarms every timer. */
@@ -62,9 +74,10 @@ int fg_itimer_arm(uint64_t interval_ns);
 void fg_itimer_disarm(void);
 
 /* perf_events primitives: an armed counter for tid (recording the kernel's
- * callchain of each sample when asked), or -1 with errno; and closing every
- * counter in t's table. */
-int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain);
+ * callchain of each sample when asked; with copy_bytes, walker=copy's:
+ * registers and copy_bytes of stack into its ring, no signal), or -1 with
+ * errno; and closing every counter in t's table. */
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes);
 void fg_perf_close_all(struct fg_timer *t);
 
 #endif

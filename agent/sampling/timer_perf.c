@@ -11,9 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "copy_record.h"
 #include "timer.h"
 
-int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain)
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes)
 {
   struct perf_event_attr attr;
   memset(&attr, 0, sizeof attr);
@@ -30,10 +31,32 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     attr.exclude_callchain_user = 1;
     attr.sample_max_stack = FG_MAX_KERNEL_FRAMES;
   }
+  if (copy_bytes) {   /* walker=copy: registers and stack into the ring, no signal */
+    attr.sample_type = fg_copy_sample_type(kernel_callchain);
+    attr.sample_regs_user = fg_copy_regs_mask();
+    attr.sample_stack_user = copy_bytes;
+    attr.use_clockid = 1;
+    attr.clockid = CLOCK_MONOTONIC;
+    attr.wakeup_events = 0;   /* nobody waits: the engine reads the ring on its own clock */
+    attr.read_format = PERF_FORMAT_LOST;   /* samples lost, readable at any time (Linux 6.0) */
+  }
 
   int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0 && copy_bytes && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
+    attr.read_format = 0;
+    fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  }
   if (fd < 0)
     return -1;
+  if (copy_bytes) {
+    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+      int saved = errno;
+      close(fd);
+      errno = saved;
+      return -1;
+    }
+    return fd;
+  }
   struct f_owner_ex owner = {F_OWNER_TID, tid};
   if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
       fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
@@ -64,7 +87,7 @@ static void remove_at(struct fg_timer *t, uint32_t i)
 
 static void add(struct fg_timer *t, int tid)
 {
-  if (tid == t->skip_tid || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
+  if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
     return;
   if (t->nfds == t->cap) {
     uint32_t cap = t->cap ? t->cap * 2 : 64;
@@ -76,13 +99,28 @@ static void add(struct fg_timer *t, int tid)
     t->fds = fds;
     t->cap = cap;
   }
-  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf));
+  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf), t->copy_bytes);
   if (fd < 0) {
     t->open_failures++;   /* the thread may have just ended */
     return;
   }
   if (t->perf)   /* if refused, the thread is sampled without jitter or kernel frames */
     fg_perf_threads_attach(t->perf, tid, fd);
+  if (t->copy_bytes && !fg_perf_threads_has_ring(t->perf, tid)) {
+    /* walker=copy with no ring for its copies (the locked-memory limit): its
+     * samples would vanish, so it is signalled instead and walked in its
+     * handler, as with walker=vm */
+    if (t->perf)
+      fg_perf_threads_detach(t->perf, tid);
+    close(fd);
+    t->copy_no_ring++;
+    if ((fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, 0, 0)) < 0) {
+      t->open_failures++;
+      return;
+    }
+    if (t->perf)   /* its page would not map either: an entry for its fd, for the period's jitter */
+      fg_perf_threads_attach(t->perf, tid, fd);
+  }
   t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
 }
 
@@ -109,6 +147,14 @@ void fg_timer_thread_end(struct fg_timer *t, int tid)
   if (t->event != FG_EVENT_CPU)
     return;
   pthread_mutex_lock(&t->lock);
+  drop(t, tid);
+  pthread_mutex_unlock(&t->lock);
+}
+
+void fg_timer_never_sample(struct fg_timer *t, int tid)
+{
+  pthread_mutex_lock(&t->lock);
+  t->skip_tid2 = tid;
   drop(t, tid);
   pthread_mutex_unlock(&t->lock);
 }

@@ -14,17 +14,20 @@ struct fg_regs {
   uintptr_t pc, sp, fp;
 };
 
-/* The thread's stack [lo, hi); hi 0 when unknown (nothing is read then). */
+/* The thread's stack [lo, hi); hi 0 when unknown (nothing is read then).
+ * delta 0: the live stack. A copy of [lo, hi) taken at the sample
+ * (walker=copy) is read at addr + delta: its address less lo. */
 struct fg_bounds {
   uintptr_t lo, hi;
+  uintptr_t delta;
 };
 
-/* A word of the thread's own stack; 0 when addr is not inside it. */
+/* A word of the thread's stack (or of its copy); 0 when addr is not inside it. */
 static inline int fg_read_stack(struct fg_bounds b, uintptr_t addr, uintptr_t *out)
 {
   if (b.hi < sizeof(uintptr_t) || addr % sizeof(uintptr_t) || addr < b.lo || addr > b.hi - sizeof(uintptr_t))
     return 0;
-  *out = *(const uintptr_t *)addr;
+  *out = *(const uintptr_t *)(addr + b.delta);
   return 1;
 }
 

@@ -416,12 +416,23 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
   return top && s->enter < 0 && !s->layout.frame_bytes && fg_vm_pop_called_leaf(k, s, r) ? STEP_NEXT : STEP_FAIL;
 }
 
+/* walker=copy: a frame at sp that could not be read lies so near the end of
+ * a copy cut short of the stack that its reads (or its caller's) may be past
+ * it: a frame's reads reach at most its size above sp, and few frames are
+ * over FG_COPY_END_SLACK. */
+#define FG_COPY_END_SLACK 4096
+static int copy_ran_out(const struct fg_walker *w, struct fg_bounds b, uintptr_t sp, int n)
+{
+  return w->from_copy && w->copy_cut && n > 0 && sp + FG_COPY_END_SLACK > b.hi;
+}
+
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top_regs,
                struct fg_bounds b, struct fg_walk_cache *kept, ASGCT_CallFrame *f, uint8_t *types, int java_room,
-               int *stubs, struct fg_regs *unknown)
+               int *stubs, struct fg_regs *unknown, int *copy_end)
 {
   const struct fg_vm_offsets *vm = w->vm;
   *stubs = 0;
+  *copy_end = 0;
   unknown->pc = 0;
   if (!vm || !vm->known || !w->methods || !env || !b.hi || java_room <= 0)
     return 0;
@@ -442,7 +453,8 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   int java_is_top = top_regs != NULL;
   struct fg_regs r;
   int top;
-  int32_t state = *(volatile int32_t *)((char *)env + vm->env_to_state);
+  /* a stack copy's thread has run on since: its state and anchor are not the sample's */
+  int32_t state = w->from_copy ? vm->in_java : *(volatile int32_t *)((char *)env + vm->env_to_state);
   if (state == vm->in_java) {
     if (!java)
       return 0;   /* in native code with no way back to Java: ASGCT decides */
@@ -483,8 +495,12 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
     }
     /* every frame lies above the one before; only the exception blob,
      * entered with its caller's sp, leaves sp where it was */
-    if (s != STEP_NEXT || r.sp < sp || (r.sp == sp && !first))
-      return 0;
+    if (s != STEP_NEXT || r.sp < sp || (r.sp == sp && !first)) {
+      if (s != STEP_FAIL || !copy_ran_out(w, b, sp, k.n))
+        return 0;
+      *copy_end = 1;   /* the frames so far stand; the rest is past the copy */
+      break;
+    }
     if (first && k.n >= 1 && types[0] == FG_FRAME_STUB) {
       leaf_stub = 1;   /* the leaf stub does not count against depth */
       k.room++;

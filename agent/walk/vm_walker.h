@@ -48,9 +48,13 @@ struct fg_top_regs {
  * the frames so far are returned and *unknown holds that caller's
  * registers, to go on with AsyncGetCallTrace; unknown->pc is 0 otherwise.
  * kept: the thread's last walk (walk_cache.h), or NULL; a walk that meets
- * it goes on from it, and one that ends is left in it to be committed. */
+ * it goes on from it, and one that ends is left in it to be committed.
+ * With w->from_copy (walker=copy) the thread's state and anchor are not
+ * read: the walk starts at java or not at all; and when a frame cannot be
+ * read near the end of a copy that was cut (w->copy_cut), the frames so far
+ * are returned and *copy_end is 1. */
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top,
                struct fg_bounds b, struct fg_walk_cache *kept, ASGCT_CallFrame *f, uint8_t *types, int java_room,
-               int *stubs, struct fg_regs *unknown);
+               int *stubs, struct fg_regs *unknown, int *copy_end);
 
 #endif

@@ -371,7 +371,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   struct fg_walk res = {0, 0, 0};
   struct fg_regs top = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                      (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
-  struct fg_bounds b = {stack_lo, stack_hi};
+  struct fg_bounds b = {stack_lo, stack_hi, 0};
 
   int k = 0, reached_java = 1;
   struct fg_regs java = top;
@@ -398,8 +398,9 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
     const greg_t *g = uc->uc_mcontext.gregs;
     struct fg_top_regs scratch = {(uintptr_t)g[REG_RAX], (uintptr_t)g[REG_RBX], (uintptr_t)g[REG_RDX],
                                   (uintptr_t)g[REG_R13]};
+    int copy_end;
     int n = fg_vm_walk(w, env, reached_java ? &java : NULL, k == 0 ? &scratch : NULL, b, kept, jf, jt, w->depth + 1,
-                       &stubs, &unknown);
+                       &stubs, &unknown, &copy_end);
     if (n > 0 && unknown.pc)
       n = asgct_beyond(w, env, uc, &unknown, jf, jt, n, w->depth + 1 - (n - stubs));
     if (n > 0)
@@ -452,5 +453,81 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
     res.n = k + own;
   } else if (w->recover && k > 0 && reached_java && b.hi)
     res.n = k + caller_of_stub(w, b, java, frames + k, types + k, room);
+  return res;
+}
+
+/* fg_walk_copy with the native frames walked (k of them first), kept or not. */
+static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walker *config, void *env,
+                                const struct fg_stack_copy *c, ASGCT_CallFrame *frames, uint8_t *types, int *native)
+{
+  struct fg_walk res = {0, 0, 0};
+  struct fg_regs top = {c->pc, c->sp, c->fp};
+  struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp};
+  int k = 0, reached_java = 1;
+  struct fg_regs java = top;
+  if (w->native_depth > 0 && !fg_code_map_contains(w->code, top.pc)) {
+    int ended;
+    k = walk_native(w, top, b, NULL, frames, types, &java, &reached_java, &ended);
+  }
+  *native = k;
+  if (!env) {
+    res.n = k;
+    res.flags = FG_SAMPLE_FAILED;
+    res.tick = FG_TICK_NO_JAVA_FRAME;
+    return res;
+  }
+  ASGCT_CallFrame *jf = frames + k;
+  uint8_t *jt = types + k;
+  int room = w->depth + 1 + FG_MAX_RECOVERED_FRAMES;
+  int stubs = 0, copy_end = 0, n = 0;
+  struct fg_regs unknown = {0, 0, 0};
+  if (reached_java) {
+    struct fg_top_regs scratch = {c->rax, c->rbx, c->rdx, c->r13};
+    n = fg_vm_walk(w, env, &java, k == 0 ? &scratch : NULL, b, NULL, jf, jt, w->depth + 1, &stubs, &unknown,
+                   &copy_end);
+  }
+  if (n > 0 && !unknown.pc) {
+    res = finish(w, config, res, k, n, stubs, reached_java, FG_SAMPLE_VM_WALKED);
+    if (copy_end)
+      res.flags |= FG_SAMPLE_TRUNCATED | FG_SAMPLE_COPY_CUT;
+    return res;
+  }
+  res.flags = FG_SAMPLE_FAILED;
+  if (n > 0) {   /* a caller with no record: the frames so far, above the tick */
+    res.tick = FG_TICK_UNKNOWN_JAVA;
+    res.n = k + (n - stubs > w->depth ? w->depth + stubs : n);
+    return res;
+  }
+  res.n = k;
+  if (!reached_java) {
+    res.tick = FG_TICK_UNKNOWN_NOT_JAVA;
+    if (k > 0)
+      res.flags |= FG_SAMPLE_NATIVE_CUT;
+    return res;
+  }
+  /* as fg_walk_stack keeps them: the method or stub the pc is in */
+  res.tick = FG_TICK_NOT_WALKABLE_JAVA;
+  int own = top_scopes(w, java.pc, frames + k, types + k, room);
+  if (own == 0)
+    own = stub_at(w, java.pc, frames + k, types + k);
+  res.n = k + own;
+  return res;
+}
+
+struct fg_walk fg_walk_copy(const struct fg_walker *config, void *env, const struct fg_stack_copy *c,
+                            ASGCT_CallFrame *frames, uint8_t *types)
+{
+  struct fg_walker walker = *config;
+  walker.from_copy = 1;
+  walker.copy_cut = c->cut;
+  walker.native_depth = FG_MAX_NATIVE_DEPTH;   /* no anchor: the native frames are the way to Java */
+  int k;
+  struct fg_walk res = walk_copy(&walker, config, env, c, frames, types, &k);
+  if (config->native_depth == 0 && k > 0) {   /* cstack=no: walked, not kept */
+    memmove(frames, frames + k, (size_t)(res.n - k) * sizeof *frames);
+    memmove(types, types + k, (size_t)(res.n - k));
+    res.n -= k;
+    res.flags &= ~FG_SAMPLE_NATIVE_CUT;
+  }
   return res;
 }

@@ -50,6 +50,11 @@ struct fg_walker {
   const struct fg_method_map *methods;
   struct fg_pc_cache *pcs;       /* pcs met in earlier walks (pc_cache.h), or NULL */
   struct fg_unwind_tables *unwind;   /* native frames' rules (unwind_tables.h); NULL: the leaf only */
+  /* walker=copy: the stack is a copy taken at the sample, walked later on
+   * another thread (fg_walk_copy): nothing of the thread's live state (its
+   * frame anchor, its state) is read, and AsyncGetCallTrace is never called */
+  int from_copy;
+  int copy_cut;              /* this copy ended before the stack did (set per walk) */
 };
 
 struct fg_walk {
@@ -69,6 +74,37 @@ struct fg_walk {
 struct fg_walk fg_walk_stack(const struct fg_walker *w, int depth, uint64_t deadline_ns, void *env,
                              void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi, struct fg_walk_cache *kept,
                              ASGCT_CallFrame *frames, uint8_t *types);
+
+/* What the kernel recorded of a thread at a sample (walker=copy): its user
+ * registers, and the top of its stack [sp, sp + copied) copied to stack.
+ * cut: the copy ended before the stack did. */
+struct fg_stack_copy {
+  uintptr_t pc, sp, fp;
+  uintptr_t rax, rbx, rdx, r13;    /* fg_top_regs' scratch registers */
+  const uint8_t *stack;
+  uint64_t copied;
+  int cut;
+};
+
+/* Walks a thread's stack from its copy, on any thread, as fg_walk_stack
+ * does with walker=vm but with no AsyncGetCallTrace to fall back on: the
+ * native frames to the first Java one, then fgagent's walker. env: the
+ * thread's JNIEnv (NULL: native frames only). A walk that cannot go on is
+ * FG_SAMPLE_FAILED with fgagent's own classification: UNKNOWN_NOT_JAVA when
+ * the native walk never reached Java, NOT_WALKABLE_JAVA when a Java frame
+ * could not be read (the method or stub the pc is in kept above it), and
+ * UNKNOWN_JAVA when a caller is code with no record (the frames so far
+ * kept). A Java walk that fails near the end of a cut copy keeps its frames
+ * and is FG_SAMPLE_TRUNCATED | FG_SAMPLE_COPY_CUT. Async-signal-safe. */
+struct fg_walk fg_walk_copy(const struct fg_walker *w, void *env, const struct fg_stack_copy *c,
+                            ASGCT_CallFrame *frames, uint8_t *types);
+
+/* Frames fg_walk_copy may write: its native walk goes to FG_MAX_NATIVE_DEPTH
+ * whatever cstack says (with cstack=no its frames are dropped after). */
+static inline int fg_copy_walk_capacity(const struct fg_walker *w)
+{
+  return FG_MAX_NATIVE_DEPTH + w->depth + 1 + FG_MAX_RECOVERED_FRAMES;
+}
 
 /* Frames a walk may write: native ones, the depth + 1 ASGCT is asked for,
  * and what recovery puts before them (FG_MAX_RECOVERED_FRAMES at most).

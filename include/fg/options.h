@@ -8,7 +8,7 @@
 
 enum fg_event { FG_EVENT_CPU, FG_EVENT_ITIMER, FG_EVENT_WALL };
 enum fg_cstack { FG_CSTACK_NATIVE, FG_CSTACK_NO };
-enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM };
+enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM, FG_WALKER_COPY };
 
 #define FG_MAX_FILES 8
 #define FG_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms */
@@ -39,7 +39,9 @@ struct fg_options {
   bool ann;                      /* Java frames say interpreted/compiled/inlined */
   bool recover;                  /* retry failed AsyncGetCallTrace walks from a popped frame */
   bool kernel;                   /* event=cpu: the kernel's frames on top of each sample */
-  enum fg_walker_kind walker;    /* vm: fgagent's own walker first (agent/walk/vm_walker.h); asgct: the JVM's */
+  enum fg_walker_kind walker;    /* vm: fgagent's own walker first (agent/walk/vm_walker.h); asgct: the JVM's;
+                                    copy: fgagent's on the kernel's copy of each sample's stack, off the
+                                    thread, no signal (agent/sampling/copy_engine.h) */
   bool verify;                   /* check every Java edge against the caller's bytecode (agent/verify) */
   bool sched;                    /* kernel context-switch records (perf_events) */
   bool timeline;                 /* .txt outputs: samples in time order per CPU */
@@ -54,6 +56,13 @@ struct fg_options {
 
 /* Parses text (NULL or "" gives the defaults). On a bad option returns -1 and
  * writes one line into err naming the option, the value and what is accepted. */
+/* Whether fgagent's own walker (and what it needs: the VM's offsets, the
+ * method map) is asked for: walker=vm or walker=copy. */
+static inline bool fg_options_vm_walker(const struct fg_options *o)
+{
+  return o->walker == FG_WALKER_VM || o->walker == FG_WALKER_COPY;
+}
+
 int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t errlen);
 
 /* Most frames one walk writes: depth + 1 Java frames, up to 66 recovered

@@ -123,7 +123,12 @@ public final class IntegrationTests {
    * have a test of their own (inlinedMethodsKeepTheirFrames).
    */
   static void threeHotMethodShares(Jdk jdk) throws Exception {
-    Run r = run(jdk, "interval=1ms,threads,file={dir}/p.collapsed",
+    hotMethodShares(jdk, "interval=1ms,threads,file={dir}/p.collapsed");
+  }
+
+  /** threeHotMethodShares with the agent options given. */
+  static void hotMethodShares(Jdk jdk, String options) throws Exception {
+    Run r = run(jdk, options,
         List.of("-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,HotMethods::*",
             "-XX:CompileCommand=dontinline,Work::mix"), "HotMethods", "4", "cpu");
     r.expectCleanRun();
@@ -553,6 +558,7 @@ public final class IntegrationTests {
     List<Named> all = new ArrayList<>(TESTS);
     all.addAll(RobustnessTests.TESTS);
     all.addAll(WalkerTests.TESTS);
+    all.addAll(CopyWalkerTests.TESTS);
     all.addAll(AttachTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
     for (Named t : all) {

@@ -8,7 +8,11 @@
  * what fgagent itself costs above the mechanism it stands on. A thread id is
  * armed once: a reused one is not armed again (the benchmark's workloads keep
  * their threads).
- *   java -agentpath:build/floor_agent.so=perf|perf-kernel[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter] ...
+ *   java -agentpath:build/floor_agent.so=perf|perf-kernel|copy-Nk[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter] ...
+ * copy-Nk: no signal, each sample copies N KB of stack into the counter's
+ * ring, which a reader thread empties every 10 ms (walker=copy's floor);
+ * with jitter the reader varies each counter's period as walker=copy's
+ * engine does.
  * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n.
  * Loaded into a running JVM (the attach mechanism's JVMTI.agent_load, as
  * java-test/workloads/PairedBench.java does), the same options arm every
@@ -34,6 +38,7 @@ struct slot {
   _Atomic int tid;
   struct perf_event_mmap_page *_Atomic ring;
   int fd;   /* its counter, -1 when it could not be opened */
+  struct fg_jitter jitter;   /* copy-Nk,jitter: the reader's, as walker=copy's engine keeps one a thread */
 };
 
 static struct slot slots[SLOTS];
@@ -138,8 +143,16 @@ static void *read_every_ring(void *arg)
     long lost = 0;
     for (int i = 0; i < SLOTS; i++) {
       struct floor_ring r = {atomic_load_explicit(&slots[i].ring, memory_order_acquire), page * copy_ring_pages};
-      if (r.page)
-        atomic_fetch_add_explicit(&copies, floor_ring_empty(&r, copied, &lost), memory_order_relaxed);
+      if (!r.page)
+        continue;
+      long n = floor_ring_empty(&r, copied, &lost);
+      atomic_fetch_add_explicit(&copies, n, memory_order_relaxed);
+      uint64_t period = 0, next;
+      for (long k = 0; with_jitter && k < n; k++)   /* walker=copy's engine: the period, from its thread */
+        if ((next = fg_jitter_next(&slots[i].jitter, interval_ns, (uint64_t)atomic_load(&slots[i].tid))) != 0)
+          period = next;
+      if (period)
+        ioctl(slots[i].fd, PERF_EVENT_IOC_PERIOD, &period);
     }
     atomic_fetch_add_explicit(&copies_lost, lost, memory_order_relaxed);
   }

@@ -31,6 +31,10 @@ static void empty_string_gives_documented_defaults(void **state)
   assert_int_equal(o.walker, FG_WALKER_VM);
   assert_int_equal(fg_options_parse("walker=asgct", &o, err, sizeof err), 0);
   assert_int_equal(o.walker, FG_WALKER_ASGCT);
+  assert_false(fg_options_vm_walker(&o));
+  assert_int_equal(fg_options_parse("walker=copy", &o, err, sizeof err), 0);
+  assert_int_equal(o.walker, FG_WALKER_COPY);
+  assert_true(fg_options_vm_walker(&o));   /* the copy's walk is fgagent's own walker */
   assert_int_equal(fg_options_parse(NULL, &o, err, sizeof err), 0);
 }
 
@@ -78,6 +82,9 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("cstack=dwarf", "cstack='dwarf'", "native, no");
   assert_rejected("walker=jfr", "walker='jfr'", "vm (fgagent's own walker");
   assert_rejected("walker", "walker has no value", "walker=VALUE");
+  assert_rejected("walker=jfr", "walker='jfr'", "copy (fgagent's walker on a copy of the stack");
+  assert_rejected("walker=copy,event=itimer", "walker=copy needs event=cpu", "walker=copy with event=cpu");
+  assert_rejected("event=wall,walker=copy", "walker=copy needs event=cpu", "or walker=vm");
   assert_rejected("wallthreads=0", "wallthreads='0'", "from 1 to 100000");
   assert_rejected("ann=sometimes", "ann='sometimes'", "true/false");
   assert_rejected("depth=0", "depth='0'", "from 1 to");

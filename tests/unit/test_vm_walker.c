@@ -326,6 +326,65 @@ static void unreadable_frames_fail(void **state)
   assert_int_equal(walk(NULL, 0, f, types), 0);
 }
 
+/* walker=copy: the stack copied elsewhere (and the live one wiped) walks
+ * as the live one did, whatever the thread's state says now (it has run on
+ * since); a copy cut short keeps the frames it holds, marked truncated by the
+ * copy, unless the copy was whole (then the walk failed: the top method's
+ * own frames under a tick). */
+static void a_copy_walks_as_the_stack(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_VM;   /* the anchor empty: a live walk would find no Java */
+  static uintptr_t copy[512];
+  memcpy(copy, stack, sizeof copy);
+  memset(stack, 0, sizeof stack);
+  struct fg_stack_copy c = {.pc = TOP_PC, .sp = at(100), .fp = 0x1234, .stack = (const uint8_t *)&copy[100],
+                            .copied = (512 - 100) * sizeof(uintptr_t), .cut = 0};
+  ASGCT_CallFrame f[FG_MAX_NATIVE_DEPTH + 80];
+  uint8_t types[FG_MAX_NATIVE_DEPTH + 80];
+  struct fg_walk w = fg_walk_copy(&walker, thread, &c, f, types);
+  assert_int_equal(w.n, 3);
+  assert_int_equal(w.flags, FG_SAMPLE_VM_WALKED);
+  assert_ptr_equal(f[0].method_id, ID(3));
+  assert_ptr_equal(f[1].method_id, ID(2));
+  assert_ptr_equal(f[2].method_id, ID(1));
+  assert_int_equal(f[2].lineno, 12);
+
+  c.copied = (204 - 100) * sizeof(uintptr_t);   /* ends inside the interpreted frame's caller */
+  c.cut = 1;
+  w = fg_walk_copy(&walker, thread, &c, f, types);
+  assert_int_equal(w.n, 3);
+  assert_int_equal(w.flags, FG_SAMPLE_VM_WALKED | FG_SAMPLE_TRUNCATED | FG_SAMPLE_COPY_CUT);
+  assert_ptr_equal(f[2].method_id, ID(1));
+
+  c.cut = 0;   /* the stack ended there: the walk failed */
+  w = fg_walk_copy(&walker, thread, &c, f, types);
+  assert_true(w.flags & FG_SAMPLE_FAILED);
+  assert_int_equal(w.tick, FG_TICK_NOT_WALKABLE_JAVA);
+  assert_int_equal(w.n, 2);   /* the compiled method and what it inlined, at the pc */
+  assert_ptr_equal(f[0].method_id, ID(3));
+  assert_ptr_equal(f[1].method_id, ID(2));
+
+  c.pc = (uintptr_t)(code + 3500);   /* code with no record, no native walk to Java */
+  w = fg_walk_copy(&walker, thread, &c, f, types);
+  assert_true(w.flags & FG_SAMPLE_FAILED);
+  assert_int_equal(w.tick, FG_TICK_NOT_WALKABLE_JAVA);
+  c.pc = 0x1000;   /* outside the code cache, no unwind tables: native frames stop at the leaf */
+  walker.native_depth = FG_MAX_NATIVE_DEPTH;   /* cstack=native */
+  w = fg_walk_copy(&walker, thread, &c, f, types);
+  assert_int_equal(w.tick, FG_TICK_UNKNOWN_NOT_JAVA);
+  assert_int_equal(w.n, 1);
+  assert_true(w.flags & FG_SAMPLE_NATIVE_CUT);
+  w = fg_walk_copy(&walker, NULL, &c, f, types);   /* no JNIEnv: native frames only */
+  assert_int_equal(w.tick, FG_TICK_NO_JAVA_FRAME);
+  assert_int_equal(w.n, 1);
+  walker.native_depth = 0;   /* cstack=no: walked, not kept */
+  w = fg_walk_copy(&walker, thread, &c, f, types);
+  assert_int_equal(w.tick, FG_TICK_UNKNOWN_NOT_JAVA);
+  assert_int_equal(w.n, 0);
+  assert_false(w.flags & FG_SAMPLE_NATIVE_CUT);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -339,6 +398,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
     cmocka_unit_test_setup_teardown(interpreted_frame_being_built, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_copy_walks_as_the_stack, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
 }

@@ -48,7 +48,8 @@ static int walk_kept(struct fg_bounds b, int room, ASGCT_CallFrame *f, uint8_t *
   struct fg_regs r = {TOP_PC, at(100), 0};
   int stubs;
   struct fg_regs unknown;
-  int n = fg_vm_walk(&walker, thread, &r, &scratch, b, &kept, f, types, room, &stubs, &unknown);
+  int copy_end;
+  int n = fg_vm_walk(&walker, thread, &r, &scratch, b, &kept, f, types, room, &stubs, &unknown, &copy_end);
   assert_int_equal(unknown.pc, 0);
   struct fg_trace_suffix known;   /* the kept frames' hash: the same trace as hashing them all */
   int spliced = fg_walk_cache_suffix(&kept, &known);
@@ -64,7 +65,7 @@ static int walk_kept(struct fg_bounds b, int room, ASGCT_CallFrame *f, uint8_t *
 
 static struct fg_bounds whole_stack(void)
 {
-  return (struct fg_bounds){(uintptr_t)stack, (uintptr_t)(stack + 512)};
+  return (struct fg_bounds){(uintptr_t)stack, (uintptr_t)(stack + 512), 0};
 }
 
 static void assert_stack(const ASGCT_CallFrame *f, jmethodID interpreted, jint bci, jmethodID compiled)

@@ -152,8 +152,9 @@ static int teardown(void **state)
 static inline int walk_room(const struct fg_regs *java, int top, int room, ASGCT_CallFrame *f, uint8_t *types, int *stubs,
                      struct fg_regs *unknown)
 {
-  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512)};
-  return fg_vm_walk(&walker, thread, java, top ? &scratch : NULL, b, NULL, f, types, room, stubs, unknown);
+  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512), 0};
+  int copy_end;
+  return fg_vm_walk(&walker, thread, java, top ? &scratch : NULL, b, NULL, f, types, room, stubs, unknown, &copy_end);
 }
 
 /* A whole walk: no caller handed on, the leaf stub counted when there is one. */

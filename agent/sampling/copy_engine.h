@@ -1,0 +1,60 @@
+/* walker=copy's engine: a thread that samples without signals. Each
+ * thread's perf_events counter copies its registers and the top of its
+ * stack into the counter's ring at every period (timer.h); every
+ * FG_COPY_PASS_NS the engine reads each ring, walks each copy
+ * (fg_walk_copy) and stores the walk in the thread's own ring, as its
+ * handler would: the application's threads pay for the timer's interrupt
+ * and the kernel's copy, not for the walk.
+ *
+ * The engine is the one producer of those rings (no handler runs on a
+ * thread with no signal). A thread with a Java record (the registry's) has
+ * its Java stack walked; one without (GC, JIT, VM threads) its native
+ * frames under a pool record, or only a count when none is left. Samples
+ * the kernel had no room for (the engine held up past a ring's 15 ms) are
+ * counted lost, as overruns. */
+#ifndef FG_COPY_ENGINE_H
+#define FG_COPY_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../jvmti/threads.h"
+#include "sampler.h"
+#include "timer.h"
+
+#define FG_COPY_PASS_NS 4000000ull
+
+struct fg_copy_engine {
+  pthread_mutex_t lock;          /* held for a pass: zero bytes are an unlocked mutex, as the agent's
+                                    record comes (a thread may end before any engine started) */
+  struct fg_sampler *sampler;
+  struct fg_registry *registry;
+  struct fg_timer *timer;
+  pthread_t thread;
+  int started;
+  _Atomic int stop;
+  _Atomic uint64_t cpu_ns;       /* its thread's CPU so far */
+  /* the engine thread's own */
+  ASGCT_CallFrame *frames;
+  uint8_t *types;
+  int capacity;
+  uint8_t *room;                 /* a record that wraps round its ring, put together */
+  int *tids;
+  uint32_t ntids, tids_cap;
+};
+
+/* Starts the engine's thread for the sampler s, whose timer t copies
+ * stacks. 0; -1 with a message in err. */
+int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct fg_registry *r, struct fg_timer *t,
+                         char *err, size_t errlen);
+
+/* The thread tid is ending (its ThreadEnd, on itself): what its ring holds
+ * is walked now, before its counter closes. Nothing when not started. */
+void fg_copy_engine_thread_end(struct fg_copy_engine *e, int tid);
+
+/* A last pass over every ring, then the thread joined and its memory freed.
+ * Before the timer stops. Nothing when it was not started. */
+void fg_copy_engine_stop(struct fg_copy_engine *e);
+
+#endif

@@ -1,0 +1,132 @@
+import java.util.List;
+import java.util.Map;
+
+/**
+ * walker=copy: no signal; each thread's perf_events counter copies its registers and the top
+ * 32 KB of its stack at every sample, and an engine thread walks the copies. The same bounds
+ * as the signal handler's walker (WalkerTests, IntegrationTests) on the same programs. Run by
+ * IntegrationTests.
+ */
+final class CopyWalkerTests {
+  private CopyWalkerTests() {}
+
+  /** CpuBurn at 1 ms: its samples within 10% of its CPU time over the interval. */
+  static void copyWalkerSamplesAtOneMillisecond(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.checkBurnerRate(jdk, "event=cpu,interval=1ms,walker=copy", 1, "3", "no signal, 32 KB stack copies walked off-thread");
+  }
+
+  /**
+   * Interpreted, compiled, inlined and stub frames, native calls, a recursion 200 deep: the
+   * copy's walk keeps failure frames under 0.5% of the samples, every edge it reports is one
+   * the caller's bytecode can make (verify, at most 0.1% wrong), and on ArrayCopy the chain
+   * delete;shift;arraycopy stub is right in at least 80% of the stub's samples: walker=vm's
+   * bounds, with no AsyncGetCallTrace behind it. The summary says the walker and its walk time,
+   * and no handler time (there is no handler).
+   */
+  static void copyWalkerReadsTrueStacks(IntegrationTests.Jdk jdk) throws Exception {
+    for (String[] w : new String[][] {{"ArrayCopy", "3"}, {"HotMethods", "3"}, {"Deflate", "3"}, {"DeepRecursion", "200", "3"}}) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,walker=copy,verify,file={dir}/p.collapsed", List.of(), w);
+      r.expectCleanRun();
+      IntegrationTests.check(r.stderr().contains("walker:        copy; its own walk read every stack")
+          && r.stderr().contains("walk time:") && !r.stderr().contains("handler time:"),
+          "the summary does not say walker=copy:\n" + r.stderr());
+      Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+      long all = IntegrationTests.sum(s, k -> true);
+      long failed = IntegrationTests.sum(s, k -> k.matches("(.*;)?\\[(unknown|not_walkable)_\\w+\\](;.*)?"));
+      long checked = r.numberBefore("checked against the caller's bytecode"), wrong = r.stat("wrong edges");
+      System.out.printf("    %s: %d samples, %d Java stacks, %d failure frames, %d edges checked, %d wrong%n",
+          w[0], all, r.stat("Java stacks"), failed, checked, wrong);
+      IntegrationTests.check(all > 1000, "too few samples: " + all);
+      IntegrationTests.check(failed * 200 < all, failed + " of " + all + " samples are failure frames, the first of them:\n"
+          + first(s, k -> k.matches("(.*;)?\\[(unknown|not_walkable)_\\w+\\](;.*)?")));
+      IntegrationTests.check(checked > 1000 && wrong * 1000 <= checked, wrong + " wrong edges of " + checked + ":\n" + r.stderr());
+      if (w[0].equals("ArrayCopy")) {
+        long stub = IntegrationTests.sum(s, k -> k.matches(".*;j\\w*arraycopy\\w*$"));
+        long chain = IntegrationTests.sum(s, k -> k.matches(
+            ".*;java/lang/AbstractStringBuilder\\.delete;java/lang/AbstractStringBuilder\\.shift;j\\w*arraycopy\\w*$"));
+        System.out.printf("    %d samples end in an arraycopy stub, %d of them under delete;shift%n", stub, chain);
+        IntegrationTests.check(stub > all / 2 && chain >= stub * 0.80, "only " + chain + " of " + stub + " arraycopy samples under delete;shift");
+      }
+    }
+  }
+
+  /**
+   * Three methods' shares of HotMethods' CPU against what the workload measured of itself:
+   * within 3 points each, as with the signal (IntegrationTests.threeHotMethodShares).
+   */
+  static void copyWalkerHotMethodShares(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.hotMethodShares(jdk, "interval=1ms,walker=copy,threads,file={dir}/p.collapsed");
+  }
+
+  /**
+   * A recursion 3000 frames deep with depth=2048: deeper than the 32 KB copy holds. Its samples
+   * keep the frames the copy holds, leaf first, marked [truncated], and the summary counts them
+   * as cut where the copy ended; none is a failure frame.
+   */
+  static void copyWalkerCutsAtTheCopysEnd(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "walker=copy,interval=1ms,depth=2048,threads,file={dir}/p.collapsed", List.of(),
+        "DeepRecursion", "3000", "2");
+    r.expectCleanRun();
+    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+    long deep = 0, truncated = 0, failed = 0, inLeaf = 0;
+    int fewest = Integer.MAX_VALUE;
+    for (Map.Entry<String, Long> e : s.entrySet()) {
+      if (!e.getKey().startsWith("[deep tid="))
+        continue;
+      String[] frames = e.getKey().split(";");
+      deep += e.getValue();
+      if (e.getKey().matches(".*;\\[(unknown|not_walkable)_\\w+\\](;.*)?"))
+        failed += e.getValue();
+      if (frames.length < 2 || !frames[1].equals("[truncated]"))
+        continue;
+      truncated += e.getValue();
+      int descend = 0;
+      for (String f : frames)
+        if (f.equals("DeepRecursion.descend"))
+          descend++;
+      fewest = Math.min(fewest, descend);
+      if (e.getKey().contains("DeepRecursion.leaf"))
+        inLeaf += e.getValue();
+    }
+    long cut = r.numberBefore("cut where the copy ended");
+    System.out.printf("    deep: %d samples, %d marked [truncated] (%d in leaf, at least %d descend frames each), "
+        + "%d cut where the copy ended, %d failure frames%n", deep, truncated, inLeaf, fewest, cut, failed);
+    IntegrationTests.check(deep > 1000, "too few samples: " + deep);
+    IntegrationTests.check(truncated * 100 >= deep * 95, "only " + truncated + " of " + deep + " samples marked [truncated]");
+    IntegrationTests.check(inLeaf * 100 >= truncated * 95, "only " + inLeaf + " of " + truncated + " cut samples in leaf()");
+    IntegrationTests.check(fewest >= 100 && fewest < 2048, "a cut stack kept " + fewest + " descend frames");
+    IntegrationTests.check(cut >= truncated, "the summary counts " + cut + " cut by the copy, " + truncated + " seen");
+    IntegrationTests.check(failed * 200 < deep, failed + " of " + deep + " samples are failure frames");
+  }
+
+  /** The getdents64 path under a directory-listing loop, from the counter's own callchain. */
+  static void copyWalkerKeepsKernelFrames(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "walker=copy,interval=5ms,threads,file={dir}/p.collapsed", List.of(),
+        "DirList", "3");
+    r.expectCleanRun();
+    if (r.stderr().contains("kernel frames off") || r.stderr().contains("kernel frames are named [kernel]")) {
+      System.out.println("    SKIP: " + r.stderr().lines().filter(l -> l.contains("kernel frames")).findFirst().orElse(""));
+      return;
+    }
+    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+    long kernel = IntegrationTests.sum(s, k -> k.startsWith("[lister tid=") && k.contains("_[k]"));
+    long getdents = IntegrationTests.sum(s, k -> k.startsWith("[lister tid=") && KernelFrameTests.getdentsPath(k)
+        && k.contains(";java/io/UnixFileSystem.list;"));
+    System.out.printf("    lister: %d samples with kernel frames, %d in getdents64's path under UnixFileSystem.list%n",
+        kernel, getdents);
+    IntegrationTests.check(kernel > 100 && getdents * 2 >= kernel, "only " + getdents + " of " + kernel
+        + " kernel samples in getdents64's path under UnixFileSystem.list");
+  }
+
+  private static String first(Map<String, Long> s, java.util.function.Predicate<String> p) {
+    return s.entrySet().stream().filter(e -> p.test(e.getKey())).sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+        .limit(8).map(e -> "  " + e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining("\n"));
+  }
+
+  static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("copy_walker_samples_at_1ms", CopyWalkerTests::copyWalkerSamplesAtOneMillisecond),
+      new IntegrationTests.Named("copy_walker_reads_true_stacks", CopyWalkerTests::copyWalkerReadsTrueStacks),
+      new IntegrationTests.Named("copy_walker_hot_method_shares", CopyWalkerTests::copyWalkerHotMethodShares),
+      new IntegrationTests.Named("copy_walker_cuts_at_the_copys_end", CopyWalkerTests::copyWalkerCutsAtTheCopysEnd),
+      new IntegrationTests.Named("copy_walker_keeps_kernel_frames", CopyWalkerTests::copyWalkerKeepsKernelFrames));
+}
