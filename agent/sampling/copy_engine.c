@@ -210,6 +210,20 @@ static void *engine_main(void *arg)
   return NULL;
 }
 
+/* The engine's own buffers, gone. */
+static void free_buffers(struct fg_copy_engine *e)
+{
+  free(e->frames);
+  free(e->types);
+  free(e->room);
+  free(e->tids);
+  e->frames = NULL;
+  e->types = NULL;
+  e->room = NULL;
+  e->tids = NULL;
+  e->tids_cap = e->ntids = 0;
+}
+
 int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct fg_registry *r, struct fg_timer *t,
                          char *err, size_t errlen)
 {
@@ -226,12 +240,7 @@ int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct 
   int rc = e->frames && e->types && e->room ? pthread_create(&e->thread, NULL, engine_main, e) : ENOMEM;
   if (rc != 0) {
     snprintf(err, errlen, "fgagent: cannot start walker=copy's engine thread (%s)", strerror(rc));
-    free(e->frames);
-    free(e->types);
-    free(e->room);
-    e->frames = NULL;
-    e->types = NULL;
-    e->room = NULL;
+    free_buffers(e);
   }
   e->started = rc == 0;
   pthread_mutex_unlock(&e->lock);
@@ -258,14 +267,6 @@ void fg_copy_engine_stop(struct fg_copy_engine *e)
   pthread_join(e->thread, NULL);
   pthread_mutex_lock(&e->lock);
   e->started = 0;
-  free(e->frames);
-  free(e->types);
-  free(e->room);
-  free(e->tids);
-  e->frames = NULL;
-  e->types = NULL;
-  e->room = NULL;
-  e->tids = NULL;
-  e->tids_cap = e->ntids = 0;
+  free_buffers(e);
   pthread_mutex_unlock(&e->lock);
 }

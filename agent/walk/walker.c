@@ -359,6 +359,12 @@ static struct fg_walk finish(const struct fg_walker *w, const struct fg_walker *
   return res;
 }
 
+/* The walk of a thread with no JNIEnv: its k native frames. */
+static struct fg_walk no_java(int k)
+{
+  return (struct fg_walk){k, FG_SAMPLE_FAILED, FG_TICK_NO_JAVA_FRAME};
+}
+
 struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t deadline_ns, void *env,
                              void *ucontext, uintptr_t stack_lo, uintptr_t stack_hi, struct fg_walk_cache *kept,
                              ASGCT_CallFrame *frames, uint8_t *types)
@@ -382,12 +388,8 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
     else
       k = walk_native(w, top, b, NULL, frames, types, &java, &reached_java, &ended);
   }
-  if (!env) {   /* no Java on this thread */
-    res.n = k;
-    res.flags = FG_SAMPLE_FAILED;
-    res.tick = FG_TICK_NO_JAVA_FRAME;
-    return res;
-  }
+  if (!env)   /* no Java on this thread */
+    return no_java(k);
 
   ASGCT_CallFrame *jf = frames + k;
   uint8_t *jt = types + k;
@@ -470,12 +472,8 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
     k = walk_native(w, top, b, NULL, frames, types, &java, &reached_java, &ended);
   }
   *native = k;
-  if (!env) {
-    res.n = k;
-    res.flags = FG_SAMPLE_FAILED;
-    res.tick = FG_TICK_NO_JAVA_FRAME;
-    return res;
-  }
+  if (!env)
+    return no_java(k);
   ASGCT_CallFrame *jf = frames + k;
   uint8_t *jt = types + k;
   int room = w->depth + 1 + FG_MAX_RECOVERED_FRAMES;

@@ -24,29 +24,12 @@ final class CopyWalkerTests {
    * and no handler time (there is no handler).
    */
   static void copyWalkerReadsTrueStacks(IntegrationTests.Jdk jdk) throws Exception {
-    for (String[] w : new String[][] {{"ArrayCopy", "3"}, {"HotMethods", "3"}, {"Deflate", "3"}, {"DeepRecursion", "200", "3"}}) {
+    for (String[] w : WalkerTests.TRUE_STACK_WORKS) {
       IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,walker=copy,verify,file={dir}/p.collapsed", List.of(), w);
-      r.expectCleanRun();
       IntegrationTests.check(r.stderr().contains("walker:        copy; its own walk read every stack")
           && r.stderr().contains("walk time:") && !r.stderr().contains("handler time:"),
           "the summary does not say walker=copy:\n" + r.stderr());
-      Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
-      long all = IntegrationTests.sum(s, k -> true);
-      long failed = IntegrationTests.sum(s, k -> k.matches("(.*;)?\\[(unknown|not_walkable)_\\w+\\](;.*)?"));
-      long checked = r.numberBefore("checked against the caller's bytecode"), wrong = r.stat("wrong edges");
-      System.out.printf("    %s: %d samples, %d Java stacks, %d failure frames, %d edges checked, %d wrong%n",
-          w[0], all, r.stat("Java stacks"), failed, checked, wrong);
-      IntegrationTests.check(all > 1000, "too few samples: " + all);
-      IntegrationTests.check(failed * 200 < all, failed + " of " + all + " samples are failure frames, the first of them:\n"
-          + first(s, k -> k.matches("(.*;)?\\[(unknown|not_walkable)_\\w+\\](;.*)?")));
-      IntegrationTests.check(checked > 1000 && wrong * 1000 <= checked, wrong + " wrong edges of " + checked + ":\n" + r.stderr());
-      if (w[0].equals("ArrayCopy")) {
-        long stub = IntegrationTests.sum(s, k -> k.matches(".*;j\\w*arraycopy\\w*$"));
-        long chain = IntegrationTests.sum(s, k -> k.matches(
-            ".*;java/lang/AbstractStringBuilder\\.delete;java/lang/AbstractStringBuilder\\.shift;j\\w*arraycopy\\w*$"));
-        System.out.printf("    %d samples end in an arraycopy stub, %d of them under delete;shift%n", stub, chain);
-        IntegrationTests.check(stub > all / 2 && chain >= stub * 0.80, "only " + chain + " of " + stub + " arraycopy samples under delete;shift");
-      }
+      WalkerTests.checkTrueStacks(w[0], r);
     }
   }
 
@@ -116,11 +99,6 @@ final class CopyWalkerTests {
         kernel, getdents);
     IntegrationTests.check(kernel > 100 && getdents * 2 >= kernel, "only " + getdents + " of " + kernel
         + " kernel samples in getdents64's path under UnixFileSystem.list");
-  }
-
-  private static String first(Map<String, Long> s, java.util.function.Predicate<String> p) {
-    return s.entrySet().stream().filter(e -> p.test(e.getKey())).sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-        .limit(8).map(e -> "  " + e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining("\n"));
   }
 
   static final List<IntegrationTests.Named> TESTS = List.of(
