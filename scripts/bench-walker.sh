@@ -10,12 +10,14 @@
 # the vm walker read itself, and the handler's time per walk. Then one run per
 # program and JDK with walker=vm,verify: the Java caller->callee edges that
 # the callers' bytecode can make. Writes results/walker.md.
-# Environment: RUNS (per walker, default 2).
+# Environment: RUNS (per walker, default 2), WALKERS (default "asgct vm copy"; walker=copy walks
+# the kernel's copy of each sample's stack on the engine's thread: its *handler* column is that walk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh bench
 runs=${RUNS:-2}
+read -r -a walkers <<<"${WALKERS:-asgct vm copy}"
 agent=$(pwd)/build/libfgagent.so
 sql=$(pwd)/scripts/bench/h2-work.sql
 work=$(mktemp -d)
@@ -46,7 +48,7 @@ vm_threads='^\[(C[12] CompilerThread|GC Thread|G1 |VM Thread|VM Periodic|Service
 row() {
   local log=$work/$5.log
   local handler walks own java
-  handler=$(sed -n 's/.*handler time: *\([0-9.]*\) us per stack walk.*/\1/p' "$log")
+  handler=$(sed -n 's/.*\(handler\|walk\) time: *\([0-9.]*\) us per stack walk.*/\2/p' "$log")
   own=$(sed -n 's/.*its own walk read \([0-9]*\).*/\1/p' "$log")
   java=$(sed -n 's/^ *Java stacks: *\([0-9]*\).*/\1/p' "$log")
   awk -v prog="$1" -v jdk="$2" -v walker="$3" -v run="$4" -v handler="${handler:-0}" -v own="${own:-0}" \
@@ -67,25 +69,28 @@ for jdk in "${jdks[@]}"; do
   name=$("$jdk/bin/java" -version 2>&1 | head -n 1 | sed 's/.*version "\([^"]*\)".*/\1/')
   for program in javac h2; do
     for r in $(seq 1 "$runs"); do
-      for walker in asgct vm; do
+      for walker in "${walkers[@]}"; do
         tag=$program-$walker-$r
         run "$jdk" "$program" "$tag" "walker=$walker"
         rows+=("$(row "$program" "$name" "$walker" "$r" "$tag")")
         echo "${rows[-1]}"
       done
     done
-    tag=$program-verify
-    run "$jdk" "$program" "$tag" "walker=vm,verify"
-    line=$(grep -E 'verify:' "$work/$tag.log" | sed 's/^ *//')
-    wrong=$(grep -E 'wrong edges:' "$work/$tag.log" | sed 's/^ *//')
-    edges+=("- $program on $name: $line; $wrong")
-    echo "${edges[-1]}"
+    for walker in "${walkers[@]}"; do
+      [ "$walker" = asgct ] && continue
+      tag=$program-verify-$walker
+      run "$jdk" "$program" "$tag" "walker=$walker,verify"
+      line=$(grep -E 'verify:' "$work/$tag.log" | sed 's/^ *//')
+      wrong=$(grep -E 'wrong edges:' "$work/$tag.log" | sed 's/^ *//')
+      edges+=("- $program on $name, walker=$walker: $line; $wrong")
+      echo "${edges[-1]}"
+    done
   done
 done
 
 out=results/walker.md
 {
-  echo "# The walkers on real programs: walker=asgct and walker=vm"
+  echo "# The walkers on real programs: $(printf 'walker=%s ' "${walkers[@]}")"
   echo
   echo "Written by scripts/bench-walker.sh on $(date -u +%Y-%m-%d), $runs runs per walker, interleaved, interval=1ms,"
   echo "event=cpu, default options otherwise (native frames, recovery). javac compiles java.xml (the JDK's"
@@ -93,13 +98,14 @@ out=results/walker.md
   echo "with a failure frame ([unknown_Java], [not_walkable_Java], [unknown_not_Java], ...); *app* is every"
   echo "thread but the JVM's own (JIT compilers, GC, VM threads). *vm read* is the share of Java stacks"
   echo "fgagent's walker read itself; AsyncGetCallTrace (with fgagent's recovery) took the rest. *handler*"
-  echo "is the handler's time per walk, native frames included."
+  echo "is the handler's time per walk, native frames included (walker=copy: the engine thread's walk of a"
+  echo "stack copy, no handler, no AsyncGetCallTrace)."
   echo
   echo "| program | JDK | walker | run | samples | failed | app samples | app failed | vm read | handler |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "Edges checked by walker=vm,verify (one run each):"
+  echo "Edges checked with verify (one run each):"
   echo
   printf '%s\n' "${edges[@]}"
 } >"$out"

@@ -60,8 +60,10 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
    * thread whose JNIEnv lands at the same address finds its record */
   struct fg_thread *late = a->sampler.late ? fg_late_threads_remove(&a->late, jni) : NULL;
   if (!fg_current_thread) {
-    if (late)
-      fg_registry_end_other(&a->registry, late);   /* it ended before its handler ever took the record */
+    if (late) {   /* it ended before its handler ever took the record (walker=copy: none does) */
+      fg_copy_engine_thread_end(&a->copy_engine, current_tid());
+      fg_registry_end_other(&a->registry, late);
+    }
     return;
   }
   char name[256];

@@ -130,13 +130,15 @@ static void count_lost(struct reading *c, uint64_t lost)
   }
 }
 
-/* tid's ring read, its copies walked (last: its counter's last read).
- * Under the engine's and the registry's locks. */
-static void read_ring(struct fg_copy_engine *e, struct fg_perf_threads *perf, int tid, int last)
+/* tid's ring read, its copies walked into t (its record as found under the
+ * registry's lock, or NULL); last: its counter's last read. Under the
+ * engine's lock, which a Java thread's end waits for (fg_copy_engine_thread_end),
+ * so that t stays the thread's while its ring is read. */
+static void read_ring(struct fg_copy_engine *e, struct fg_perf_threads *perf, int tid, struct fg_thread *t, int last)
 {
   struct fg_perf_reach reach;
   fg_perf_threads_enter(perf, tid, &reach);
-  struct reading c = {e, tid, record_of(e, tid), &reach};
+  struct reading c = {e, tid, t, &reach};
   uint64_t lost = 0;
   fg_perf_threads_read(perf, &reach, e->room, ROOM_BYTES, on_sample, &c, last, &lost);
   if (lost)
@@ -144,19 +146,34 @@ static void read_ring(struct fg_copy_engine *e, struct fg_perf_threads *perf, in
   fg_perf_threads_leave(perf);
 }
 
+/* Room for n threads in the pass's arrays. 0, or -1 when out of memory. */
+static int grow(struct fg_copy_engine *e, uint32_t n)
+{
+  int *tids = realloc(e->tids, n * sizeof *tids);
+  if (tids)
+    e->tids = tids;
+  int *known_tids = tids ? realloc(e->known_tids, n * sizeof *known_tids) : NULL;
+  if (known_tids)
+    e->known_tids = known_tids;
+  struct fg_thread **records = known_tids ? realloc(e->records, n * sizeof *records) : NULL;
+  if (records)
+    e->records = records;
+  struct fg_thread **known = records ? realloc(e->known_records, n * sizeof *known) : NULL;
+  if (!known)
+    return -1;
+  e->known_records = known;
+  e->tids_cap = n;
+  return 0;
+}
+
 /* The threads with a counter now. */
 static int take_tids(struct fg_copy_engine *e)
 {
   struct fg_timer *tm = e->timer;
   pthread_mutex_lock(&tm->lock);
-  if (tm->nfds > e->tids_cap) {
-    int *tids = realloc(e->tids, tm->nfds * sizeof *tids);
-    if (!tids) {
-      pthread_mutex_unlock(&tm->lock);
-      return -1;
-    }
-    e->tids = tids;
-    e->tids_cap = tm->nfds;
+  if (tm->nfds > e->tids_cap && grow(e, tm->nfds) != 0) {
+    pthread_mutex_unlock(&tm->lock);
+    return -1;
   }
   for (uint32_t i = 0; i < tm->nfds; i++)
     e->tids[i] = tm->fds[i].tid;
@@ -165,20 +182,51 @@ static int take_tids(struct fg_copy_engine *e)
   return 0;
 }
 
+/* A thread whose record this pass does not know: its ring waits for the next. */
+#define UNKNOWN ((struct fg_thread *)1)
+
+/* Each thread's record, records[i] for tids[i], looked up under the
+ * registry's lock. The drainer holds that lock for its whole pass (names,
+ * symbol tables: 30-50 ms at its first kernel frame), longer than a ring
+ * holds samples: when it is taken, a thread keeps the record the last
+ * lookup found (still its own: a Java thread's end waits for the engine's
+ * lock before its record ends), and a thread the last lookup did not see
+ * waits. */
+static void look_up_records(struct fg_copy_engine *e)
+{
+  if (pthread_mutex_trylock(&e->registry->lock) == 0) {
+    for (uint32_t i = 0; i < e->ntids; i++)
+      e->records[i] = record_of(e, e->tids[i]);
+    pthread_mutex_unlock(&e->registry->lock);
+    memcpy(e->known_tids, e->tids, e->ntids * sizeof *e->tids);
+    memcpy(e->known_records, e->records, e->ntids * sizeof *e->records);
+    e->nknown = e->ntids;
+    return;
+  }
+  for (uint32_t i = 0; i < e->ntids; i++) {
+    e->records[i] = UNKNOWN;
+    for (uint32_t j = 0; j < e->nknown; j++) {
+      uint32_t at = (i + j) % e->nknown;   /* the same place, unless threads came or went */
+      if (e->known_tids[at] == e->tids[i]) {
+        e->records[i] = e->known_records[at];
+        break;
+      }
+    }
+  }
+}
+
 /* Every thread's ring read and its copies walked (last: sampling ends). */
 static void pass(struct fg_copy_engine *e, int last)
 {
   struct fg_perf_threads *perf = e->timer->perf;
   if (!perf || take_tids(e) != 0)
     return;
-  /* the registry's lock first: the drainer pauses sampling (waits for
-   * in_handler) without it, so the two never wait for each other */
-  pthread_mutex_lock(&e->registry->lock);
+  look_up_records(e);
   atomic_fetch_add(&e->sampler->in_handler, 1);
   for (uint32_t i = 0; i < e->ntids; i++)
-    read_ring(e, perf, e->tids[i], last);
+    if (e->records[i] != UNKNOWN)
+      read_ring(e, perf, e->tids[i], e->records[i], last);
   atomic_fetch_sub(&e->sampler->in_handler, 1);
-  pthread_mutex_unlock(&e->registry->lock);
 }
 
 static void *engine_main(void *arg)
@@ -217,11 +265,15 @@ static void free_buffers(struct fg_copy_engine *e)
   free(e->types);
   free(e->room);
   free(e->tids);
+  free(e->records);
+  free(e->known_tids);
+  free(e->known_records);
   e->frames = NULL;
   e->types = NULL;
   e->room = NULL;
-  e->tids = NULL;
-  e->tids_cap = e->ntids = 0;
+  e->tids = e->known_tids = NULL;
+  e->records = e->known_records = NULL;
+  e->tids_cap = e->ntids = e->nknown = 0;
 }
 
 int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct fg_registry *r, struct fg_timer *t,
@@ -251,10 +303,11 @@ void fg_copy_engine_thread_end(struct fg_copy_engine *e, int tid)
 {
   pthread_mutex_lock(&e->lock);
   struct fg_perf_threads *perf = e->started ? e->timer->perf : NULL;
-  if (perf) {
+  if (perf) {   /* its own ThreadEnd: the registry's lock may be waited for here */
     pthread_mutex_lock(&e->registry->lock);
-    read_ring(e, perf, tid, 1);
+    struct fg_thread *t = record_of(e, tid);
     pthread_mutex_unlock(&e->registry->lock);
+    read_ring(e, perf, tid, t, 1);
   }
   pthread_mutex_unlock(&e->lock);
 }

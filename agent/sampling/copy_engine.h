@@ -40,8 +40,11 @@ struct fg_copy_engine {
   uint8_t *types;
   int capacity;
   uint8_t *room;                 /* a record that wraps round its ring, put together */
-  int *tids;
-  uint32_t ntids, tids_cap;
+  int *tids;                     /* the threads with a counter, as a pass began */
+  struct fg_thread **records;    /* their records (look_up_records) */
+  int *known_tids;               /* the last lookup under the registry's lock: its threads */
+  struct fg_thread **known_records;   /* and their records */
+  uint32_t ntids, nknown, tids_cap;
 };
 
 /* Starts the engine's thread for the sampler s, whose timer t copies
@@ -49,8 +52,9 @@ struct fg_copy_engine {
 int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct fg_registry *r, struct fg_timer *t,
                          char *err, size_t errlen);
 
-/* The thread tid is ending (its ThreadEnd, on itself): what its ring holds
- * is walked now, before its counter closes. Nothing when not started. */
+/* The thread tid is ending (its ThreadEnd, on itself), before its record
+ * does: what its ring holds is walked now, before its counter closes, and
+ * a pass that has its record finishes first. Nothing when not started. */
 void fg_copy_engine_thread_end(struct fg_copy_engine *e, int tid);
 
 /* A last pass over every ring, then the thread joined and its memory freed.
