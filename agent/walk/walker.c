@@ -220,10 +220,11 @@ static void annotate(const struct fg_walker *w, uintptr_t pc, const ASGCT_CallFr
  * rbp, which code built without frame pointers uses for anything. kept: a
  * thread with no Java's last walk (walk_cache.h), begun and used, or NULL;
  * *ended: the walk ended as the next one from the same registers would, not
- * at Java or cut by the depth. */
-static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bounds b, struct fg_walk_cache *kept,
-                       ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java, int *reached_java,
-                       int *ended)
+ * at Java or cut by the depth. at_call: r's pc is a return address (a
+ * caller's), not the interrupted one. */
+static int walk_native_from(const struct fg_walker *w, struct fg_regs r, int at_call, struct fg_bounds b,
+                            struct fg_walk_cache *kept, ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java,
+                            int *reached_java, int *ended)
 {
   *reached_java = 0;
   *ended = 0;
@@ -242,10 +243,10 @@ static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bo
       break;
     }
     /* return addresses point after the call: name the call's own byte */
-    frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(n ? r.pc - 1 : r.pc)};
+    frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(n || at_call ? r.pc - 1 : r.pc)};
     types[n++] = FG_FRAME_NATIVE_PC;
     uintptr_t fp_at;
-    if (!b.hi || !w->unwind || !fg_unwind_step(w->unwind, b, n == 1, &r, &fp_at))
+    if (!b.hi || !w->unwind || !fg_unwind_step(w->unwind, b, n == 1 && !at_call, &r, &fp_at))
       break;
     if (kept && n > 1) {   /* what a caller frame's step read */
       fg_walk_cache_read(kept, r.sp - 8, r.pc);
@@ -255,6 +256,14 @@ static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bo
   }
   *ended = 1;   /* at the stack's end, a frame with no rule or a kept frame */
   return n;
+}
+
+/* walk_native_from the signal's registers. */
+static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bounds b, struct fg_walk_cache *kept,
+                       ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java, int *reached_java,
+                       int *ended)
+{
+  return walk_native_from(w, r, 0, b, kept, frames, types, java, reached_java, ended);
 }
 
 /* The native walk of a thread with no Java, with its last walk kept: what
@@ -458,6 +467,25 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   return res;
 }
 
+/* A stub the VM calls from its own code (an arraycopy for Unsafe.copyMemory,
+ * the instruction cache's flush as code is installed), popped by its
+ * layout into *top when its caller is native code: its one frame, for the
+ * native walk to go on from the caller. 0 for any other pc. The live walk
+ * meets none: it starts at the thread's frame anchor, below them. */
+static int stub_called_from_native(const struct fg_walker *w, struct fg_bounds b, struct fg_regs *top,
+                                   ASGCT_CallFrame *frames, uint8_t *types)
+{
+  const struct fg_code_blob *s = fg_code_map_find(&w->code->stubs, top->pc);
+  struct fg_regs caller = *top;
+  if (!s || strcmp(s->name, "Interpreter") == 0 || !fg_pop_stub(s, b, &caller) || !caller.pc ||
+      fg_code_map_contains(w->code, caller.pc))
+    return 0;
+  frames[0] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)s};
+  types[0] = FG_FRAME_STUB;
+  *top = caller;
+  return 1;
+}
+
 /* fg_walk_copy with the native frames walked (k of them first), kept or not. */
 static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walker *config, void *env,
                                 const struct fg_stack_copy *c, ASGCT_CallFrame *frames, uint8_t *types, int *native)
@@ -465,12 +493,12 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   struct fg_walk res = {0, 0, 0};
   struct fg_regs top = {c->pc, c->sp, c->fp};
   struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp};
-  int k = 0, reached_java = 1;
+  int k = 0, reached_java = 1, ended;
   struct fg_regs java = top;
-  if (w->native_depth > 0 && !fg_code_map_contains(w->code, top.pc)) {
-    int ended;
+  if (!fg_code_map_contains(w->code, top.pc))
     k = walk_native(w, top, b, NULL, frames, types, &java, &reached_java, &ended);
-  }
+  else if ((k = stub_called_from_native(w, b, &java, frames, types)) > 0)
+    k += walk_native_from(w, java, 1, b, NULL, frames + k, types + k, &java, &reached_java, &ended);
   *native = k;
   if (!env)
     return no_java(k);

@@ -337,7 +337,7 @@ static void a_copy_walks_as_the_stack(void **state)
   *(int32_t *)(thread + 16) = IN_VM;   /* the anchor empty: a live walk would find no Java */
   static uintptr_t copy[512];
   memcpy(copy, stack, sizeof copy);
-  memset(stack, 0, sizeof stack);
+  memset(stack, 0, sizeof stack);   /* the walk reads the copy only */
   struct fg_stack_copy c = {.pc = TOP_PC, .sp = at(100), .fp = 0x1234, .stack = (const uint8_t *)&copy[100],
                             .copied = (512 - 100) * sizeof(uintptr_t), .cut = 0};
   ASGCT_CallFrame f[FG_MAX_NATIVE_DEPTH + 80];
@@ -375,6 +375,23 @@ static void a_copy_walks_as_the_stack(void **state)
   assert_int_equal(w.tick, FG_TICK_UNKNOWN_NOT_JAVA);
   assert_int_equal(w.n, 1);
   assert_true(w.flags & FG_SAMPLE_NATIVE_CUT);
+  /* a stub the VM called from its own code (jint_fill, its frame built):
+   * popped by its layout, the native walk goes on from its caller */
+  stack[90] = 0x2000;                              /* the saved rbp */
+  stack[91] = 0x1001;                              /* the return address, in no code cache */
+  struct fg_stack_copy from_vm = c;
+  from_vm.pc = (uintptr_t)(code + 3800 + 30);
+  from_vm.sp = at(88);
+  from_vm.fp = at(90);
+  memcpy(copy, stack, sizeof copy);
+  from_vm.stack = (const uint8_t *)&copy[88];
+  from_vm.copied = (512 - 88) * sizeof(uintptr_t);
+  w = fg_walk_copy(&walker, thread, &from_vm, f, types);
+  assert_int_equal(w.n, 2);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  assert_int_equal(types[1], FG_FRAME_NATIVE_PC);
+  assert_int_equal((uintptr_t)f[1].method_id, 0x1000);   /* the call's own byte */
+  assert_int_equal(w.tick, FG_TICK_UNKNOWN_NOT_JAVA);   /* no unwind tables here: no further */
   w = fg_walk_copy(&walker, NULL, &c, f, types);   /* no JNIEnv: native frames only */
   assert_int_equal(w.tick, FG_TICK_NO_JAVA_FRAME);
   assert_int_equal(w.n, 1);
