@@ -30,7 +30,6 @@ struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callch
   k->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
   k->data_bytes = ring_bytes;
   k->callchain = callchain;
-  k->copies = 1;
   return k;
 }
 

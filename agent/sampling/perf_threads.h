@@ -39,7 +39,6 @@ struct fg_perf_threads {
   struct fg_perf_entry entry[FG_PERF_THREAD_SLOTS];
   size_t page_bytes, data_bytes;           /* data_bytes 0: no ring */
   int callchain;                           /* the counters record kernel callchains */
-  int copies;                              /* walker=copy: the rings hold stack copies, read by the copy engine */
   _Atomic int readers;                     /* handlers between enter and leave */
   _Atomic uint64_t no_slot;                /* threads refused: table full (or mmap failed: no page) */
 };
