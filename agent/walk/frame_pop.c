@@ -111,9 +111,10 @@ int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs
   /* exception dispatch with no frame of its own: the return address it
    * unwinds to stays at sp while it asks the VM for the handler (C1's
    * unwind_exception, StubRoutines' "forward exception", forward_exception
-   * from JDK 25) */
+   * from JDK 25); and the instruction cache's flush, which the VM calls as
+   * it installs code (x86-64's pushes nothing: icache_x86.cpp) */
   if (name_has(s->name, "unwind_exception") || name_has(s->name, "forward_exception") ||
-      name_has(s->name, "forward exception"))
+      name_has(s->name, "forward exception") || name_has(s->name, "flush_icache_stub"))
     return fg_pop_return(b, r);
   return 0;
 }

@@ -39,6 +39,8 @@ struct walk {
   uint8_t *types;
   int n, room;
   int java_call;   /* the frame just read was a Java method's: its caller is at a Java call */
+  int stub_call;   /* the frame just read was the leaf stub's, popped by its layout: its caller is at a
+                      call with no debug record (C1's slow paths call their stubs so) */
   const struct fg_top_regs *top;   /* the interrupted frame's scratch registers, or NULL */
   uint32_t generation;             /* the code map's, read before any lookup */
   struct fg_walk_cache *kept;      /* the thread's last walk, or NULL */

@@ -276,10 +276,14 @@ static enum step compiled_frame(struct walk *k, const struct fg_pc_info *i, int 
   if (got <= 0) {
     if (!i->scoped)
       emit(k, NATIVE_BCI, i->id, FG_FRAME_COMPILED);   /* a native method's wrapper: no debug records */
-    else if (top)
+    else if (top || (k->stub_call && k->w->from_copy))
+      /* a stub's caller in the method's out-of-line slow path, past its
+       * last record: the method is known, not its bci nor what it inlined
+       * there. The live walk leaves these to AsyncGetCallTrace; a copy has
+       * nothing behind it */
       emit(k, -1, i->id, FG_FRAME_COMPILED);
     else
-      return STEP_FAIL;   /* a call always has a record at its return address */
+      return STEP_FAIL;   /* a Java call always has a record at its return address */
   } else {
     k->n += got;
   }
@@ -443,7 +447,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   k.types = types;
   k.n = 0;
   k.room = java_room;
-  k.java_call = 0;
+  k.java_call = k.stub_call = 0;
   k.top = top_regs;
   k.generation = fg_code_map_generation(w->code);
   k.kept = kept && fg_walk_cache_begin(kept, k.generation, fg_method_map_generation(w->methods), b, 0) ? kept : NULL;
@@ -506,6 +510,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
       k.room++;
     }
     k.java_call = k.n > n && types[k.n - 1] != FG_FRAME_STUB && !entered;
+    k.stub_call = first && leaf_stub;
     top = 0;   /* every frame after the first is stopped at a call */
   }
   *stubs = leaf_stub;

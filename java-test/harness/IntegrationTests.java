@@ -123,14 +123,14 @@ public final class IntegrationTests {
    * have a test of their own (inlinedMethodsKeepTheirFrames).
    */
   static void threeHotMethodShares(Jdk jdk) throws Exception {
-    hotMethodShares(jdk, "interval=1ms,threads,file={dir}/p.collapsed");
+    hotMethodShares(jdk, "interval=1ms,threads,file={dir}/p.collapsed", "4");
   }
 
-  /** threeHotMethodShares with the agent options given. */
-  static void hotMethodShares(Jdk jdk, String options) throws Exception {
+  /** threeHotMethodShares with the agent options given, for seconds of the workload. */
+  static void hotMethodShares(Jdk jdk, String options, String seconds) throws Exception {
     Run r = run(jdk, options,
         List.of("-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,HotMethods::*",
-            "-XX:CompileCommand=dontinline,Work::mix"), "HotMethods", "4", "cpu");
+            "-XX:CompileCommand=dontinline,Work::mix"), "HotMethods", seconds, "cpu");
     r.expectCleanRun();
     Map<String, Long> s = collapsed(r.file("p.collapsed"));
     String[] methods = {"HotMethods.alpha", "HotMethods.beta", "HotMethods.gamma"};

@@ -402,6 +402,55 @@ static void a_copy_walks_as_the_stack(void **state)
   assert_false(w.flags & FG_SAMPLE_NATIVE_CUT);
 }
 
+/* A stub called from a compiled method's out-of-line slow path (C1 calls
+ * its G1 post-barrier stub so), past the method's last debug record: the
+ * live walk leaves it to AsyncGetCallTrace (0); from a copy, with nothing
+ * behind it, the method is kept without a bci and the walk goes on. */
+static void stub_called_from_a_slow_path(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  stack[90] = 0x5555;                              /* jint_fill's saved rbp: the method's */
+  stack[91] = (uintptr_t)(COMPILED + 600);         /* its return address, past the last record */
+  stack[96] = at(200);                             /* the method's saved rbp: the interpreted frame's */
+  stack[97] = (uintptr_t)(code + 500);             /* and its return address into the interpreter */
+  struct fg_regs r = {(uintptr_t)(code + 3800 + 30), at(88), at(90)};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  int stubs;
+  struct fg_regs unknown;
+  assert_int_equal(walk_room(&r, 1, 15, f, types, &stubs, &unknown), 0);
+  walker.from_copy = 1;
+  int n = walk_room(&r, 1, 15, f, types, &stubs, &unknown);
+  walker.from_copy = 0;
+  assert_int_equal(n, 3);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  assert_ptr_equal(f[1].method_id, ID(2));
+  assert_int_equal(f[1].lineno, -1);
+  assert_ptr_equal(f[2].method_id, ID(1));
+  assert_int_equal(f[2].lineno, 12);
+}
+
+/* The instruction cache's flush, frameless, called by the VM as it
+ * installs code: from a copy, popped through the return address at sp and
+ * walked on natively. */
+static void icache_flush_called_by_the_vm(void **state)
+{
+  (void)state;
+  fg_code_map_add_stub(&map, "flush_icache_stub", code + 4400, 32);
+  stack[88] = 0x1001;                              /* the return address, in no code cache */
+  struct fg_stack_copy c = {.pc = (uintptr_t)(code + 4400 + 10), .sp = at(88), .fp = 0x7777,
+                            .stack = (const uint8_t *)&stack[88], .copied = (512 - 88) * sizeof(uintptr_t)};
+  ASGCT_CallFrame f[FG_MAX_NATIVE_DEPTH + 80];
+  uint8_t types[FG_MAX_NATIVE_DEPTH + 80];
+  walker.native_depth = FG_MAX_NATIVE_DEPTH;
+  struct fg_walk w = fg_walk_copy(&walker, thread, &c, f, types);
+  assert_int_equal(w.n, 2);
+  assert_int_equal(types[0], FG_FRAME_STUB);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "flush_icache_stub");
+  assert_int_equal((uintptr_t)f[1].method_id, 0x1000);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -416,6 +465,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(interpreted_frame_being_built, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
     cmocka_unit_test_setup_teardown(a_copy_walks_as_the_stack, setup, teardown),
+    cmocka_unit_test_setup_teardown(stub_called_from_a_slow_path, setup, teardown),
+    cmocka_unit_test_setup_teardown(icache_flush_called_by_the_vm, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
 }
