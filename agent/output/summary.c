@@ -141,14 +141,16 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   if (fprintf(out, "  wall time:         %.3f s sampled; fgagent's own threads used %.3f s CPU\n",
               (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
     return -1;
-  int off_thread = strncmp(s->walker, "copy", 4) == 0;   /* walker=copy: no handler, an engine thread walks */
-  if (s->walks > 0 && !off_thread &&
+  /* walker=copy ("copy", or "copy; " and what it cannot walk through): no
+   * handler, an engine thread walks */
+  int copy = strncmp(s->walker, "copy", 4) == 0 && (s->walker[4] == '\0' || s->walker[4] == ';');
+  if (s->walks > 0 && !copy &&
       fprintf(out, "  handler time:      %.2f us per stack walk on average (%.3f s in all, %.2f%% of the "
                    "CPU sampled, the period changes included); the kernel's signal delivery comes on top\n",
               (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9,
               pct(s->handler_ns, s->cpu_ns)) < 0)
     return -1;
-  if (s->walks > 0 && off_thread &&
+  if (s->walks > 0 && copy &&
       fprintf(out, "  walk time:         %.2f us per stack walk on average on the copy engine's thread (%.3f s "
                    "in all, within fgagent's own CPU above); the sampled threads pay the kernel's stack "
                    "copy, no signal\n",
@@ -158,7 +160,7 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
       fprintf(out, "  kernel frames:     none for %" PRIu64 " threads (no ring for them: the table of "
                    "rings was full, or mapping one failed)\n", s->kernel_no_ring) < 0)
     return -1;
-  if (s->event[0] && !off_thread && print_backoff(out, s) != 0)
+  if (s->event[0] && !copy && print_backoff(out, s) != 0)
     return -1;
   if (fprintf(out, "  signals taken:     %" PRIu64 "\n"
                    "  samples stored:    %" PRIu64 " (%.2f%%)\n"
@@ -171,8 +173,6 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                          "AsyncGetCallTrace the rest%s\n",
                     s->vm_walked, pct(s->vm_walked, s->java), s->walker + 2) < 0)
     return -1;
-  /* "copy", or "copy; " and what it cannot walk through */
-  int copy = strncmp(s->walker, "copy", 4) == 0 && (s->walker[4] == '\0' || s->walker[4] == ';');
   if (copy && fprintf(out, "      walker:        copy; its own walk read every stack%s from the kernel's copy of "
                            "it, off the thread (no signal, no AsyncGetCallTrace); %" PRIu64 " cut where the "
                            "copy ended%s\n", s->copy_no_ring ? " of a thread with a ring" : "", s->copy_cut,

@@ -87,9 +87,8 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
   struct fg_copy_sample smp;
   int read = fg_copy_record_read(rec, size, e->timer->copy_callchain, &smp);
   struct fg_thread *t = record_for(c, read == 0 ? smp.copy.sp : 0);
-  if (!t) {   /* no record left for it: counted under its thread, no stack */
-    atomic_fetch_add_explicit(&s->foreign_taken, 1, memory_order_relaxed);
-    fg_foreign_add(s->foreign, c->tid);
+  if (!t) {   /* no record left for it */
+    fg_store_foreign(s, c->tid);
     return;
   }
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
@@ -123,11 +122,8 @@ static void count_lost(struct reading *c, uint64_t lost)
     fg_store_add(&t->overruns, lost);
     return;
   }
-  struct fg_sampler *s = c->e->sampler;
-  for (uint64_t i = 0; i < lost; i++) {   /* no record: counted with its thread's other samples */
-    atomic_fetch_add_explicit(&s->foreign_taken, 1, memory_order_relaxed);
-    fg_foreign_add(s->foreign, c->tid);
-  }
+  for (uint64_t i = 0; i < lost; i++)   /* no record: counted with its thread's other samples */
+    fg_store_foreign(c->e->sampler, c->tid);
 }
 
 /* tid's ring read, its copies walked into t (its record as found under the

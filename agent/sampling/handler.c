@@ -34,12 +34,6 @@
 
 static struct fg_sampler *active_sampler;
 
-static void count_foreign(struct fg_sampler *s, int tid)
-{
-  atomic_fetch_add_explicit(&s->foreign_taken, 1, memory_order_relaxed);
-  fg_foreign_add(s->foreign, tid);
-}
-
 /* A spare full-size room, offered to t as its bigger one (unless the
  * drainer offered one meanwhile: then it goes back to the drainer, freed). */
 static void offer_spare(struct fg_sampler *s, struct fg_thread *t)
@@ -263,9 +257,9 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
           fg_current_thread = t;
         }
         else
-          count_foreign(s, tid);
+          fg_store_foreign(s, tid);
       } else if (!t) {
-        count_foreign(s, (int)syscall(SYS_gettid));
+        fg_store_foreign(s, (int)syscall(SYS_gettid));
       }
       if (t && s->perf) {   /* its counter looked up once for the whole signal */
         struct fg_perf_reach perf;

@@ -17,6 +17,14 @@ static inline void fg_store_add(_Atomic uint64_t *counter, uint64_t n)
   atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n, memory_order_relaxed);
 }
 
+/* A sample of thread tid, which has no record: counted under its thread,
+ * with no stack. */
+static inline void fg_store_foreign(struct fg_sampler *s, int tid)
+{
+  atomic_fetch_add_explicit(&s->foreign_taken, 1, memory_order_relaxed);
+  fg_foreign_add(s->foreign, tid);
+}
+
 /* Wakes the drainer now rather than at its next pass: one write per
  * wake-up, whichever thread gets there first. */
 void fg_store_wake(struct fg_sampler *s);

@@ -48,18 +48,11 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
   }
   if (fd < 0)
     return -1;
-  if (copy_bytes) {
-    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
-      int saved = errno;
-      close(fd);
-      errno = saved;
-      return -1;
-    }
-    return fd;
-  }
   struct f_owner_ex owner = {F_OWNER_TID, tid};
-  if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
-      fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+  /* signals its thread, unless its samples are copies the engine reads */
+  if ((!copy_bytes && (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+                       fcntl(fd, F_SETOWN_EX, &owner) != 0)) ||
+      ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
     int saved = errno;
     close(fd);
     errno = saved;

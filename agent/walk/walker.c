@@ -309,6 +309,14 @@ static int stub_at(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *f, 
   return 1;
 }
 
+/* What a failed walk keeps: the compiled method (and what it inlined) or
+ * the stub, adapter or interpreter that pc is in; 0 frames when neither. */
+static int code_at(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *f, uint8_t *types, int room)
+{
+  int own = top_scopes(w, pc, f, types, room);
+  return own ? own : stub_at(w, pc, f, types);
+}
+
 /* A thread blocked in the VM below a stub (C1's monitorenter, a C2 runtime
  * stub), where ASGCT walks only from the frame anchor and fails: the stub
  * is popped through rbp and the compiled method it returns to, with what
@@ -458,10 +466,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
    * or the interpreter, keep that code's name. */
   if (w->recover && (res.tick == FG_TICK_UNKNOWN_JAVA || res.tick == FG_TICK_NOT_WALKABLE_JAVA)) {
     uintptr_t pc = reached_java ? java.pc : top.pc;
-    int own = top_scopes(w, pc, frames + k, types + k, room);
-    if (own == 0)
-      own = stub_at(w, pc, frames + k, types + k);
-    res.n = k + own;
+    res.n = k + code_at(w, pc, frames + k, types + k, room);
   } else if (w->recover && k > 0 && reached_java && b.hi)
     res.n = k + caller_of_stub(w, b, java, frames + k, types + k, room);
   return res;
@@ -533,10 +538,7 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   }
   /* as fg_walk_stack keeps them: the method or stub the pc is in */
   res.tick = FG_TICK_NOT_WALKABLE_JAVA;
-  int own = top_scopes(w, java.pc, frames + k, types + k, room);
-  if (own == 0)
-    own = stub_at(w, java.pc, frames + k, types + k);
-  res.n = k + own;
+  res.n = k + code_at(w, java.pc, frames + k, types + k, room);
   return res;
 }
 
