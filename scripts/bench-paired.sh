@@ -70,8 +70,12 @@ own_cpu_pct() {
 }
 # What a floor agent's options mean (scripts/bench/floor_agent.c).
 floor_words() {
+  local kb=${1#copy-}
+  kb=${kb%%,*}
   case "$1" in
-    copy-*) echo "the same per-thread perf cpu-clock counter copying ${1#copy-} of stack into its ring at each sample, no signal; a reader thread empties the rings every 10 ms" | sed 's/,[0-9]*//' ;;
+    copy-*,*percpu*) echo -n "the same perf cpu-clock counters, one per thread and CPU, copying $kb of stack into a ring per CPU at each sample, no signal; a reader thread empties the rings every 10 ms"
+      case "$1" in *jitter*) echo " and varies each counter's period as the engine does" ;; *) echo ;; esac ;;
+    copy-*) echo "the same per-thread perf cpu-clock counter copying $kb of stack into its ring at each sample, no signal; a reader thread empties the rings every 10 ms" ;;
     perf-kernel*) echo "the same per-thread perf cpu-clock counter with the kernel callchain ring, an empty handler" ;;
     *) echo "the same per-thread perf cpu-clock counter, an empty handler" ;;
   esac

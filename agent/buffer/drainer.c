@@ -473,6 +473,10 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   uint64_t foreign = atomic_load(&d->sampler->foreign_taken);
   st->taken += foreign - d->foreign_counted;
   d->foreign_counted = foreign;
+  uint64_t unowned = atomic_load(&d->sampler->lost_unowned);   /* walker=copy's, of no known thread */
+  st->taken += unowned - d->unowned_counted;
+  st->overruns += unowned - d->unowned_counted;
+  d->unowned_counted = unowned;
   uint64_t paused = atomic_load(&d->sampler->paused);   /* lost while loop= switched intervals */
   st->taken += paused - d->paused_counted;
   st->paused_lost += paused - d->paused_counted;

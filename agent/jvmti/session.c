@@ -178,6 +178,14 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   }
   if (msg[0])
     fprintf(stderr, "%s\n", msg);
+  if (a->opts.walker == FG_WALKER_COPY && !a->timer.copy_bytes) {   /* refused, said so: walker=vm's signal */
+    struct fg_stats *st = &a->profile.stats;
+    a->opts.walker = FG_WALKER_VM;
+    if (strncmp(st->walker, "copy", 4) == 0) {   /* "copy" and what it cannot walk through: "vm" and the same */
+      memcpy(st->walker, "vm", 2);
+      memmove(st->walker + 2, st->walker + 4, strlen(st->walker + 4) + 1);
+    }
+  }
   a->sampler.perf = a->timer.perf;
   if (a->opts.sched && !fg_sched_start(&a->sched, msg, sizeof msg))
     fprintf(stderr, "%s\n", msg);

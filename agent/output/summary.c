@@ -175,13 +175,13 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
     return -1;
   if (copy && fprintf(out, "      walker:        copy; its own walk read every stack%s from the kernel's copy of "
                            "it, off the thread (no signal, no AsyncGetCallTrace); %" PRIu64 " cut where the "
-                           "copy ended%s\n", s->copy_no_ring ? " of a thread with a ring" : "", s->copy_cut,
+                           "copy ended%s\n", s->copy_no_ring ? " of a thread with its counters" : "", s->copy_cut,
                       s->walker + 4) < 0)
     return -1;
   if (s->copy_no_ring &&
       fprintf(out, "      signalled:     %" PRIu64 " threads instead, walked in their handler as with "
-                   "walker=vm: a ring for their stack copies was refused (the locked-memory limit: "
-                   "perf_event_mlock_kb, then RLIMIT_MEMLOCK)\n", s->copy_no_ring) < 0)
+                   "walker=vm: their counters, one a CPU, were refused or would pass half the open-file "
+                   "limit (RLIMIT_NOFILE), the rest being the application's\n", s->copy_no_ring) < 0)
     return -1;
   if (s->walker[0] && !vm && !copy &&
       fprintf(out, "      walker:        %s; AsyncGetCallTrace walks every stack\n", s->walker) < 0)

@@ -20,13 +20,8 @@
 /* the largest record: a 32 KB copy with its registers and kernel frames */
 #define ROOM_BYTES 65536
 
-/* One thread's ring as the engine reads it. */
-struct reading {
-  struct fg_copy_engine *e;
-  int tid;
-  struct fg_thread *t;            /* its record: Java, a pool one, or NULL */
-  const struct fg_perf_reach *reach;
-};
+/* A thread whose record this pass does not know yet. */
+#define UNKNOWN ((struct fg_thread *)1)
 
 static int live_with(struct fg_thread *t, int tid)
 {
@@ -46,100 +41,6 @@ static struct fg_thread *record_of(const struct fg_copy_engine *e, int tid)
     if (live_with(p->records[i], tid))
       return p->records[i];
   return NULL;
-}
-
-/* The thread's record for a sample whose sp is sp: a pool record is
- * claimed at the thread's first sample, as its handler would. */
-static struct fg_thread *record_for(struct reading *c, uintptr_t sp)
-{
-  struct fg_sampler *s = c->e->sampler;
-  if (!c->t && s->pool && (c->t = fg_thread_pool_claim(s->pool, c->tid)) != NULL)
-    c->t->claim_sp = sp;   /* as the handler notes it: the drainer finds the stack's bounds by it */
-  return c->t;
-}
-
-/* The kernel's frames of the sample, leaf first, markers left out. */
-static int kernel_frames(const struct fg_copy_sample *smp, ASGCT_CallFrame *f, uint8_t *types)
-{
-  int n = 0;
-  for (uint32_t i = 0; i < smp->callchain_n && n < FG_MAX_KERNEL_FRAMES; i++) {
-    uint64_t ip = smp->callchain[i];
-    if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-      continue;   /* PERF_CONTEXT_KERNEL and its kind */
-    f[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)ip};
-    types[n++] = FG_FRAME_KERNEL_PC;
-  }
-  return n;
-}
-
-static void on_sample(void *ctx, const uint8_t *rec, size_t size)
-{
-  struct reading *c = ctx;
-  struct fg_copy_engine *e = c->e;
-  struct fg_sampler *s = e->sampler;
-  int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
-  if (enabled == FG_SAMPLER_PAUSED) {
-    atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
-    return;
-  }
-  if (!enabled)
-    return;
-  struct fg_copy_sample smp;
-  int read = fg_copy_record_read(rec, size, e->timer->copy_callchain, &smp);
-  struct fg_thread *t = record_for(c, read == 0 ? smp.copy.sp : 0);
-  if (!t) {   /* no record left for it */
-    fg_store_foreign(s, c->tid);
-    return;
-  }
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  fg_store_add(&t->taken, 1);
-  uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)c->tid);
-  if (period)
-    fg_perf_threads_period(c->reach, period);
-  if (read != 0) {   /* not a record the kernel writes: lost, as an overrun */
-    fg_store_add(&t->overruns, 1);
-    return;
-  }
-  int k = kernel_frames(&smp, e->frames, e->types);
-  struct fg_walk walk = {0, FG_SAMPLE_FAILED, FG_TICK_UNKNOWN_NOT_JAVA};
-  if (smp.user && smp.copy.stack)
-    walk = fg_walk_copy(&s->walker, t->env, &smp.copy, e->frames + k, e->types + k);
-  uint32_t flags = walk.flags;
-  if (flags & FG_SAMPLE_FAILED)
-    flags = fg_sample_flags_with_tick(flags, walk.tick);
-  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, e->frames, e->types, (uint32_t)(k + walk.n),
-                                                          flags, NULL);
-  fg_store_sample(s, t, trace, smp.time_ns, 1, (int)smp.cpu, 0);
-  fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
-}
-
-/* Samples the kernel dropped for want of room in tid's ring. */
-static void count_lost(struct reading *c, uint64_t lost)
-{
-  struct fg_thread *t = record_for(c, 0);
-  if (t) {
-    fg_store_add(&t->taken, lost);
-    fg_store_add(&t->overruns, lost);
-    return;
-  }
-  for (uint64_t i = 0; i < lost; i++)   /* no record: counted with its thread's other samples */
-    fg_store_foreign(c->e->sampler, c->tid);
-}
-
-/* tid's ring read, its copies walked into t (its record as found under the
- * registry's lock, or NULL); last: its counter's last read. Under the
- * engine's lock, which a Java thread's end waits for (fg_copy_engine_thread_end),
- * so that t stays the thread's while its ring is read. */
-static void read_ring(struct fg_copy_engine *e, struct fg_perf_threads *perf, int tid, struct fg_thread *t, int last)
-{
-  struct fg_perf_reach reach;
-  fg_perf_threads_enter(perf, tid, &reach);
-  struct reading c = {e, tid, t, &reach};
-  uint64_t lost = 0;
-  fg_perf_threads_read(perf, &reach, e->room, ROOM_BYTES, on_sample, &c, last, &lost);
-  if (lost)
-    count_lost(&c, lost);
-  fg_perf_threads_leave(perf);
 }
 
 /* Room for n threads in the pass's arrays. 0, or -1 when out of memory. */
@@ -162,7 +63,7 @@ static int grow(struct fg_copy_engine *e, uint32_t n)
   return 0;
 }
 
-/* The threads with a counter now. */
+/* The threads with counters now. */
 static int take_tids(struct fg_copy_engine *e)
 {
   struct fg_timer *tm = e->timer;
@@ -178,19 +79,15 @@ static int take_tids(struct fg_copy_engine *e)
   return 0;
 }
 
-/* A thread whose record this pass does not know: its ring waits for the next. */
-#define UNKNOWN ((struct fg_thread *)1)
-
 /* Each thread's record, records[i] for tids[i], looked up under the
  * registry's lock. The drainer holds that lock for its whole pass (names,
  * symbol tables: 30-50 ms at its first kernel frame), longer than a ring
- * holds samples: when it is taken, a thread keeps the record the last
- * lookup found (still its own: a Java thread's end waits for the engine's
- * lock before its record ends), and a thread the last lookup did not see
- * waits. */
-static void look_up_records(struct fg_copy_engine *e)
+ * holds samples: unless wait, when it is taken a thread keeps the record
+ * the last lookup found (checked still its own at each sample), and one
+ * the last lookup did not see is UNKNOWN until a sample of it needs it. */
+static void look_up_records(struct fg_copy_engine *e, int wait)
 {
-  if (pthread_mutex_trylock(&e->registry->lock) == 0) {
+  if (wait ? pthread_mutex_lock(&e->registry->lock) == 0 : pthread_mutex_trylock(&e->registry->lock) == 0) {
     for (uint32_t i = 0; i < e->ntids; i++)
       e->records[i] = record_of(e, e->tids[i]);
     pthread_mutex_unlock(&e->registry->lock);
@@ -211,18 +108,152 @@ static void look_up_records(struct fg_copy_engine *e)
   }
 }
 
-/* Every thread's ring read and its copies walked (last: sampling ends). */
-static void pass(struct fg_copy_engine *e, int last)
+/* tid's place in the pass's arrays, or -1 when it has no counter now (it
+ * ended since its sample). */
+static int place_of(struct fg_copy_engine *e, int tid)
+{
+  if (e->hint < e->ntids && e->tids[e->hint] == tid)
+    return (int)e->hint;
+  for (uint32_t i = 0; i < e->ntids; i++)
+    if (e->tids[i] == tid)
+      return (int)(e->hint = i);
+  return -1;
+}
+
+/* The record of the thread at place i for a sample whose sp is sp, or NULL
+ * when none is left for it. A record the last lookup found that is no
+ * longer its thread's, or one it did not find, is looked up again, waiting
+ * for the lock; a thread without a Java record claims a pool record at its
+ * first sample, as its handler would. */
+static struct fg_thread *record_for(struct fg_copy_engine *e, int i, int tid, uintptr_t sp)
+{
+  struct fg_thread *t = e->records[i];
+  if (t == UNKNOWN || (t && !live_with(t, tid))) {
+    look_up_records(e, 1);
+    t = e->records[i];
+  }
+  struct fg_sampler *s = e->sampler;
+  if (!t && s->pool && (t = fg_thread_pool_claim(s->pool, tid)) != NULL) {
+    t->claim_sp = sp;   /* as the handler notes it: the drainer finds the stack's bounds by it */
+    e->records[i] = t;
+    for (uint32_t j = 0; j < e->nknown; j++)   /* a pass that finds the lock taken claims no second one */
+      if (e->known_tids[j] == tid)
+        e->known_records[j] = t;
+  }
+  return t;
+}
+
+/* The kernel's frames of the sample, leaf first, markers left out. */
+static int kernel_frames(const struct fg_copy_sample *smp, ASGCT_CallFrame *f, uint8_t *types)
+{
+  int n = 0;
+  for (uint32_t i = 0; i < smp->callchain_n && n < FG_MAX_KERNEL_FRAMES; i++) {
+    uint64_t ip = smp->callchain[i];
+    if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+      continue;   /* PERF_CONTEXT_KERNEL and its kind */
+    f[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)ip};
+    types[n++] = FG_FRAME_KERNEL_PC;
+  }
+  return n;
+}
+
+/* Samples lost whose thread nobody knows, counted as overruns. */
+static void lost_unowned(struct fg_copy_engine *e, uint64_t n)
+{
+  if (n)
+    atomic_fetch_add_explicit(&e->sampler->lost_unowned, n, memory_order_relaxed);
+}
+
+/* The thread's counter on cpu overflows next after period. */
+static void vary_period(struct fg_copy_engine *e, int tid, int cpu, uint64_t period)
+{
+  struct fg_perf_threads *perf = e->timer->perf;
+  struct fg_perf_reach reach;
+  fg_perf_threads_enter(perf, tid, &reach);
+  fg_perf_threads_period_on(perf, &reach, cpu, period);
+  fg_perf_threads_leave(perf);
+}
+
+static void on_sample(void *ctx, const uint8_t *rec, size_t size)
+{
+  struct fg_copy_engine *e = ctx;
+  struct fg_sampler *s = e->sampler;
+  int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
+  if (enabled == FG_SAMPLER_PAUSED) {
+    atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
+    return;
+  }
+  if (!enabled)
+    return;
+  struct fg_copy_sample smp;
+  if (fg_copy_record_read(rec, size, e->timer->copy_callchain, &smp) != 0) {
+    lost_unowned(e, 1);   /* not a record the kernel writes: lost, whose it was unknown */
+    return;
+  }
+  int i = place_of(e, smp.tid);
+  struct fg_thread *t = i < 0 ? NULL : record_for(e, i, smp.tid, smp.copy.sp);
+  if (!t) {   /* its counters closed since, or no record left for it */
+    fg_store_foreign(s, smp.tid);
+    return;
+  }
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  fg_store_add(&t->taken, 1);
+  uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)smp.tid);
+  if (period)
+    vary_period(e, smp.tid, (int)smp.cpu, period);
+  int k = kernel_frames(&smp, e->frames, e->types);
+  struct fg_walk walk = {0, FG_SAMPLE_FAILED, FG_TICK_UNKNOWN_NOT_JAVA};
+  if (smp.user && smp.copy.stack)
+    walk = fg_walk_copy(&s->walker, t->env, &smp.copy, e->frames + k, e->types + k);
+  uint32_t flags = walk.flags;
+  if (flags & FG_SAMPLE_FAILED)
+    flags = fg_sample_flags_with_tick(flags, walk.tick);
+  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, e->frames, e->types, (uint32_t)(k + walk.n),
+                                                          flags, NULL);
+  fg_store_sample(s, t, trace, smp.time_ns, 1, (int)smp.cpu, 0);
+  fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
+}
+
+/* What the counters of the thread at place i lost since last told: to its
+ * record, or with no thread's when it has none. */
+static void count_lost(struct fg_copy_engine *e, int i)
+{
+  struct fg_perf_threads *perf = e->timer->perf;
+  struct fg_perf_reach reach;
+  fg_perf_threads_enter(perf, e->tids[i], &reach);
+  uint64_t lost = fg_perf_threads_lost(perf, &reach);
+  fg_perf_threads_leave(perf);
+  struct fg_thread *t = lost ? record_for(e, i, e->tids[i], 0) : NULL;
+  if (t) {
+    fg_store_add(&t->taken, lost);
+    fg_store_add(&t->overruns, lost);
+  } else {
+    lost_unowned(e, lost);
+  }
+}
+
+/* Every CPU's ring read and its copies walked, then the samples lost by
+ * counters closed since. wait: for the registry's lock (a thread's end, on
+ * itself). Under the engine's lock, which a Java thread's end waits for
+ * (fg_copy_engine_thread_end), so that a record found stays its thread's
+ * while the rings are read. Returns 0; -1 when out of memory. */
+static int pass(struct fg_copy_engine *e, int wait)
 {
   struct fg_perf_threads *perf = e->timer->perf;
   if (!perf || take_tids(e) != 0)
-    return;
-  look_up_records(e);
+    return -1;
+  look_up_records(e, wait);
   atomic_fetch_add(&e->sampler->in_handler, 1);
-  for (uint32_t i = 0; i < e->ntids; i++)
-    if (e->records[i] != UNKNOWN)
-      read_ring(e, perf, e->tids[i], e->records[i], last);
+  uint64_t lost = 0, too_big = 0;
+  for (int c = 0; c < perf->rings.ncpu; c++)
+    fg_cpu_rings_read(&perf->rings, c, e->room, ROOM_BYTES, on_sample, e, &lost, &too_big);
+  /* the counters' own counts are exact and tell each thread's, at its end */
+  lost_unowned(e, (perf->counter_lost ? 0 : lost) + too_big);
+  uint64_t untold = atomic_load(&perf->lost_untold);
+  lost_unowned(e, untold - e->untold_counted);
+  e->untold_counted = untold;
   atomic_fetch_sub(&e->sampler->in_handler, 1);
+  return 0;
 }
 
 static void *engine_main(void *arg)
@@ -248,7 +279,9 @@ static void *engine_main(void *arg)
     }
   }
   pthread_mutex_lock(&e->lock);
-  pass(e, 1);   /* the last: what the rings hold as sampling ends */
+  if (pass(e, 1) == 0)   /* the last: what the rings hold as sampling ends, and what each thread lost */
+    for (uint32_t i = 0; i < e->ntids; i++)
+      count_lost(e, (int)i);
   pthread_mutex_unlock(&e->lock);
   atomic_store(&e->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
   return NULL;
@@ -269,7 +302,12 @@ static void free_buffers(struct fg_copy_engine *e)
   e->room = NULL;
   e->tids = e->known_tids = NULL;
   e->records = e->known_records = NULL;
-  e->tids_cap = e->ntids = e->nknown = 0;
+  e->tids_cap = e->ntids = e->nknown = e->hint = 0;
+}
+
+static void discard(void *ctx, const uint8_t *rec, size_t size)
+{
+  (void)ctx, (void)rec, (void)size;
 }
 
 int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct fg_registry *r, struct fg_timer *t,
@@ -285,6 +323,11 @@ int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct 
   e->room = malloc(ROOM_BYTES);
   atomic_store(&e->stop, 0);
   atomic_store(&e->cpu_ns, 0);
+  struct fg_perf_threads *perf = t->perf;
+  uint64_t stale = 0;   /* a ring kept from an earlier session holds its last samples, read by nobody */
+  for (int c = 0; perf && c < perf->rings.ncpu; c++)
+    fg_cpu_rings_read(&perf->rings, c, NULL, 0, discard, NULL, &stale, &stale);
+  e->untold_counted = perf ? atomic_load(&perf->lost_untold) : 0;
   int rc = e->frames && e->types && e->room ? pthread_create(&e->thread, NULL, engine_main, e) : ENOMEM;
   if (rc != 0) {
     snprintf(err, errlen, "fgagent: cannot start walker=copy's engine thread (%s)", strerror(rc));
@@ -298,12 +341,10 @@ int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct 
 void fg_copy_engine_thread_end(struct fg_copy_engine *e, int tid)
 {
   pthread_mutex_lock(&e->lock);
-  struct fg_perf_threads *perf = e->started ? e->timer->perf : NULL;
-  if (perf) {   /* its own ThreadEnd: the registry's lock may be waited for here */
-    pthread_mutex_lock(&e->registry->lock);
-    struct fg_thread *t = record_of(e, tid);
-    pthread_mutex_unlock(&e->registry->lock);
-    read_ring(e, perf, tid, t, 1);
+  if (e->started && pass(e, 1) == 0) {   /* its own ThreadEnd: the registry's lock may be waited for here */
+    int i = place_of(e, tid);
+    if (i >= 0)
+      count_lost(e, i);
   }
   pthread_mutex_unlock(&e->lock);
 }

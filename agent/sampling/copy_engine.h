@@ -1,17 +1,18 @@
 /* walker=copy's engine: a thread that samples without signals. Each
- * thread's perf_events counter copies its registers and the top of its
- * stack into the counter's ring at every period (timer.h); every
- * FG_COPY_PASS_NS the engine reads each ring, walks each copy
- * (fg_walk_copy) and stores the walk in the thread's own ring, as its
- * handler would: the application's threads pay for the timer's interrupt
- * and the kernel's copy, not for the walk.
+ * thread's perf_events counters copy its registers and the top of its
+ * stack into the ring of the CPU it ran on at every period (timer.h,
+ * cpu_rings.h); every FG_COPY_PASS_NS the engine reads each CPU's ring,
+ * walks each copy (fg_walk_copy) and stores the walk in the thread's own
+ * sample ring, as its handler would: the application's threads pay for
+ * the timer's interrupt and the kernel's copy, not for the walk.
  *
  * The engine is the one producer of those rings (no handler runs on a
  * thread with no signal). A thread with a Java record (the registry's) has
  * its Java stack walked; one without (GC, JIT, VM threads) its native
  * frames under a pool record, or only a count when none is left. Samples
  * the kernel had no room for (the engine held up past a ring's 15 ms) are
- * counted lost, as overruns. */
+ * counted lost, as overruns: each thread's at its end or sampling's, read
+ * from its counters. */
 #ifndef FG_COPY_ENGINE_H
 #define FG_COPY_ENGINE_H
 
@@ -45,6 +46,8 @@ struct fg_copy_engine {
   int *known_tids;               /* the last lookup under the registry's lock: its threads */
   struct fg_thread **known_records;   /* and their records */
   uint32_t ntids, nknown, tids_cap;
+  uint32_t hint;                 /* the place of the last sample's thread */
+  uint64_t untold_counted;       /* the table's lost_untold, counted so far */
 };
 
 /* Starts the engine's thread for the sampler s, whose timer t copies
@@ -53,8 +56,9 @@ int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct 
                          char *err, size_t errlen);
 
 /* The thread tid is ending (its ThreadEnd, on itself), before its record
- * does: what its ring holds is walked now, before its counter closes, and
- * a pass that has its record finishes first. Nothing when not started. */
+ * does: the rings are read now, before its counters close, with what they
+ * lost, and a pass that has its record finishes first. Nothing when not
+ * started. */
 void fg_copy_engine_thread_end(struct fg_copy_engine *e, int tid);
 
 /* A last pass over every ring, then the thread joined and its memory freed.

@@ -4,6 +4,7 @@
 
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -22,15 +23,28 @@ struct fg_perf_threads *fg_perf_threads_new(int rings)
   return k;
 }
 
-struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callchain)
+struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callchain, char *err, size_t errlen)
 {
   struct fg_perf_threads *k = calloc(1, sizeof *k);
-  if (!k)
+  if (!k) {
+    snprintf(err, errlen, "no memory for the counters' table");
     return NULL;
+  }
   k->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
-  k->data_bytes = ring_bytes;
   k->callchain = callchain;
+  k->copies = 1;
+  if (fg_cpu_rings_open(&k->rings, ring_bytes, err, errlen) != 0) {
+    free(k);
+    return NULL;
+  }
   return k;
+}
+
+void fg_perf_threads_free(struct fg_perf_threads *k)
+{
+  if (k && k->copies)
+    fg_cpu_rings_close(&k->rings);
+  free(k);
 }
 
 static uint32_t slot_of(int tid)
@@ -79,10 +93,45 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
   return -1;
 }
 
+int fg_perf_threads_attach_cpus(struct fg_perf_threads *k, int tid, const int *fds)
+{
+  int *own = malloc((size_t)k->rings.ncpu * sizeof *own);
+  if (!own)
+    return -1;
+  memcpy(own, fds, (size_t)k->rings.ncpu * sizeof *own);
+  uint32_t i = slot_of(tid);
+  for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
+    struct fg_perf_entry *e = &k->entry[i];
+    int at = atomic_load_explicit(&e->tid, memory_order_relaxed);
+    if (at == 0 || at == -1) {
+      atomic_store_explicit(&e->page, NULL, memory_order_relaxed);
+      atomic_store_explicit(&e->fd, -1, memory_order_relaxed);
+      atomic_store_explicit(&e->cpu_fds, own, memory_order_relaxed);
+      e->lost_counted = 0;
+      atomic_store_explicit(&e->tid, tid, memory_order_release);   /* the rest before the key */
+      return 0;
+    }
+  }
+  free(own);
+  atomic_fetch_add(&k->no_slot, 1);
+  return -1;
+}
+
 int fg_perf_threads_has_ring(const struct fg_perf_threads *k, int tid)
 {
   int i = k ? find(k, tid) : -1;
   return i >= 0 && atomic_load(&k->entry[i].page) != NULL;
+}
+
+/* The samples lost by each of the thread's counters, all told: Linux 6.0's
+ * PERF_FORMAT_LOST, 0 before. */
+static uint64_t lost_by(const struct fg_perf_threads *k, const int *fds)
+{
+  uint64_t sum = 0, counts[2];
+  for (int c = 0; c < k->rings.ncpu; c++)
+    if (fds[c] >= 0 && read(fds[c], counts, sizeof counts) == (ssize_t)sizeof counts)
+      sum += counts[1];
+  return sum;
 }
 
 void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
@@ -90,13 +139,24 @@ void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
   int i = find(k, tid);
   if (i < 0)
     return;
-  struct perf_event_mmap_page *page = atomic_exchange(&k->entry[i].page, NULL);
-  atomic_store(&k->entry[i].tid, -1);
+  struct fg_perf_entry *e = &k->entry[i];
+  struct perf_event_mmap_page *page = atomic_exchange(&e->page, NULL);
+  int *fds = atomic_exchange(&e->cpu_fds, NULL);
+  if (fds) {   /* what no reader told yet is counted with no thread's */
+    uint64_t lost = lost_by(k, fds);
+    if (lost > e->lost_counted)
+      atomic_fetch_add(&k->lost_untold, lost - e->lost_counted);
+  }
+  atomic_store(&e->tid, -1);
   /* a handler that found the entry before it was cleared entered before it */
   while (atomic_load(&k->readers) > 0)
     sched_yield();
   if (page)
     munmap(page, k->page_bytes + k->data_bytes);
+  for (int c = 0; fds && c < k->rings.ncpu; c++)
+    if (fds[c] >= 0)
+      close(fds[c]);
+  free(fds);
 }
 
 void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_reach *r)
@@ -106,19 +166,12 @@ void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_re
   r->fd = i < 0 ? -1 : atomic_load(&k->entry[i].fd);
   r->page = i < 0 ? NULL : atomic_load(&k->entry[i].page);
   r->entry = i < 0 ? NULL : &k->entry[i];
+  r->cpu_fds = i < 0 ? NULL : atomic_load(&k->entry[i].cpu_fds);
 }
 
 void fg_perf_threads_leave(struct fg_perf_threads *k)
 {
   atomic_fetch_sub(&k->readers, 1);
-}
-
-/* n bytes at position pos of the ring's data area, which wraps. */
-static void copy_out(void *to, const uint8_t *data, size_t size, uint64_t pos, size_t n)
-{
-  size_t at = (size_t)(pos % size), first = size - at < n ? size - at : n;
-  memcpy(to, data + at, first);
-  memcpy((uint8_t *)to + first, data, n - first);
 }
 
 int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint64_t *pcs,
@@ -132,19 +185,19 @@ int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct 
   uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
   while (head - tail >= sizeof(struct perf_event_header)) {
     struct perf_event_header h;
-    copy_out(&h, data, k->data_bytes, tail, sizeof h);
+    fg_perf_ring_copy_out(&h, data, k->data_bytes, tail, sizeof h);
     if (h.size < sizeof h || h.size > head - tail)
       break;   /* not a whole record: give up on this ring's contents */
     if (h.type == PERF_RECORD_LOST) {
       n = 0;   /* samples after the last one read were lost */
     } else if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 8) {
       uint64_t nr;
-      copy_out(&nr, data, k->data_bytes, tail + sizeof h, 8);
+      fg_perf_ring_copy_out(&nr, data, k->data_bytes, tail + sizeof h, 8);
       uint64_t room = (h.size - sizeof h - 8) / 8;
       n = 0;   /* the newest sample's frames win */
       for (uint64_t j = 0; j < nr && j < room && n < max; j++) {
         uint64_t ip;
-        copy_out(&ip, data, k->data_bytes, tail + sizeof h + 8 + 8 * j, 8);
+        fg_perf_ring_copy_out(&ip, data, k->data_bytes, tail + sizeof h + 8 + 8 * j, 8);
         if (ip < (uint64_t)PERF_CONTEXT_MAX)   /* not a context marker (PERF_CONTEXT_KERNEL, ...) */
           pcs[n++] = ip;
       }
@@ -155,52 +208,16 @@ int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct 
   return n;
 }
 
-int fg_perf_threads_read(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint8_t *room,
-                         size_t room_bytes, void (*on_sample)(void *ctx, const uint8_t *rec, size_t size), void *ctx,
-                         int last, uint64_t *lost)
+uint64_t fg_perf_threads_lost(const struct fg_perf_threads *k, const struct fg_perf_reach *r)
 {
-  struct perf_event_mmap_page *m = r->page;
-  if (!k->data_bytes || !m)
+  if (!r->entry || !r->cpu_fds)
     return 0;
-  const uint8_t *data = (const uint8_t *)m + k->page_bytes;
-  uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
-  int n = 0;
-  while (head - tail >= sizeof(struct perf_event_header)) {
-    struct perf_event_header h;
-    copy_out(&h, data, k->data_bytes, tail, sizeof h);
-    if (h.size < sizeof h || h.size > head - tail)
-      break;   /* not a whole record: give up on this ring's contents */
-    if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
-      uint64_t count;
-      copy_out(&count, data, k->data_bytes, tail + sizeof h + 8, 8);   /* after the id */
-      *lost += count;
-      if (r->entry)
-        r->entry->lost_counted += count;
-    } else if (h.type == PERF_RECORD_SAMPLE) {
-      size_t at = (size_t)(tail % k->data_bytes);
-      if (at + h.size <= k->data_bytes) {
-        on_sample(ctx, data + at, h.size);   /* in one piece: read where it lies */
-      } else if (h.size <= room_bytes) {
-        copy_out(room, data, k->data_bytes, tail, h.size);
-        on_sample(ctx, room, h.size);
-      } else {
-        (*lost)++;
-      }
-    }
-    n++;
-    tail += h.size;
-  }
-  __atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
-  /* the counter's samples lost so far (PERF_FORMAT_LOST), those no record
-   * tells yet among them; read only at the last read, as reading a counter
-   * whose thread runs on another CPU interrupts that CPU */
-  uint64_t counts[2];
-  if (last && r->entry && read(r->fd, counts, sizeof counts) == (ssize_t)sizeof counts &&
-      counts[1] > r->entry->lost_counted) {
-    *lost += counts[1] - r->entry->lost_counted;
-    r->entry->lost_counted = counts[1];
-  }
-  return n;
+  uint64_t lost = lost_by(k, r->cpu_fds);
+  if (lost <= r->entry->lost_counted)
+    return 0;
+  uint64_t told = lost - r->entry->lost_counted;
+  r->entry->lost_counted = lost;
+  return told;
 }
 
 int fg_perf_threads_seq(const struct fg_perf_reach *r, uint32_t *seq)
@@ -213,4 +230,11 @@ int fg_perf_threads_seq(const struct fg_perf_reach *r, uint32_t *seq)
 int fg_perf_threads_period(const struct fg_perf_reach *r, uint64_t period_ns)
 {
   return r->fd >= 0 && ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &period_ns) == 0;
+}
+
+int fg_perf_threads_period_on(const struct fg_perf_threads *k, const struct fg_perf_reach *r, int cpu,
+                              uint64_t period_ns)
+{
+  return r->cpu_fds && cpu >= 0 && cpu < k->rings.ncpu && r->cpu_fds[cpu] >= 0 &&
+         ioctl(r->cpu_fds[cpu], PERF_EVENT_IOC_PERIOD, &period_ns) == 0;
 }

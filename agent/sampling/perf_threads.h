@@ -15,7 +15,12 @@
  * The timer adds and removes entries under its lock; handlers only read their
  * own thread's entry, without locks. An entry is removed before its counter
  * is closed, and the fd is closed and the page unmapped only once no handler
- * is between fg_perf_threads_enter and fg_perf_threads_leave. */
+ * is between fg_perf_threads_enter and fg_perf_threads_leave.
+ *
+ * walker=copy's table holds one counter a CPU for each thread instead, each
+ * writing into its CPU's ring (cpu_rings.h), which the copy engine reads;
+ * it varies a counter's period (fg_perf_threads_period_on) and counts what
+ * a thread's counters lost (fg_perf_threads_lost). */
 #ifndef FG_PERF_THREADS_H
 #define FG_PERF_THREADS_H
 
@@ -24,6 +29,7 @@
 #include <stdint.h>
 
 #include "fg/options.h"   /* FG_MAX_KERNEL_FRAMES: most kernel frames a sample keeps */
+#include "cpu_rings.h"
 #define FG_PERF_THREAD_SLOTS 8192   /* threads with an entry at once; later ones are sampled without */
 
 struct perf_event_mmap_page;
@@ -32,13 +38,21 @@ struct fg_perf_entry {
   _Atomic int tid;                         /* 0: never used; -1: removed; else the thread */
   _Atomic int fd;
   struct perf_event_mmap_page *_Atomic page;   /* NULL when not mapped */
-  uint64_t lost_counted;                   /* walker=copy: its counter's lost samples told so far */
+  int *_Atomic cpu_fds;                    /* walker=copy: its counter on each CPU (-1: none), by CPU
+                                              number; NULL otherwise */
+  uint64_t lost_counted;                   /* walker=copy: its counters' lost samples told so far */
 };
 
 struct fg_perf_threads {
   struct fg_perf_entry entry[FG_PERF_THREAD_SLOTS];
   size_t page_bytes, data_bytes;           /* data_bytes 0: no ring */
   int callchain;                           /* the counters record kernel callchains */
+  int copies;                              /* walker=copy's: counters by CPU into rings */
+  struct fg_cpu_rings rings;               /* walker=copy's, one a CPU */
+  int counter_lost;                        /* its counters count their lost samples (Linux 6.0):
+                                              the rings' PERF_RECORD_LOST are not counted again */
+  _Atomic uint64_t lost_untold;            /* walker=copy: lost by counters closed before
+                                              fg_perf_threads_lost told them */
   _Atomic int readers;                     /* handlers between enter and leave */
   _Atomic uint64_t no_slot;                /* threads refused: table full (or mmap failed: no page) */
 };
@@ -46,9 +60,12 @@ struct fg_perf_threads {
 /* A table, or NULL when out of memory. rings: counters record kernel
  * callchains (fg_perf_open's kernel_callchain), each gets a one-page ring. */
 struct fg_perf_threads *fg_perf_threads_new(int rings);
-/* walker=copy's: each counter gets a ring of ring_bytes (a power of two
- * pages) for its samples' stack copies; callchain: with kernel callchains. */
-struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callchain);
+/* walker=copy's: each CPU gets a ring of ring_bytes (a power of two pages)
+ * for its samples' stack copies; callchain: with kernel callchains. NULL
+ * with a message in err when the rings are refused. */
+struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callchain, char *err, size_t errlen);
+/* The table and its rings, gone; after every counter was detached. */
+void fg_perf_threads_free(struct fg_perf_threads *k);
 /* Whether counters record kernel callchains. */
 static inline int fg_perf_threads_rings(const struct fg_perf_threads *k)
 {
@@ -59,10 +76,17 @@ static inline int fg_perf_threads_rings(const struct fg_perf_threads *k)
  * the table is full. A page that cannot be mapped leaves the entry without:
  * no kernel frames and no sequence for that thread, its fd still there. */
 int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd);
+/* walker=copy: enters thread tid's counters, fds[c] the one on CPU c (-1:
+ * none), whose samples go to c's ring. The entry owns them from now: they
+ * are closed at detach. 0; -1 when the table is full or out of memory (the
+ * caller still owns and closes them then). */
+int fg_perf_threads_attach_cpus(struct fg_perf_threads *k, int tid, const int *fds);
 /* Whether tid's entry has its page (and ring) mapped. Not for handlers. */
 int fg_perf_threads_has_ring(const struct fg_perf_threads *k, int tid);
 /* Forgets tid's entry and unmaps its page once no handler can be reading
- * it; after the return the caller may close the fd. */
+ * it; after the return the caller may close the fd. walker=copy's closes
+ * the thread's counters itself, adding what they lost and no reader told
+ * to lost_untold. */
 void fg_perf_threads_detach(struct fg_perf_threads *k, int tid);
 
 /* What a handler found of its thread's entry: fd -1 and page NULL when
@@ -71,6 +95,7 @@ struct fg_perf_reach {
   int fd;
   struct perf_event_mmap_page *page;
   struct fg_perf_entry *entry;   /* NULL when none: for the copy engine's reads only */
+  const int *cpu_fds;            /* walker=copy: the thread's counter on each CPU; NULL when none */
 };
 
 /* In the handler, before the calls below: thread tid's entry into *r.
@@ -84,19 +109,11 @@ void fg_perf_threads_leave(struct fg_perf_threads *k);
 int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint64_t *pcs,
                                   int max);
 
-/* walker=copy: every record in the thread's ring, oldest first, then the
- * ring emptied. on_sample gets each PERF_RECORD_SAMPLE whole (one that
- * wraps is put together in room, of room_bytes); lost adds the samples the
- * kernel had no room for (its PERF_RECORD_LOST) and records too big for
- * room. The kernel writes its PERF_RECORD_LOST only once there is room
- * again, so a thread's last samples lost would never be told: last (the
- * counter's last read, at its thread's end or sampling's) adds those too,
- * read from the counter (PERF_FORMAT_LOST, Linux 6.0). Not
- * async-signal-safe: the copy engine's, one reader at a time. Returns the
- * records read. */
-int fg_perf_threads_read(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint8_t *room,
-                         size_t room_bytes, void (*on_sample)(void *ctx, const uint8_t *rec, size_t size), void *ctx,
-                         int last, uint64_t *lost);
+/* walker=copy: the samples the thread's counters lost since the last
+ * call (PERF_FORMAT_LOST, Linux 6.0; 0 before). Reading a counter whose
+ * thread runs on another CPU interrupts that CPU: for a thread's end (on
+ * itself) and sampling's. The copy engine's, one caller at a time. */
+uint64_t fg_perf_threads_lost(const struct fg_perf_threads *k, const struct fg_perf_reach *r);
 
 /* The sequence of the thread's counter page, which the kernel moves
  * whenever it rewrites the page, as it does at each of the thread's context
@@ -110,5 +127,8 @@ int fg_perf_threads_seq(const struct fg_perf_reach *r, uint32_t *seq);
  * call: about 10 us here, timed from the handler). 1 when the thread has
  * an entry and the kernel took it. Async-signal-safe. */
 int fg_perf_threads_period(const struct fg_perf_reach *r, uint64_t period_ns);
+/* walker=copy: the same for the thread's counter on cpu. */
+int fg_perf_threads_period_on(const struct fg_perf_threads *k, const struct fg_perf_reach *r, int cpu,
+                              uint64_t period_ns);
 
 #endif

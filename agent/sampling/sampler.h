@@ -32,6 +32,7 @@ struct fg_sampler {
   struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
+  _Atomic uint64_t lost_unowned;      /* walker=copy: samples lost whose thread is unknown */
   const struct fg_pc_slot *pc_slots;  /* walker.pcs's slots, beside what every signal reads, for
                                          fg_pc_cache_prefetch; NULL: none */
   _Atomic int enabled;                /* 1: sampling; 0: a late signal does nothing;

@@ -37,51 +37,59 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
     /* Probe on this thread: with kernel time if allowed, else user time only. */
     int self = (int)syscall(SYS_gettid);
     int callchain = t->kernel_frames ? 1 : 0, refused = 0;   /* which of perf_tables */
-    char copy_warn[200] = "";
+    char copy_warn[320] = "";
     if (t->copy_bytes) {   /* walker=copy: the same probes with the stack copy */
-      int fd = fg_perf_open(self, interval_ns, 0, callchain, t->copy_bytes);
+      int fd = fg_perf_open(self, interval_ns, 0, callchain, t->copy_bytes, -1, -1);
       if (fd < 0 && callchain)
-        fd = fg_perf_open(self, interval_ns, 0, callchain = 0, t->copy_bytes);
+        fd = fg_perf_open(self, interval_ns, 0, callchain = 0, t->copy_bytes, -1, -1);
       if (fd < 0)
-        fd = fg_perf_open(self, interval_ns, t->exclude_kernel = 1, 0, t->copy_bytes);
+        fd = fg_perf_open(self, interval_ns, t->exclude_kernel = 1, 0, t->copy_bytes, -1, -1);
+      char why[160];
+      snprintf(why, sizeof why, "perf_event_open with a stack copy: %s", strerror(errno));
       if (fd >= 0) {
+        uint64_t counts[2];
+        int counter_lost = read(fd, counts, sizeof counts) == (ssize_t)sizeof counts;   /* PERF_FORMAT_LOST */
         close(fd);
         if (!t->perf_tables[2] || t->copy_callchain != callchain) {
-          free(t->perf_tables[2]);
-          t->perf_tables[2] = fg_perf_threads_new_copies(FG_COPY_RING_BYTES, callchain);
+          fg_perf_threads_free(t->perf_tables[2]);   /* no counter is left writing into its rings */
+          t->perf_tables[2] = fg_perf_threads_new_copies(FG_COPY_RING_BYTES, callchain, why, sizeof why);
           t->copy_callchain = callchain;
         }
+        if (t->perf_tables[2])
+          t->perf_tables[2]->counter_lost = counter_lost;
+        if (t->perf_tables[2] && !t->cpu_fds)
+          t->cpu_fds = malloc((size_t)t->perf_tables[2]->rings.ncpu * sizeof *t->cpu_fds);
       }
-      if (fd >= 0 && t->perf_tables[2]) {
+      if (fd >= 0 && t->perf_tables[2] && t->cpu_fds) {
         t->event = FG_EVENT_CPU;
         t->perf = t->perf_tables[2];
         /* the two never together: kernel frames need kernel samples */
         const char *kernel = t->exclude_kernel ? ", user time only (perf_event_paranoid)"
                              : callchain       ? ", with kernel frames"
                                                : "";
-        snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread, no signal, %u KB stack copies "
-                 "walked off-thread, period varied +-50%% each %u samples%s", (unsigned)(FG_COPY_STACK_BYTES / 1024),
-                 FG_JITTER_RUN, kernel);
+        snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread and CPU, no signal, %u KB stack "
+                 "copies walked off-thread from a ring a CPU, period varied +-50%% each %u samples%s",
+                 (unsigned)(FG_COPY_STACK_BYTES / 1024), FG_JITTER_RUN, kernel);
         if (t->kernel_frames && !callchain)
           snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_paranoid=%d refuses kernel samples to "
                    "this user (1 or below, or CAP_PERFMON, allows them)", paranoid());
         return 0;
       }
-      snprintf(copy_warn, sizeof copy_warn, "fgagent: warning: walker=copy unavailable (perf_event_open with a "
-               "stack copy: %s); walking in the signal handler (walker=vm)", strerror(errno));
+      snprintf(copy_warn, sizeof copy_warn, "fgagent: warning: walker=copy unavailable (%s); walking in the signal "
+               "handler (walker=vm)", fd >= 0 && !t->cpu_fds && t->perf_tables[2] ? "no memory" : why);
       t->copy_bytes = 0;
       t->exclude_kernel = 0;
       callchain = t->kernel_frames ? 1 : 0;
     }
-    int fd = fg_perf_open(self, interval_ns, 0, callchain, 0);
+    int fd = fg_perf_open(self, interval_ns, 0, callchain, 0, -1, -1);
     if (fd < 0 && callchain) {   /* counting kernel time may still be allowed */
       refused = errno;
       callchain = 0;
-      fd = fg_perf_open(self, interval_ns, 0, 0, 0);
+      fd = fg_perf_open(self, interval_ns, 0, 0, 0, -1, -1);
     }
     if (fd < 0) {
       t->exclude_kernel = 1;
-      fd = fg_perf_open(self, interval_ns, 1, 0, 0);
+      fd = fg_perf_open(self, interval_ns, 1, 0, 0, -1, -1);
     }
     if (fd >= 0) {
       close(fd);

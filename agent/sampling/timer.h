@@ -20,7 +20,7 @@
 #include "perf_threads.h"
 
 /* walker=copy: the stack each sample copies (it holds 99.3-99.9% of the
- * Java threads' stacks in use, measured on javac and H2), and each thread's
+ * Java threads' stacks in use, measured on javac and H2), and each CPU's
  * ring: 15 samples, 15 ms at 1 ms, for an engine that reads it every 4. */
 #define FG_COPY_STACK_BYTES (32u * 1024)
 #define FG_COPY_RING_BYTES ((size_t)512 * 1024)
@@ -42,7 +42,9 @@ struct fg_timer {
                                                allocated at the first need, kept across restarts */
   uint32_t copy_bytes;           /* walker=copy: the stack each sample copies; 0: signals */
   int copy_callchain;            /* walker=copy's table records kernel callchains */
-  uint64_t copy_no_ring;         /* walker=copy: threads signalled instead, their ring refused */
+  uint64_t copy_no_ring;         /* walker=copy: threads signalled instead, their counters refused */
+  int *cpu_fds;                  /* walker=copy: room for a thread's counters, one a CPU (under the lock) */
+  uint32_t copy_threads;         /* walker=copy: threads with their counters (under the lock) */
   int skip_tid;                  /* fgagent's own thread: never sampled */
   int skip_tid2;                 /* walker=copy's engine thread, likewise */
   pthread_mutex_t lock;          /* guards fds */
@@ -51,7 +53,7 @@ struct fg_timer {
   int generation;
   int stopped;                   /* under the lock: no new counter after fg_timer_stop */
   uint64_t open_failures;
-  char detail[160];
+  char detail[200];
 };
 
 /* Arms the timer for the asked event. On a fallback writes a warning line into
@@ -75,9 +77,11 @@ void fg_itimer_disarm(void);
 
 /* perf_events primitives: an armed counter for tid (recording the kernel's
  * callchain of each sample when asked; with copy_bytes, walker=copy's:
- * registers and copy_bytes of stack into its ring, no signal), or -1 with
- * errno; and closing every counter in t's table. */
-int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes);
+ * registers and copy_bytes of stack into its ring, no signal), counting on
+ * cpu only (-1: any) and writing into output_fd's ring (-1: its own), or -1
+ * with errno; and closing every counter in t's table. */
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes, int cpu,
+                 int output_fd);
 void fg_perf_close_all(struct fg_timer *t);
 
 #endif

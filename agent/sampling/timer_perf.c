@@ -8,13 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "copy_record.h"
 #include "timer.h"
 
-int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes)
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes, int cpu,
+                 int output_fd)
 {
   struct perf_event_attr attr;
   memset(&attr, 0, sizeof attr);
@@ -41,10 +43,10 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     attr.read_format = PERF_FORMAT_LOST;   /* samples lost, readable at any time (Linux 6.0) */
   }
 
-  int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0 && copy_bytes && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
     attr.read_format = 0;
-    fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
   if (fd < 0)
     return -1;
@@ -52,6 +54,7 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
   /* signals its thread, unless its samples are copies the engine reads */
   if ((!copy_bytes && (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
                        fcntl(fd, F_SETOWN_EX, &owner) != 0)) ||
+      (output_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, output_fd) != 0) ||
       ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
     int saved = errno;
     close(fd);
@@ -72,10 +75,62 @@ static int find(struct fg_timer *t, int tid)
 
 static void remove_at(struct fg_timer *t, uint32_t i)
 {
+  if (t->copy_bytes && t->fds[i].fd < 0)
+    t->copy_threads--;
   if (t->perf)
     fg_perf_threads_detach(t->perf, t->fds[i].tid);
-  close(t->fds[i].fd);
+  if (t->fds[i].fd >= 0)   /* walker=copy's were closed with their entry */
+    close(t->fds[i].fd);
   t->fds[i] = t->fds[--t->nfds];
+}
+
+/* Closes fds[0..n); -1, errno kept. */
+static int close_all_of(const int *fds, int n)
+{
+  int saved = errno;
+  for (int c = 0; c < n; c++)
+    if (fds[c] >= 0)
+      close(fds[c]);
+  errno = saved;
+  return -1;
+}
+
+/* Whether one more thread's counters, one a CPU, keep walker=copy's
+ * within half the open-file limit: the rest is the application's. */
+static int within_files(const struct fg_timer *t)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return 1;
+  return (uint64_t)(t->copy_threads + 1) * (uint64_t)t->perf->rings.nrings <= rl.rlim_cur / 2;
+}
+
+/* walker=copy: tid's counter on each CPU, writing into that CPU's ring,
+ * entered in the table. 0; -1 with errno when one was refused (none is
+ * left open), EMFILE when they would pass within_files. */
+static int add_copying(struct fg_timer *t, int tid)
+{
+  const struct fg_cpu_rings *rings = &t->perf->rings;
+  if (!within_files(t)) {
+    errno = EMFILE;
+    return -1;
+  }
+  int *fds = t->cpu_fds;
+  int opened = 0;
+  for (int c = 0; c < rings->ncpu; c++) {
+    int out = fg_cpu_rings_fd(rings, c);
+    fds[c] = out < 0 ? -1 : fg_perf_open(tid, t->interval_ns, t->exclude_kernel, t->perf->callchain, t->copy_bytes,
+                                         c, out);
+    if (out >= 0 && fds[c] < 0)
+      return close_all_of(fds, opened);
+    opened = c + 1;
+  }
+  if (fg_perf_threads_attach_cpus(t->perf, tid, fds) == 0) {
+    t->copy_threads++;
+    return 0;
+  }
+  errno = EMFILE;   /* the table's: as full as a process out of files */
+  return close_all_of(fds, opened);
 }
 
 static void add(struct fg_timer *t, int tid)
@@ -92,26 +147,28 @@ static void add(struct fg_timer *t, int tid)
     t->fds = fds;
     t->cap = cap;
   }
-  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf), t->copy_bytes);
-  if (fd < 0) {
-    t->open_failures++;   /* the thread may have just ended */
-    return;
-  }
-  if (t->perf)   /* if refused, the thread is sampled without jitter or kernel frames */
-    fg_perf_threads_attach(t->perf, tid, fd);
-  if (t->copy_bytes && !fg_perf_threads_has_ring(t->perf, tid)) {
-    /* walker=copy with no ring for its copies (the locked-memory limit): its
-     * samples would vanish, so it is signalled instead and walked in its
-     * handler, as with walker=vm */
-    if (t->perf)
-      fg_perf_threads_detach(t->perf, tid);
-    close(fd);
-    t->copy_no_ring++;
-    if ((fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, 0, 0)) < 0) {
+  int fd = -1;
+  if (t->copy_bytes && add_copying(t, tid) != 0) {
+    if (errno == ESRCH) {   /* it has just ended */
       t->open_failures++;
       return;
     }
-    if (t->perf)   /* its page would not map either: an entry for its fd, for the period's jitter */
+    /* walker=copy, its counters refused (half the open-file limit): its
+     * samples would vanish, so it is signalled instead and walked in its
+     * handler, as with walker=vm */
+    t->copy_no_ring++;
+    if ((fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, 0, 0, -1, -1)) < 0) {
+      t->open_failures++;
+      return;
+    }
+    fg_perf_threads_attach(t->perf, tid, fd);   /* an entry for its fd and page, for the jitter */
+  } else if (!t->copy_bytes) {
+    fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf), 0, -1, -1);
+    if (fd < 0) {
+      t->open_failures++;   /* the thread may have just ended */
+      return;
+    }
+    if (t->perf)   /* if refused, the thread is sampled without jitter or kernel frames */
       fg_perf_threads_attach(t->perf, tid, fd);
   }
   t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
@@ -187,11 +244,14 @@ void fg_perf_close_all(struct fg_timer *t)
   pthread_mutex_lock(&t->lock);
   t->stopped = 1;
   for (uint32_t i = 0; i < t->nfds; i++) {
-    ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (t->fds[i].fd >= 0)
+      ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     if (t->perf)
       fg_perf_threads_detach(t->perf, t->fds[i].tid);
-    close(t->fds[i].fd);
+    if (t->fds[i].fd >= 0)
+      close(t->fds[i].fd);
   }
   t->nfds = 0;
+  t->copy_threads = 0;
   pthread_mutex_unlock(&t->lock);
 }

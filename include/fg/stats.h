@@ -66,7 +66,7 @@ struct fg_stats {
   char verify_examples[FG_VERIFY_EXAMPLES][320];   /* the first wrong edges, "" past the last */
   char walker[160];                        /* the walker asked for and, when it could not be had, why */
   char event[16];                          /* "cpu", "itimer" or "wall" */
-  char event_detail[160];                  /* how the timer was made, fallbacks */
+  char event_detail[200];                  /* how the timer was made, fallbacks */
 };
 
 static inline uint64_t fg_stats_failed_total(const struct fg_stats *s)

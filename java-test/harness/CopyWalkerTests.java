@@ -2,7 +2,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * walker=copy: no signal; each thread's perf_events counter copies its registers and the top
+ * walker=copy: no signal; each thread's perf_events counters (one a CPU, into a ring a CPU) copy its registers and the top
  * 32 KB of its stack at every sample, and an engine thread walks the copies. The same bounds
  * as the signal handler's walker (WalkerTests, IntegrationTests) on the same programs. Run by
  * IntegrationTests.
@@ -87,6 +87,29 @@ final class CopyWalkerTests {
     IntegrationTests.check(failed * 200 < deep, failed + " of " + deep + " samples are failure frames");
   }
 
+  /**
+   * 60 threads under an open-file limit of 128: walker=copy's counters, one per thread and
+   * CPU, take at most half of it, so the threads past that are signalled and walked in their
+   * handler instead (the summary says how many). The run is clean, every sample accounted for,
+   * and the workers' samples are walked: Work.mix in them, under 1% failure frames.
+   */
+  static void copyWalkerSignalsThreadsPastHalfTheFileLimit(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=128:128", "--"), jdk,
+        "walker=copy,interval=1ms,threads,file={dir}/p.collapsed", List.of(), "ManyThreads", "60", "work", "3");
+    r.expectCleanRun();
+    long signalled = r.numberBefore("threads instead");
+    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+    long workers = IntegrationTests.sum(s, k -> k.startsWith("[many-"));
+    long mixed = IntegrationTests.sum(s, k -> k.startsWith("[many-") && k.contains(";Work.mix"));
+    long failed = IntegrationTests.sum(s, k -> k.startsWith("[many-") && k.matches(".*;\\[(unknown|not_walkable)_\\w+\\](;.*)?"));
+    System.out.printf("    %d threads signalled instead; workers: %d samples, %d in Work.mix, %d failure frames%n",
+        signalled, workers, mixed, failed);
+    IntegrationTests.check(signalled >= 1, "no thread was signalled past half the file limit:\n" + r.stderr());
+    IntegrationTests.check(workers > 100 && mixed * 2 > workers, "only " + mixed + " of " + workers
+        + " worker samples in Work.mix");
+    IntegrationTests.check(failed * 100 < workers, failed + " of " + workers + " worker samples are failure frames");
+  }
+
   /** The getdents64 path under a directory-listing loop, from the counter's own callchain. */
   static void copyWalkerKeepsKernelFrames(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk, "walker=copy,interval=5ms,threads,file={dir}/p.collapsed", List.of(),
@@ -111,5 +134,7 @@ final class CopyWalkerTests {
       new IntegrationTests.Named("copy_walker_reads_true_stacks", CopyWalkerTests::copyWalkerReadsTrueStacks),
       new IntegrationTests.Named("copy_walker_hot_method_shares", CopyWalkerTests::copyWalkerHotMethodShares),
       new IntegrationTests.Named("copy_walker_cuts_at_the_copys_end", CopyWalkerTests::copyWalkerCutsAtTheCopysEnd),
-      new IntegrationTests.Named("copy_walker_keeps_kernel_frames", CopyWalkerTests::copyWalkerKeepsKernelFrames));
+      new IntegrationTests.Named("copy_walker_keeps_kernel_frames", CopyWalkerTests::copyWalkerKeepsKernelFrames),
+      new IntegrationTests.Named("copy_walker_signals_threads_past_half_the_file_limit",
+          CopyWalkerTests::copyWalkerSignalsThreadsPastHalfTheFileLimit));
 }

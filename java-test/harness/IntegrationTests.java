@@ -68,8 +68,14 @@ public final class IntegrationTests {
   /** Starts java with the agent (options may use {dir}), in a fresh directory. */
   static Run run(Jdk jdk, String agentOptions, List<String> jvmArgs, String... mainAndArgs)
       throws Exception {
+    return runUnder(List.of(), jdk, agentOptions, jvmArgs, mainAndArgs);
+  }
+
+  /** The same, java started by the command prefix (prlimit and its options, say). */
+  static Run runUnder(List<String> prefix, Jdk jdk, String agentOptions, List<String> jvmArgs, String... mainAndArgs)
+      throws Exception {
     Path dir = Files.createTempDirectory(runs, mainAndArgs[0] + "-");
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(prefix);
     cmd.add(jdk.java().toString());
     if (agentOptions != null)
       cmd.add("-agentpath:" + agent + (agentOptions.isEmpty() ? "" : "=" + agentOptions.replace("{dir}", dir.toString())));

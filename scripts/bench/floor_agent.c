@@ -8,11 +8,12 @@
  * what fgagent itself costs above the mechanism it stands on. A thread id is
  * armed once: a reused one is not armed again (the benchmark's workloads keep
  * their threads).
- *   java -agentpath:build/floor_agent.so=perf|perf-kernel|copy-Nk[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter] ...
+ *   java -agentpath:build/floor_agent.so=perf|perf-kernel|copy-Nk[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter][,percpu] ...
  * copy-Nk: no signal, each sample copies N KB of stack into the counter's
- * ring, which a reader thread empties every 10 ms (walker=copy's floor);
- * with jitter the reader varies each counter's period as walker=copy's
- * engine does.
+ * ring, which a reader thread empties every 10 ms; with jitter the reader
+ * varies each counter's period as walker=copy's engine does. With percpu
+ * (walker=copy's floor) each thread gets a counter a CPU, all writing into
+ * one ring a CPU, as walker=copy's do (agent/sampling/cpu_rings.h).
  * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n.
  * Loaded into a running JVM (the attach mechanism's JVMTI.agent_load, as
  * java-test/workloads/PairedBench.java does), the same options arm every
@@ -39,6 +40,7 @@ struct slot {
   struct perf_event_mmap_page *_Atomic ring;
   int fd;   /* its counter, -1 when it could not be opened */
   struct fg_jitter jitter;   /* copy-Nk,jitter: the reader's, as walker=copy's engine keeps one a thread */
+  int *cpu_fds;              /* copy-Nk,percpu: its counter on each CPU (-1: none) */
 };
 
 static struct slot slots[SLOTS];
@@ -55,6 +57,9 @@ static pthread_t reader;
 static atomic_int reader_tid;
 static atomic_long copies, copies_lost;
 static uint8_t copied[65536];   /* a record is at most 64 KB */
+static int percpu, ncpu;        /* copy-Nk,percpu: a ring a CPU, owner_fd[c]'s, mapped at cpu_ring[c] */
+static int *owner_fd;
+static struct perf_event_mmap_page **cpu_ring;
 static __thread int my_tid __attribute__((tls_model("initial-exec")));   /* no malloc in the handler */
 
 /* lines=N: the handler also reads N cache lines at random from a 64 MB
@@ -114,12 +119,13 @@ static struct slot *slot_of(int tid)
   return NULL;
 }
 
-static void remember(int tid, struct perf_event_mmap_page *ring, int fd)
+static void remember(int tid, struct perf_event_mmap_page *ring, int fd, int *cpu_fds)
 {
   for (uint32_t i = (uint32_t)tid * 2654435761u % SLOTS, n = 0; n < SLOTS; n++, i = (i + 1) % SLOTS) {
     int expected = 0;
     if (atomic_compare_exchange_strong(&slots[i].tid, &expected, tid) || expected == tid) {
       slots[i].fd = fd;
+      slots[i].cpu_fds = cpu_fds;
       atomic_store_explicit(&slots[i].ring, ring, memory_order_release);
       return;
     }
@@ -133,6 +139,18 @@ static void empty_ring(struct perf_event_mmap_page *ring)
   __atomic_store_n(&ring->data_tail, head, __ATOMIC_RELEASE);
 }
 
+/* copy-Nk,percpu,jitter: the period of the sample's counter (the ring's
+ * CPU's), varied as walker=copy's engine does at each sample. */
+static void vary_from_record(void *ctx, const uint8_t *rec)
+{
+  int cpu = *(const int *)ctx, tid;
+  memcpy(&tid, rec + sizeof(struct perf_event_header) + 8 + 4, 4);   /* after the ip and the pid */
+  struct slot *s = slot_of(tid);
+  uint64_t period = s ? fg_jitter_next(&s->jitter, interval_ns, (uint64_t)tid) : 0;
+  if (period && s->cpu_fds && s->cpu_fds[cpu] >= 0)
+    ioctl(s->cpu_fds[cpu], PERF_EVENT_IOC_PERIOD, &period);
+}
+
 static void *read_every_ring(void *arg)
 {
   (void)arg;
@@ -141,7 +159,13 @@ static void *read_every_ring(void *arg)
     struct timespec ten_ms = {0, 10000000};
     nanosleep(&ten_ms, NULL);
     long lost = 0;
-    for (int i = 0; i < SLOTS; i++) {
+    for (int c = 0; percpu && c < ncpu; c++) {
+      struct floor_ring r = {cpu_ring[c], page * copy_ring_pages};
+      if (r.page)
+        atomic_fetch_add_explicit(&copies, floor_ring_empty_each(&r, copied, &lost, with_jitter ? vary_from_record : NULL, &c),
+                                  memory_order_relaxed);
+    }
+    for (int i = 0; !percpu && i < SLOTS; i++) {
       struct floor_ring r = {atomic_load_explicit(&slots[i].ring, memory_order_acquire), page * copy_ring_pages};
       if (!r.page)
         continue;
@@ -157,6 +181,46 @@ static void *read_every_ring(void *arg)
     atomic_fetch_add_explicit(&copies_lost, lost, memory_order_relaxed);
   }
   return NULL;
+}
+
+/* copy-Nk,percpu: tid's counter on each CPU, into that CPU's ring; 0, or
+ * -1 when one was refused (none left open). */
+static int arm_per_cpu(int tid, int *fds)
+{
+  for (int c = 0; c < ncpu; c++) {
+    fds[c] = -1;
+    if (owner_fd[c] < 0)
+      continue;
+    fds[c] = floor_sample_open_on(tid, c, interval_ns, copy_bytes, page * copy_ring_pages);
+    if (fds[c] < 0 || ioctl(fds[c], PERF_EVENT_IOC_SET_OUTPUT, owner_fd[c]) != 0 ||
+        ioctl(fds[c], PERF_EVENT_IOC_ENABLE, 0) != 0) {
+      for (int d = 0; d <= c; d++)
+        if (fds[d] >= 0)
+          close(fds[d]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* copy-Nk,percpu: a ring for every CPU; 0, or -1 with a message. */
+static int open_cpu_rings(void)
+{
+  ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+  owner_fd = malloc((size_t)ncpu * sizeof *owner_fd);
+  cpu_ring = calloc((size_t)ncpu, sizeof *cpu_ring);
+  for (int c = 0; owner_fd && cpu_ring && c < ncpu; c++) {
+    owner_fd[c] = floor_ring_owner(c);
+    if (owner_fd[c] < 0)
+      continue;   /* offline */
+    void *m = mmap(NULL, page * (1 + copy_ring_pages), PROT_READ | PROT_WRITE, MAP_SHARED, owner_fd[c], 0);
+    if (m == MAP_FAILED) {
+      fprintf(stderr, "floor_agent: CPU %d's ring refused\n", c);
+      return -1;
+    }
+    cpu_ring[c] = m;
+  }
+  return owner_fd && cpu_ring ? 0 : -1;
 }
 
 static void on_sigprof(int sig, siginfo_t *info, void *uc)
@@ -190,10 +254,23 @@ static void arm(int tid)
   if (known) {   /* armed before: on again after an "off" */
     if (known->fd >= 0)
       ioctl(known->fd, PERF_EVENT_IOC_ENABLE, 0);
+    for (int c = 0; known->cpu_fds && c < ncpu; c++)
+      if (known->cpu_fds[c] >= 0)
+        ioctl(known->cpu_fds[c], PERF_EVENT_IOC_ENABLE, 0);
     return;
   }
   if (tid == atomic_load(&reader_tid))
     return;
+  if (percpu) {
+    int *fds = malloc((size_t)ncpu * sizeof *fds);
+    if (!fds || arm_per_cpu(tid, fds) != 0) {
+      free(fds);
+      return;   /* the thread may have ended */
+    }
+    remember(tid, NULL, -1, fds);
+    atomic_fetch_add(&threads, 1);
+    return;
+  }
   int fd = copy_bytes ? floor_sample_open(tid, interval_ns, copy_bytes, page * copy_ring_pages)
                       : floor_perf_open(tid, interval_ns, with_kernel);
   if (fd < 0)
@@ -206,7 +283,7 @@ static void arm(int tid)
       return;
     }
   }
-  remember(tid, ring, fd);
+  remember(tid, ring, fd, NULL);
   if (copy_bytes ? ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0 : floor_perf_start(fd, tid) == 0)
     atomic_fetch_add(&threads, 1);
 }
@@ -275,7 +352,7 @@ static int parse(const char *o)
   else if (sscanf(o, "copy-%uk", &kb) == 1 && kb >= 1 && kb <= 63)
     copy_bytes = kb * 1024;
   else {
-    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel|copy-Nk (N 1-63)[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter], or off\n", o);
+    fprintf(stderr, "floor_agent: options '%s' not accepted; accepted: perf|perf-kernel|copy-Nk (N 1-63)[,INTERVAL_US][,lines=N][,spin=CYCLES][,jitter][,percpu], or off\n", o);
     return -1;
   }
   const char *comma = strchr(o, ',');
@@ -286,6 +363,7 @@ static int parse(const char *o)
   const char *w = strstr(o, ",spin=");
   spin_cycles = w ? strtoull(w + 6, NULL, 10) : 0;
   with_jitter = strstr(o, ",jitter") != NULL;
+  percpu = copy_bytes && strstr(o, ",percpu") != NULL;
   if (lines && !touch) {
     void *p = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) {
@@ -298,6 +376,8 @@ static int parse(const char *o)
   page = (size_t)sysconf(_SC_PAGESIZE);
   for (copy_ring_pages = 1; copy_bytes && copy_ring_pages * page < 30 * ((size_t)copy_bytes + 1024);)
     copy_ring_pages *= 2;
+  if (percpu && !cpu_ring && open_cpu_rings() != 0)
+    return -1;
   if (copy_bytes && !atomic_load(&reader_tid)) {
     if (pthread_create(&reader, NULL, read_every_ring, NULL) != 0) {
       fprintf(stderr, "floor_agent: no reader thread for %s\n", o);
@@ -326,9 +406,13 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   (void)reserved;
   const char *o = options ? options : "";
   if (strcmp(o, "off") == 0) {
-    for (int i = 0; i < SLOTS; i++)
+    for (int i = 0; i < SLOTS; i++) {
       if (atomic_load(&slots[i].tid) && slots[i].fd >= 0)
         ioctl(slots[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+      for (int c = 0; atomic_load(&slots[i].tid) && slots[i].cpu_fds && c < ncpu; c++)
+        if (slots[i].cpu_fds[c] >= 0)
+          ioctl(slots[i].cpu_fds[c], PERF_EVENT_IOC_DISABLE, 0);
+    }
     ignore_sigprof();
     report();
     if (atomic_load(&touch_signals))   /* this round's */

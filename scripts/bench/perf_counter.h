@@ -63,7 +63,7 @@ static inline int floor_perf_start(int fd, int tid)
  * --call-graph dwarf takes them. ring_bytes: the ring it will be mapped with
  * (its reader is woken at half of it, not at each record). Disabled; its fd,
  * or -1 with errno. */
-static inline int floor_sample_open(int tid, uint64_t interval_ns, unsigned stack_bytes, size_t ring_bytes)
+static inline int floor_sample_open_on(int tid, int cpu, uint64_t interval_ns, unsigned stack_bytes, size_t ring_bytes)
 {
   struct perf_event_attr a = floor_cpu_clock(interval_ns);
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
@@ -74,7 +74,29 @@ static inline int floor_sample_open(int tid, uint64_t interval_ns, unsigned stac
   }
   a.watermark = 1;
   a.wakeup_watermark = (uint32_t)(ring_bytes / 2);
-  return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  return (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The same, counting on any CPU, into a ring of its own. */
+static inline int floor_sample_open(int tid, uint64_t interval_ns, unsigned stack_bytes, size_t ring_bytes)
+{
+  return floor_sample_open_on(tid, -1, interval_ns, stack_bytes, ring_bytes);
+}
+
+/* A counter that counts nothing, bound to cpu, whose ring the sample
+ * counters on that CPU share (PERF_EVENT_IOC_SET_OUTPUT): walker=copy's
+ * ring a CPU (agent/sampling/cpu_rings.c). Its fd, or -1 with errno. */
+static inline int floor_ring_owner(int cpu)
+{
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  return (int)syscall(SYS_perf_event_open, &a, getpid(), cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* A counter's ring as mapped: its control page, then size bytes of data. */
@@ -93,9 +115,11 @@ static inline void floor_ring_copy(const struct floor_ring *r, uint64_t at, void
 
 /* Every record in the ring out of it, each sample copied into out (64 KB:
  * a record's most), as a walker working off the copy would before handing
- * the ring back; then handed back. Returns the samples; adds the records the
- * kernel dropped for want of room to *lost. */
-static inline long floor_ring_empty(const struct floor_ring *r, uint8_t *out, long *lost)
+ * the ring back, and given to each (when not NULL); then handed back.
+ * Returns the samples; adds the records the kernel dropped for want of room
+ * to *lost. */
+static inline long floor_ring_empty_each(const struct floor_ring *r, uint8_t *out, long *lost,
+                                         void (*each)(void *ctx, const uint8_t *rec), void *ctx)
 {
   uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE), tail = r->page->data_tail;
   long samples = 0;
@@ -105,6 +129,8 @@ static inline long floor_ring_empty(const struct floor_ring *r, uint8_t *out, lo
     if (h.type == PERF_RECORD_SAMPLE) {
       floor_ring_copy(r, tail, out, h.size);
       samples++;
+      if (each)
+        each(ctx, out);
     } else if (h.type == PERF_RECORD_LOST) {
       uint64_t id_lost[2];
       floor_ring_copy(r, tail + sizeof h, id_lost, sizeof id_lost);
@@ -114,6 +140,11 @@ static inline long floor_ring_empty(const struct floor_ring *r, uint8_t *out, lo
   }
   __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
   return samples;
+}
+
+static inline long floor_ring_empty(const struct floor_ring *r, uint8_t *out, long *lost)
+{
+  return floor_ring_empty_each(r, out, lost, NULL, NULL);
 }
 
 #endif

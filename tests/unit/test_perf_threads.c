@@ -50,7 +50,7 @@ static int arm(uint64_t period_ns, int rings)
 {
   signals = with_frames = 0;
   tid = (int)syscall(SYS_gettid);
-  fd = fg_perf_open(tid, period_ns, !rings, rings, 0);
+  fd = fg_perf_open(tid, period_ns, !rings, rings, 0, -1, -1);
   if (fd < 0) {
     printf("    skipped: perf_event_open%s refused here\n", rings ? " with kernel samples" : "");
     return 0;
