@@ -244,6 +244,7 @@ static void fill_stats(struct fg_agent *a)
   int kernel_rings = fg_perf_threads_rings(a->timer.perf) && !a->timer.copy_bytes;   /* walker=copy's say so below */
   s->kernel_no_ring = kernel_rings ? atomic_load(&a->timer.perf->no_slot) : 0;
   s->copy_no_ring = a->timer.copy_no_ring;
+  s->copy_too_deep = a->timer.copy_too_deep;
 }
 
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)

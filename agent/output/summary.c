@@ -153,8 +153,10 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   if (s->walks > 0 && copy &&
       fprintf(out, "  walk time:         %.2f us per stack walk on average on the copy engine's thread (%.3f s "
                    "in all, within fgagent's own CPU above); the sampled threads pay the kernel's stack "
-                   "copy, no signal\n",
-              (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9) < 0)
+                   "copy, no signal%s\n",
+              (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9,
+              s->copy_no_ring + s->copy_too_deep ? " (the threads signalled instead: their handlers' walks, on "
+                                                   "themselves, counted in)" : "") < 0)
     return -1;
   if (s->kernel_no_ring &&
       fprintf(out, "  kernel frames:     none for %" PRIu64 " threads (no ring for them: the table of "
@@ -173,15 +175,17 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                          "AsyncGetCallTrace the rest%s\n",
                     s->vm_walked, pct(s->vm_walked, s->java), s->walker + 2) < 0)
     return -1;
+  uint64_t signalled = s->copy_no_ring + s->copy_too_deep;
   if (copy && fprintf(out, "      walker:        copy; its own walk read every stack%s from the kernel's copy of "
                            "it, off the thread (no signal, no AsyncGetCallTrace); %" PRIu64 " cut where the "
-                           "copy ended%s\n", s->copy_no_ring ? " of a thread with its counters" : "", s->copy_cut,
+                           "copy ended%s\n", signalled ? " of a thread with its counters" : "", s->copy_cut,
                       s->walker + 4) < 0)
     return -1;
-  if (s->copy_no_ring &&
+  if (signalled &&
       fprintf(out, "      signalled:     %" PRIu64 " threads instead, walked in their handler as with "
-                   "walker=vm: their counters, one a CPU, were refused or would pass half the open-file "
-                   "limit (RLIMIT_NOFILE), the rest being the application's\n", s->copy_no_ring) < 0)
+                   "walker=vm: %" PRIu64 " whose stack went deeper than the copy, %" PRIu64 " whose counters, "
+                   "one a CPU, were refused or would pass half the open-file limit (RLIMIT_NOFILE)\n",
+              signalled, s->copy_too_deep, s->copy_no_ring) < 0)
     return -1;
   if (s->walker[0] && !vm && !copy &&
       fprintf(out, "      walker:        %s; AsyncGetCallTrace walks every stack\n", s->walker) < 0)

@@ -174,6 +174,24 @@ static void vary_period(struct fg_copy_engine *e, int tid, int cpu, uint64_t per
   fg_perf_threads_leave(perf);
 }
 
+/* What the counters of the thread at place i lost since last told: to its
+ * record, or with no thread's when it has none. */
+static void count_lost(struct fg_copy_engine *e, int i)
+{
+  struct fg_perf_threads *perf = e->timer->perf;
+  struct fg_perf_reach reach;
+  fg_perf_threads_enter(perf, e->tids[i], &reach);
+  uint64_t lost = fg_perf_threads_lost(perf, &reach);
+  fg_perf_threads_leave(perf);
+  struct fg_thread *t = lost ? record_for(e, i, e->tids[i], 0) : NULL;
+  if (t) {
+    fg_store_add(&t->taken, lost);
+    fg_store_add(&t->overruns, lost);
+  } else {
+    lost_unowned(e, lost);
+  }
+}
+
 static void on_sample(void *ctx, const uint8_t *rec, size_t size)
 {
   struct fg_copy_engine *e = ctx;
@@ -212,23 +230,9 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
                                                           flags, NULL);
   fg_store_sample(s, t, trace, smp.time_ns, 1, (int)smp.cpu, 0);
   fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
-}
-
-/* What the counters of the thread at place i lost since last told: to its
- * record, or with no thread's when it has none. */
-static void count_lost(struct fg_copy_engine *e, int i)
-{
-  struct fg_perf_threads *perf = e->timer->perf;
-  struct fg_perf_reach reach;
-  fg_perf_threads_enter(perf, e->tids[i], &reach);
-  uint64_t lost = fg_perf_threads_lost(perf, &reach);
-  fg_perf_threads_leave(perf);
-  struct fg_thread *t = lost ? record_for(e, i, e->tids[i], 0) : NULL;
-  if (t) {
-    fg_store_add(&t->taken, lost);
-    fg_store_add(&t->overruns, lost);
-  } else {
-    lost_unowned(e, lost);
+  if (walk.flags & FG_SAMPLE_COPY_CUT) {   /* deeper than the copy: walked whole in its handler from now on */
+    count_lost(e, i);
+    fg_timer_signal_instead(e->timer, smp.tid);
   }
 }
 
@@ -264,6 +268,8 @@ static void *engine_main(void *arg)
   sigaddset(&set, SIGPROF);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   fg_timer_never_sample(e->timer, (int)syscall(SYS_gettid));
+  /* a CPU's ring holds 15 samples: read before it fills at short intervals */
+  uint64_t every = 4 * e->sampler->interval_ns < FG_COPY_PASS_NS ? 4 * e->sampler->interval_ns : FG_COPY_PASS_NS;
   while (!atomic_load(&e->stop)) {
     uint64_t began = fg_clock_ns(CLOCK_MONOTONIC);
     pthread_mutex_lock(&e->lock);
@@ -271,8 +277,8 @@ static void *engine_main(void *arg)
     pthread_mutex_unlock(&e->lock);
     atomic_store(&e->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
     uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - began;
-    if (spent < FG_COPY_PASS_NS) {
-      uint64_t left = FG_COPY_PASS_NS - spent;
+    if (spent < every) {
+      uint64_t left = every - spent;
       struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
       while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;

@@ -1,7 +1,8 @@
 /* walker=copy's engine: a thread that samples without signals. Each
  * thread's perf_events counters copy its registers and the top of its
  * stack into the ring of the CPU it ran on at every period (timer.h,
- * cpu_rings.h); every FG_COPY_PASS_NS the engine reads each CPU's ring,
+ * cpu_rings.h); every FG_COPY_PASS_NS (or four intervals, when shorter:
+ * a ring holds 15 samples) the engine reads each CPU's ring,
  * walks each copy (fg_walk_copy) and stores the walk in the thread's own
  * sample ring, as its handler would: the application's threads pay for
  * the timer's interrupt and the kernel's copy, not for the walk.

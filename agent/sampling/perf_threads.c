@@ -31,6 +31,7 @@ struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callch
     return NULL;
   }
   k->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+  k->data_bytes = callchain ? k->page_bytes : 0;   /* a thread signalled instead: its kernel frames' ring */
   k->callchain = callchain;
   k->copies = 1;
   if (fg_cpu_rings_open(&k->rings, ring_bytes, err, errlen) != 0) {

@@ -43,6 +43,7 @@ struct fg_timer {
   uint32_t copy_bytes;           /* walker=copy: the stack each sample copies; 0: signals */
   int copy_callchain;            /* walker=copy's table records kernel callchains */
   uint64_t copy_no_ring;         /* walker=copy: threads signalled instead, their counters refused */
+  uint64_t copy_too_deep;        /* walker=copy: threads signalled instead, their stack deeper than the copy */
   int *cpu_fds;                  /* walker=copy: room for a thread's counters, one a CPU (under the lock) */
   uint32_t copy_threads;         /* walker=copy: threads with their counters (under the lock) */
   int skip_tid;                  /* fgagent's own thread: never sampled */
@@ -64,6 +65,10 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
 void fg_timer_thread_start(struct fg_timer *t, int tid);
 /* event=cpu: the thread tid is ending. */
 void fg_timer_thread_end(struct fg_timer *t, int tid);
+/* walker=copy: thread tid is signalled from now on, its stack walked in
+ * its handler as with walker=vm (its stack went deeper than the copy). 1
+ * when it was switched; 0 when it has no copying counters (any more). */
+int fg_timer_signal_instead(struct fg_timer *t, int tid);
 /* event=cpu: the calling thread tid (one of fgagent's) never gets a counter. */
 void fg_timer_never_sample(struct fg_timer *t, int tid);
 /* event=cpu: counters for threads not seen yet, none for those gone. */

@@ -133,6 +133,20 @@ static int add_copying(struct fg_timer *t, int tid)
   return close_all_of(fds, opened);
 }
 
+/* walker=copy: tid's counter signalling it instead, entered in the table
+ * (its page, with the kernel's callchain when kept, and its fd for the
+ * period's variation). Its fd, or -1. */
+static int open_signalling(struct fg_timer *t, int tid)
+{
+  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, t->perf->callchain, 0, -1, -1);
+  if (fd < 0) {
+    t->open_failures++;
+    return -1;
+  }
+  fg_perf_threads_attach(t->perf, tid, fd);
+  return fd;
+}
+
 static void add(struct fg_timer *t, int tid)
 {
   if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
@@ -157,11 +171,8 @@ static void add(struct fg_timer *t, int tid)
      * samples would vanish, so it is signalled instead and walked in its
      * handler, as with walker=vm */
     t->copy_no_ring++;
-    if ((fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, 0, 0, -1, -1)) < 0) {
-      t->open_failures++;
+    if ((fd = open_signalling(t, tid)) < 0)
       return;
-    }
-    fg_perf_threads_attach(t->perf, tid, fd);   /* an entry for its fd and page, for the jitter */
   } else if (!t->copy_bytes) {
     fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf), 0, -1, -1);
     if (fd < 0) {
@@ -199,6 +210,24 @@ void fg_timer_thread_end(struct fg_timer *t, int tid)
   pthread_mutex_lock(&t->lock);
   drop(t, tid);
   pthread_mutex_unlock(&t->lock);
+}
+
+int fg_timer_signal_instead(struct fg_timer *t, int tid)
+{
+  pthread_mutex_lock(&t->lock);
+  int i = find(t, tid), done = 0;
+  if (i >= 0 && t->copy_bytes && t->fds[i].fd < 0 && !t->stopped) {
+    int seen = t->fds[i].seen;
+    remove_at(t, (uint32_t)i);   /* its counters closed, what they lost untold counted with no thread's */
+    int fd = open_signalling(t, tid);
+    if (fd >= 0) {
+      t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, seen};   /* room: one was just removed */
+      t->copy_too_deep++;
+      done = 1;
+    }
+  }
+  pthread_mutex_unlock(&t->lock);
+  return done;
 }
 
 void fg_timer_never_sample(struct fg_timer *t, int tid)

@@ -36,7 +36,8 @@ struct fg_stats {
   uint64_t recovered;                      /* Java stacks ASGCT failed on and fgagent's walker found */
   uint64_t vm_walked;                      /* walker=vm: Java stacks fgagent's own walker read */
   uint64_t copy_cut;                       /* walker=copy: Java stacks cut where the stack's copy ended */
-  uint64_t copy_no_ring;                   /* walker=copy: threads signalled instead, their ring refused */
+  uint64_t copy_no_ring;                   /* walker=copy: threads signalled instead, their counters refused */
+  uint64_t copy_too_deep;                  /* walker=copy: threads signalled instead, their stack deeper than the copy */
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */
   uint64_t wall_signals;                   /* event=wall: threads signalled */
   uint64_t wall_repeats;                   /* event=wall: idle threads counted again, not woken */

@@ -99,13 +99,13 @@ final class ContinuousTests {
   }
 
   /**
-   * Walks of a 3000-frame stack at 200 us make the back-off skip signals all the time, their
+   * Walks of a 3000-frame stack at 200 us (walker=vm: in the handler) make the back-off skip signals all the time, their
    * weight carried by the thread's next sample, which may fall in the next interval: the skipped
    * signals go with it, and every interval's books still close.
    */
   static void backOffCarriedAcrossIntervals(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk,
-        "loop=1s,interval=200us,depth=4096,file={dir}/d-%n.collapsed,log={dir}/e-%n.txt", List.of(),
+        "loop=1s,interval=200us,walker=vm,depth=4096,file={dir}/d-%n.collapsed,log={dir}/e-%n.txt", List.of(),
         "DeepRecursion", "3000", "2.5");
     IntegrationTests.check(r.exit() == 0, "exit " + r.exit() + ":\n" + r.stderr());
     long skipped = 0;

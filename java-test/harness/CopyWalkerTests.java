@@ -47,16 +47,19 @@ final class CopyWalkerTests {
   }
 
   /**
-   * A recursion 3000 frames deep with depth=2048: deeper than the 32 KB copy holds. Its samples
-   * keep the frames the copy holds, leaf first, marked [truncated], and the summary counts them
-   * as cut where the copy ended; none is a failure frame.
+   * A recursion 3000 frames deep: deeper than the 32 KB copy holds. The samples the copy cut keep
+   * the frames it holds, leaf first, marked [truncated], and the summary counts them as cut where
+   * the copy ended; at the first of them the thread is signalled instead (the summary says one
+   * thread's stack went deeper than the copy), and from then on its handler walks it whole: the
+   * cut samples are the few the rings held by then, and at least 90% of the leaf's samples carry
+   * every frame. None is a failure frame.
    */
-  static void copyWalkerCutsAtTheCopysEnd(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = IntegrationTests.run(jdk, "walker=copy,interval=1ms,depth=2048,threads,file={dir}/p.collapsed", List.of(),
+  static void copyWalkerSignalsAThreadDeeperThanTheCopy(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "walker=copy,interval=1ms,threads,file={dir}/p.collapsed", List.of(),
         "DeepRecursion", "3000", "2");
     r.expectCleanRun();
     Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
-    long deep = 0, truncated = 0, failed = 0, inLeaf = 0;
+    long deep = 0, truncated = 0, failed = 0, leaf = 0, whole = 0;
     int fewest = Integer.MAX_VALUE;
     for (Map.Entry<String, Long> e : s.entrySet()) {
       if (!e.getKey().startsWith("[deep tid="))
@@ -65,6 +68,11 @@ final class CopyWalkerTests {
       deep += e.getValue();
       if (e.getKey().matches(".*;\\[(unknown|not_walkable)_\\w+\\](;.*)?"))
         failed += e.getValue();
+      if (e.getKey().contains("DeepRecursion.leaf")) {
+        leaf += e.getValue();
+        if (frames.length > 3000 && !e.getKey().contains("[truncated]"))
+          whole += e.getValue();
+      }
       if (frames.length < 2 || !frames[1].equals("[truncated]"))
         continue;
       truncated += e.getValue();
@@ -73,17 +81,17 @@ final class CopyWalkerTests {
         if (f.equals("DeepRecursion.descend"))
           descend++;
       fewest = Math.min(fewest, descend);
-      if (e.getKey().contains("DeepRecursion.leaf"))
-        inLeaf += e.getValue();
     }
     long cut = r.numberBefore("cut where the copy ended");
-    System.out.printf("    deep: %d samples, %d marked [truncated] (%d in leaf, at least %d descend frames each), "
-        + "%d cut where the copy ended, %d failure frames%n", deep, truncated, inLeaf, fewest, cut, failed);
-    IntegrationTests.check(deep > 1000, "too few samples: " + deep);
-    IntegrationTests.check(truncated * 100 >= deep * 95, "only " + truncated + " of " + deep + " samples marked [truncated]");
-    IntegrationTests.check(inLeaf * 100 >= truncated * 95, "only " + inLeaf + " of " + truncated + " cut samples in leaf()");
-    IntegrationTests.check(fewest >= 100 && fewest < 2048, "a cut stack kept " + fewest + " descend frames");
-    IntegrationTests.check(cut >= truncated, "the summary counts " + cut + " cut by the copy, " + truncated + " seen");
+    long tooDeep = r.numberBefore("whose stack went deeper than the copy");
+    System.out.printf("    deep: %d samples, %d cut where the copy ended (%d marked [truncated], at least %d descend "
+        + "frames each), %d thread(s) signalled instead; leaf: %d samples, %d with every frame; %d failure frames%n",
+        deep, cut, truncated, fewest == Integer.MAX_VALUE ? 0 : fewest, tooDeep, leaf, whole, failed);
+    IntegrationTests.check(tooDeep >= 1, "no thread was signalled instead:\n" + r.stderr());
+    IntegrationTests.check(cut >= 1 && cut <= 40, cut + " samples cut where the copy ended: the thread was not switched at once");
+    IntegrationTests.check(truncated >= cut && fewest >= 100, "the cut samples keep " + fewest + " descend frames, "
+        + truncated + " marked for " + cut + " cut");
+    IntegrationTests.check(leaf > 1000 && whole >= 0.9 * leaf, "only " + whole + " of " + leaf + " leaf samples kept every frame");
     IntegrationTests.check(failed * 200 < deep, failed + " of " + deep + " samples are failure frames");
   }
 
@@ -133,7 +141,8 @@ final class CopyWalkerTests {
       new IntegrationTests.Named("copy_walker_samples_at_1ms", CopyWalkerTests::copyWalkerSamplesAtOneMillisecond),
       new IntegrationTests.Named("copy_walker_reads_true_stacks", CopyWalkerTests::copyWalkerReadsTrueStacks),
       new IntegrationTests.Named("copy_walker_hot_method_shares", CopyWalkerTests::copyWalkerHotMethodShares),
-      new IntegrationTests.Named("copy_walker_cuts_at_the_copys_end", CopyWalkerTests::copyWalkerCutsAtTheCopysEnd),
+      new IntegrationTests.Named("copy_walker_signals_a_thread_deeper_than_the_copy",
+          CopyWalkerTests::copyWalkerSignalsAThreadDeeperThanTheCopy),
       new IntegrationTests.Named("copy_walker_keeps_kernel_frames", CopyWalkerTests::copyWalkerKeepsKernelFrames),
       new IntegrationTests.Named("copy_walker_signals_threads_past_half_the_file_limit",
           CopyWalkerTests::copyWalkerSignalsThreadsPastHalfTheFileLimit));

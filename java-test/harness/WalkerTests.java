@@ -68,7 +68,7 @@ final class WalkerTests {
   }
 
   /**
-   * walker=vm (the default): fgagent's own walker reads at least 95% of the Java stacks of
+   * walker=vm (the signal's; the default walker=copy has CopyWalkerTests): fgagent's own walker reads at least 95% of the Java stacks of
    * programs with interpreted, compiled, inlined and stub frames, native calls and deep
    * recursion; failure frames stay under 0.5% of samples; every edge it reports is one the
    * caller's bytecode can make (verify, at most 0.1% wrong); and on ArrayCopy the JDK 25
@@ -76,7 +76,7 @@ final class WalkerTests {
    */
   static void vmWalkerReadsTrueStacks(IntegrationTests.Jdk jdk) throws Exception {
     for (String[] w : TRUE_STACK_WORKS) {
-      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,verify,file={dir}/p.collapsed", List.of(), w);
+      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,walker=vm,verify,file={dir}/p.collapsed", List.of(), w);
       r.expectCleanRun();
       long java = r.stat("Java stacks"), own = ownWalks(r);
       System.out.printf("    %s: %d Java stacks, %d read by the vm walker%n", w[0], java, own);
