@@ -25,7 +25,7 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-9}
 read -r -a workloads <<<"${JVM_WORK-demo mix}"
 floor_work=${FLOOR_WORK:-3200000000}
-read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-perf cpu-1ms-nokernel floor-copy-32k cpu-1ms-copy cpu-60s itimer-1ms}"
+read -r -a jvm_modes <<<"${JVM_MODES:-none floor-copy-32k-percpu cpu-1ms floor-perf-kernel cpu-1ms-vm cpu-60s itimer-1ms}"
 read -r -a floor_modes <<<"${FLOOR_MODES-none perf perf-kernel posix-cpu itimer sampler perf-stack-8k perf-record}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
@@ -37,11 +37,13 @@ make -s build/floor_agent.so
 
 agent_opts() {
   case "$1" in
+    floor-*-percpu) local f=${1#floor-}; echo "${f%-percpu},1000,percpu" ;;
     floor-*) echo "${1#floor-},1000" ;;
     cpu-*-nocstack) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nocstack},cstack=no" ;;
     cpu-*-nokernel) local i=${1#cpu-}; echo "event=cpu,interval=${i%-nokernel},kernel=no" ;;
     cpu-*-sched) local i=${1#cpu-}; echo "event=cpu,interval=${i%-sched},sched" ;;
     cpu-*-copy) local i=${1#cpu-}; echo "event=cpu,interval=${i%-copy},walker=copy" ;;
+    cpu-*-vm) local i=${1#cpu-}; echo "event=cpu,interval=${i%-vm},walker=vm" ;;
     cpu-*) echo "event=cpu,interval=${1#cpu-}" ;;
     itimer-*) echo "event=itimer,interval=${1#itimer-}" ;;
     wall-*) echo "event=wall,interval=${1#wall-}" ;;
@@ -140,6 +142,7 @@ mode_label() {
   case "$1" in
     floor-perf) echo "floor agent: perf cpu-clock per thread, SIGPROF to an empty handler" ;;
     floor-perf-kernel) echo "floor agent: perf cpu-clock per thread with the kernel callchain ring, empty handler" ;;
+    floor-copy-*-percpu) local k=${1#floor-copy-}; echo "floor agent: perf cpu-clock per thread and CPU copying ${k%-percpu} of stack into a ring per CPU, no signal, a reader thread" ;;
     floor-copy-*) echo "floor agent: perf cpu-clock per thread copying ${1#floor-copy-} of stack into its ring, no signal, a reader thread" ;;
     *) echo "\`$(agent_opts "$1")\`" ;;
   esac
@@ -173,14 +176,14 @@ mkdir -p results
       echo "| $(mode_label "$m") | $(ratio_line "jvm-$w" "$m") | $(cpu_ratio "jvm-$w" "$m") | $(median "$work/jvm-$w-$m.rate" | awk '{if ($1 == "nan") print "-"; else printf "%.0f", $1}') | $own |"
     done
     echo
-    if has_mode floor-perf-kernel || has_mode floor-perf; then
+    if has_mode floor-perf-kernel || has_mode floor-perf || has_mode floor-copy-32k-percpu; then
       echo "fgagent's own share: each round's fgagent run / that round's floor agent run (the same"
-      echo "mechanism on the same JVM with an empty handler), the median of those ratios and its 95%"
+      echo "mechanism on the same JVM with nothing walked), the median of those ratios and its 95%"
       echo "confidence interval (order statistics of $rounds rounds)."
       echo
       echo "| fgagent / floor | work time | 95% interval | process CPU | 95% interval |"
       echo "|---|---|---|---|---|"
-      for pair in cpu-1ms:floor-perf-kernel cpu-1ms-nokernel:floor-perf cpu-1ms-copy:floor-copy-32k; do
+      for pair in cpu-1ms:floor-copy-32k-percpu cpu-1ms-vm:floor-perf-kernel cpu-1ms-nokernel:floor-perf cpu-1ms-copy:floor-copy-32k; do
         has_mode "${pair%%:*}" && has_mode "${pair#*:}" &&
           echo "| \`$(agent_opts "${pair%%:*}")\` / ${pair#*:} | $(share_line "jvm-$w" "${pair%%:*}" "${pair#*:}") |"
       done

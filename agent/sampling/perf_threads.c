@@ -67,14 +67,10 @@ static int find(const struct fg_perf_threads *k, int tid)
   return -1;
 }
 
-int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
+/* tid's entry, in the first removed or never-used slot on its probe
+ * chain: 0, or -1 when the table is full. */
+static int put_entry(struct fg_perf_threads *k, int tid, struct perf_event_mmap_page *page, int fd, int *cpu_fds)
 {
-  void *page = mmap(NULL, k->page_bytes + k->data_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (page == MAP_FAILED) {
-    page = NULL;
-    atomic_fetch_add(&k->no_slot, 1);
-  }
-  /* the first removed or never-used slot on tid's probe chain */
   uint32_t i = slot_of(tid);
   for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
     struct fg_perf_entry *e = &k->entry[i];
@@ -82,11 +78,24 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
     if (at == 0 || at == -1) {
       atomic_store_explicit(&e->page, page, memory_order_relaxed);
       atomic_store_explicit(&e->fd, fd, memory_order_relaxed);
+      atomic_store_explicit(&e->cpu_fds, cpu_fds, memory_order_relaxed);
       e->lost_counted = 0;
       atomic_store_explicit(&e->tid, tid, memory_order_release);   /* the rest before the key */
       return 0;
     }
   }
+  return -1;
+}
+
+int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
+{
+  void *page = mmap(NULL, k->page_bytes + k->data_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (page == MAP_FAILED) {
+    page = NULL;
+    atomic_fetch_add(&k->no_slot, 1);   /* an entry for its fd all the same */
+  }
+  if (put_entry(k, tid, page, fd, NULL) == 0)
+    return 0;
   if (!page)
     return -1;   /* counted already */
   munmap(page, k->page_bytes + k->data_bytes);
@@ -100,19 +109,8 @@ int fg_perf_threads_attach_cpus(struct fg_perf_threads *k, int tid, const int *f
   if (!own)
     return -1;
   memcpy(own, fds, (size_t)k->rings.ncpu * sizeof *own);
-  uint32_t i = slot_of(tid);
-  for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
-    struct fg_perf_entry *e = &k->entry[i];
-    int at = atomic_load_explicit(&e->tid, memory_order_relaxed);
-    if (at == 0 || at == -1) {
-      atomic_store_explicit(&e->page, NULL, memory_order_relaxed);
-      atomic_store_explicit(&e->fd, -1, memory_order_relaxed);
-      atomic_store_explicit(&e->cpu_fds, own, memory_order_relaxed);
-      e->lost_counted = 0;
-      atomic_store_explicit(&e->tid, tid, memory_order_release);   /* the rest before the key */
-      return 0;
-    }
-  }
+  if (put_entry(k, tid, NULL, -1, own) == 0)
+    return 0;
   free(own);
   atomic_fetch_add(&k->no_slot, 1);
   return -1;

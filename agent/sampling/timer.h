@@ -9,7 +9,12 @@
  *   scanning /proc/self/task. Falls back to itimer when perf_events is refused.
  *   Each counter is entered in a table its thread's handler reads
  *   (perf_threads.h), which varies its period (jitter.h) and, with kernel
- *   frames, reads the kernel's callchain the counter records. */
+ *   frames, reads the kernel's callchain the counter records.
+ *   With walker=copy (event=cpu's default) a thread gets one counter a CPU
+ *   instead, sending no signal: each copies the thread's registers and
+ *   stack into its CPU's ring (cpu_rings.h) for the copy engine
+ *   (copy_engine.h). A thread whose counters would pass half the open-file
+ *   limit, or whose stack went deeper than the copy, is signalled instead. */
 #ifndef FG_TIMER_H
 #define FG_TIMER_H
 
