@@ -63,7 +63,7 @@ static int grow(struct fg_copy_engine *e, uint32_t n)
   return 0;
 }
 
-/* The threads with counters now. */
+/* The threads whose counters copy their stacks now. */
 static int take_tids(struct fg_copy_engine *e)
 {
   struct fg_timer *tm = e->timer;
@@ -72,9 +72,11 @@ static int take_tids(struct fg_copy_engine *e)
     pthread_mutex_unlock(&tm->lock);
     return -1;
   }
+  uint32_t n = 0;
   for (uint32_t i = 0; i < tm->nfds; i++)
-    e->tids[i] = tm->fds[i].tid;
-  e->ntids = tm->nfds;
+    if (tm->fds[i].fd < 0)   /* copying: a thread signalled instead has its handler as its ring's one producer */
+      e->tids[n++] = tm->fds[i].tid;
+  e->ntids = n;
   pthread_mutex_unlock(&tm->lock);
   return 0;
 }
@@ -210,7 +212,7 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
   }
   int i = place_of(e, smp.tid);
   struct fg_thread *t = i < 0 ? NULL : record_for(e, i, smp.tid, smp.copy.sp);
-  if (!t) {   /* its counters closed since, or no record left for it */
+  if (!t) {   /* its counters closed since (it ended, or is signalled instead), or no record left for it */
     fg_store_foreign(s, smp.tid);
     return;
   }
@@ -232,7 +234,8 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
   fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
   if (walk.flags & FG_SAMPLE_COPY_CUT) {   /* deeper than the copy: walked whole in its handler from now on */
     count_lost(e, i);
-    fg_timer_signal_instead(e->timer, smp.tid);
+    if (fg_timer_signal_instead(e->timer, smp.tid))
+      e->tids[i] = 0;   /* its copies left in the rings are no longer the engine's to store: counted foreign */
   }
 }
 

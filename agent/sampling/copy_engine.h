@@ -8,7 +8,9 @@
  * the timer's interrupt and the kernel's copy, not for the walk.
  *
  * The engine is the one producer of those rings (no handler runs on a
- * thread with no signal). A thread with a Java record (the registry's) has
+ * thread with no signal; a thread switched to the signal, its stack deeper
+ * than the copy, leaves the engine's hands at once, and its copies still in
+ * the CPU rings are counted under its thread without a stack). A thread with a Java record (the registry's) has
  * its Java stack walked; one without (GC, JIT, VM threads) its native
  * frames under a pool record, or only a count when none is left. Samples
  * the kernel had no room for (the engine held up past a ring's 15 ms) are

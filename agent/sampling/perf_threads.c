@@ -116,12 +116,6 @@ int fg_perf_threads_attach_cpus(struct fg_perf_threads *k, int tid, const int *f
   return -1;
 }
 
-int fg_perf_threads_has_ring(const struct fg_perf_threads *k, int tid)
-{
-  int i = k ? find(k, tid) : -1;
-  return i >= 0 && atomic_load(&k->entry[i].page) != NULL;
-}
-
 /* The samples lost by each of the thread's counters, all told: Linux 6.0's
  * PERF_FORMAT_LOST, 0 before. */
 static uint64_t lost_by(const struct fg_perf_threads *k, const int *fds)

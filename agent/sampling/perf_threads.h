@@ -81,8 +81,6 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd);
  * are closed at detach. 0; -1 when the table is full or out of memory (the
  * caller still owns and closes them then). */
 int fg_perf_threads_attach_cpus(struct fg_perf_threads *k, int tid, const int *fds);
-/* Whether tid's entry has its page (and ring) mapped. Not for handlers. */
-int fg_perf_threads_has_ring(const struct fg_perf_threads *k, int tid);
 /* Forgets tid's entry and unmaps its page once no handler can be reading
  * it; after the return the caller may close the fd. walker=copy's closes
  * the thread's counters itself, adding what they lost and no reader told
