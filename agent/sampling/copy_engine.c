@@ -252,8 +252,7 @@ static int pass(struct fg_copy_engine *e, int wait)
   look_up_records(e, wait);
   atomic_fetch_add(&e->sampler->in_handler, 1);
   uint64_t lost = 0, too_big = 0;
-  for (int c = 0; c < perf->rings.ncpu; c++)
-    fg_cpu_rings_read(&perf->rings, c, e->room, ROOM_BYTES, on_sample, e, &lost, &too_big);
+  fg_cpu_rings_read(&perf->rings, FG_COPY_RECORD_TIME_AT, e->room, ROOM_BYTES, on_sample, e, &lost, &too_big);
   /* the counters' own counts are exact and tell each thread's, at its end */
   lost_unowned(e, (perf->counter_lost ? 0 : lost) + too_big);
   uint64_t untold = atomic_load(&perf->lost_untold);
@@ -334,8 +333,8 @@ int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct 
   atomic_store(&e->cpu_ns, 0);
   struct fg_perf_threads *perf = t->perf;
   uint64_t stale = 0;   /* a ring kept from an earlier session holds its last samples, read by nobody */
-  for (int c = 0; perf && c < perf->rings.ncpu; c++)
-    fg_cpu_rings_read(&perf->rings, c, NULL, 0, discard, NULL, &stale, &stale);
+  if (perf)
+    fg_cpu_rings_read(&perf->rings, FG_COPY_RECORD_TIME_AT, NULL, 0, discard, NULL, &stale, &stale);
   e->untold_counted = perf ? atomic_load(&perf->lost_untold) : 0;
   int rc = e->frames && e->types && e->room ? pthread_create(&e->thread, NULL, engine_main, e) : ENOMEM;
   if (rc != 0) {

@@ -15,6 +15,9 @@
 
 /* sample_type: every record's fields, and the kernel callchain's when kept */
 uint64_t fg_copy_sample_type(int kernel_callchain);
+/* Where a record's time stamp lies, from its start (after its header and
+ * its pid and tid). */
+#define FG_COPY_RECORD_TIME_AT 16
 /* sample_regs_user: rax, rbx, rdx, rbp, rsp, rip, r13 (the walker's) */
 uint64_t fg_copy_regs_mask(void);
 

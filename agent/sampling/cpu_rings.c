@@ -45,7 +45,9 @@ int fg_cpu_rings_open(struct fg_cpu_rings *r, size_t ring_bytes, char *err, size
   r->data_bytes = ring_bytes;
   r->owner_fd = malloc((size_t)r->ncpu * sizeof *r->owner_fd);
   r->page = calloc((size_t)r->ncpu, sizeof *r->page);
-  if (!r->owner_fd || !r->page) {
+  r->head = calloc((size_t)r->ncpu, sizeof *r->head);
+  r->tail = calloc((size_t)r->ncpu, sizeof *r->tail);
+  if (!r->owner_fd || !r->page || !r->head || !r->tail) {
     snprintf(err, errlen, "no memory for %d CPUs' rings", r->ncpu);
     fg_cpu_rings_close(r);
     return -1;
@@ -89,8 +91,11 @@ void fg_cpu_rings_close(struct fg_cpu_rings *r)
   }
   free(r->owner_fd);
   free(r->page);
+  free(r->head);
+  free(r->tail);
   r->owner_fd = NULL;
   r->page = NULL;
+  r->head = r->tail = NULL;
   r->ncpu = 0;
 }
 
@@ -99,40 +104,77 @@ int fg_cpu_rings_fd(const struct fg_cpu_rings *r, int cpu)
   return cpu >= 0 && cpu < r->ncpu && r->page[cpu] ? r->owner_fd[cpu] : -1;
 }
 
-int fg_cpu_rings_read(const struct fg_cpu_rings *r, int cpu, uint8_t *room, size_t room_bytes,
+/* The next sample record in c's ring from *tail (below head), the others
+ * before it passed over (PERF_RECORD_LOST added to *lost): its header in
+ * *h; 0 when the ring holds no more, or holds a record that is not whole
+ * (its rest given up). */
+static int next_sample(const struct fg_cpu_rings *r, int c, uint64_t head, uint64_t *tail,
+                       struct perf_event_header *h, uint64_t *lost)
+{
+  const uint8_t *data = (const uint8_t *)r->page[c] + r->page_bytes;
+  while (head - *tail >= sizeof *h) {
+    fg_perf_ring_copy_out(h, data, r->data_bytes, *tail, sizeof *h);
+    if (h->size < sizeof *h || h->size > head - *tail) {
+      *tail = head;   /* not a whole record: give up on this ring's contents */
+      return 0;
+    }
+    if (h->type == PERF_RECORD_SAMPLE)
+      return 1;
+    if (h->type == PERF_RECORD_LOST && h->size >= sizeof *h + 16) {
+      uint64_t count;
+      fg_perf_ring_copy_out(&count, data, r->data_bytes, *tail + sizeof *h + 8, 8);   /* after the id */
+      *lost += count;
+    }
+    *tail += h->size;
+  }
+  return 0;
+}
+
+int fg_cpu_rings_read(const struct fg_cpu_rings *r, size_t time_at, uint8_t *room, size_t room_bytes,
                       void (*on_sample)(void *ctx, const uint8_t *rec, size_t size), void *ctx, uint64_t *lost,
                       uint64_t *too_big)
 {
-  struct perf_event_mmap_page *m = cpu >= 0 && cpu < r->ncpu ? r->page[cpu] : NULL;
-  if (!m)
-    return 0;
-  const uint8_t *data = (const uint8_t *)m + r->page_bytes;
-  size_t size = r->data_bytes;
-  uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
+  uint64_t *head = r->head, *tail = r->tail;
+  for (int c = 0; c < r->ncpu; c++)
+    if (r->page[c]) {
+      head[c] = __atomic_load_n(&r->page[c]->data_head, __ATOMIC_ACQUIRE);
+      tail[c] = r->page[c]->data_tail;
+    }
   int n = 0;
-  while (head - tail >= sizeof(struct perf_event_header)) {
-    struct perf_event_header h;
-    fg_perf_ring_copy_out(&h, data, size, tail, sizeof h);
-    if (h.size < sizeof h || h.size > head - tail)
-      break;   /* not a whole record: give up on this ring's contents */
-    if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
-      uint64_t count;
-      fg_perf_ring_copy_out(&count, data, size, tail + sizeof h + 8, 8);   /* after the id */
-      *lost += count;
-    } else if (h.type == PERF_RECORD_SAMPLE) {
-      size_t at = (size_t)(tail % size);
-      if (at + h.size <= size) {
-        on_sample(ctx, data + at, h.size);   /* in one piece: read where it lies */
-      } else if (h.size <= room_bytes) {
-        fg_perf_ring_copy_out(room, data, size, tail, h.size);
-        on_sample(ctx, room, h.size);
-      } else {
-        (*too_big)++;
+  for (;;) {   /* the oldest of the rings' next samples each time: a thread's in the order it ran */
+    int best = -1;
+    uint64_t best_time = 0;
+    struct perf_event_header best_h = {0, 0, 0};
+    for (int c = 0; c < r->ncpu; c++) {
+      struct perf_event_header h;
+      uint64_t time = 0;
+      if (!r->page[c] || !next_sample(r, c, head[c], &tail[c], &h, lost))
+        continue;
+      if (h.size >= time_at + 8)
+        fg_perf_ring_copy_out(&time, (const uint8_t *)r->page[c] + r->page_bytes, r->data_bytes, tail[c] + time_at, 8);
+      if (best < 0 || time < best_time) {
+        best = c;
+        best_time = time;
+        best_h = h;
       }
     }
+    if (best < 0)
+      break;
+    const uint8_t *data = (const uint8_t *)r->page[best] + r->page_bytes;
+    size_t at = (size_t)(tail[best] % r->data_bytes);
+    if (at + best_h.size <= r->data_bytes) {
+      on_sample(ctx, data + at, best_h.size);   /* in one piece: read where it lies */
+    } else if (best_h.size <= room_bytes) {
+      fg_perf_ring_copy_out(room, data, r->data_bytes, tail[best], best_h.size);
+      on_sample(ctx, room, best_h.size);
+    } else {
+      (*too_big)++;
+    }
+    tail[best] += best_h.size;
     n++;
-    tail += h.size;
   }
-  __atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
+  for (int c = 0; c < r->ncpu; c++)
+    if (r->page[c])
+      __atomic_store_n(&r->page[c]->data_tail, tail[c], __ATOMIC_RELEASE);
   return n;
 }

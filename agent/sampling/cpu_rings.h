@@ -25,6 +25,7 @@ struct fg_cpu_rings {
   int *owner_fd;                       /* the ring's counter; -1: no ring (the CPU was offline) */
   struct perf_event_mmap_page **page;  /* the ring's mapping, its header page first */
   size_t page_bytes, data_bytes;
+  uint64_t *head, *tail;               /* a read's positions in each ring */
 };
 
 /* Rings of ring_bytes (a power of two pages) for every online CPU. 0; -1
@@ -36,12 +37,14 @@ void fg_cpu_rings_close(struct fg_cpu_rings *r);
 /* The counter a thread's counter on cpu sends its samples to, or -1. */
 int fg_cpu_rings_fd(const struct fg_cpu_rings *r, int cpu);
 
-/* Every record in cpu's ring, oldest first, then the ring emptied.
- * on_sample gets each PERF_RECORD_SAMPLE whole (one that wraps is put
- * together in room, of room_bytes; one bigger is counted in *too_big);
- * *lost adds the samples the kernel told it had no room for
- * (PERF_RECORD_LOST). Returns the records read. */
-int fg_cpu_rings_read(const struct fg_cpu_rings *r, int cpu, uint8_t *room, size_t room_bytes,
+/* Every record in every ring, then the rings emptied: the samples to
+ * on_sample oldest first by the time stamp each holds at offset time_at
+ * (a thread that moved between CPUs has its samples in two rings, handed
+ * out in the order it ran). One that wraps is put together in room, of
+ * room_bytes; one bigger is counted in *too_big. *lost adds the samples the
+ * kernel told it had no room for (PERF_RECORD_LOST). Returns the samples
+ * read. */
+int fg_cpu_rings_read(const struct fg_cpu_rings *r, size_t time_at, uint8_t *room, size_t room_bytes,
                       void (*on_sample)(void *ctx, const uint8_t *rec, size_t size), void *ctx, uint64_t *lost,
                       uint64_t *too_big);
 

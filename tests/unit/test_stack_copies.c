@@ -2,7 +2,7 @@
  * CPU's ring (skipped where perf_events or the rings' locked memory is
  * refused): every sample's record holds this thread's id, its registers
  * inside its own stack, and a copy of the top of that stack, byte for byte
- * where the stack did not change; rings not read in time count what they
+ * where the stack did not change, read from the rings in time order; rings not read in time count what they
  * had no room for in the thread's counters, so no sample vanishes. */
 #include "unit.h"
 
@@ -29,7 +29,8 @@ static uintptr_t stack_lo, stack_hi;
 static uint8_t room[65536];
 
 struct seen {
-  int records, bad, wrong_tid, sp_outside, marker_ok, marker_in_copy;
+  int records, bad, wrong_tid, sp_outside, marker_ok, marker_in_copy, out_of_order;
+  uint64_t last_time;
   uintptr_t marker_at;
   uint64_t marker;
 };
@@ -44,6 +45,11 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
     return;
   }
   s->wrong_tid += smp.tid != tid;
+  uint64_t at;   /* where the rings' merge reads it */
+  memcpy(&at, rec + FG_COPY_RECORD_TIME_AT, 8);
+  s->bad += at != smp.time_ns;
+  s->out_of_order += smp.time_ns < s->last_time;
+  s->last_time = smp.time_ns;
   s->sp_outside += smp.copy.sp < stack_lo || smp.copy.sp >= stack_hi;
   if (s->marker_at >= smp.copy.sp && s->marker_at + 8 <= smp.copy.sp + smp.copy.copied) {
     uint64_t v;
@@ -114,9 +120,7 @@ static void disarm(void)
 static int read_rings(struct seen *s, uint64_t *lost)
 {
   uint64_t too_big = 0;
-  int n = 0;
-  for (int c = 0; c < table->rings.ncpu; c++)
-    n += fg_cpu_rings_read(&table->rings, c, room, sizeof room, on_sample, s, lost, &too_big);
+  int n = fg_cpu_rings_read(&table->rings, FG_COPY_RECORD_TIME_AT, room, sizeof room, on_sample, s, lost, &too_big);
   assert_int_equal(too_big, 0);
   return n;
 }
@@ -139,10 +143,23 @@ static void records_hold_this_threads_registers_and_stack(void **state)
   volatile uint64_t marker = 0x5eedf00dcafe1234ull;   /* in this frame, above burn's */
   struct seen s = {.marker_at = (uintptr_t)&marker, .marker = marker};
   uint64_t lost = 0;
+  cpu_set_t was;
+  sched_getaffinity(0, sizeof was, &was);
+  int cpus[2], n = 0;   /* two CPUs it may run on: 5 ms on the higher, then 5 on the lower */
+  for (int c = CPU_SETSIZE - 1; c >= 0 && n < 2; c--)
+    if (CPU_ISSET(c, &was))
+      cpus[n++] = c;
   for (int i = 0; i < 4; i++) {   /* 40 ms in all, read every 10 */
-    burn(10 * PERIOD_NS);
+    for (int half = 0; half < 2; half++) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpus[n == 2 ? half : 0], &one);
+      sched_setaffinity(0, sizeof one, &one);
+      burn(5 * PERIOD_NS);
+    }
     read_rings(&s, &lost);
   }
+  sched_setaffinity(0, sizeof was, &was);
   lost += counters_lost();
   disarm();
   printf("    %d records, %d with the marker in the copy (%d right), %llu lost\n", s.records, s.marker_in_copy,
@@ -151,6 +168,7 @@ static void records_hold_this_threads_registers_and_stack(void **state)
   assert_int_equal(s.bad, 0);
   assert_int_equal(s.wrong_tid, 0);
   assert_int_equal(s.sp_outside, 0);
+  assert_int_equal(s.out_of_order, 0);   /* in the order the thread ran, whichever CPU's ring */
   assert_int_equal(lost, 0);
   assert_int_equal(s.marker_in_copy, s.records);   /* the copy reaches up into this frame */
   assert_int_equal(s.marker_ok, s.records);
