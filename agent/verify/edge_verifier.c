@@ -61,6 +61,8 @@ static void internal_name(const char *sig, char *out, size_t len)
     snprintf(out, len, "%s", sig);
 }
 
+/* id's entry, read once; NULL when unknown. The pointer holds until the next
+ * lookup of a method not seen yet, which may move the table. */
 static struct method_info *info_of(struct fg_edge_verifier *v, jmethodID id)
 {
   uint32_t at;
@@ -182,6 +184,8 @@ void fg_edge_verifier_check(struct fg_edge_verifier *v, const struct fg_trace *t
     struct method_info *callee = callee_id ? info_of(v, callee_id) : NULL;
     struct fg_call_site site;
     struct method_info *caller = callee ? call_site_of(v, tr, i + 1, &site) : NULL;
+    if (caller)   /* the caller's lookup may have moved the table: the callee's entry again */
+      callee = info_of(v, callee_id);
     s->verify_edges++;
     if (!caller) {
       s->verify_unchecked++;
