@@ -341,7 +341,7 @@ int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
   fg_wall_destroy(&a->wall);
   struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap,   /* its tables are reused */
                            .perf_tables = {a->timer.perf_tables[0], a->timer.perf_tables[1], a->timer.perf_tables[2]},
-                           .copy_callchain = a->timer.copy_callchain};
+                           .cpu_fds = a->timer.cpu_fds};
   a->timer = fresh;
   struct fg_walker *w = &a->sampler.walker;
   w->depth = a->opts.depth;

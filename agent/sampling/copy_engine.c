@@ -206,7 +206,7 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
   if (!enabled)
     return;
   struct fg_copy_sample smp;
-  if (fg_copy_record_read(rec, size, e->timer->copy_callchain, &smp) != 0) {
+  if (fg_copy_record_read(rec, size, e->timer->perf->callchain, &smp) != 0) {
     lost_unowned(e, 1);   /* not a record the kernel writes: lost, whose it was unknown */
     return;
   }

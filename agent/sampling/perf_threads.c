@@ -33,7 +33,6 @@ struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callch
   k->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
   k->data_bytes = callchain ? k->page_bytes : 0;   /* a thread signalled instead: its kernel frames' ring */
   k->callchain = callchain;
-  k->copies = 1;
   if (fg_cpu_rings_open(&k->rings, ring_bytes, err, errlen) != 0) {
     free(k);
     return NULL;
@@ -43,8 +42,8 @@ struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callch
 
 void fg_perf_threads_free(struct fg_perf_threads *k)
 {
-  if (k && k->copies)
-    fg_cpu_rings_close(&k->rings);
+  if (k)
+    fg_cpu_rings_close(&k->rings);   /* nothing when it has none */
   free(k);
 }
 

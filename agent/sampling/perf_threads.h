@@ -47,7 +47,6 @@ struct fg_perf_threads {
   struct fg_perf_entry entry[FG_PERF_THREAD_SLOTS];
   size_t page_bytes, data_bytes;           /* data_bytes 0: no ring */
   int callchain;                           /* the counters record kernel callchains */
-  int copies;                              /* walker=copy's: counters by CPU into rings */
   struct fg_cpu_rings rings;               /* walker=copy's, one a CPU */
   int counter_lost;                        /* its counters count their lost samples (Linux 6.0):
                                               the rings' PERF_RECORD_LOST are not counted again */

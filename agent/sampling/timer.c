@@ -50,10 +50,9 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
         uint64_t counts[2];
         int counter_lost = read(fd, counts, sizeof counts) == (ssize_t)sizeof counts;   /* PERF_FORMAT_LOST */
         close(fd);
-        if (!t->perf_tables[2] || t->copy_callchain != callchain) {
+        if (!t->perf_tables[2] || t->perf_tables[2]->callchain != callchain) {
           fg_perf_threads_free(t->perf_tables[2]);   /* no counter is left writing into its rings */
           t->perf_tables[2] = fg_perf_threads_new_copies(FG_COPY_RING_BYTES, callchain, why, sizeof why);
-          t->copy_callchain = callchain;
         }
         if (t->perf_tables[2])
           t->perf_tables[2]->counter_lost = counter_lost;

@@ -46,10 +46,10 @@ struct fg_timer {
   struct fg_perf_threads *perf_tables[3];   /* without and with kernel rings, and walker=copy's:
                                                allocated at the first need, kept across restarts */
   uint32_t copy_bytes;           /* walker=copy: the stack each sample copies; 0: signals */
-  int copy_callchain;            /* walker=copy's table records kernel callchains */
   uint64_t copy_no_ring;         /* walker=copy: threads signalled instead, their counters refused */
   uint64_t copy_too_deep;        /* walker=copy: threads signalled instead, their stack deeper than the copy */
-  int *cpu_fds;                  /* walker=copy: room for a thread's counters, one a CPU (under the lock) */
+  int *cpu_fds;                  /* walker=copy: room for a thread's counters, one a CPU (under the lock;
+                                    allocated once, kept across restarts like the tables) */
   uint32_t copy_threads;         /* walker=copy: threads with their counters (under the lock) */
   int skip_tid;                  /* fgagent's own thread: never sampled */
   int skip_tid2;                 /* walker=copy's engine thread, likewise */
