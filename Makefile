@@ -18,7 +18,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
-           agent/native/kernel_symbols.c agent/sampling/perf_threads.c agent/sampling/cpu_rings.c agent/sampling/timer_perf.c agent/sampling/copy_record.c \
+           agent/native/kernel_symbols.c agent/sampling/perf_threads.c agent/sampling/cpu_rings.c agent/sampling/timer_perf.c agent/sampling/copy_record.c agent/sampling/copy_held.c \
            agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c agent/profile/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/sched/switch_decoder.c agent/verify/call_site.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))

@@ -245,6 +245,8 @@ static void fill_stats(struct fg_agent *a)
   s->kernel_no_ring = kernel_rings ? atomic_load(&a->timer.perf->no_slot) : 0;
   s->copy_no_ring = a->timer.copy_no_ring;
   s->copy_too_deep = a->timer.copy_too_deep;
+  s->copy_held = atomic_load(&a->copy_engine.held_n);
+  s->copy_held_failed = atomic_load(&a->copy_engine.held_failed);
 }
 
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)

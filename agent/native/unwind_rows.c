@@ -105,11 +105,18 @@ struct state {
   uint8_t cfa_base;
   int32_t cfa_off;
   int16_t fp_off;
+  uint8_t ra_undefined;   /* the return address is undefined: the outermost frame, whatever the CFA */
 };
+
+/* The base a row says for s. */
+static uint8_t base_of(const struct state *s)
+{
+  return s->ra_undefined && s->cfa_base != FG_CFA_NONE ? FG_CFA_OUTERMOST : s->cfa_base;
+}
 
 static int same_rule(const struct fg_unwind_row *a, const struct state *s)
 {
-  return a->cfa_base == s->cfa_base && a->cfa_off == s->cfa_off && a->fp_off == s->fp_off;
+  return a->cfa_base == base_of(s) && a->cfa_off == s->cfa_off && a->fp_off == s->fp_off;
 }
 
 /* The rule s from pc on. */
@@ -131,13 +138,16 @@ static int emit(struct fg_unwind_rows *r, uintptr_t pc, const struct state *s)
     r->rows = more;
     r->capacity = cap;
   }
-  r->rows[r->n++] = (struct fg_unwind_row){loc, s->cfa_off, s->fp_off, s->cfa_base, 0};
+  r->rows[r->n++] = (struct fg_unwind_row){loc, s->cfa_off, s->fp_off, base_of(s), 0};
   return 0;
 }
 
-/* A register's saved place as an offset from the CFA, kept for rbp only. */
+/* A register's saved place as an offset from the CFA, kept for rbp only
+ * (the return address's says it is defined). */
 static void saved_at(struct state *s, uint64_t reg, int64_t off)
 {
+  if (reg == REG_RA)
+    s->ra_undefined = 0;
   if (reg == REG_RBP)
     s->fp_off = off < 0 && off >= -32768 && off % 8 == 0 ? (int16_t)off : FG_FP_LOST;
 }
@@ -212,7 +222,7 @@ static int run(struct fg_unwind_rows *r, struct program *p, struct cursor *c)
       case 0x07:   /* undefined */
         reg = uleb(c);
         if (reg == REG_RA)
-          p->now.cfa_base = FG_CFA_NONE;   /* the outermost frame */
+          p->now.ra_undefined = 1;   /* the outermost frame */
         else if (reg == REG_RBP)
           p->now.fp_off = FG_FP_LOST;
         break;
@@ -294,14 +304,14 @@ static int run(struct fg_unwind_rows *r, struct program *p, struct cursor *c)
 static int run_function(struct fg_unwind_rows *r, struct program *p, struct cursor *cie, struct cursor *fde,
                         uintptr_t start, uintptr_t end)
 {
-  p->now = (struct state){FG_CFA_NONE, 0, FG_FP_SAME};
+  p->now = (struct state){FG_CFA_NONE, 0, FG_FP_SAME, 0};
   p->depth = 0;
   p->pc = start;
   int rc = run(r, p, cie);
   p->initial = p->now;
   if (rc == 0)
     rc = run(r, p, fde);
-  struct state none = {FG_CFA_NONE, 0, FG_FP_SAME};
+  struct state none = {FG_CFA_NONE, 0, FG_FP_SAME, 0};
   if (rc != 0)
     p->now = none;   /* from the instruction not understood on */
   if (emit(r, p->pc, &p->now) != 0 || emit(r, end, &none) != 0)

@@ -19,6 +19,8 @@ enum fg_cfa_base {
   FG_CFA_RBP,
   FG_CFA_PLT,    /* a lazy-binding PLT entry: rsp + 8, or + 16 once it pushed its index at
                     (pc & 15) >= cfa_off (the DWARF expression linkers write for .plt) */
+  FG_CFA_OUTERMOST,   /* the thread's first frame (its return address undefined, as clone3's
+                         child says): there is no caller */
 };
 
 #define FG_FP_SAME 0   /* fp_off: the caller's rbp is still in rbp */

@@ -236,6 +236,10 @@ int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, st
   if (!row)
     return first && l && frameless_leaf(l, b, r);
   uintptr_t cfa, ret, fp = r->fp;
+  if (row->cfa_base == FG_CFA_OUTERMOST) {   /* no caller: a walk ends here whole */
+    r->pc = 0;
+    return 1;
+  }
   if (row->cfa_base == FG_CFA_PLT)
     cfa = r->sp + ((r->pc & 15) >= (uintptr_t)row->cfa_off ? 16 : 8);
   else if (row->cfa_base == FG_CFA_RSP)

@@ -61,7 +61,7 @@ void fg_unwind_tables_free(struct fg_unwind_tables *t);
 /* One frame's step from r to its caller. first: r.pc is the interrupted pc
  * (else a return address, looked up one byte back, inside the call). Reads
  * only the stack within b. Returns 1 with the caller's registers in r (fp 0
- * when not known), 0 when the frame has no rule (r unchanged; a pc in no
+ * when not known; pc 0 past the thread's first frame), 0 when the frame has no rule (r unchanged; a pc in no
  * library sets missed and, the first time, writes to wake_fd). The step
  * reads the return address just below the caller's sp and, when *fp_at is
  * set non-zero (fp_at may be NULL), the caller's fp there.

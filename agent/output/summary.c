@@ -7,6 +7,7 @@
 #include "fg/output.h"
 #include "fg/stats.h"
 #include "../sampling/backoff.h"
+#include "../sampling/copy_held.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -180,6 +181,12 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                            "it, off the thread (no signal, no AsyncGetCallTrace); %" PRIu64 " cut where the "
                            "copy ended%s\n", signalled ? " of a thread with its counters" : "", s->copy_cut,
                       s->walker + 4) < 0)
+    return -1;
+  if (copy && s->copy_held &&
+      fprintf(out, "      held back:     %" PRIu64 " copies whose walk met code with no record yet (its "
+                   "CompiledMethodLoad to come), or came behind one of their thread's; walked again as records "
+                   "came, for up to %.0f ms: %" PRIu64 " still failed\n",
+              s->copy_held, (double)FG_COPY_HELD_NS / 1e6, s->copy_held_failed) < 0)
     return -1;
   if (signalled &&
       fprintf(out, "      signalled:     %" PRIu64 " threads instead, walked in their handler as with "

@@ -13,6 +13,7 @@
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
+#include "copy_held.h"
 #include "copy_record.h"
 #include "jitter.h"
 #include "sample_store.h"
@@ -194,6 +195,104 @@ static void count_lost(struct fg_copy_engine *e, int i)
   }
 }
 
+/* Walks the copy of the thread at place i, whose record is t, and stores
+ * the walk in its ring. A walk that stopped at code with no record yet is
+ * not stored, unless last: 0, for the caller to hold the copy (copy_held.h);
+ * 1 once stored. */
+static int walk_and_store(struct fg_copy_engine *e, int i, struct fg_thread *t, const struct fg_copy_sample *smp,
+                          int last)
+{
+  struct fg_sampler *s = e->sampler;
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  int k = kernel_frames(smp, e->frames, e->types);
+  struct fg_walk walk = {0, FG_SAMPLE_FAILED, FG_TICK_UNKNOWN_NOT_JAVA, 0};
+  if (smp->user && smp->copy.stack)
+    walk = fg_walk_copy(&s->walker, t->env, &smp->copy, e->frames + k, e->types + k);
+  if (walk.no_record && !fg_copy_held_gave_up_on(&e->held, walk.no_record)) {
+    if (!last) {
+      fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
+      return 0;
+    }
+    if (fg_clock_ns(CLOCK_MONOTONIC) - smp->time_ns >= FG_COPY_HELD_NS)
+      fg_copy_held_give_up(&e->held, walk.no_record);   /* it waited its time for nothing */
+  }
+  uint32_t flags = walk.flags;
+  if (flags & FG_SAMPLE_FAILED)
+    flags = fg_sample_flags_with_tick(flags, walk.tick);
+  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, e->frames, e->types, (uint32_t)(k + walk.n),
+                                                          flags, NULL);
+  fg_store_add(&t->taken, 1);
+  fg_store_sample(s, t, trace, smp->time_ns, 1, (int)smp->cpu, 0);
+  e->stored_failed = (walk.flags & FG_SAMPLE_FAILED) != 0;
+  fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
+  if (walk.flags & FG_SAMPLE_COPY_CUT) {   /* deeper than the copy: walked whole in its handler from now on */
+    count_lost(e, i);
+    if (fg_timer_signal_instead(e->timer, smp->tid))
+      e->tids[i] = 0;   /* its copies left in the rings are no longer the engine's to store: counted foreign */
+  }
+  return 1;
+}
+
+/* The copy's thread's place and record, or -1 when its counters have closed
+ * since (it ended, or is signalled instead) or no record is left for it:
+ * its copy is then counted without a stack. */
+static int owner_of(struct fg_copy_engine *e, const struct fg_copy_sample *smp, struct fg_thread **t)
+{
+  int i = place_of(e, smp->tid);
+  *t = i < 0 ? NULL : record_for(e, i, smp->tid, smp->copy.sp);
+  if (*t)
+    return i;
+  fg_store_foreign(e->sampler, smp->tid);
+  return -1;
+}
+
+static uint32_t methods_known(const struct fg_copy_engine *e)
+{
+  return atomic_load_explicit(&e->sampler->walker.code->methods.count, memory_order_acquire);
+}
+
+/* fg_copy_held_release's walk: the held copy x walked again and stored,
+ * or counted without a stack when its thread has gone. */
+static int walk_held(void *ctx, const struct fg_copy_held_entry *x, int last)
+{
+  struct fg_copy_engine *e = ctx;
+  struct fg_copy_sample smp;
+  struct fg_thread *t;
+  int i;
+  if (fg_copy_record_read(x->rec, x->size, e->timer->perf->callchain, &smp) != 0 ||   /* it was read once */
+      (i = owner_of(e, &smp, &t)) < 0)
+    return 1;
+  if (!walk_and_store(e, i, t, &smp, last))
+    return 0;
+  if (e->stored_failed)
+    atomic_fetch_add_explicit(&e->held_failed, 1, memory_order_relaxed);
+  return 1;
+}
+
+/* The held copies of tid (0: every thread's) that are due, walked again. */
+static void release_held(struct fg_copy_engine *e, int tid, int last)
+{
+  fg_copy_held_release(&e->held, tid, last, methods_known(e), fg_clock_ns(CLOCK_MONOTONIC), walk_held, e);
+}
+
+/* Holds the copy rec[0..size) of smp's thread, the oldest thread's held
+ * copies let go first when there is no room; when it cannot be held, its
+ * thread's held copies and then it are stored as they walk. */
+static void hold(struct fg_copy_engine *e, const uint8_t *rec, size_t size, const struct fg_copy_sample *smp)
+{
+  if (e->held.n >= FG_COPY_HELD_MAX)
+    release_held(e, e->held.e[0].tid, 1);
+  if (fg_copy_held_add(&e->held, smp->tid, rec, size, fg_clock_ns(CLOCK_MONOTONIC), methods_known(e)) == 0) {
+    atomic_fetch_add_explicit(&e->held_n, 1, memory_order_relaxed);
+    return;
+  }
+  release_held(e, smp->tid, 1);
+  struct fg_thread *t;
+  int i = owner_of(e, smp, &t);
+  if (i >= 0)
+    walk_and_store(e, i, t, smp, 1);
+}
+
 static void on_sample(void *ctx, const uint8_t *rec, size_t size)
 {
   struct fg_copy_engine *e = ctx;
@@ -210,33 +309,16 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
     lost_unowned(e, 1);   /* not a record the kernel writes: lost, whose it was unknown */
     return;
   }
-  int i = place_of(e, smp.tid);
-  struct fg_thread *t = i < 0 ? NULL : record_for(e, i, smp.tid, smp.copy.sp);
-  if (!t) {   /* its counters closed since (it ended, or is signalled instead), or no record left for it */
-    fg_store_foreign(s, smp.tid);
+  struct fg_thread *t;
+  int i = owner_of(e, &smp, &t);
+  if (i < 0)
     return;
-  }
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  fg_store_add(&t->taken, 1);
   uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)smp.tid);
   if (period)
     vary_period(e, smp.tid, (int)smp.cpu, period);
-  int k = kernel_frames(&smp, e->frames, e->types);
-  struct fg_walk walk = {0, FG_SAMPLE_FAILED, FG_TICK_UNKNOWN_NOT_JAVA};
-  if (smp.user && smp.copy.stack)
-    walk = fg_walk_copy(&s->walker, t->env, &smp.copy, e->frames + k, e->types + k);
-  uint32_t flags = walk.flags;
-  if (flags & FG_SAMPLE_FAILED)
-    flags = fg_sample_flags_with_tick(flags, walk.tick);
-  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, e->frames, e->types, (uint32_t)(k + walk.n),
-                                                          flags, NULL);
-  fg_store_sample(s, t, trace, smp.time_ns, 1, (int)smp.cpu, 0);
-  fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
-  if (walk.flags & FG_SAMPLE_COPY_CUT) {   /* deeper than the copy: walked whole in its handler from now on */
-    count_lost(e, i);
-    if (fg_timer_signal_instead(e->timer, smp.tid))
-      e->tids[i] = 0;   /* its copies left in the rings are no longer the engine's to store: counted foreign */
-  }
+  /* behind a copy of its thread that is held: its samples keep their order */
+  if (fg_copy_held_has(&e->held, smp.tid) || !walk_and_store(e, i, t, &smp, 0))
+    hold(e, rec, size, &smp);
 }
 
 /* Every CPU's ring read and its copies walked, then the samples lost by
@@ -251,6 +333,7 @@ static int pass(struct fg_copy_engine *e, int wait)
     return -1;
   look_up_records(e, wait);
   atomic_fetch_add(&e->sampler->in_handler, 1);
+  release_held(e, 0, 0);   /* before the rings: a thread's held copies are older than its copies there */
   uint64_t lost = 0, too_big = 0;
   fg_cpu_rings_read(&perf->rings, FG_COPY_RECORD_TIME_AT, e->room, ROOM_BYTES, on_sample, e, &lost, &too_big);
   /* the counters' own counts are exact and tell each thread's, at its end */
@@ -287,9 +370,11 @@ static void *engine_main(void *arg)
     }
   }
   pthread_mutex_lock(&e->lock);
-  if (pass(e, 1) == 0)   /* the last: what the rings hold as sampling ends, and what each thread lost */
+  if (pass(e, 1) == 0) {   /* the last: what the rings hold as sampling ends, and what each thread lost */
+    release_held(e, 0, 1);
     for (uint32_t i = 0; i < e->ntids; i++)
       count_lost(e, (int)i);
+  }
   pthread_mutex_unlock(&e->lock);
   atomic_store(&e->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
   return NULL;
@@ -298,6 +383,7 @@ static void *engine_main(void *arg)
 /* The engine's own buffers, gone. */
 static void free_buffers(struct fg_copy_engine *e)
 {
+  fg_copy_held_clear(&e->held);
   free(e->frames);
   free(e->types);
   free(e->room);
@@ -331,6 +417,8 @@ int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct 
   e->room = malloc(ROOM_BYTES);
   atomic_store(&e->stop, 0);
   atomic_store(&e->cpu_ns, 0);
+  atomic_store(&e->held_n, 0);
+  atomic_store(&e->held_failed, 0);
   struct fg_perf_threads *perf = t->perf;
   uint64_t stale = 0;   /* a ring kept from an earlier session holds its last samples, read by nobody */
   if (perf)
@@ -350,6 +438,7 @@ void fg_copy_engine_thread_end(struct fg_copy_engine *e, int tid)
 {
   pthread_mutex_lock(&e->lock);
   if (e->started && pass(e, 1) == 0) {   /* its own ThreadEnd: the registry's lock may be waited for here */
+    release_held(e, tid, 1);
     int i = place_of(e, tid);
     if (i >= 0)
       count_lost(e, i);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "../jvmti/threads.h"
+#include "copy_held.h"
 #include "sampler.h"
 #include "timer.h"
 
@@ -51,6 +52,10 @@ struct fg_copy_engine {
   uint32_t ntids, nknown, tids_cap;
   uint32_t hint;                 /* the place of the last sample's thread */
   uint64_t untold_counted;       /* the table's lost_untold, counted so far */
+  struct fg_copy_held held;      /* copies waiting for their code's record */
+  _Atomic uint64_t held_n;       /* copies held since the engine started */
+  _Atomic uint64_t held_failed;  /* of those, stored with their walk failed */
+  int stored_failed;             /* the walk walk_and_store stored last had failed */
 };
 
 /* Starts the engine's thread for the sampler s, whose timer t copies

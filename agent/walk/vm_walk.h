@@ -42,6 +42,8 @@ struct walk {
   int stub_call;   /* the frame just read was the leaf stub's, popped by its layout: its caller is at a
                       call with no debug record (C1's slow paths call their stubs so) */
   const struct fg_top_regs *top;   /* the interrupted frame's scratch registers, or NULL */
+  int at_poll;                     /* the frame just popped was the safepoint handler's: its caller was
+                                      stopped at a safepoint poll, in its body, not at a call */
   uint32_t generation;             /* the code map's, read before any lookup */
   struct fg_walk_cache *kept;      /* the thread's last walk, or NULL */
   int logging;                     /* a caller frame's reads go into kept */

@@ -366,6 +366,18 @@ static int is_interpreter(const struct fg_code_blob *s)
   return strcmp(s->name, "Interpreter") == 0;
 }
 
+/* The safepoint handler a poll in a method's body traps into (HotSpot's
+ * generate_handler_blob with cause_return false): it pushes rbx to make room
+ * for a return address, builds an rbp frame, and writes the poll's pc into
+ * that room before it calls the VM. The handler for a poll at a return
+ * pushes nothing: its return address is the caller's own. */
+static int poll_handler(const struct fg_code_blob *s)
+{
+  const uint8_t *c = (const uint8_t *)s->start;   /* push rbx; push rbp; mov rbp, rsp */
+  return s->end - s->start >= 5 && strcmp(s->name, "SafepointBlob") == 0 && c[0] == 0x53 && c[1] == 0x55 &&
+         c[2] == 0x48 && ((c[3] == 0x8b && c[4] == 0xec) || (c[3] == 0x89 && c[4] == 0xe5));
+}
+
 /* One frame at r; top: pc may be anywhere in it (the interrupted frame);
  * first: no Java frame was read before it. */
 static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
@@ -415,6 +427,13 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
     *r = caller;
     return STEP_NEXT;
   }
+  if (!top && poll_handler(s)) {   /* at its call into the VM: its frame returns to the poll */
+    if (!fg_pop_rbp_frame(k->b, r))
+      return STEP_FAIL;
+    k->at_poll = 1;
+    k->top = NULL;   /* the registers were the VM's */
+    return STEP_NEXT;
+  }
   if (fg_pop_stub(s, k->b, r))
     return STEP_NEXT;
   return top && s->enter < 0 && !s->layout.frame_bytes && fg_vm_pop_called_leaf(k, s, r) ? STEP_NEXT : STEP_FAIL;
@@ -447,7 +466,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   k.types = types;
   k.n = 0;
   k.room = java_room;
-  k.java_call = k.stub_call = 0;
+  k.java_call = k.stub_call = k.at_poll = 0;
   k.top = top_regs;
   k.generation = fg_code_map_generation(w->code);
   k.kept = kept && fg_walk_cache_begin(kept, k.generation, fg_method_map_generation(w->methods), b, 0) ? kept : NULL;
@@ -511,7 +530,8 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
     }
     k.java_call = k.n > n && types[k.n - 1] != FG_FRAME_STUB && !entered;
     k.stub_call = first && leaf_stub;
-    top = 0;   /* every frame after the first is stopped at a call */
+    top = k.at_poll;   /* every frame after the first is stopped at a call, but at a poll */
+    k.at_poll = 0;
   }
   *stubs = leaf_stub;
   if (kept)

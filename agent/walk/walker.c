@@ -220,7 +220,8 @@ static void annotate(const struct fg_walker *w, uintptr_t pc, const ASGCT_CallFr
  * rbp, which code built without frame pointers uses for anything. kept: a
  * thread with no Java's last walk (walk_cache.h), begun and used, or NULL;
  * *ended: the walk ended as the next one from the same registers would, not
- * at Java or cut by the depth. at_call: r's pc is a return address (a
+ * at Java or cut by the depth; 2 when it ended past the thread's first frame
+ * (clone3's), the whole stack walked. at_call: r's pc is a return address (a
  * caller's), not the interrupted one. */
 static int walk_native_from(const struct fg_walker *w, struct fg_regs r, int at_call, struct fg_bounds b,
                             struct fg_walk_cache *kept, ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java,
@@ -248,13 +249,15 @@ static int walk_native_from(const struct fg_walker *w, struct fg_regs r, int at_
     uintptr_t fp_at;
     if (!b.hi || !w->unwind || !fg_unwind_step(w->unwind, b, n == 1 && !at_call, &r, &fp_at))
       break;
-    if (kept && n > 1) {   /* what a caller frame's step read */
+    if (kept && n > 1 && r.pc) {   /* what a caller frame's step read (nothing past the first frame) */
       fg_walk_cache_read(kept, r.sp - 8, r.pc);
       if (fp_at)
         fg_walk_cache_read(kept, fp_at, r.fp);
     }
   }
-  *ended = 1;   /* at the stack's end, a frame with no rule or a kept frame */
+  /* at the stack's end (2: past the thread's first frame), a frame with no
+   * rule or a kept frame */
+  *ended = !r.pc && n > 0 ? 2 : 1;
   return n;
 }
 
@@ -379,7 +382,7 @@ static struct fg_walk finish(const struct fg_walker *w, const struct fg_walker *
 /* The walk of a thread with no JNIEnv: its k native frames. */
 static struct fg_walk no_java(int k)
 {
-  return (struct fg_walk){k, FG_SAMPLE_FAILED, FG_TICK_NO_JAVA_FRAME};
+  return (struct fg_walk){k, FG_SAMPLE_FAILED, FG_TICK_NO_JAVA_FRAME, 0};
 }
 
 struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t deadline_ns, void *env,
@@ -391,7 +394,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
     walker.depth = depth;
   const struct fg_walker *w = &walker;
   ucontext_t *uc = ucontext;
-  struct fg_walk res = {0, 0, 0};
+  struct fg_walk res = {0, 0, 0, 0};
   struct fg_regs top = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                      (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
   struct fg_bounds b = {stack_lo, stack_hi, 0};
@@ -491,14 +494,24 @@ static int stub_called_from_native(const struct fg_walker *w, struct fg_bounds b
   return 1;
 }
 
+/* pc when it is in the code cache but in no stub or method the map holds
+ * (not even an unloaded one), else 0. */
+static uintptr_t in_no_entry(const struct fg_walker *w, uintptr_t pc)
+{
+  return fg_code_map_contains(w->code, pc) && !fg_code_map_find(&w->code->methods, pc) &&
+                 !fg_code_map_find(&w->code->stubs, pc)
+             ? pc
+             : 0;
+}
+
 /* fg_walk_copy with the native frames walked (k of them first), kept or not. */
 static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walker *config, void *env,
                                 const struct fg_stack_copy *c, ASGCT_CallFrame *frames, uint8_t *types, int *native)
 {
-  struct fg_walk res = {0, 0, 0};
+  struct fg_walk res = {0, 0, 0, 0};
   struct fg_regs top = {c->pc, c->sp, c->fp};
   struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp};
-  int k = 0, reached_java = 1, ended;
+  int k = 0, reached_java = 1, ended = 0;
   struct fg_regs java = top;
   if (!fg_code_map_contains(w->code, top.pc))
     k = walk_native(w, top, b, NULL, frames, types, &java, &reached_java, &ended);
@@ -527,18 +540,23 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   if (n > 0) {   /* a caller with no record: the frames so far, above the tick */
     res.tick = FG_TICK_UNKNOWN_JAVA;
     res.n = k + (n - stubs > w->depth ? w->depth + stubs : n);
+    res.no_record = in_no_entry(w, unknown.pc);
     return res;
   }
   res.n = k;
-  if (!reached_java) {
+  if (!reached_java && ended == 2)   /* the whole stack, and no Java on it (a thread's end) */
+    res.tick = FG_TICK_NO_JAVA_FRAME;
+  else if (!reached_java) {
     res.tick = FG_TICK_UNKNOWN_NOT_JAVA;
     if (k > 0)
       res.flags |= FG_SAMPLE_NATIVE_CUT;
-    return res;
   }
+  if (!reached_java)
+    return res;
   /* as fg_walk_stack keeps them: the method or stub the pc is in */
   res.tick = FG_TICK_NOT_WALKABLE_JAVA;
   res.n = k + code_at(w, java.pc, frames + k, types + k, room);
+  res.no_record = in_no_entry(w, java.pc);
   return res;
 }
 

@@ -61,6 +61,8 @@ struct fg_walk {
   int32_t n;                 /* frames written, leaf first */
   uint32_t flags;            /* FG_SAMPLE_TRUNCATED, _RECOVERED, _NATIVE_CUT, _FAILED, _BUDGET: the record's */
   int tick;                  /* ASGCT's code when it failed (FG_SAMPLE_FAILED) */
+  uintptr_t no_record;       /* walker=copy: it stopped at this pc, in the code cache but in no blob or
+                                method the code map holds yet (its CompiledMethodLoad to come); 0: not */
 };
 
 /* Walks the interrupted thread. frames/types hold fg_walk_capacity(w)
@@ -94,7 +96,8 @@ struct fg_stack_copy {
  * the native walk never reached Java, NOT_WALKABLE_JAVA when a Java frame
  * could not be read (the method or stub the pc is in kept above it), and
  * UNKNOWN_JAVA when a caller is code with no record (the frames so far
- * kept). A Java walk that fails near the end of a cut copy keeps its frames
+ * kept); either of the last two has no_record set when that code is in no
+ * entry of the code map (a walk again once it has more may go on). A Java walk that fails near the end of a cut copy keeps its frames
  * and is FG_SAMPLE_TRUNCATED | FG_SAMPLE_COPY_CUT. Async-signal-safe. */
 struct fg_walk fg_walk_copy(const struct fg_walker *w, void *env, const struct fg_stack_copy *c,
                             ASGCT_CallFrame *frames, uint8_t *types);

@@ -38,6 +38,8 @@ struct fg_stats {
   uint64_t copy_cut;                       /* walker=copy: Java stacks cut where the stack's copy ended */
   uint64_t copy_no_ring;                   /* walker=copy: threads signalled instead, their counters refused */
   uint64_t copy_too_deep;                  /* walker=copy: threads signalled instead, their stack deeper than the copy */
+  uint64_t copy_held;                      /* walker=copy: copies held back for their code's record (copy_held.h) */
+  uint64_t copy_held_failed;               /* walker=copy: of those, stored with the walk still failed */
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */
   uint64_t wall_signals;                   /* event=wall: threads signalled */
   uint64_t wall_repeats;                   /* event=wall: idle threads counted again, not woken */

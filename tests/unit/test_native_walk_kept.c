@@ -2,7 +2,8 @@
  * inside a signal handler, each walk of this program's own stack with the
  * kept walk gives the frames a walk without it gives, goes on from the kept
  * one where the stack did not change, and not where a caller's return
- * address changed under frames that are where they were. */
+ * address changed under frames that are where they were. A walk of the same
+ * stack as walker=copy reads it ends past _start: no Java frame, not cut. */
 #include "unit.h"
 
 #include <signal.h>
@@ -28,6 +29,7 @@ static struct fg_bounds bounds;
 static ASGCT_CallFrame plain[ROOM], cached[ROOM];
 static uint8_t plain_types[ROOM], cached_types[ROOM];
 static int plain_n, cached_n, spliced, spliced_frames;
+static struct fg_walk copied;   /* walker=copy's walk of the same stack, read in place */
 static volatile int sink;
 
 /* Both walks of the interrupted thread, then the cached one stored and kept
@@ -45,6 +47,12 @@ static void on_signal(int signo, siginfo_t *info, void *ucontext)
   const struct fg_trace *tr =
       fg_trace_table_put_known(&traces, cached, cached_types, (uint32_t)cached_n, 0, spliced ? &known : NULL);
   fg_walk_cache_commit(&kept, tr);
+  const greg_t *g = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
+  struct fg_stack_copy c = {.pc = (uintptr_t)g[REG_RIP], .sp = (uintptr_t)g[REG_RSP], .fp = (uintptr_t)g[REG_RBP],
+                            .stack = (const uint8_t *)(uintptr_t)g[REG_RSP], .copied = bounds.hi - (uintptr_t)g[REG_RSP]};
+  static ASGCT_CallFrame f[ROOM];
+  static uint8_t types[ROOM];
+  copied = fg_walk_copy(&walker, (void *)&sink, &c, f, types);   /* a JNIEnv that is never read: no Java */
 }
 
 __attribute__((noinline)) static void down(int n)
@@ -108,6 +116,10 @@ static void walks_go_on_from_the_kept_one_only_where_nothing_changed(void **stat
   via(8);
   assert_same_walks();
   assert_true(spliced);
+  /* walked to _start, whose return address is undefined: the whole stack, and no Java on it */
+  assert_int_equal(copied.n, plain_n);
+  assert_int_equal(copied.tick, FG_TICK_NO_JAVA_FRAME);
+  assert_false(copied.flags & FG_SAMPLE_NATIVE_CUT);
   int below_test = spliced_frames;
   assert_true(below_test > 0 && below_test < cached_n - 10);
   int whole = cached_n;

@@ -110,6 +110,28 @@ static void expressions_and_unknown_instructions_give_no_rule(void **state)
   fg_unwind_rows_free(&q);
 }
 
+/* clone3's child, a thread's first frame: its return address undefined
+ * (`.cfi_undefined rip`), whatever the CFA says after; a function that
+ * saves it again has a caller. */
+static void an_undefined_return_address_is_the_outermost_frame(void **state)
+{
+  (void)state;
+  const uint8_t fde[] = {
+      0x42, 0x07, 0x10,   /* advance 2; undefined r16 (RA) */
+      0x43, 0x0e, 0x10,   /* advance 3; def_cfa_offset 16 */
+      0x44, 0x90, 0x01,   /* advance 4; RA at cfa-8 again */
+  };
+  struct fg_unwind_rows r = {.base = BASE};
+  assert_int_equal(fg_unwind_rows_run(&r, cie, sizeof cie, fde, sizeof fde, BASE + 0x300, BASE + 0x320, 1, -8), 0);
+  fg_unwind_rows_finish(&r);
+  assert_int_equal(at(&r, BASE + 0x301)->cfa_base, FG_CFA_RSP);
+  assert_int_equal(at(&r, BASE + 0x302)->cfa_base, FG_CFA_OUTERMOST);
+  assert_int_equal(at(&r, BASE + 0x305)->cfa_base, FG_CFA_OUTERMOST);
+  assert_int_equal(at(&r, BASE + 0x309)->cfa_base, FG_CFA_RSP);
+  assert_int_equal(at(&r, BASE + 0x309)->cfa_off, 16);
+  fg_unwind_rows_free(&r);
+}
+
 /* Two functions back to back: the second's first rule starts where the
  * first ends, whichever order they were read in. */
 static void adjacent_functions(void **state)
@@ -160,6 +182,7 @@ int main(void)
       cmocka_unit_test(frame_pointer_function),
       cmocka_unit_test(remembered_state),
       cmocka_unit_test(expressions_and_unknown_instructions_give_no_rule),
+      cmocka_unit_test(an_undefined_return_address_is_the_outermost_frame),
       cmocka_unit_test(adjacent_functions),
       cmocka_unit_test(granule_index_agrees_with_a_full_search),
   };

@@ -33,7 +33,7 @@ static void on_signal(int signo, siginfo_t *info, void *ucontext)
   struct fg_regs r = {(uintptr_t)g[REG_RIP], (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]};
   npcs = 0;
   pcs[npcs++] = r.pc;
-  while (npcs < MAX_PCS && fg_unwind_step(&tables, bounds, npcs == 1, &r, NULL))
+  while (npcs < MAX_PCS && r.pc && fg_unwind_step(&tables, bounds, npcs == 1, &r, NULL))
     pcs[npcs++] = r.pc;
 }
 
@@ -98,6 +98,7 @@ static void walks_through_libc_and_frameless_callers(void **state)
   assert_int_equal(middle, leaf + 1);
   assert_int_equal(outer, middle + 1);
   assert_true(npcs > outer + 1);   /* on to main and libc's start */
+  assert_int_equal(pcs[npcs - 1], 0);   /* and past _start, whose return address is undefined: the whole stack */
   fg_unwind_tables_free(&tables);
 }
 

@@ -269,6 +269,20 @@ static void caller_without_a_record_is_handed_on(void **state)
   assert_int_equal(unknown.pc, (uintptr_t)(code + 3500));
   assert_int_equal(unknown.sp, at(106));
   assert_int_equal(unknown.fp, at(200));
+  /* from a copy, with no AsyncGetCallTrace: the frames so far under a
+   * tick, and the caller's pc, for a walk again once its record has come */
+  struct fg_stack_copy c = {.pc = TOP_PC, .sp = at(100), .stack = (const uint8_t *)&stack[100],
+                            .copied = (512 - 100) * sizeof(uintptr_t)};
+  ASGCT_CallFrame cf[FG_MAX_NATIVE_DEPTH + 80];
+  uint8_t ct[FG_MAX_NATIVE_DEPTH + 80];
+  struct fg_walk w = fg_walk_copy(&walker, thread, &c, cf, ct);
+  assert_int_equal(w.tick, FG_TICK_UNKNOWN_JAVA);
+  assert_int_equal(w.n, 2);
+  assert_int_equal(w.no_record, (uintptr_t)(code + 3500));
+  fg_code_map_add_stub(&map, "some_stub", code + 3480, 64);   /* a record there, which cannot be walked through */
+  w = fg_walk_copy(&walker, thread, &c, cf, ct);
+  assert_true(w.flags & FG_SAMPLE_FAILED);
+  assert_int_equal(w.no_record, 0);   /* its record came: nothing to wait for */
   /* the interrupted frame itself unknown: no walk */
   r.pc = (uintptr_t)(code + 3600);
   assert_int_equal(walk(&r, 1, f, types), 0);
@@ -364,11 +378,13 @@ static void a_copy_walks_as_the_stack(void **state)
   assert_int_equal(w.n, 2);   /* the compiled method and what it inlined, at the pc */
   assert_ptr_equal(f[0].method_id, ID(3));
   assert_ptr_equal(f[1].method_id, ID(2));
+  assert_int_equal(w.no_record, 0);   /* its code is known: a walk again would fail again */
 
   c.pc = (uintptr_t)(code + 3500);   /* code with no record, no native walk to Java */
   w = fg_walk_copy(&walker, thread, &c, f, types);
   assert_true(w.flags & FG_SAMPLE_FAILED);
   assert_int_equal(w.tick, FG_TICK_NOT_WALKABLE_JAVA);
+  assert_int_equal(w.no_record, (uintptr_t)(code + 3500));   /* a record to come may let it go on */
   c.pc = 0x1000;   /* outside the code cache, no unwind tables: native frames stop at the leaf */
   walker.native_depth = FG_MAX_NATIVE_DEPTH;   /* cstack=native */
   w = fg_walk_copy(&walker, thread, &c, f, types);

@@ -241,6 +241,42 @@ static void exception_blob_entered_with_rdx(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
+/* The safepoint handler a poll in a method's body traps into: reached at
+ * its call into the VM (the native walk's way from the VM's frames), its
+ * rbp frame popped to the poll's pc it wrote in the room it pushed, and the
+ * method walked from there as an interrupted frame, with the record after
+ * the poll; the handler for a poll at a return pushes no room, and its
+ * caller is at a call as any frame's. */
+static void safepoint_handler_returns_to_the_poll(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  /* push rbx; push rbp; mov rbp, rsp; ... call the VM at 20 */
+  static const uint8_t in_body[] = {0x53, 0x55, 0x48, 0x8b, 0xec};
+  memcpy(code + 4256, in_body, sizeof in_body);
+  fg_code_map_add_stub(&map, "SafepointBlob", code + 4256, 32);
+  stack[99] = TOP_PC;                              /* the room rbx made: the poll's pc */
+  stack[98] = 0x5555;                              /* the method's rbp */
+  struct fg_regs r = {(uintptr_t)(code + 4256 + 20), at(60), at(98)};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 0, f, types), 4);
+  assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "SafepointBlob");
+  assert_ptr_equal(f[1].method_id, ID(3));         /* the record just after the poll */
+  assert_int_equal(f[1].lineno, 5);
+  assert_ptr_equal(f[2].method_id, ID(2));
+  assert_int_equal(f[2].lineno, 7);
+  assert_ptr_equal(f[3].method_id, ID(1));
+
+  static const uint8_t at_return[] = {0x55, 0x48, 0x8b, 0xec};   /* push rbp; mov rbp, rsp */
+  memcpy(code + 4300, at_return, sizeof at_return);
+  fg_code_map_add_stub(&map, "SafepointBlob", code + 4300, 32);
+  stack[99] = CALL_RET;                            /* the method's frame gone: its caller's call */
+  r.pc = (uintptr_t)(code + 4300 + 20);
+  assert_int_equal(walk(&r, 0, f, types), 4);
+  assert_int_equal(f[1].lineno, 9);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -254,6 +290,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(c2i_tail_keeps_its_caller_in_registers, setup, teardown),
     cmocka_unit_test_setup_teardown(leaf_stub_found_by_its_call, setup, teardown),
     cmocka_unit_test_setup_teardown(exception_blob_entered_with_rdx, setup, teardown),
+    cmocka_unit_test_setup_teardown(safepoint_handler_returns_to_the_poll, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker_stubs", tests, NULL, NULL);
 }
