@@ -3,9 +3,11 @@
 #include "unwind_tables.h"
 
 #include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 struct build {
@@ -260,5 +262,25 @@ int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, st
       *fp_at = at;
   }
   *r = (struct fg_regs){ret, cfa, fp};
+  return 1;
+}
+
+int fg_unwind_signal_frame(struct fg_unwind_tables *t, struct fg_bounds b, struct fg_regs *r, uintptr_t scratch[4])
+{
+  static const uint8_t sigreturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+  const struct fg_unwind_set *s = atomic_load_explicit(&t->set, memory_order_acquire);
+  const struct fg_unwind_library *l = s ? library_of(s, r->pc) : NULL;
+  if (!l || r->pc + sizeof sigreturn > l->hi || memcmp((const void *)r->pc, sigreturn, sizeof sigreturn) != 0)
+    return 0;
+  static const int regs[] = {REG_RIP, REG_RSP, REG_RBP, REG_RAX, REG_RBX, REG_RDX, REG_R13};
+  uintptr_t v[7];
+  for (int i = 0; i < 7; i++)
+    if (!fg_read_stack(b, r->sp + offsetof(ucontext_t, uc_mcontext.gregs) + 8 * (uintptr_t)regs[i], &v[i]))
+      return 0;
+  if (v[1] <= r->sp)
+    return 0;   /* the kernel puts the context below what it interrupted (no alternate stack here) */
+  *r = (struct fg_regs){v[0], v[1], v[2]};
+  for (int i = 0; i < 4; i++)
+    scratch[i] = v[3 + i];
   return 1;
 }

@@ -68,6 +68,15 @@ void fg_unwind_tables_free(struct fg_unwind_tables *t);
  * Async-signal-safe. */
 int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, struct fg_regs *r, uintptr_t *fp_at);
 
+/* r is where a signal handler returned to: the C library's sigreturn
+ * trampoline (glibc's __restore_rt, mov rax, 15; syscall), in a library of
+ * the set, with sp at the ucontext the kernel saved, whose call frame
+ * information is an expression no row holds. Returns 1 with the interrupted
+ * registers in r (its pc an interrupted one, not a return address) and
+ * rax, rbx, rdx and r13 in scratch[0..3]; 0 when r is not there or the
+ * context is not within b. Async-signal-safe. */
+int fg_unwind_signal_frame(struct fg_unwind_tables *t, struct fg_bounds b, struct fg_regs *r, uintptr_t scratch[4]);
+
 /* Which set of rows steps now: a new one after every refresh that read a
  * library (sets are kept until exit, so one never comes back). */
 static inline uintptr_t fg_unwind_tables_version(struct fg_unwind_tables *t)

@@ -222,18 +222,31 @@ static void annotate(const struct fg_walker *w, uintptr_t pc, const ASGCT_CallFr
  * *ended: the walk ended as the next one from the same registers would, not
  * at Java or cut by the depth; 2 when it ended past the thread's first frame
  * (clone3's), the whole stack walked. at_call: r's pc is a return address (a
- * caller's), not the interrupted one. */
+ * caller's), not the interrupted one. sig: NULL, or the walk goes on through
+ * signal frames (a signal handler's return into the C library's sigreturn
+ * trampoline) from the context the kernel saved, and sig->java_top says
+ * whether Java was reached just past one: java's pc is then an interrupted
+ * one, its scratch registers in sig->scratch. */
+struct signal_step {
+  int java_top;
+  struct fg_top_regs scratch;
+};
+
 static int walk_native_from(const struct fg_walker *w, struct fg_regs r, int at_call, struct fg_bounds b,
                             struct fg_walk_cache *kept, ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java,
-                            int *reached_java, int *ended)
+                            int *reached_java, int *ended, struct signal_step *sig)
 {
   *reached_java = 0;
   *ended = 0;
-  int n = 0;
+  if (sig)
+    sig->java_top = 0;
+  int n = 0, interrupted = !at_call;   /* r's pc was interrupted, not a return address */
   while (r.pc) {
     if (fg_code_map_contains(w->code, r.pc)) {
       *java = r;
       *reached_java = 1;
+      if (sig)
+        sig->java_top = n > 0 && interrupted;
       return n;
     }
     if (n == w->native_depth)
@@ -244,11 +257,19 @@ static int walk_native_from(const struct fg_walker *w, struct fg_regs r, int at_
       break;
     }
     /* return addresses point after the call: name the call's own byte */
-    frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(n || at_call ? r.pc - 1 : r.pc)};
+    frames[n] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)(interrupted ? r.pc : r.pc - 1)};
     types[n++] = FG_FRAME_NATIVE_PC;
-    uintptr_t fp_at;
-    if (!b.hi || !w->unwind || !fg_unwind_step(w->unwind, b, n == 1 && !at_call, &r, &fp_at))
+    uintptr_t fp_at, regs[4];
+    if (!b.hi || !w->unwind)
       break;
+    if (!fg_unwind_step(w->unwind, b, interrupted, &r, &fp_at)) {
+      if (!sig || !fg_unwind_signal_frame(w->unwind, b, &r, regs))
+        break;
+      sig->scratch = (struct fg_top_regs){regs[0], regs[1], regs[2], regs[3]};
+      interrupted = 1;
+      continue;
+    }
+    interrupted = 0;
     if (kept && n > 1 && r.pc) {   /* what a caller frame's step read (nothing past the first frame) */
       fg_walk_cache_read(kept, r.sp - 8, r.pc);
       if (fp_at)
@@ -266,7 +287,7 @@ static int walk_native(const struct fg_walker *w, struct fg_regs r, struct fg_bo
                        ASGCT_CallFrame *frames, uint8_t *types, struct fg_regs *java, int *reached_java,
                        int *ended)
 {
-  return walk_native_from(w, r, 0, b, kept, frames, types, java, reached_java, ended);
+  return walk_native_from(w, r, 0, b, kept, frames, types, java, reached_java, ended, NULL);
 }
 
 /* The native walk of a thread with no Java, with its last walk kept: what
@@ -513,10 +534,11 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp};
   int k = 0, reached_java = 1, ended = 0;
   struct fg_regs java = top;
+  struct signal_step sig = {0, {0, 0, 0, 0}};   /* a thread in a signal handler: walked on past it */
   if (!fg_code_map_contains(w->code, top.pc))
-    k = walk_native(w, top, b, NULL, frames, types, &java, &reached_java, &ended);
+    k = walk_native_from(w, top, 0, b, NULL, frames, types, &java, &reached_java, &ended, &sig);
   else if ((k = stub_called_from_native(w, b, &java, frames, types)) > 0)
-    k += walk_native_from(w, java, 1, b, NULL, frames + k, types + k, &java, &reached_java, &ended);
+    k += walk_native_from(w, java, 1, b, NULL, frames + k, types + k, &java, &reached_java, &ended, &sig);
   *native = k;
   if (!env)
     return no_java(k);
@@ -527,8 +549,8 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   struct fg_regs unknown = {0, 0, 0};
   if (reached_java) {
     struct fg_top_regs scratch = {c->rax, c->rbx, c->rdx, c->r13};
-    n = fg_vm_walk(w, env, &java, k == 0 ? &scratch : NULL, b, NULL, jf, jt, w->depth + 1, &stubs, &unknown,
-                   &copy_end);
+    const struct fg_top_regs *interrupted = k == 0 ? &scratch : sig.java_top ? &sig.scratch : NULL;
+    n = fg_vm_walk(w, env, &java, interrupted, b, NULL, jf, jt, w->depth + 1, &stubs, &unknown, &copy_end);
   }
   if (n > 0 && !unknown.pc) {
     res = finish(w, config, res, k, n, stubs, reached_java, FG_SAMPLE_VM_WALKED);

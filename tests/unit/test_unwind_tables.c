@@ -2,8 +2,8 @@
  * handler, through libc's raise and this program's own functions (built at
  * -O2, without frame pointers, frames of different sizes), as the agent's
  * handler walks a thread; a leaf in assembly with no unwind row (as
- * libjvm's SpinPause); a library loaded later, read by a refresh; and a
- * function's start by the .eh_frame_hdr's table. */
+ * libjvm's SpinPause); a library loaded later, read by a refresh; a
+ * function's start by the .eh_frame_hdr's table; and a signal frame. */
 #include "unit.h"
 
 #include <dlfcn.h>
@@ -226,6 +226,52 @@ static void a_function_start_is_found_by_the_header_table(void **state)
   assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)leaf_without_rule + 1), 0);
 }
 
+/* From inside a signal handler, its own frame is stepped to the sigreturn
+ * trampoline it returns to (glibc's __restore_rt), whose rule no row
+ * holds; past it, the registers the kernel saved in the context are those
+ * the handler was given, so a walk goes on into what the signal interrupted. */
+static greg_t given[NGREG];
+static struct fg_regs past;
+static uintptr_t past_scratch[4];
+static int steps_to_trampoline, through;
+
+__attribute__((noinline)) static void on_signal_walked_through(int signo, siginfo_t *info, void *ucontext)
+{
+  (void)signo;
+  (void)info;
+  memcpy(given, ((ucontext_t *)ucontext)->uc_mcontext.gregs, sizeof given);
+  struct fg_regs r;
+  __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(r.pc), "=r"(r.sp), "=r"(r.fp));
+  steps_to_trampoline = 0;
+  while (steps_to_trampoline < 4 && fg_unwind_step(&tables, bounds, steps_to_trampoline == 0, &r, NULL))
+    steps_to_trampoline++;
+  through = fg_unwind_signal_frame(&tables, bounds, &r, past_scratch);
+  past = r;
+}
+
+static void signal_frames_are_walked_through(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_unwind_tables_init(&tables), 0);
+  set_bounds();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal_walked_through;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR2, &sa, NULL);
+  raise(SIGUSR2);
+  assert_int_equal(steps_to_trampoline, 1);   /* the handler's frame, then no rule */
+  assert_true(through);
+  assert_int_equal(past.pc, (uintptr_t)given[REG_RIP]);
+  assert_int_equal(past.sp, (uintptr_t)given[REG_RSP]);
+  assert_int_equal(past.fp, (uintptr_t)given[REG_RBP]);
+  assert_int_equal(past_scratch[0], (uintptr_t)given[REG_RAX]);
+  assert_int_equal(past_scratch[3], (uintptr_t)given[REG_R13]);
+  struct fg_regs elsewhere = {(uintptr_t)&signal_frames_are_walked_through, past.sp, 0};
+  assert_false(fg_unwind_signal_frame(&tables, bounds, &elsewhere, past_scratch));   /* not a trampoline */
+  fg_unwind_tables_free(&tables);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -233,6 +279,7 @@ int main(void)
       cmocka_unit_test(a_leaf_without_a_rule_returns_through_sp),
       cmocka_unit_test(a_library_loaded_later_is_read_by_the_refresh),
       cmocka_unit_test(a_function_start_is_found_by_the_header_table),
+      cmocka_unit_test(signal_frames_are_walked_through),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
