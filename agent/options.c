@@ -210,6 +210,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     else
       return fail(err, errlen, "fgagent: option cstack='%s' is not valid; accepted: native, no", value);
   } else if (strcmp(key, "walker") == 0) {
+    o->walker_asked = true;
     if (strcmp(value, "vm") == 0)
       o->walker = FG_WALKER_VM;
     else if (strcmp(value, "asgct") == 0)
@@ -346,6 +347,8 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   }
   if (o->loop_ns && o->sched)
     return fail(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
+  if (!o->walker_asked)   /* copy where a counter can copy the stacks; the signal's walker else */
+    o->walker = o->event == FG_EVENT_CPU ? FG_WALKER_COPY : FG_WALKER_VM;
   if (o->walker == FG_WALKER_COPY && o->event != FG_EVENT_CPU)
     return fail(err, errlen, "fgagent: option walker=copy needs event=cpu (its perf_events counters copy the "
                 "stacks); accepted: walker=copy with event=cpu, or walker=vm");

@@ -68,7 +68,7 @@ final class WalkerTests {
   }
 
   /**
-   * walker=vm (the default, in the signal's handler; walker=copy has CopyWalkerTests): fgagent's own walker reads at least 95% of the Java stacks of
+   * walker=vm (the signal's; the default walker=copy has CopyWalkerTests): fgagent's own walker reads at least 95% of the Java stacks of
    * programs with interpreted, compiled, inlined and stub frames, native calls and deep
    * recursion; failure frames stay under 0.5% of samples; every edge it reports is one the
    * caller's bytecode can make (verify, at most 0.1% wrong); and on ArrayCopy the JDK 25
