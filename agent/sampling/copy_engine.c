@@ -275,14 +275,18 @@ static void release_held(struct fg_copy_engine *e, int tid, int last)
   fg_copy_held_release(&e->held, tid, last, methods_known(e), fg_clock_ns(CLOCK_MONOTONIC), walk_held, e);
 }
 
-/* Holds the copy rec[0..size) of smp's thread, the oldest thread's held
- * copies let go first when there is no room; when it cannot be held, its
- * thread's held copies and then it are stored as they walk. */
-static void hold(struct fg_copy_engine *e, const uint8_t *rec, size_t size, const struct fg_copy_sample *smp)
+/* Holds the copy rec[0..size) of smp's thread (walked: its walk stopped at
+ * code with no record; else it follows a held copy of its thread), the
+ * oldest thread's held copies let go first when there is no room; when it
+ * cannot be held, its thread's held copies and then it are stored as they
+ * walk. */
+static void hold(struct fg_copy_engine *e, const uint8_t *rec, size_t size, const struct fg_copy_sample *smp,
+                 int walked)
 {
   if (e->held.n >= FG_COPY_HELD_MAX)
     release_held(e, e->held.e[0].tid, 1);
-  if (fg_copy_held_add(&e->held, smp->tid, rec, size, fg_clock_ns(CLOCK_MONOTONIC), methods_known(e)) == 0) {
+  if (fg_copy_held_add(&e->held, smp->tid, rec, size, fg_clock_ns(CLOCK_MONOTONIC), methods_known(e), walked) ==
+      0) {
     atomic_fetch_add_explicit(&e->held_n, 1, memory_order_relaxed);
     return;
   }
@@ -316,9 +320,10 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
   uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)smp.tid);
   if (period)
     vary_period(e, smp.tid, (int)smp.cpu, period);
-  /* behind a copy of its thread that is held: its samples keep their order */
-  if (fg_copy_held_has(&e->held, smp.tid) || !walk_and_store(e, i, t, &smp, 0))
-    hold(e, rec, size, &smp);
+  if (fg_copy_held_has(&e->held, smp.tid))
+    hold(e, rec, size, &smp, 0);   /* behind a copy of its thread that is held: its samples keep their order */
+  else if (!walk_and_store(e, i, t, &smp, 0))
+    hold(e, rec, size, &smp, 1);
 }
 
 /* Every CPU's ring read and its copies walked, then the samples lost by

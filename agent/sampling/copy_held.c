@@ -13,7 +13,7 @@ int fg_copy_held_has(const struct fg_copy_held *h, int tid)
 }
 
 int fg_copy_held_add(struct fg_copy_held *h, int tid, const uint8_t *rec, size_t size, uint64_t now_ns,
-                     uint32_t methods_seen)
+                     uint32_t methods_seen, int walked)
 {
   if (h->n >= FG_COPY_HELD_MAX || size > UINT32_MAX)
     return -1;
@@ -21,7 +21,7 @@ int fg_copy_held_add(struct fg_copy_held *h, int tid, const uint8_t *rec, size_t
   if (!copy)
     return -1;
   memcpy(copy, rec, size);
-  h->e[h->n++] = (struct fg_copy_held_entry){tid, now_ns, methods_seen, (uint32_t)size, copy};
+  h->e[h->n++] = (struct fg_copy_held_entry){tid, now_ns, methods_seen, walked, (uint32_t)size, copy};
   return 0;
 }
 
@@ -49,8 +49,9 @@ void fg_copy_held_release(struct fg_copy_held *h, int tid, int last, uint32_t me
       continue;
     }
     int due = last || now_ns - x->since_ns >= FG_COPY_HELD_NS;
-    if (due || x->methods_seen != methods_seen) {
+    if (due || !x->walked || x->methods_seen != methods_seen) {
       x->methods_seen = methods_seen;
+      x->walked = 1;
       if (walk(ctx, x, due)) {
         fg_copy_held_remove(h, i);
         continue;

@@ -22,8 +22,9 @@
 
 struct fg_copy_held_entry {
   int tid;
-  uint64_t since_ns;                 /* when it was first walked, CLOCK_MONOTONIC */
+  uint64_t since_ns;                 /* when it was held, CLOCK_MONOTONIC */
   uint32_t methods_seen;             /* the code map's methods at its last walk */
+  int walked;                        /* 0: held behind its thread's first without a walk of its own */
   uint32_t size;
   uint8_t *rec;                      /* the sample record, copied */
 };
@@ -38,10 +39,12 @@ struct fg_copy_held {
 /* Whether a copy of tid is held. */
 int fg_copy_held_has(const struct fg_copy_held *h, int tid);
 
-/* Holds a copy of the record rec[0..size) after the others. 0; -1 when
- * FG_COPY_HELD_MAX are held or there is no memory. */
+/* Holds a copy of the record rec[0..size) after the others; walked: its
+ * walk stopped at code with no record when the map held methods_seen
+ * methods (0: it only follows its thread's held copy, not walked yet). 0;
+ * -1 when FG_COPY_HELD_MAX are held or there is no memory. */
 int fg_copy_held_add(struct fg_copy_held *h, int tid, const uint8_t *rec, size_t size, uint64_t now_ns,
-                     uint32_t methods_seen);
+                     uint32_t methods_seen, int walked);
 
 /* Lets entry i go, the others keeping their order. */
 void fg_copy_held_remove(struct fg_copy_held *h, uint32_t i);
@@ -49,8 +52,8 @@ void fg_copy_held_remove(struct fg_copy_held *h, uint32_t i);
 /* Walks again each held copy that is due, in the order they came, through
  * walk(ctx, entry, last), which returns 1 when it stored the copy (it is let
  * go) and 0 when its code still has no record (it waits, and its thread's
- * later copies behind it). A copy is due when the code map holds more
- * methods than methods_seen says it did at its last walk, or when last: it
+ * later copies behind it). A copy is due when it was never walked, when the
+ * code map holds more methods than at its last walk, or when last: it
  * waited FG_COPY_HELD_NS, or the caller says last (its thread ends, or
  * sampling does), and it is then stored however it walks. tid: only that
  * thread's copies; 0: all. */

@@ -1,8 +1,9 @@
 /* walker=copy's held copies: each thread's copies are walked again in the
- * order they came, a copy still waiting keeps its thread's later ones behind
- * it (other threads' go on), a copy is walked again only when the code map
- * holds more methods, and one that waited its time, or whose thread or
- * sampling ends, is walked a last time and let go. */
+ * order they came; a copy still waiting keeps its thread's later ones behind
+ * it (other threads' go on), and they are walked as soon as it goes; a copy
+ * is walked again only when the code map holds more methods; and one that
+ * waited its time, or whose thread or sampling ends, is walked a last time
+ * and let go. */
 #include "unit.h"
 
 #include <string.h>
@@ -29,7 +30,7 @@ static int walk(void *ctx, const struct fg_copy_held_entry *x, int last)
 static void add(struct fg_copy_held *h, int tid, uint8_t first, uint64_t now)
 {
   uint8_t rec[40] = {first};
-  assert_int_equal(fg_copy_held_add(h, tid, rec, sizeof rec, now, 5), 0);
+  assert_int_equal(fg_copy_held_add(h, tid, rec, sizeof rec, now, 5, 1), 0);
 }
 
 static void copies_come_back_in_order(void **state)
@@ -80,6 +81,29 @@ static void a_waiting_copy_keeps_its_threads_later_ones_behind(void **state)
   fg_copy_held_clear(&h);
 }
 
+/* A copy held only to follow its thread's first is walked as soon as the
+ * first goes, the code map unchanged: it never had a walk of its own. */
+static void a_follower_is_walked_once_its_first_goes(void **state)
+{
+  (void)state;
+  static struct fg_copy_held h;
+  add(&h, 1, 'a', 0);
+  uint8_t rec[40] = {'f'};
+  assert_int_equal(fg_copy_held_add(&h, 1, rec, sizeof rec, 10, 5, 0), 0);   /* behind a: not walked */
+  struct walks w = {.refuse_tid = 1};
+  fg_copy_held_release(&h, 0, 0, 5, 20, walk, &w);   /* a not due, f behind it: nothing */
+  assert_int_equal(w.n, 0);
+  fg_copy_held_release(&h, 0, 0, 5, FG_COPY_HELD_NS, walk, &w);   /* a's time is up; f walks at once */
+  assert_int_equal(w.n, 2);
+  assert_memory_equal(w.first, "af", 2);
+  assert_int_equal(w.last[1], 0);   /* its own walk, not a last one: it may wait on */
+  assert_int_equal(h.n, 1);         /* refused: f waits, walked now */
+  w.n = 0;
+  fg_copy_held_release(&h, 0, 0, 5, FG_COPY_HELD_NS + 1, walk, &w);   /* the same methods: not again */
+  assert_int_equal(w.n, 0);
+  fg_copy_held_clear(&h);
+}
+
 static void a_threads_end_lets_its_copies_go(void **state)
 {
   (void)state;
@@ -103,11 +127,11 @@ static void room_is_bounded(void **state)
   static struct fg_copy_held h;
   uint8_t rec[8] = {0};
   for (int i = 0; i < FG_COPY_HELD_MAX; i++)
-    assert_int_equal(fg_copy_held_add(&h, i + 1, rec, sizeof rec, 0, 0), 0);
-  assert_int_equal(fg_copy_held_add(&h, 99, rec, sizeof rec, 0, 0), -1);
+    assert_int_equal(fg_copy_held_add(&h, i + 1, rec, sizeof rec, 0, 0, 1), 0);
+  assert_int_equal(fg_copy_held_add(&h, 99, rec, sizeof rec, 0, 0, 1), -1);
   fg_copy_held_remove(&h, 0);
   assert_int_equal(h.e[0].tid, 2);
-  assert_int_equal(fg_copy_held_add(&h, 99, rec, sizeof rec, 0, 0), 0);
+  assert_int_equal(fg_copy_held_add(&h, 99, rec, sizeof rec, 0, 0, 1), 0);
   fg_copy_held_clear(&h);
 }
 
@@ -129,6 +153,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(copies_come_back_in_order),
       cmocka_unit_test(a_waiting_copy_keeps_its_threads_later_ones_behind),
+      cmocka_unit_test(a_follower_is_walked_once_its_first_goes),
       cmocka_unit_test(a_threads_end_lets_its_copies_go),
       cmocka_unit_test(room_is_bounded),
       cmocka_unit_test(pcs_given_up_on_are_remembered),
