@@ -195,12 +195,15 @@ static void count_lost(struct fg_copy_engine *e, int i)
   }
 }
 
+/* What walk_and_store did with a copy. */
+enum stored { HELD, STORED, STORED_FAILED };
+
 /* Walks the copy of the thread at place i, whose record is t, and stores
- * the walk in its ring. A walk that stopped at code with no record yet is
- * not stored, unless last: 0, for the caller to hold the copy (copy_held.h);
- * 1 once stored. */
-static int walk_and_store(struct fg_copy_engine *e, int i, struct fg_thread *t, const struct fg_copy_sample *smp,
-                          int last)
+ * the walk in its ring (STORED, or STORED_FAILED when the walk failed). A
+ * walk that stopped at code with no record yet is not stored, unless last:
+ * HELD, for the caller to hold the copy (copy_held.h). */
+static enum stored walk_and_store(struct fg_copy_engine *e, int i, struct fg_thread *t,
+                                  const struct fg_copy_sample *smp, int last)
 {
   struct fg_sampler *s = e->sampler;
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
@@ -211,7 +214,7 @@ static int walk_and_store(struct fg_copy_engine *e, int i, struct fg_thread *t, 
   if (walk.no_record && !fg_copy_held_gave_up_on(&e->held, walk.no_record)) {
     if (!last) {
       fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
-      return 0;
+      return HELD;
     }
     if (fg_clock_ns(CLOCK_MONOTONIC) - smp->time_ns >= FG_COPY_HELD_NS)
       fg_copy_held_give_up(&e->held, walk.no_record);   /* it waited its time for nothing */
@@ -223,14 +226,13 @@ static int walk_and_store(struct fg_copy_engine *e, int i, struct fg_thread *t, 
                                                           flags, NULL);
   fg_store_add(&t->taken, 1);
   fg_store_sample(s, t, trace, smp->time_ns, 1, (int)smp->cpu, 0);
-  e->stored_failed = (walk.flags & FG_SAMPLE_FAILED) != 0;
   fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
   if (walk.flags & FG_SAMPLE_COPY_CUT) {   /* deeper than the copy: walked whole in its handler from now on */
     count_lost(e, i);
     if (fg_timer_signal_instead(e->timer, smp->tid))
       e->tids[i] = 0;   /* its copies left in the rings are no longer the engine's to store: counted foreign */
   }
-  return 1;
+  return walk.flags & FG_SAMPLE_FAILED ? STORED_FAILED : STORED;
 }
 
 /* The copy's thread's place and record, or -1 when its counters have closed
@@ -262,11 +264,10 @@ static int walk_held(void *ctx, const struct fg_copy_held_entry *x, int last)
   if (fg_copy_record_read(x->rec, x->size, e->timer->perf->callchain, &smp) != 0 ||   /* it was read once */
       (i = owner_of(e, &smp, &t)) < 0)
     return 1;
-  if (!walk_and_store(e, i, t, &smp, last))
-    return 0;
-  if (e->stored_failed)
+  enum stored done = walk_and_store(e, i, t, &smp, last);
+  if (done == STORED_FAILED)
     atomic_fetch_add_explicit(&e->held_failed, 1, memory_order_relaxed);
-  return 1;
+  return done != HELD;
 }
 
 /* The held copies of tid (0: every thread's) that are due, walked again. */
@@ -322,7 +323,7 @@ static void on_sample(void *ctx, const uint8_t *rec, size_t size)
     vary_period(e, smp.tid, (int)smp.cpu, period);
   if (fg_copy_held_has(&e->held, smp.tid))
     hold(e, rec, size, &smp, 0);   /* behind a copy of its thread that is held: its samples keep their order */
-  else if (!walk_and_store(e, i, t, &smp, 0))
+  else if (walk_and_store(e, i, t, &smp, 0) == HELD)
     hold(e, rec, size, &smp, 1);
 }
 

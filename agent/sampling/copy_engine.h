@@ -55,7 +55,6 @@ struct fg_copy_engine {
   struct fg_copy_held held;      /* copies waiting for their code's record */
   _Atomic uint64_t held_n;       /* copies held since the engine started */
   _Atomic uint64_t held_failed;  /* of those, stored with their walk failed */
-  int stored_failed;             /* the walk walk_and_store stored last had failed */
 };
 
 /* Starts the engine's thread for the sampler s, whose timer t copies
