@@ -100,6 +100,11 @@ int fg_trace_table_init(struct fg_trace_table *t, uint32_t index_slots, size_t c
   return 0;
 }
 
+void fg_trace_table_set_limit(struct fg_trace_table *t, uint64_t limit)
+{
+  t->limit = limit;
+}
+
 void fg_trace_table_destroy(struct fg_trace_table *t)
 {
   for (struct fg_trace_index *x = atomic_load(&t->index), *older; x; x = older) {

@@ -147,71 +147,95 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   }
   (*a->jvmti)->SetEnvironmentLocalStorage(a->jvmti, a);
 
-  int frames = fg_options_max_frames(&a->opts), first_frames = fg_options_first_frames(&a->opts);
   /* under a small memlimit, chunks small enough that the first index and two of them fit */
   uint64_t limit = a->opts.memlimit, index_bytes = FG_TRACE_INDEX_SLOTS * sizeof(void *) + 4096;
   size_t chunk = limit && (limit - index_bytes) / 2 < FG_TRACE_CHUNK_BYTES ? (size_t)((limit - index_bytes) / 2) - 4096
                                                                           : FG_TRACE_CHUNK_BYTES;
-  int vm_walker = fg_options_vm_walker(&a->opts);
-  /* walker=copy reaches a thread's Java frames through its native ones, kept or not */
-  int native = a->opts.cstack == FG_CSTACK_NATIVE || a->opts.walker == FG_WALKER_COPY;
-  if (fg_code_map_init(&a->code) != 0 ||
-      (vm_walker && (fg_method_map_init(&a->methods) != 0 || fg_pc_cache_init(&a->pcs) != 0)) ||
-      (native && fg_unwind_tables_init(&a->unwind) != 0) ||
-      fg_trace_table_init(&a->traces, FG_TRACE_INDEX_SLOTS, chunk, limit) != 0) {
+  if (fg_code_map_init(&a->code) != 0 || fg_trace_table_init(&a->traces, FG_TRACE_INDEX_SLOTS, chunk, limit) != 0) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
   }
-  if (vm_walker) {   /* libjvm's symbol table read once, for this and for VMInit's offsets */
-    a->jvm_symbols = fg_symbols_new();
-    fg_vm_deopt_read(&a->deopt, a->jvm_symbols);   /* before the first CompiledMethodLoad; the summary says if it failed */
-  } else {   /* a session started again with walker=vm (attach) goes without */
-    snprintf(a->deopt.why, sizeof a->deopt.why, "read only when the agent is loaded with walker=vm");
-  }
+  /* libjvm's symbol table, read once, for VMInit's offsets, and where
+   * deoptimized frames keep their pc: read whatever the walker, since a
+   * later session may walk with walker=vm or copy and every
+   * CompiledMethodLoad from now on records its method's deoptimization
+   * sites with it */
+  a->jvm_symbols = fg_symbols_new();
+  fg_vm_deopt_read(&a->deopt, a->jvm_symbols);
   a->sampler.walker = (struct fg_walker){
     .asgct = asgct,
     .code = &a->code,
-    .depth = a->opts.depth,
-    .native_depth = a->opts.cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0,
-    .recover = a->opts.recover,
-    .annotate = a->opts.ann,
     .vm = &a->vm,
     .methods = &a->methods,
-    .pcs = vm_walker ? &a->pcs : NULL,
-    .unwind = native ? &a->unwind : NULL,
   };
-  a->sampler.pc_slots = vm_walker ? a->pcs.slots : NULL;
   a->sampler.traces = &a->traces;
-  a->sampler.scratch_reserve = frames - a->opts.depth;
   a->sampler.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* -1: the drainer just polls */
-  if (a->opts.cstack == FG_CSTACK_NATIVE) {
-    if (fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, a->opts.ring_bytes, first_frames) != 0) {
-      snprintf(err, errlen, "fgagent: out of memory at start-up");
-      return -1;
-    }
-    a->sampler.pool = &a->pool;
-  }
   a->sampler.foreign = &a->foreign;
-  a->sampler.interval_ns = a->opts.interval_ns;
   fg_profile_init(&a->profile);
-  a->profile.timeline.max = fg_options_timeline_max(&a->opts);
-  fg_method_names_init(&a->names, a->opts.lines);
+  fg_timer_init(&a->timer);
   a->drainer.jvmti = a->jvmti;
   a->drainer.registry = &a->registry;
   a->drainer.sampler = &a->sampler;
   a->drainer.timer = &a->timer;
   a->drainer.profile = &a->profile;
   a->drainer.names = &a->names;
-  a->drainer.max_frames = frames;
-  a->drainer.sched = a->opts.sched ? &a->sched : NULL;
-  if (a->opts.verify && !(a->drainer.verifier = fg_edge_verifier_new(a->jvmti))) {
+  if (a->opts.verify && !(a->verifier = fg_edge_verifier_new(a->jvmti))) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
   }
-  if (fg_registry_init(&a->registry, a->opts.ring_bytes, first_frames) != 0 ||
-      fg_drainer_init(&a->drainer) != 0) {
+  if (fg_registry_init(&a->registry, a->opts.ring_bytes, fg_options_first_frames(&a->opts)) != 0) {
+    snprintf(err, errlen, "fgagent: out of memory at start-up");
+    return -1;
+  }
+  if (fg_agent_prepare(a, err, errlen) != 0)
+    return -1;
+  fg_method_names_init(&a->names, a->opts.lines);
+  a->profile.timeline.max = fg_options_timeline_max(&a->opts);
+  if (fg_drainer_init(&a->drainer) != 0) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
   }
   return fg_events_enable(a, err, errlen);
+}
+
+/* What a session's options need and an earlier session's did not: each
+ * table is made at the first session that walks with it and kept (a
+ * signal handler or the copy engine of a later session may read it), and
+ * every size or switch taken from the options is set again. Called before
+ * the session's threads start, with none of the last session's running. */
+int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen)
+{
+  const struct fg_options *o = &a->opts;
+  int vm_walker = fg_options_vm_walker(o);
+  /* walker=copy reaches a thread's Java frames through its native ones, kept or not */
+  int native = o->cstack == FG_CSTACK_NATIVE || o->walker == FG_WALKER_COPY;
+  int frames = fg_options_max_frames(o), first_frames = fg_options_first_frames(o);
+  if ((vm_walker && !atomic_load(&a->methods.table) && fg_method_map_init(&a->methods) != 0) ||
+      (vm_walker && !a->pcs.slots && fg_pc_cache_init(&a->pcs) != 0) ||
+      (native && !atomic_load(&a->unwind.set) && fg_unwind_tables_init(&a->unwind) != 0) ||
+      (o->cstack == FG_CSTACK_NATIVE && !a->pool.records &&
+       fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, o->ring_bytes, first_frames) != 0)) {
+    snprintf(err, errlen, "fgagent: out of memory setting up the session's tables (walker=%s, cstack=%s)",
+             o->walker == FG_WALKER_COPY ? "copy" : vm_walker ? "vm" : "asgct",
+             o->cstack == FG_CSTACK_NATIVE ? "native" : "no");
+    return -1;
+  }
+  struct fg_walker *w = &a->sampler.walker;
+  w->depth = o->depth;
+  w->native_depth = o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0;
+  w->recover = o->recover;
+  w->annotate = o->ann;
+  w->pcs = vm_walker ? &a->pcs : NULL;
+  w->unwind = native ? &a->unwind : NULL;
+  a->sampler.pc_slots = vm_walker ? a->pcs.slots : NULL;
+  a->sampler.pool = o->cstack == FG_CSTACK_NATIVE ? &a->pool : NULL;
+  a->sampler.scratch_reserve = frames - o->depth;
+  a->sampler.interval_ns = o->interval_ns;
+  a->sampler.session++;
+  a->drainer.max_frames = frames;
+  a->drainer.sched = o->sched ? &a->sched : NULL;
+  a->drainer.verifier = o->verify ? a->verifier : NULL;
+  fg_registry_resize(&a->registry, o->ring_bytes, first_frames);   /* for records made from now on */
+  fg_trace_table_set_limit(&a->traces, o->memlimit);
+  return 0;
 }

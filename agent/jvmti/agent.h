@@ -43,7 +43,8 @@ struct fg_agent {
   struct fg_code_map code;     /* stubs and compiled methods, for the walker */
   struct fg_vm_offsets vm;     /* walker=vm: what it reads in HotSpot's frames */
   struct fg_vm_deopt deopt;    /* walker=vm: where deoptimized frames keep their pc (from Agent_OnLoad) */
-  struct fg_symbols *jvm_symbols;   /* walker=vm: libjvm's local functions, from Agent_OnLoad to VMInit */
+  struct fg_symbols *jvm_symbols;   /* libjvm's local functions, from Agent_OnLoad to the first start */
+  struct fg_edge_verifier *verifier;   /* option verify at load: kept for the sessions that ask it */
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
   struct fg_pc_cache pcs;      /* walker=vm: pcs met in earlier walks */
   struct fg_unwind_tables unwind;   /* cstack=native: every library's DWARF unwind rows */
@@ -72,6 +73,10 @@ struct fg_agent {
  * (options parsed and checked, tables made, JVMTI events enabled) */
 struct fg_agent *fg_agent_instance(void);
 int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *err, size_t errlen);
+/* Everything a->opts needs that no session before made, and every size
+ * and switch taken from the options set anew: at each start, before its
+ * threads run. 0, or -1 with a line in err. */
+int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen);
 /* Each output file writable now; -1 with a message in err. */
 int fg_agent_check_outputs(const struct fg_options *o, char *err, size_t errlen);
 /* -XX:?DebugNonSafepoints as the JVM was started (its command line and the
@@ -94,9 +99,10 @@ int fg_session_dump(struct fg_agent *a, JNIEnv *jni);
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len);
 /* One line: profiling or idle, the event, the interval, samples so far. */
 int fg_session_status(struct fg_agent *a, char *buf, size_t len);
-/* After fg_session_finish, with a->opts the next session's: empties the
- * profile and what served it, for fg_session_start. 0 or -1. */
-int fg_session_reset(struct fg_agent *a, JNIEnv *jni);
+/* After fg_session_finish, with a->opts the next session's: sets up what
+ * they need (fg_agent_prepare), empties the profile and what served it,
+ * for fg_session_start. 0, or -1 with a line in err. */
+int fg_session_reset(struct fg_agent *a, JNIEnv *jni, char *err, size_t errlen);
 /* Where a thread's JNIEnv sits inside its JavaThread: java.lang.Thread's
  * eetop field holds the JavaThread's address. -1 when it cannot be told. */
 long fg_session_env_offset(JNIEnv *jni, jthread thread);

@@ -136,8 +136,8 @@ static int restart(struct fg_agent *a, JNIEnv *jni, const char *options, struct 
     return -1;
   }
   a->opts = next;
-  if (fg_session_reset(a, jni) != 0) {
-    say(r, "fgagent: out of memory");
+  if (fg_session_reset(a, jni, err, sizeof err) != 0) {
+    say(r, "%s", err);
     return -1;
   }
   jthread self = NULL;

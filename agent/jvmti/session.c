@@ -113,6 +113,10 @@ static void start_vm_walker(struct fg_agent *a, long env)
 {
   struct fg_stats *s = &a->profile.stats;
   if (!fg_options_vm_walker(&a->opts)) {
+    atomic_store(&a->vm_methods, 0);   /* a session before this one may have left it on */
+    a->sampler.walker.use_vm = 0;
+    fg_symbols_free(a->jvm_symbols);   /* a later session with walker=vm reads its own */
+    a->jvm_symbols = NULL;
     snprintf(s->walker, sizeof s->walker, "asgct");
     return;
   }
@@ -169,9 +173,8 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   if (foreign)
     fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
                     "fgagent replaced it, and that tool will record nothing\n");
-  a->timer.kernel_frames = a->opts.kernel;
-  a->timer.copy_bytes = a->opts.walker == FG_WALKER_COPY ? FG_COPY_STACK_BYTES : 0;
-  if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, msg, sizeof msg) != 0) {
+  if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, a->opts.kernel,
+                     a->opts.walker == FG_WALKER_COPY ? FG_COPY_STACK_BYTES : 0, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
     fg_sampler_shutdown(&a->sampler);
     return;
@@ -335,23 +338,17 @@ static void begin_profile(struct fg_agent *a)
   fg_method_names_init(&a->names, a->opts.lines);
 }
 
-int fg_session_reset(struct fg_agent *a, JNIEnv *jni)
+int fg_session_reset(struct fg_agent *a, JNIEnv *jni, char *err, size_t errlen)
 {
-  if (fg_drainer_reset(&a->drainer, jni) != 0)
+  /* sizes first: the drainer's reset makes its stack buffer by them */
+  if (fg_agent_prepare(a, err, errlen) != 0)
     return -1;
+  if (fg_drainer_reset(&a->drainer, jni) != 0) {
+    snprintf(err, errlen, "fgagent: out of memory emptying the last session's profile");
+    return -1;
+  }
   begin_profile(a);
   fg_wall_destroy(&a->wall);
-  struct fg_timer fresh = {.fds = a->timer.fds, .cap = a->timer.cap,   /* its tables are reused */
-                           .perf_tables = {a->timer.perf_tables[0], a->timer.perf_tables[1], a->timer.perf_tables[2]},
-                           .cpu_fds = a->timer.cpu_fds};
-  a->timer = fresh;
-  struct fg_walker *w = &a->sampler.walker;
-  w->depth = a->opts.depth;
-  w->native_depth = a->opts.cstack == FG_CSTACK_NATIVE && a->sampler.pool ? FG_MAX_NATIVE_DEPTH : 0;
-  w->recover = a->opts.recover;
-  w->annotate = a->opts.ann;
-  a->sampler.interval_ns = a->opts.interval_ns;
-  a->sampler.scratch_reserve = fg_options_max_frames(&a->opts) - a->opts.depth;
   atomic_store(&a->finished, 0);
   atomic_store(&a->live, 0);
   return 0;

@@ -18,6 +18,14 @@ int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int frames)
   return pthread_mutex_init(&r->lock, NULL) == 0 ? 0 : -1;
 }
 
+void fg_registry_resize(struct fg_registry *r, size_t ring_bytes, int frames)
+{
+  pthread_mutex_lock(&r->lock);
+  r->ring_bytes = ring_bytes;
+  r->frames = frames;
+  pthread_mutex_unlock(&r->lock);
+}
+
 /* Types, frames, then the kept walk's arrays, in one mapping: pages a walk
  * never reaches cost nothing, and a walk of up to about 200 frames touches
  * one page of types and frames. */

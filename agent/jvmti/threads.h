@@ -121,6 +121,10 @@ struct fg_registry {
 };
 
 int fg_registry_init(struct fg_registry *r, size_t ring_bytes, int frames);
+/* The ring and scratch sizes of records made from now on (a session's
+ * options); a record recycled keeps its own, and its scratch grows as walks
+ * need. */
+void fg_registry_resize(struct fg_registry *r, size_t ring_bytes, int frames);
 
 /* Room for frames frames, or NULL. */
 struct fg_scratch *fg_scratch_new(int frames);

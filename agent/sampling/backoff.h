@@ -48,6 +48,7 @@ struct fg_backoff {
   uint32_t over_history;   /* the last 32 walks counted, newest in bit 0: 1 = over the budget (CPU-timed) */
   uint32_t at_depth;       /* walks counted since the depth last changed */
   int depth;               /* Java frames the next walk asks for */
+  uint32_t session;        /* the sampler's session these belong to: another's start over (fg_sampler) */
 };
 
 /* How a walk's duration was measured. */
@@ -66,6 +67,17 @@ struct fg_backoff_verdict {
 static inline void fg_backoff_reset(struct fg_backoff *b, int depth)
 {
   *b = (struct fg_backoff){.depth = depth};
+}
+
+/* A back-off from an earlier session (another depth, its carry already
+ * credited at that session's end), or a record's first (zeroed), starts
+ * at this session's depth. */
+static inline void fg_backoff_for_session(struct fg_backoff *b, uint32_t session, int depth)
+{
+  if (b->session != session || b->depth == 0) {
+    fg_backoff_reset(b, depth);
+    b->session = session;
+  }
 }
 
 /* On a signal: 1 when it is to be skipped (counted into carry). */

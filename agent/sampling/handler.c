@@ -152,6 +152,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   }
   fg_parts_mark(&parts, FG_PART_PERIOD);
   struct fg_backoff *b = &t->backoff;
+  fg_backoff_for_session(b, s->session, s->walker.depth);
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
     fg_store_add(&t->skipped, 1);
     drop_kernel_frames(s, perf);
@@ -162,8 +163,6 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
       fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - entered);
     return;
   }
-  if (b->depth == 0)
-    b->depth = s->walker.depth;
   int precise = fg_backoff_precise(b);
   uint64_t cpu_start = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
   uint32_t seq_start = 0, seq_end = 0;

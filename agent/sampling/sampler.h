@@ -31,6 +31,8 @@ struct fg_sampler {
   struct fg_foreign_threads *foreign; /* counts for threads without a record */
   struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
+  uint32_t session;                   /* counts sessions from 1: a record's back-off from an earlier one,
+                                         sized by its depth, starts again (fg_backoff_for_session) */
   _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
   _Atomic uint64_t lost_unowned;      /* walker=copy: samples lost whose thread is unknown */
   const struct fg_pc_slot *pc_slots;  /* walker.pcs's slots, beside what every signal reads, for

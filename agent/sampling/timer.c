@@ -22,12 +22,16 @@ static int paranoid(void)
   return level;
 }
 
-int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns,
-                   char *warn, size_t warnlen)
+void fg_timer_init(struct fg_timer *t)
 {
-  warn[0] = '\0';
-  t->interval_ns = interval_ns;
+  memset(t, 0, sizeof *t);
   pthread_mutex_init(&t->lock, NULL);
+  t->stopped = 1;   /* no counter before the first start */
+}
+
+/* The asked event armed, t's session fields set. Under the lock, stopped. */
+static int arm(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, char *warn, size_t warnlen)
+{
   if (asked == FG_EVENT_WALL) {   /* the wall sampler thread signals; no timer here */
     t->event = FG_EVENT_WALL;
     snprintf(t->detail, sizeof t->detail, "wall clock: a sampler thread signals Java threads");
@@ -127,10 +131,40 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   return 0;
 }
 
+int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, int kernel_frames,
+                   uint32_t copy_bytes, char *warn, size_t warnlen)
+{
+  warn[0] = '\0';
+  /* A thread starting or ending now waits here, and finds the timer
+   * stopped until it is armed: every field a session sets is set anew,
+   * the tables and the room for a thread's counters kept. */
+  pthread_mutex_lock(&t->lock);
+  t->event = asked;
+  t->interval_ns = interval_ns;
+  t->kernel_frames = kernel_frames;
+  t->copy_bytes = copy_bytes;
+  t->exclude_kernel = 0;
+  t->perf = NULL;
+  t->copy_no_ring = t->copy_too_deep = t->open_failures = 0;
+  t->copy_threads = t->nfds = 0;
+  t->skip_tid = t->skip_tid2 = 0;
+  t->generation = 0;
+  t->detail[0] = '\0';
+  int rc = arm(t, asked, interval_ns, warn, warnlen);
+  t->stopped = rc != 0;
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
 void fg_timer_stop(struct fg_timer *t)
 {
-  if (t->event == FG_EVENT_CPU)
-    fg_perf_close_all(t);
-  else if (t->event == FG_EVENT_ITIMER)
+  if (t->event == FG_EVENT_CPU) {
+    fg_perf_close_all(t);   /* stopped under its lock */
+    return;
+  }
+  if (t->event == FG_EVENT_ITIMER)
     fg_itimer_disarm();
+  pthread_mutex_lock(&t->lock);
+  t->stopped = 1;
+  pthread_mutex_unlock(&t->lock);
 }

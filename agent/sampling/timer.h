@@ -57,15 +57,20 @@ struct fg_timer {
   struct fg_perf_fd *fds;
   uint32_t nfds, cap;
   int generation;
-  int stopped;                   /* under the lock: no new counter after fg_timer_stop */
+  int stopped;                   /* under the lock: no new counter from fg_timer_stop to the next start */
   uint64_t open_failures;
   char detail[200];
 };
 
-/* Arms the timer for the asked event. On a fallback writes a warning line into
- * warn (else warn[0] = 0). Returns -1 with a message in warn if nothing works. */
-int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns,
-                   char *warn, size_t warnlen);
+/* Once, before any session: the lock, and a timer stopped. */
+void fg_timer_init(struct fg_timer *t);
+/* Arms the timer for the asked event, every session field set anew (the
+ * last session's are left behind); kernel_frames: record the kernel's
+ * callchain; copy_bytes: walker=copy's stack copy, 0 for signals. On a
+ * fallback writes a warning line into warn (else warn[0] = 0). Returns -1
+ * with a message in warn if nothing works. */
+int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, int kernel_frames,
+                   uint32_t copy_bytes, char *warn, size_t warnlen);
 /* event=cpu: give the thread tid its own counter (replacing a stale one). */
 void fg_timer_thread_start(struct fg_timer *t, int tid);
 /* event=cpu: the thread tid is ending. */

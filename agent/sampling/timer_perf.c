@@ -193,22 +193,23 @@ static void drop(struct fg_timer *t, int tid)
     remove_at(t, (uint32_t)i);
 }
 
+/* event, like every session field, is read under the lock: a session may
+ * be starting again on another thread */
 void fg_timer_thread_start(struct fg_timer *t, int tid)
 {
-  if (t->event != FG_EVENT_CPU)
-    return;
   pthread_mutex_lock(&t->lock);
-  drop(t, tid);   /* it may be a dead thread's, whose id was reused */
-  add(t, tid);
+  if (t->event == FG_EVENT_CPU) {
+    drop(t, tid);   /* it may be a dead thread's, whose id was reused */
+    add(t, tid);
+  }
   pthread_mutex_unlock(&t->lock);
 }
 
 void fg_timer_thread_end(struct fg_timer *t, int tid)
 {
-  if (t->event != FG_EVENT_CPU)
-    return;
   pthread_mutex_lock(&t->lock);
-  drop(t, tid);
+  if (t->event == FG_EVENT_CPU)
+    drop(t, tid);
   pthread_mutex_unlock(&t->lock);
 }
 
@@ -240,12 +241,15 @@ void fg_timer_never_sample(struct fg_timer *t, int tid)
 
 void fg_timer_scan(struct fg_timer *t)
 {
-  if (t->event != FG_EVENT_CPU)
-    return;
   DIR *d = opendir("/proc/self/task");
   if (!d)
     return;
   pthread_mutex_lock(&t->lock);
+  if (t->event != FG_EVENT_CPU || t->stopped) {
+    pthread_mutex_unlock(&t->lock);
+    closedir(d);
+    return;
+  }
   int gen = ++t->generation;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {

@@ -121,6 +121,9 @@ struct fg_trace_table {
 /* An empty table with an index of index_slots (a power of two) and one
  * chunk of chunk_bytes; limit 0 means none. 0, or -1 when out of memory. */
 int fg_trace_table_init(struct fg_trace_table *t, uint32_t index_slots, size_t chunk_bytes, uint64_t limit);
+/* A new limit for what is mapped from now on (0: none); the stacks kept so
+ * far count against it. */
+void fg_trace_table_set_limit(struct fg_trace_table *t, uint64_t limit);
 void fg_trace_table_destroy(struct fg_trace_table *t);
 
 /* The trace of frames[0..n) with their types and the walk's flags, added if

@@ -566,6 +566,7 @@ public final class IntegrationTests {
     all.addAll(WalkerTests.TESTS);
     all.addAll(CopyWalkerTests.TESTS);
     all.addAll(AttachTests.TESTS);
+    all.addAll(LifecycleTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))

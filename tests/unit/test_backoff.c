@@ -1,5 +1,6 @@
 /* The back-off: whatever a walk costs, sampling takes a bounded share of its
  * thread's CPU, and every skipped interval is credited to a stored sample. */
+#include <string.h>
 #include "unit.h"
 
 #include "../../agent/sampling/backoff.h"
@@ -185,6 +186,29 @@ static void the_skip_is_bounded(void **state)
   assert_int_equal(v.skipped_next, FG_MAX_SKIP);
 }
 
+/* A record kept from a session with another depth (or skips still owed)
+ * starts the next session at that session's depth, with nothing to skip;
+ * within one session its state stays. */
+static void a_new_session_starts_at_its_own_depth(void **state)
+{
+  (void)state;
+  struct fg_backoff b;
+  memset(&b, 0, sizeof b);
+  fg_backoff_for_session(&b, 1, 64);
+  assert_int_equal(b.depth, 64);
+  b.skip_left = 7;
+  b.depth = 32;   /* halved by the budget */
+  fg_backoff_for_session(&b, 1, 64);
+  assert_int_equal(b.depth, 32);
+  assert_int_equal(b.skip_left, 7);
+  fg_backoff_for_session(&b, 2, 8192);
+  assert_int_equal(b.depth, 8192);
+  assert_int_equal(b.skip_left, 0);
+  assert_false(fg_backoff_skip(&b));
+  fg_backoff_for_session(&b, 3, 64);
+  assert_int_equal(b.depth, 64);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -195,6 +219,7 @@ int main(void)
     cmocka_unit_test(one_slow_walk_alone_keeps_the_depth),
     cmocka_unit_test(the_budget_halves_depth_and_fast_walks_restore_it),
     cmocka_unit_test(the_skip_is_bounded),
+    cmocka_unit_test(a_new_session_starts_at_its_own_depth),
   };
   return cmocka_run_group_tests_name("backoff", tests, NULL, NULL);
 }
