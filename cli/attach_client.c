@@ -1,8 +1,14 @@
 /* HotSpot's attach protocol on Linux, as the JDK's own tools speak it: if
  * the JVM has no attach socket yet, create .attach_pid<PID> in its working
- * directory (or /tmp) and send it SIGQUIT, which makes it open
+ * directory (or its /tmp) and send it SIGQUIT, which makes it open
  * /tmp/.java_pid<PID>; then connect and send "1\0load\0LIB\0true\0OPTIONS\0".
- * The JVM answers with its status, then the agent's return code. */
+ * The JVM answers with its status, then the agent's return code.
+ *
+ * fgprof may run as root beside other users: it talks only to a socket
+ * that is the JVM's (owner uid and gid as the JDK's client checks them,
+ * a socket, no link, no access for others, and the peer that listens on
+ * it is the JVM itself), and it signals only a JVM that catches SIGQUIT.
+ * <PID> is the JVM's own pid and /tmp its own (a container's). */
 #include "attach_client.h"
 
 #include <errno.h>
@@ -27,15 +33,19 @@ static int fail(char *err, size_t len, const char *fmt, ...)
   return -1;
 }
 
-/* Whether the process maps libjvm.so: a HotSpot JVM (SIGQUIT kills others). */
+/* 2 when the process maps libjvm.so: a HotSpot JVM (SIGQUIT kills others);
+ * 1 when only the java launcher's libjli.so: a JVM still starting; else 0. */
 static int is_hotspot(int pid)
 {
   char path[64], line[1024];
   snprintf(path, sizeof path, "/proc/%d/maps", pid);
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   int found = 0;
-  while (f && !found && fgets(line, sizeof line, f))
-    found = strstr(line, "/libjvm.so") != NULL;
+  while (f && found < 2 && fgets(line, sizeof line, f))
+    if (strstr(line, "/libjvm.so"))
+      found = 2;
+    else if (strstr(line, "/libjli.so"))
+      found = 1;
   if (f)
     fclose(f);
   return found;
@@ -46,13 +56,13 @@ static int attach_disabled(int pid)
 {
   char path[64], buf[65536];
   snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
   if (f)
     fclose(f);
+  buf[n] = '\0';
   int off = 0;
   for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-    buf[n] = '\0';
     if (strcmp(buf + i, "-XX:+DisableAttachMechanism") == 0)
       off = 1;
     else if (strcmp(buf + i, "-XX:-DisableAttachMechanism") == 0)
@@ -61,53 +71,110 @@ static int attach_disabled(int pid)
   return off;
 }
 
-static int owner_uid(int pid, uid_t *uid)
-{
-  char path[64];
-  struct stat st;
-  snprintf(path, sizeof path, "/proc/%d", pid);
-  if (stat(path, &st) != 0)
-    return -1;
-  *uid = st.st_uid;
-  return 0;
-}
-
 static void sleep_ms(long ms)
 {
   struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
   nanosleep(&t, NULL);
 }
 
-/* Connected to the JVM's attach socket, starting its listener if need be; -1. */
-static int connect_jvm(int pid, int timeout_ms, char *err, size_t len)
+static long now_ms(void)
 {
-  struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  snprintf(addr.sun_path, sizeof addr.sun_path, "/tmp/.java_pid%d", pid);
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+/* The attach socket at path, judged before anything connects to it:
+ * 1 absent, 0 the JVM's, -1 someone else's or no socket (said in err). */
+static int check_socket(const struct fg_attach_target *t, const char *path, char *err, size_t len)
+{
   struct stat st;
-  if (stat(addr.sun_path, &st) != 0) {
-    char trigger[128];
-    snprintf(trigger, sizeof trigger, "/proc/%d/cwd/.attach_pid%d", pid, pid);
-    int fd = open(trigger, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0) {
-      snprintf(trigger, sizeof trigger, "/tmp/.attach_pid%d", pid);
-      fd = open(trigger, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT ? 1 : fail(err, len, "cannot read %s: %s", path, strerror(errno));
+  if (!S_ISSOCK(st.st_mode))
+    return fail(err, len, "%s is %s, not the JVM's attach socket; not used (remove it to attach)", path,
+                S_ISLNK(st.st_mode) ? "a symbolic link" : "not a socket");
+  if (st.st_uid != t->uid || st.st_gid != t->gid)
+    return fail(err, len, "%s belongs to uid %u gid %u, not to the JVM's user (uid %u gid %u): someone else may be "
+                "listening there; not used (remove it to attach)", path, (unsigned)st.st_uid, (unsigned)st.st_gid,
+                (unsigned)t->uid, (unsigned)t->gid);
+  if (st.st_mode & (S_IRWXG | S_IRWXO))
+    return fail(err, len, "%s is open to other users (mode %03o, the JVM makes it 600); not used", path,
+                (unsigned)(st.st_mode & 0777));
+  return 0;
+}
+
+/* The trigger file HotSpot looks for at SIGQUIT, in the JVM's working
+ * directory, else in its /tmp: created new (never through a link), or one
+ * already there left as it is. Its path in made (empty when not ours to
+ * remove); 0, or -1. */
+static int make_trigger(const struct fg_attach_target *t, char *made, size_t len, char *err, size_t errlen)
+{
+  char places[2][160];
+  snprintf(places[0], sizeof places[0], "/proc/%d/cwd/.attach_pid%d", t->pid, t->ns_pid);
+  snprintf(places[1], sizeof places[1], "%s/tmp/.attach_pid%d", t->root, t->ns_pid);
+  int e = 0;
+  made[0] = '\0';
+  for (int i = 0; i < 2; i++) {
+    int fd = open(places[i], O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      close(fd);
+      snprintf(made, len, "%s", places[i]);
+      return 0;
     }
-    if (fd < 0)
-      return fail(err, len, "cannot create the attach trigger file %s: %s", trigger, strerror(errno));
-    close(fd);
-    if (kill(pid, SIGQUIT) != 0) {
-      unlink(trigger);
-      return fail(err, len, "cannot signal process %d: %s", pid, strerror(errno));
+    struct stat st;
+    if (errno == EEXIST && lstat(places[i], &st) == 0 && S_ISREG(st.st_mode))
+      return 0;   /* one already there (another client's): HotSpot takes it as well */
+    e = errno;
+  }
+  return fail(err, errlen, "cannot create the attach trigger file %s: %s", places[1], strerror(e));
+}
+
+/* Waits until the JVM catches SIGQUIT (a JVM still starting installs its
+ * handlers late): 0, or -1 at the deadline, said in err. */
+static int await_quit_handler(struct fg_attach_target *t, long deadline, char *err, size_t len)
+{
+  while (!fg_attach_target_catches_quit(t)) {
+    if (now_ms() >= deadline)
+      return fail(err, len, "process %d does not catch SIGQUIT (started with -Xrs, or not done starting): not "
+                  "signalled, as the signal would end it; start it with -XX:+StartAttachListener to attach without "
+                  "one", t->pid);
+    sleep_ms(20);
+  }
+  return 0;
+}
+
+/* Connected to the JVM's attach socket, starting its listener if need be; -1. */
+static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, size_t len)
+{
+  long deadline = now_ms() + timeout_ms;
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  char name[64];
+  snprintf(name, sizeof name, "/tmp/.java_pid%d", t->ns_pid);
+  if (fg_attach_target_path(t, name, addr.sun_path, sizeof addr.sun_path) != 0)
+    return fail(err, len, "the attach socket's path for process %d is too long", t->pid);
+  int state = check_socket(t, addr.sun_path, err, len);
+  if (state < 0)
+    return -1;
+  if (state == 1) {
+    char trigger[320];
+    if (await_quit_handler(t, deadline, err, len) != 0 || make_trigger(t, trigger, sizeof trigger, err, len) != 0)
+      return -1;
+    if (kill(t->pid, SIGQUIT) != 0) {
+      int e = errno;
+      if (trigger[0])
+        unlink(trigger);
+      return fail(err, len, "cannot signal process %d: %s", t->pid, strerror(e));
     }
-    int waited = 0;
-    while (stat(addr.sun_path, &st) != 0 && waited < timeout_ms) {
+    while ((state = check_socket(t, addr.sun_path, err, len)) == 1 && now_ms() < deadline)
       sleep_ms(20);
-      waited += 20;
-    }
-    unlink(trigger);
-    if (waited >= timeout_ms)
+    if (trigger[0])
+      unlink(trigger);
+    if (state < 0)
+      return -1;
+    if (state == 1)
       return fail(err, len, "process %d did not open its attach socket within %d ms (attach disabled with "
-                  "-XX:+DisableAttachMechanism, or the JVM is still starting or hung)", pid, timeout_ms);
+                  "-XX:+DisableAttachMechanism, or the JVM is still starting or hung)", t->pid, timeout_ms);
   }
   int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof addr) != 0) {
@@ -115,6 +182,14 @@ static int connect_jvm(int pid, int timeout_ms, char *err, size_t len)
     if (s >= 0)
       close(s);
     return fail(err, len, "cannot connect to %s: %s", addr.sun_path, strerror(e));
+  }
+  /* the listener is the JVM itself: the kernel says who called listen() */
+  struct ucred peer;
+  socklen_t plen = sizeof peer;
+  if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0 || peer.pid != t->pid || peer.uid != t->uid) {
+    close(s);
+    return fail(err, len, "%s is served by process %d (uid %u), not by the JVM %d; nothing sent", addr.sun_path,
+                (int)peer.pid, (unsigned)peer.uid, t->pid);
   }
   struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
   setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -135,28 +210,35 @@ static int write_all(int fd, const char *buf, size_t n)
   return 0;
 }
 
-int fg_attach_load(int pid, const char *library, const char *options, int timeout_ms, int *agent_rc, char *err,
-                   size_t errlen)
+int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_t errlen)
 {
-  if (kill(pid, 0) != 0 && errno == ESRCH)
-    return fail(err, errlen, "no such process: %d", pid);
-  uid_t uid;
-  if (owner_uid(pid, &uid) != 0)
-    return fail(err, errlen, "no such process: %d", pid);
-  if (uid != geteuid() && geteuid() != 0)
-    return fail(err, errlen, "process %d belongs to another user (uid %u); attach as that user", pid, (unsigned)uid);
-  if (!is_hotspot(pid))
-    return fail(err, errlen, "process %d is not a HotSpot JVM (no libjvm.so mapped)", pid);
-  if (attach_disabled(pid))
-    return fail(err, errlen, "process %d was started with -XX:+DisableAttachMechanism: it accepts no agent", pid);
-  int s = connect_jvm(pid, timeout_ms, err, errlen);
+  if (t->uid != geteuid() && geteuid() != 0)
+    return fail(err, errlen, "process %d belongs to another user (uid %u); attach as that user", t->pid,
+                (unsigned)t->uid);
+  long deadline = now_ms() + timeout_ms;
+  int jvm;
+  while ((jvm = is_hotspot(t->pid)) == 1 && now_ms() < deadline)
+    sleep_ms(20);   /* the launcher has not loaded the JVM yet */
+  if (jvm == 1)
+    return fail(err, errlen, "process %d is a java launcher that loaded no JVM within %d ms", t->pid, timeout_ms);
+  if (!jvm)
+    return fail(err, errlen, "process %d is not a HotSpot JVM (no libjvm.so mapped)", t->pid);
+  if (attach_disabled(t->pid))
+    return fail(err, errlen, "process %d was started with -XX:+DisableAttachMechanism: it accepts no agent", t->pid);
+  return 0;
+}
+
+int fg_attach_load(struct fg_attach_target *t, const char *library, const char *options, int timeout_ms,
+                   int *agent_rc, char *err, size_t errlen)
+{
+  int s = connect_jvm(t, timeout_ms, err, errlen);
   if (s < 0)
     return -1;
   char request[8192];
   int n = snprintf(request, sizeof request, "1%cload%c%s%ctrue%c%s%c", 0, 0, library, 0, 0, options, 0);
   if (n < 0 || (size_t)n >= sizeof request || write_all(s, request, (size_t)n) != 0) {
     close(s);
-    return fail(err, errlen, "cannot send the request to process %d", pid);
+    return fail(err, errlen, "cannot send the request to process %d", t->pid);
   }
   char reply[4096];
   size_t got = 0;
@@ -168,8 +250,8 @@ int fg_attach_load(int pid, const char *library, const char *options, int timeou
       close(s);
       if (e == EAGAIN || e == EWOULDBLOCK)
         return fail(err, errlen, "process %d did not answer within %d ms (stopped or hung; a large application's "
-                    "first start may need a longer --timeout)", pid, timeout_ms);
-      return fail(err, errlen, "no answer from process %d: %s", pid, strerror(e));
+                    "first start may need a longer --timeout)", t->pid, timeout_ms);
+      return fail(err, errlen, "no answer from process %d: %s", t->pid, strerror(e));
     }
     got += (size_t)r;
   }
@@ -179,13 +261,13 @@ int fg_attach_load(int pid, const char *library, const char *options, int timeou
   char *end;
   long status = strtol(reply, &end, 10);
   if (end == reply)
-    return fail(err, errlen, "process %d answered '%.100s', not an attach status", pid, reply);
+    return fail(err, errlen, "process %d answered '%.100s', not an attach status", t->pid, reply);
   const char *last = NULL;
   for (const char *p = end; *p; p++)
     if ((*p == '-' || (*p >= '0' && *p <= '9')) && (p == reply || p[-1] == ' ' || p[-1] == '\n'))
       last = p;
   if (status != 0 && !last)
-    return fail(err, errlen, "process %d refused the agent (status %ld): %.200s", pid, status, end);
+    return fail(err, errlen, "process %d refused the agent (status %ld): %.200s", t->pid, status, end);
   *agent_rc = last ? atoi(last) : (int)status;
   if (status != 0 && *agent_rc == 0)
     *agent_rc = (int)status;

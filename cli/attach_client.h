@@ -5,12 +5,19 @@
 
 #include <stddef.h>
 
-/* Loads library (an absolute path) into process pid with options, as jcmd
- * PID JVMTI.agent_load does: its Agent_OnAttach's return code in *agent_rc.
- * -1 with one line in err when the JVM cannot be reached: no such process,
- * another user's, not a HotSpot JVM, attach disabled, no answer within
- * timeout_ms. */
-int fg_attach_load(int pid, const char *library, const char *options, int timeout_ms, int *agent_rc, char *err,
-                   size_t errlen);
+#include "attach_target.h"
+
+/* Whether fgprof may attach to t at all: this user's (or fgprof runs as
+ * root), a HotSpot JVM (a java launcher still loading one is waited for up
+ * to timeout_ms), attach not disabled. 0; -1 with one line in err. */
+int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_t errlen);
+
+/* Loads library (an absolute path, as the JVM sees it) into t with
+ * options, as jcmd PID JVMTI.agent_load does: its Agent_OnAttach's return
+ * code in *agent_rc. -1 with one line in err when the JVM cannot be
+ * reached: its socket is someone else's, it does not catch SIGQUIT to open
+ * one, or no answer within timeout_ms. */
+int fg_attach_load(struct fg_attach_target *t, const char *library, const char *options, int timeout_ms,
+                   int *agent_rc, char *err, size_t errlen);
 
 #endif

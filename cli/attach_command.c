@@ -2,6 +2,7 @@
  * running. Exit status: 0 done, 1 the agent refused the command (its
  * message is printed), 2 bad arguments or the JVM could not be reached. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "attach_client.h"
+#include "attach_files.h"
 #include "commands.h"
+#include "fg/attach_codes.h"
 
 static long attach_timeout_ms = 10000;   /* --timeout */
 
@@ -78,38 +81,66 @@ static int absolute_options(const char *in, char *out, size_t len)
   return 0;
 }
 
-/* One command to the agent in pid; its messages printed to out. 0 done, 1
- * the agent refused it, 2 the JVM could not be reached (said on stderr). */
-static int send_command(int pid, const char *library, const char *command, FILE *out)
+static long now_ms(void)
 {
-  char reply[] = "/tmp/fgprof-reply-XXXXXX";
-  int fd = mkstemp(reply);
-  if (fd < 0) {
-    fprintf(stderr, "fgprof: cannot create a reply file in /tmp: %s\n", strerror(errno));
-    return -1;
-  }
-  struct stat st;
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d", pid);
-  if (geteuid() == 0 && stat(path, &st) == 0 && fchown(fd, st.st_uid, st.st_gid) != 0)
-    fprintf(stderr, "fgprof: warning: cannot hand the reply file to the JVM's user: %s\n", strerror(errno));
-  close(fd);
-  char options[8192], err[512];
-  int rc = 2, agent_rc = 0;
-  if (snprintf(options, sizeof options, "%s%sreply=%s", command, strchr(command, ',') || *command ? "," : "", reply) >=
-      (int)sizeof options)
-    fprintf(stderr, "fgprof: the options are too long\n");
-  else if (fg_attach_load(pid, library, options, (int)attach_timeout_ms, &agent_rc, err, sizeof err) != 0)
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+/* The JVM pid, read and checked: 0; 2 with the reason on stderr. */
+static int target_of(int pid, struct fg_attach_target *t)
+{
+  char err[512];
+  if (fg_attach_target_read(pid, t, err, sizeof err) != 0 || fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
-  else
-    rc = agent_rc == 0 ? 0 : 1;
-  FILE *f = fopen(reply, "r");
+    return 2;
+  }
+  return 0;
+}
+
+/* One command to the agent in t (library as the JVM names it); its
+ * messages printed to out. A JVM still starting (no JVMTI yet) is asked
+ * again until --timeout. 0 done, 1 the agent refused it, 2 the JVM could
+ * not be reached (said on stderr). */
+static int send_command(struct fg_attach_target *t, const char *library, const char *command, FILE *out)
+{
+  char here[4200], there[64], err[4800];
+  if (fg_attach_reply_file(t, here, sizeof here, there, sizeof there, err, sizeof err) != 0) {
+    fprintf(stderr, "fgprof: %s\n", err);
+    return 2;
+  }
+  char options[8192];
+  int rc = 2, agent_rc = 0;
+  long deadline = now_ms() + attach_timeout_ms;
+  if (snprintf(options, sizeof options, "%s%sreply=%s", command, strchr(command, ',') || *command ? "," : "", there) >=
+      (int)sizeof options) {
+    fprintf(stderr, "fgprof: the options are too long\n");
+  } else {
+    for (;;) {
+      long left = deadline - now_ms();
+      if (fg_attach_load(t, library, options, (int)(left > 0 ? left : 1), &agent_rc, err, sizeof err) != 0) {
+        fprintf(stderr, "fgprof: %s\n", err);
+        break;
+      }
+      if (agent_rc != FG_ATTACH_RC_STARTING || now_ms() + 100 >= deadline) {
+        rc = agent_rc == 0 ? 0 : 1;
+        break;
+      }
+      struct timespec pause = {0, 100000000L};   /* the JVM is still starting: ask again */
+      nanosleep(&pause, NULL);
+    }
+  }
+  int fd = open(here, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
   char line[4096];
   while (f && fgets(line, sizeof line, f))
     fputs(line, out);
   if (f)
     fclose(f);
-  unlink(reply);
+  else if (fd >= 0)
+    close(fd);
+  unlink(here);
   return rc;
 }
 
@@ -153,7 +184,16 @@ int fg_cmd_attach(int argc, char **argv)
     return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
   if (absolute_options(command, options, sizeof options) != 0)
     return bad("the options are too long:", command);
-  return send_command(pid, library, options, stdout);
+  struct fg_attach_target t;
+  char loaded[PATH_MAX], err[4800];
+  int rc = target_of(pid, &t);
+  if (rc != 0)
+    return rc;
+  if (fg_attach_library(&t, library, loaded, sizeof loaded, err, sizeof err) != 0) {
+    fprintf(stderr, "fgprof: %s\n", err);
+    return 2;
+  }
+  return send_command(&t, loaded, options, stdout);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -213,20 +253,39 @@ int fg_cmd_profile(int argc, char **argv)
   char library[PATH_MAX], start[8192], options[8192];
   if (agent_path(agent, library) != 0)
     return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
-  if (snprintf(start, sizeof start, "start,file=%s,interval=%s,event=%s%s", file, interval, event,
-               threads ? ",threads" : "") >= (int)sizeof start ||
-      absolute_options(start, options, sizeof options) != 0)
-    return bad("the options are too long:", file);
   char out[PATH_MAX + 8], cwd[PATH_MAX];
   if (file[0] != '/' && !getcwd(cwd, sizeof cwd))
     return bad("cannot read the working directory for", file);
   if (snprintf(out, sizeof out, "%s%s%s", file[0] == '/' ? "" : cwd, file[0] == '/' ? "" : "/", file) >=
       (int)sizeof out)
     return bad("the file name is too long:", file);
-  time_t started = time(NULL);
-  int rc = send_command(pid, library, options, stderr);
+  struct fg_attach_target t;
+  char loaded[PATH_MAX], err[4800], written[PATH_MAX + 64] = "", agent_file[PATH_MAX + 64];
+  int rc = target_of(pid, &t);
   if (rc != 0)
     return rc;
+  if (fg_attach_library(&t, library, loaded, sizeof loaded, err, sizeof err) != 0) {
+    fprintf(stderr, "fgprof: %s\n", err);
+    return 2;
+  }
+  snprintf(agent_file, sizeof agent_file, "%s", out);
+  if (t.other_mounts) {   /* a container's JVM writes into its own /tmp; fgprof copies the file out */
+    char dir_here[PATH_MAX - 64], dir_there[128];
+    const char *ext = strrchr(out, '/');
+    ext = strchr(ext ? ext : out, '.');
+    if (fg_attach_private_dir(&t, dir_here, sizeof dir_here, dir_there, sizeof dir_there, err, sizeof err) != 0) {
+      fprintf(stderr, "fgprof: %s\n", err);
+      return 2;
+    }
+    snprintf(agent_file, sizeof agent_file, "%s/profile-%d%s", dir_there, (int)getpid(), ext ? ext : "");
+    snprintf(written, sizeof written, "%s/profile-%d%s", dir_here, (int)getpid(), ext ? ext : "");
+  }
+  if (snprintf(start, sizeof start, "start,file=%s,interval=%s,event=%s%s", agent_file, interval, event,
+               threads ? ",threads" : "") >= (int)sizeof start ||
+      absolute_options(start, options, sizeof options) != 0)
+    return bad("the options are too long:", file);
+  if ((rc = send_command(&t, loaded, options, stderr)) != 0)
+    return rc;   /* refused (another client's session runs, say): that session is left alone */
   struct sigaction sa = {.sa_handler = on_interrupt};
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
@@ -234,14 +293,16 @@ int fg_cmd_profile(int argc, char **argv)
     struct timespec t = {0, (left < 100 ? left : 100) * 1000000L};
     nanosleep(&t, NULL);
   }
-  if ((rc = send_command(pid, library, "stop", stderr)) != 0)
+  if ((rc = send_command(&t, loaded, "stop", stderr)) != 0)
     return rc;
-  struct stat st;
-  /* a start while profiling changed nothing (a name with %p, %t or %n is the agent's to expand) */
-  if (!strchr(out, '%') && (stat(out, &st) != 0 || st.st_mtime < started)) {
-    fprintf(stderr, "fgprof: %s was not written: the agent in %d was already profiling into its own files "
-                    "(stopped now); run fgprof profile again\n", out, pid);
-    return 1;
+  if (written[0]) {
+    rc = fg_attach_copy_out(written, out, err, sizeof err);
+    unlink(written);
+    if (rc != 0) {
+      fprintf(stderr, "fgprof: %s\n", err);
+      return 1;
+    }
+    fprintf(stderr, "fgprof: copied the profile out of the JVM's file system to %s\n", out);
   }
   return 0;
 }

@@ -143,7 +143,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   if ((*vm)->GetEnv(vm, (void **)&a->jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
     a->jvmti = NULL;
     snprintf(err, errlen, "fgagent: JVMTI 1.2 is not available in this JVM");
-    return -1;
+    return FG_SETUP_NO_JVMTI;
   }
   (*a->jvmti)->SetEnvironmentLocalStorage(a->jvmti, a);
 

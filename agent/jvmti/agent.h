@@ -73,6 +73,9 @@ struct fg_agent {
  * (options parsed and checked, tables made, JVMTI events enabled) */
 struct fg_agent *fg_agent_instance(void);
 int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *err, size_t errlen);
+/* fg_agent_setup's -1 when it is JVMTI that is missing: an attach to a JVM
+ * still starting (its attach listener answers before the live phase). */
+#define FG_SETUP_NO_JVMTI (-2)
 /* Everything a->opts needs that no session before made, and every size
  * and switch taken from the options set anew: at each start, before its
  * threads run. 0, or -1 with a line in err. */

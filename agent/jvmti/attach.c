@@ -20,7 +20,11 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "fg/attach_codes.h"
 #include "../walk/vm_structs.h"
+
+/* first_start's and start's: the JVM is still starting, the client asks again */
+#define FG_START_LATER (-2)
 
 struct reply {
   FILE *out;
@@ -104,7 +108,13 @@ static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread sel
 static int first_start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *options, struct reply *r)
 {
   char err[8192] = "fgagent: JVMTI is not available in this JVM";
-  if (fg_agent_setup(a, vm, options, err, sizeof err) != 0 || !a->jvmti) {
+  int rc = fg_agent_setup(a, vm, options, err, sizeof err);
+  if (rc == FG_SETUP_NO_JVMTI) {
+    say(r, "fgagent: the JVM is still starting (JVMTI is not available yet); try again in a moment (fgprof asks "
+           "again until its --timeout)");
+    return FG_START_LATER;
+  }
+  if (rc != 0 || !a->jvmti) {
     say(r, "%s", err);
     a->jvmti = NULL;
     return -1;
@@ -140,6 +150,11 @@ static int restart(struct fg_agent *a, JNIEnv *jni, const char *options, struct 
     say(r, "%s", err);
     return -1;
   }
+  uint64_t held = atomic_load(&a->traces.mapped);   /* the stack table lives across sessions */
+  if (a->opts.memlimit && held >= a->opts.memlimit)
+    say(r, "fgagent: warning: memlimit=%llu is below the %llu bytes the stacks of earlier sessions hold: every new "
+           "stack is refused and counted; accepted: a memlimit above that, or 0", (unsigned long long)a->opts.memlimit,
+        (unsigned long long)held);
   jthread self = NULL;
   (*a->jvmti)->GetCurrentThread(a->jvmti, &self);
   fg_session_start(a, jni, self);
@@ -167,15 +182,21 @@ static int refused_at_attach(const char *options, struct reply *r)
 
 static int start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *options, struct reply *r)
 {
-  char line[256];
+  char line[256], files[4096];
   if (a->jvmti && atomic_load(&a->live) && !atomic_load(&a->finished)) {
+    /* another client's session (or -agentpath's): its owner stops it, not this start */
     fg_session_status(a, line, sizeof line);
-    say(r, "%s; already started, this start changes nothing (stop it first to change options)", line);
-    return 0;
+    fg_session_outputs(a, files, sizeof files);
+    say(r, "%s, writing %s: another session is running (started at JVM start or by another client); this start is "
+           "refused and that session left as it is; accepted: a start once it is stopped (fgprof attach PID stop "
+           "writes its files)", line, files[0] ? files : "no file");
+    return -1;
   }
   if (refused_at_attach(options, r))
     return -1;
   int running = a->jvmti ? restart(a, jni, options, r) : first_start(a, vm, jni, options, r);
+  if (running == FG_START_LATER)
+    return FG_START_LATER;
   if (running < 0)
     return -1;
   fg_session_status(a, line, sizeof line);
@@ -267,7 +288,11 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     return JNI_ENOMEM;
   const char *cmd = split(text, &reply_path);
   struct reply r = {stderr};
-  FILE *f = reply_path ? fopen(reply_path, "w") : NULL;
+  /* the client's file: never through a link someone planted at its name */
+  int fd = reply_path ? open(reply_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f && fd >= 0)
+    close(fd);
   if (f)
     r.out = f;
   JNIEnv *jni = NULL;
@@ -282,5 +307,5 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     fclose(f);
   free(reply_path);
   free(text);
-  return rc == 0 ? JNI_OK : JNI_ERR;
+  return rc == 0 ? JNI_OK : rc == FG_START_LATER ? FG_ATTACH_RC_STARTING : JNI_ERR;
 }

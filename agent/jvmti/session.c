@@ -1,6 +1,8 @@
 /* A profiling session: sampling starts at VMInit and stops at VMDeath, where
  * the last samples are drained and every output and the summary written. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -83,8 +85,10 @@ static FILE *open_log(struct fg_agent *a)
   FILE *f = NULL;
   if (fg_expand_path(a->opts.log, getpid(), a->start_time, a->seq, path, sizeof path) == 0 &&
       fg_output_target(path, &t, why, sizeof why) == 0) {
-    int fd = t.in_place ? fg_output_open_in_place(t.path) : -1;   /* a FIFO nobody reads fails here */
-    f = t.in_place ? (fd >= 0 ? fdopen(fd, "a") : NULL) : fopen(t.path, "w");
+    /* a FIFO nobody reads fails here; a file is never opened through a link someone planted */
+    int fd = t.in_place ? fg_output_open_in_place(t.path)
+                        : open(t.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    f = fd >= 0 ? fdopen(fd, t.in_place ? "a" : "w") : NULL;
     if (!f && fd >= 0)
       close(fd);
   }
@@ -281,16 +285,26 @@ static void write_outputs(struct fg_agent *a)
                 path, (unsigned long long)a->profile.timeline.dropped, a->profile.timeline.max);
       continue;
     }
-    /* Nothing collected is lost: the same format in the temporary directory. */
+    /* Nothing collected is lost: the same format in the temporary directory,
+     * at a name nobody could have planted a link at (mkstemps: new, 0600,
+     * the profile then renamed over it keeping that mode) */
     fprintf(stderr, "%s\n", err);
     a->outputs_failed++;
+    const char *ext = fg_format_extension(fg_format_for_path(path));
     char fallback[256];
-    snprintf(fallback, sizeof fallback, "/tmp/fgagent-%d-%d%s", (int)getpid(), i,
-             fg_format_extension(fg_format_for_path(path)));
-    if (fg_write_profile_file(fallback, &a->profile, &cfg, err, sizeof err) == 0)
+    snprintf(fallback, sizeof fallback, "/tmp/fgagent-%d-%d-XXXXXX%s", (int)getpid(), i, ext);
+    int fd = mkstemps(fallback, (int)strlen(ext));
+    if (fd < 0) {
+      fprintf(stderr, "fgagent: cannot create a file in /tmp for it either: %s\n", strerror(errno));
+      continue;
+    }
+    close(fd);
+    if (fg_write_profile_file(fallback, &a->profile, &cfg, err, sizeof err) == 0) {
       fprintf(stderr, "fgagent: wrote %s instead\n", fallback);
-    else
+    } else {
       fprintf(stderr, "%s\n", err);
+      unlink(fallback);
+    }
   }
 }
 

@@ -2,8 +2,10 @@
  *
  * - a regular file, or nothing yet: written through a temporary beside it and
  *   renamed into place (a reader never sees half a profile);
- * - a symbolic link (dangling too): followed, so the link stays and its target
- *   gets the profile;
+ * - a symbolic link (dangling too) of this process's user or root: followed,
+ *   so the link stays and its target gets the profile; another user's is
+ *   refused (as root beside other users, a link planted in a shared
+ *   directory would aim the write anywhere);
  * - a character device, a FIFO, or anything reached through /proc (say
  *   /proc/self/fd/1): written in place, appended, never replaced;
  * - a directory, a block device or a socket: refused.
@@ -70,6 +72,12 @@ int fg_output_target(const char *path, struct fg_output_target *t, char *err, si
       return fail(err, errlen, path, strerror(errno));
     }
     if (S_ISLNK(st.st_mode)) {
+      if (st.st_uid != geteuid() && st.st_uid != 0) {
+        char why[200];
+        snprintf(why, sizeof why, "it is a symbolic link of uid %u, not of this process's user (uid %u) or root; "
+                 "accepted: a link of one of those, or the target's own path", (unsigned)st.st_uid, (unsigned)geteuid());
+        return fail(err, errlen, path, why);
+      }
       char target[PATH_MAX];
       ssize_t n = readlink(t->path, target, sizeof target - 1);
       if (n < 0 || hops == MAX_LINKS)
@@ -95,6 +103,23 @@ int fg_output_target(const char *path, struct fg_output_target *t, char *err, si
 int fg_output_temp_name(const char *path, pid_t pid, char *out, size_t outlen)
 {
   return snprintf(out, outlen, "%s.tmp.%d", path, (int)pid) >= (int)outlen ? -1 : 0;
+}
+
+int fg_output_create_temp(const char *tmp, mode_t mode)
+{
+  for (int tries = 0; tries < 2; tries++) {
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    struct stat st;
+    if (fd >= 0 || errno != EEXIST || lstat(tmp, &st) != 0)
+      return fd;
+    /* left by an earlier write of this pid's that died: ours to remove; anything else is not */
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1 || unlink(tmp) != 0) {
+      errno = EEXIST;
+      return -1;
+    }
+  }
+  errno = EEXIST;
+  return -1;
 }
 
 /* A FIFO opened for writing with nobody reading would block the JVM's exit:
@@ -136,7 +161,7 @@ int fg_output_probe(const char *path, char *err, size_t errlen)
   char tmp[PATH_MAX + 32];
   if (fg_output_temp_name(t.path, getpid(), tmp, sizeof tmp) != 0)
     return fail(err, errlen, path, "path too long");
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = fg_output_create_temp(tmp, 0644);
   if (fd < 0) {
     const char *slash = strrchr(t.path, '/');
     const char *name = slash ? slash + 1 : t.path;

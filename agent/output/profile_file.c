@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fg/output.h"
@@ -46,9 +47,27 @@ int fg_write_file_atomically(const char *path, int (*write)(FILE *out, void *ctx
     snprintf(err, errlen, "fgagent: cannot write '%s': path too long", path);
     return -1;
   }
-  FILE *out = fopen(tmp, "w");
+  /* a file replaced keeps its permissions (a fallback's 0600); a new one gets the umask's */
+  struct stat old;
+  int replaces = stat(t.path, &old) == 0 && S_ISREG(old.st_mode);
+  int fd = fg_output_create_temp(tmp, 0666);
+  if (fd >= 0 && replaces && fchmod(fd, old.st_mode & 07777) != 0) {
+    close(fd);
+    unlink(tmp);
+    fd = -1;
+  }
+  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!out) {
-    snprintf(err, errlen, "fgagent: cannot write '%s': %s", path, strerror(errno));
+    int e = errno;
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    if (e == EEXIST)
+      snprintf(err, errlen, "fgagent: cannot write '%s': its temporary file %s is there already and is not this "
+               "process's to remove", path, tmp);
+    else
+      snprintf(err, errlen, "fgagent: cannot write '%s': %s", path, strerror(e));
     return -1;
   }
   int rc = write(out, ctx);

@@ -73,6 +73,10 @@ int fg_output_target(const char *path, struct fg_output_target *t, char *err, si
 int fg_output_probe(const char *path, char *err, size_t errlen);
 /* "PATH.tmp.PID"; -1 when out is too small. */
 int fg_output_temp_name(const char *path, pid_t pid, char *out, size_t outlen);
+/* Creates the temporary file tmp new, never through a link (one this
+ * process left behind is replaced): its descriptor, or -1 with errno
+ * (EEXIST: someone else's is there). */
+int fg_output_create_temp(const char *tmp, mode_t mode);
 /* Opens an in-place target for appending; a FIFO nobody reads fails (ENXIO)
  * instead of blocking. A file descriptor, or -1 with errno set. */
 int fg_output_open_in_place(const char *path);

@@ -161,8 +161,8 @@ final class AttachTests {
    * which would kill it); a JVM started with -XX:+DisableAttachMechanism; a JVM that does not
    * answer in time (stopped); another user's JVM (fgprof run as nobody). Options the agent
    * refuses end with exit 1 and its message, as does fgprof profile on a JVM whose agent is
-   * already profiling into its own files (it stops that session, whose files get written); the
-   * JVM goes on.
+   * already profiling into its own files (it names that session's files and leaves it running,
+   * for its own client to stop); the JVM goes on.
    */
   static void refusedCleanly(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "attach-refused-");
@@ -211,9 +211,11 @@ final class AttachTests {
     IntegrationTests.check(other.exit == 2 && other.err.contains("belongs to another user"), "another user: " + other);
     Result own = fgprof(dir, "attach", pid, "start,file=own.collapsed");
     Result busy = fgprof(dir, "profile", "--duration", "1s", "--file", "mine.collapsed", pid);
-    IntegrationTests.check(own.exit == 0 && busy.exit == 1 && busy.err.contains("mine.collapsed was not written")
-        && Files.exists(dir.resolve("own.collapsed")) && !Files.exists(dir.resolve("mine.collapsed")),
-        "profile while the agent already profiles: " + busy);
+    Result ownStop = fgprof(dir, "attach", pid, "stop");
+    IntegrationTests.check(own.exit == 0 && busy.exit == 1 && busy.err.contains("another session is running")
+        && busy.err.contains("own.collapsed") && ownStop.exit == 0 && Files.exists(dir.resolve("own.collapsed"))
+        && !Files.exists(dir.resolve("mine.collapsed")), "profile while the agent already profiles: " + busy
+        + "\nthe session's own stop: " + ownStop);
     int exit = exitOf(jvm);
     IntegrationTests.check(exit == 0, "the JVM exited " + exit + " after the refused attaches:\n"
         + Files.readString(dir.resolve("jvm-stderr.log")));

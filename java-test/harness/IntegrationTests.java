@@ -402,14 +402,21 @@ public final class IntegrationTests {
     check(right >= alpha * 0.95, "only " + right + " of " + alpha + " alpha samples carry a line");
   }
 
-  /** The output directory vanished before exit: the profile goes to /tmp instead, not lost. */
+  /**
+   * The output directory vanished before exit: the profile goes to /tmp instead, not lost, at a
+   * name nobody could have planted a link at first (random letters), readable by its owner only.
+   */
   static void unwritableOutputFallsBackToTmp(Jdk jdk) throws Exception {
     Path gone = Files.createTempDirectory(runs, "gone-");
     Run r = run(jdk, "interval=1ms,file=" + gone + "/p.collapsed", List.of(), "RemoveDirAtExit", gone.toString(), "0.5");
     r.expectCleanRun();
-    Matcher m = Pattern.compile("fgagent: wrote (/tmp/fgagent-\\d+-0\\.collapsed) instead").matcher(r.stderr);
+    Matcher m = Pattern.compile("fgagent: wrote (/tmp/fgagent-\\d+-0-[A-Za-z0-9]{6}\\.collapsed) instead").matcher(r.stderr);
     check(m.find(), "no fallback file named:\n" + r.stderr);
     Path fallback = Paths.get(m.group(1));
+    String mode = java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(fallback,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    check(Files.isRegularFile(fallback, java.nio.file.LinkOption.NOFOLLOW_LINKS) && mode.equals("rw-------"),
+        "the fallback file is " + mode + ", not a regular file of mode 600");
     check(r.stderr.contains("cannot write '" + gone + "/p.collapsed'"), "the failure is not named:\n" + r.stderr);
     check(sum(collapsed(fallback), k -> k.contains("Work.mix")) > 100, "the fallback file lacks the profile");
     Files.delete(fallback);
@@ -567,6 +574,7 @@ public final class IntegrationTests {
     all.addAll(CopyWalkerTests.TESTS);
     all.addAll(AttachTests.TESTS);
     all.addAll(LifecycleTests.TESTS);
+    all.addAll(AttachTrustTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
@@ -581,8 +589,10 @@ public final class IntegrationTests {
           System.out.printf("PASS %s %s (%.1f s)%n", jdk.label, t.name, (System.nanoTime() - t0) / 1e9);
         } catch (Throwable e) {
           failed++;
-          System.out.printf("FAIL %s %s (%.1f s): %s%n", jdk.label, t.name, (System.nanoTime() - t0) / 1e9,
-              e.getMessage());
+          /* an assertion says what was wrong; anything else, where it came from too */
+          String why = e instanceof AssertionError || e.getStackTrace().length == 0 ? e.getMessage()
+              : e + " at " + e.getStackTrace()[0];
+          System.out.printf("FAIL %s %s (%.1f s): %s%n", jdk.label, t.name, (System.nanoTime() - t0) / 1e9, why);
         }
       }
     }

@@ -193,6 +193,57 @@ static void fifos_devices_and_proc_are_written_in_place(void **state)
   rmdir(dir);
 }
 
+/* Another user's link, and another user's file at the temporary's name,
+ * are never written through: both are refused with the reason, and the
+ * file the link aims at is untouched. A temporary this process left behind
+ * (same pid, its own) is replaced. A file replaced keeps its mode. Run as
+ * root (it makes files of another user); skipped otherwise. */
+static void another_users_link_or_temporary_is_refused(void **state)
+{
+  (void)state;
+  if (geteuid() != 0)
+    skip();
+  char dir[] = "/tmp/fgagent-unit-XXXXXX", link[300], victim[300], path[300], tmp[400], err[1200];
+  assert_non_null(mkdtemp(dir));
+  chmod(dir, 01777);   /* shared, sticky, as /tmp */
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  FILE *v = fopen(victim, "w");
+  assert_non_null(v);
+  fputs("keep\n", v);
+  fclose(v);
+  snprintf(link, sizeof link, "%s/planted.txt", dir);
+  assert_int_equal(symlink(victim, link), 0);
+  assert_int_equal(lchown(link, 65534, 65534), 0);
+  assert_int_equal(fg_output_probe(link, err, sizeof err), -1);
+  assert_non_null(strstr(err, "symbolic link of uid 65534"));
+  assert_int_equal(fg_write_file_atomically(link, write_marker, "evil\n", err, sizeof err), -1);
+  assert_string_equal(read_all(victim), "keep\n");
+
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  assert_int_equal(fg_output_temp_name(path, getpid(), tmp, sizeof tmp), 0);
+  assert_int_equal(symlink(victim, tmp), 0);   /* planted at the temporary's name */
+  assert_int_equal(lchown(tmp, 65534, 65534), 0);
+  assert_int_equal(fg_write_file_atomically(path, write_marker, "evil\n", err, sizeof err), -1);
+  assert_non_null(strstr(err, "not this process's to remove"));
+  assert_string_equal(read_all(victim), "keep\n");
+  unlink(tmp);
+  FILE *stale = fopen(tmp, "w");   /* this process's own, left by a write that died */
+  assert_non_null(stale);
+  fclose(stale);
+  assert_int_equal(fg_write_file_atomically(path, write_marker, "one\n", err, sizeof err), 0);
+  assert_string_equal(read_all(path), "one\n");
+  chmod(path, 0600);
+  assert_int_equal(fg_write_file_atomically(path, write_marker, "two\n", err, sizeof err), 0);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(access(tmp, F_OK), -1);
+  unlink(path);
+  unlink(link);
+  unlink(victim);
+  rmdir(dir);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -202,6 +253,7 @@ int main(void)
     cmocka_unit_test(probe_refuses_what_would_fail_at_exit),
     cmocka_unit_test(links_are_followed_and_kept),
     cmocka_unit_test(fifos_devices_and_proc_are_written_in_place),
+    cmocka_unit_test(another_users_link_or_temporary_is_refused),
   };
   return cmocka_run_group_tests_name("output_files", tests, NULL, NULL);
 }
