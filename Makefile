@@ -236,11 +236,23 @@ fuzz: build/fuzz_collapsed_reader build/fuzz_switch_decoder
 	@mkdir -p build/fuzz-switch-corpus
 	build/fuzz_switch_decoder -max_total_time=$${FUZZ_SECONDS:-60} -max_len=2048 build/fuzz-switch-corpus tests/fuzz/switch-corpus
 
-java: build/java-test/.built
+java: build/java-test/.built build/java-test-jni/.built
 
 build/java-test/.built: $(JAVA_SRC)
 	@mkdir -p build/java-test
 	$(JAVAC) --release 17 -d build/java-test $(JAVA_SRC)
+	@touch $@
+
+# A JNI library and its class, apart from the workloads' class path so that
+# a class loader of their own can be collected and the library unloaded
+# (UnloadedJni); its leaf without unwind tables, so walks read its code.
+build/java-test-jni/.built: java-test/jni/JniSpinner.java java-test/jni/fgspin.c java-test/jni/fgspin_leaf.c
+	@mkdir -p build/java-test-jni
+	$(JAVAC) --release 17 -d build/java-test-jni java-test/jni/JniSpinner.java
+	$(CC) -c -fPIC -O2 -Wall -Wextra -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	  -o build/java-test-jni/fgspin_leaf.o java-test/jni/fgspin_leaf.c
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux \
+	  -o build/java-test-jni/libfgspin.so java-test/jni/fgspin.c build/java-test-jni/fgspin_leaf.o
 	@touch $@
 
 demo: lib java

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 struct build {
@@ -197,29 +198,43 @@ static void missed(struct fg_unwind_tables *t)
   }
 }
 
+/* n bytes of a library's code at addr. On the thread itself they are read
+ * in place: it runs in that code or returns into it, so it is mapped. A
+ * copy is walked later, off the thread, when a JNI library whose class
+ * loader was collected may be unloaded: process_vm_readv then fails with
+ * EFAULT where a plain read would fault. */
+static int read_code(struct fg_bounds b, uintptr_t addr, void *out, size_t n)
+{
+  if (!b.off_thread) {
+    memcpy(out, (const void *)addr, n);
+    return 1;
+  }
+  struct iovec local = {out, n}, remote = {(void *)addr, n};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+}
+
 /* Whether ret, in code [lo, hi), is just after a call: call rel32 (e8), or
  * an indirect one (ff /2) through a register or memory at a displacement of
  * a register or of rip. Other encodings are not recognised (the walk stops). */
-static int follows_call(uintptr_t ret, uintptr_t lo, uintptr_t hi)
+static int follows_call(struct fg_bounds b, uintptr_t ret, uintptr_t lo, uintptr_t hi)
 {
-  if (ret < lo + 6 || ret > hi)
+  uint8_t c[6];
+  if (ret < lo + 6 || ret > hi || !read_code(b, ret - 6, c, sizeof c))
     return 0;
-  const uint8_t *c = (const uint8_t *)ret;
-  return c[-5] == 0xe8 || (c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0) || (c[-3] == 0xff && (c[-2] & 0xf8) == 0x50) ||
-         (c[-6] == 0xff && ((c[-5] & 0xf8) == 0x90 || c[-5] == 0x15));
+  return c[1] == 0xe8 || (c[4] == 0xff && (c[5] & 0xf8) == 0xd0) || (c[3] == 0xff && (c[4] & 0xf8) == 0x50) ||
+         (c[0] == 0xff && ((c[1] & 0xf8) == 0x90 || c[1] == 0x15));
 }
 
 /* The interrupted pc is in library l's code, which no row covers there: a
  * function written in assembly, such as libjvm's SpinPause, where HotSpot's
  * GC threads spin. Taken as a leaf that pushed nothing when the word at sp
  * is an address just after a call, in l's code that rows cover; else no
- * step. In l only: it is mapped (the thread runs in it), so reading the
- * bytes before that address cannot fault, where a library unloaded since
- * the tables were read could. */
+ * step. In l only, read through read_code: a library unloaded since the
+ * tables were read, or since a copy was taken, is never read in place. */
 static int frameless_leaf(const struct fg_unwind_library *l, struct fg_bounds b, struct fg_regs *r)
 {
   uintptr_t ret;
-  if (!fg_read_stack(b, r->sp, &ret) || !follows_call(ret, l->lo, l->hi) || !fg_unwind_rows_find(&l->rows, ret - 1))
+  if (!fg_read_stack(b, r->sp, &ret) || !follows_call(b, ret, l->lo, l->hi) || !fg_unwind_rows_find(&l->rows, ret - 1))
     return 0;   /* follows_call keeps ret - 1 in [lo, hi) */
   *r = (struct fg_regs){ret, r->sp + 8, r->fp};
   return 1;
@@ -270,7 +285,9 @@ int fg_unwind_signal_frame(struct fg_unwind_tables *t, struct fg_bounds b, struc
   static const uint8_t sigreturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
   const struct fg_unwind_set *s = atomic_load_explicit(&t->set, memory_order_acquire);
   const struct fg_unwind_library *l = s ? library_of(s, r->pc) : NULL;
-  if (!l || r->pc + sizeof sigreturn > l->hi || memcmp((const void *)r->pc, sigreturn, sizeof sigreturn) != 0)
+  uint8_t code[sizeof sigreturn];
+  if (!l || r->pc + sizeof sigreturn > l->hi || !read_code(b, r->pc, code, sizeof code) ||
+      memcmp(code, sigreturn, sizeof sigreturn) != 0)
     return 0;
   static const int regs[] = {REG_RIP, REG_RSP, REG_RBP, REG_RAX, REG_RBX, REG_RDX, REG_R13};
   uintptr_t v[7];

@@ -47,6 +47,9 @@ int fg_cpu_rings_open(struct fg_cpu_rings *r, size_t ring_bytes, char *err, size
   r->page = calloc((size_t)r->ncpu, sizeof *r->page);
   r->head = calloc((size_t)r->ncpu, sizeof *r->head);
   r->tail = calloc((size_t)r->ncpu, sizeof *r->tail);
+  if (r->owner_fd)   /* before any can fail: a close part-way through closes only what was opened */
+    for (int c = 0; c < r->ncpu; c++)
+      r->owner_fd[c] = -1;
   if (!r->owner_fd || !r->page || !r->head || !r->tail) {
     snprintf(err, errlen, "no memory for %d CPUs' rings", r->ncpu);
     fg_cpu_rings_close(r);

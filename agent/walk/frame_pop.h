@@ -20,6 +20,7 @@ struct fg_regs {
 struct fg_bounds {
   uintptr_t lo, hi;
   uintptr_t delta;
+  int off_thread;   /* a copy walked later: a library's code it names may have been unloaded since */
 };
 
 /* A word of the thread's stack (or of its copy); 0 when addr is not inside it. */

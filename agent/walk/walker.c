@@ -418,7 +418,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   struct fg_walk res = {0, 0, 0, 0};
   struct fg_regs top = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                      (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
-  struct fg_bounds b = {stack_lo, stack_hi, 0};
+  struct fg_bounds b = {stack_lo, stack_hi, 0, 0};
 
   int k = 0, reached_java = 1;
   struct fg_regs java = top;
@@ -531,7 +531,7 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
 {
   struct fg_walk res = {0, 0, 0, 0};
   struct fg_regs top = {c->pc, c->sp, c->fp};
-  struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp};
+  struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp, 1};
   int k = 0, reached_java = 1, ended = 0;
   struct fg_regs java = top;
   struct signal_step sig = {0, {0, 0, 0, 0}};   /* a thread in a signal handler: walked on past it */

@@ -137,6 +137,27 @@ final class CopyWalkerTests {
         + " kernel samples in getdents64's path under UnixFileSystem.list");
   }
 
+  /**
+   * A JNI library loaded by a class loader of its own, spun in for 5 ms and unloaded with that
+   * loader, 100 times, sampled at 1 ms with the default walker: the copies are walked after the
+   * library may be gone, and reading its code (the leaf has no unwind rows, so the walk reads
+   * the call before its return address) must not fault. The JVM exits 0 with every sample
+   * accounted for, and the library was really unloaded in at least 90 of the 100 cycles.
+   */
+  static void copyWalkerSurvivesUnloadedJniLibraries(IntegrationTests.Jdk jdk) throws Exception {
+    java.nio.file.Path jni = IntegrationTests.classes.resolveSibling("java-test-jni");
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+        "UnloadedJni", jni.toString(), "100", "5");
+    r.expectCleanRun();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("cycles 100 unloaded (\\d+)").matcher(r.stdout());
+    IntegrationTests.check(m.find(), "the workload did not finish:\n" + r.stdout());
+    int unloaded = Integer.parseInt(m.group(1));
+    long main = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")), k -> k.startsWith("[main tid="));
+    System.out.printf("    %d of 100 cycles unloaded the library; main: %d samples%n", unloaded, main);
+    IntegrationTests.check(unloaded >= 90, "the library was unloaded in only " + unloaded + " of 100 cycles");
+    IntegrationTests.check(main >= 300, "only " + main + " samples of main for 100 x 5 ms of spinning");
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("copy_walker_samples_at_1ms", CopyWalkerTests::copyWalkerSamplesAtOneMillisecond),
       new IntegrationTests.Named("copy_walker_reads_true_stacks", CopyWalkerTests::copyWalkerReadsTrueStacks),
@@ -145,5 +166,7 @@ final class CopyWalkerTests {
           CopyWalkerTests::copyWalkerSignalsAThreadDeeperThanTheCopy),
       new IntegrationTests.Named("copy_walker_keeps_kernel_frames", CopyWalkerTests::copyWalkerKeepsKernelFrames),
       new IntegrationTests.Named("copy_walker_signals_threads_past_half_the_file_limit",
-          CopyWalkerTests::copyWalkerSignalsThreadsPastHalfTheFileLimit));
+          CopyWalkerTests::copyWalkerSignalsThreadsPastHalfTheFileLimit),
+      new IntegrationTests.Named("copy_walker_survives_unloaded_jni_libraries",
+          CopyWalkerTests::copyWalkerSurvivesUnloadedJniLibraries));
 }

@@ -16,7 +16,7 @@ static inline struct fg_bounds own_stack(void)
   assert_int_equal(pthread_getattr_np(pthread_self(), &attr), 0);
   assert_int_equal(pthread_attr_getstack(&attr, &addr, &size), 0);
   pthread_attr_destroy(&attr);
-  return (struct fg_bounds){(uintptr_t)addr, (uintptr_t)addr + size, 0};
+  return (struct fg_bounds){(uintptr_t)addr, (uintptr_t)addr + size, 0, 0};
 }
 
 #endif

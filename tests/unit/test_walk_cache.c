@@ -65,7 +65,7 @@ static int walk_kept(struct fg_bounds b, int room, ASGCT_CallFrame *f, uint8_t *
 
 static struct fg_bounds whole_stack(void)
 {
-  return (struct fg_bounds){(uintptr_t)stack, (uintptr_t)(stack + 512), 0};
+  return (struct fg_bounds){(uintptr_t)stack, (uintptr_t)(stack + 512), 0, 0};
 }
 
 static void assert_stack(const ASGCT_CallFrame *f, jmethodID interpreted, jint bci, jmethodID compiled)

@@ -152,7 +152,7 @@ static int teardown(void **state)
 static inline int walk_room(const struct fg_regs *java, int top, int room, ASGCT_CallFrame *f, uint8_t *types, int *stubs,
                      struct fg_regs *unknown)
 {
-  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512), 0};
+  struct fg_bounds b = {(uintptr_t)stack, (uintptr_t)(stack + 512), 0, 0};
   int copy_end;
   return fg_vm_walk(&walker, thread, java, top ? &scratch : NULL, b, NULL, f, types, room, stubs, unknown, &copy_end);
 }
