@@ -179,7 +179,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   a->drainer.timer = &a->timer;
   a->drainer.profile = &a->profile;
   a->drainer.names = &a->names;
-  if (a->opts.verify && !(a->verifier = fg_edge_verifier_new(a->jvmti))) {
+  if (a->opts.verify && !(a->verifier = fg_edge_verifier_new(a->jvmti, vm))) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
   }

@@ -89,8 +89,8 @@ static int print_verify(FILE *out, const struct fg_stats *s)
     return -1;
   if (s->verify_copy_stubs &&
       fprintf(out, "    copy stubs:      %" PRIu64 " arraycopy stubs under a Java caller, %" PRIu64 " of them "
-                   "not at an invoke of arraycopy or copyOf (a copy the JIT fused into other code, or "
-                   "a caller frame missing)\n", s->verify_copy_stubs, s->verify_copy_fused) < 0)
+                   "at no call that can reach a copy (System.arraycopy, Arrays.copyOf*, or a method calling one "
+                   "within 4 calls: a caller frame missing)\n", s->verify_copy_stubs, s->verify_copy_fused) < 0)
     return -1;
   for (int i = 0; i < FG_VERIFY_EXAMPLES && s->verify_examples[i][0]; i++)
     if (fprintf(out, "      wrong:         %s\n", s->verify_examples[i]) < 0)

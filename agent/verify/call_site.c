@@ -127,6 +127,64 @@ int fg_call_site_at(const uint8_t *code, size_t len, int32_t bci, const struct f
   return method_of(cp, u2(code + bci + 1), site);
 }
 
+/* Bytes of each instruction by opcode (JVM specification, chapter 6); 0:
+ * variable (the switches, wide) or not an opcode. */
+static const uint8_t LENGTH[256] = {
+  [0x00 ... 0x0f] = 1, [0x10] = 2, [0x11] = 3, [0x12] = 2, [0x13 ... 0x14] = 3, [0x15 ... 0x19] = 2,
+  [0x1a ... 0x35] = 1, [0x36 ... 0x3a] = 2, [0x3b ... 0x83] = 1, [0x84] = 3, [0x85 ... 0x98] = 1,
+  [0x99 ... 0xa8] = 3, [0xa9] = 2, [0xac ... 0xb1] = 1, [0xb2 ... 0xb8] = 3, [0xb9 ... 0xba] = 5,
+  [0xbb] = 3, [0xbc] = 2, [0xbd] = 3, [0xbe ... 0xbf] = 1, [0xc0 ... 0xc1] = 3, [0xc2 ... 0xc3] = 1,
+  [0xc5] = 4, [0xc6 ... 0xc7] = 3, [0xc8 ... 0xc9] = 5,
+};
+
+static uint32_t u4(const uint8_t *p)
+{
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+size_t fg_bytecode_length(const uint8_t *code, size_t len, size_t bci)
+{
+  if (bci >= len)
+    return 0;
+  uint8_t op = code[bci];
+  size_t n = LENGTH[op];
+  if (op == 0xc4)   /* wide: iinc's two operands, else one, each two bytes */
+    n = bci + 1 < len && code[bci + 1] == 0x84 ? 6 : 4;
+  if (op == 0xaa || op == 0xab) {   /* tableswitch, lookupswitch: padded to 4 from the code's start */
+    size_t at = (bci + 4) & ~(size_t)3;   /* the default offset */
+    if (at + 12 > len)
+      return 0;
+    uint64_t entries = op == 0xaa ? (uint64_t)(int64_t)(int32_t)u4(code + at + 8) - (int64_t)(int32_t)u4(code + at + 4) + 1
+                                  : (uint64_t)u4(code + at + 4) * 2;
+    if ((op == 0xaa && (int32_t)u4(code + at + 8) < (int32_t)u4(code + at + 4)) || entries > len)
+      return 0;
+    n = at - bci + (op == 0xaa ? 12 : 8) + (size_t)entries * 4;
+  }
+  return n && bci + n <= len ? n : 0;
+}
+
+int fg_call_site_each(const uint8_t *code, size_t len, const struct fg_cpool *cp,
+                      int (*on_invoke)(const struct fg_call_site *site, void *ctx), void *ctx)
+{
+  for (size_t bci = 0, n; bci < len; bci += n) {
+    if (!(n = fg_bytecode_length(code, len, bci)))
+      return -1;
+    struct fg_call_site site;
+    if (code[bci] >= OP_INVOKEVIRTUAL && code[bci] <= OP_INVOKEINTERFACE &&
+        fg_call_site_at(code, len, (int32_t)bci, cp, &site) == 0) {
+      int rc = on_invoke(&site, ctx);
+      if (rc)
+        return rc;
+    }
+  }
+  return 0;
+}
+
+int fg_is_copy(const char *name)
+{
+  return strcmp(name, "arraycopy") == 0 || strncmp(name, "copyOf", 6) == 0;
+}
+
 static int starts(const char *s, const char *prefix)
 {
   return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -147,7 +205,7 @@ static int generated(const char *cls)
 
 /* Methods the VM itself calls at an instruction that is no call of them:
  * class initialisation (new, getstatic, putstatic, invokestatic), class
- * loading when an entry is resolved, call-site linkage, and the
+ * loading when an entry is resolved, call-site linkage, JFR's upcalls, the
  * construction of an implicit exception (null check, division, array index,
  * cast, stack overflow). Exceptions are told by their class name. */
 static int vm_called(const char *callee, const char *cls)
@@ -158,7 +216,9 @@ static int vm_called(const char *callee, const char *cls)
   for (size_t i = 0; i < sizeof loading / sizeof loading[0]; i++)
     if (strcmp(callee, loading[i]) == 0)
       return 1;
-  if (strcmp(cls, "java/lang/invoke/MethodHandleNatives") == 0)
+  /* the VM's upcalls: call-site linkage, and JFR's class instrumentation as
+   * a class is loaded (JVMUpcalls, "called by the JVM" each) */
+  if (strcmp(cls, "java/lang/invoke/MethodHandleNatives") == 0 || strcmp(cls, "jdk/jfr/internal/JVMUpcalls") == 0)
     return 1;
   if ((strcmp(callee, "<init>") == 0 || strcmp(callee, "fillInStackTrace") == 0) &&
       (ends(cls, "Exception") || ends(cls, "Error") || strcmp(cls, "java/lang/Throwable") == 0))
@@ -185,7 +245,7 @@ int fg_stub_edge_is_copy(const struct fg_call_site *site, const char *stub)
 {
   if (!strstr(stub, "arraycopy"))
     return -1;
-  return strcmp(site->target, "arraycopy") == 0 || starts(site->target, "copyOf");
+  return fg_is_copy(site->target);
 }
 
 const char *fg_opcode_name(uint8_t opcode, char *buf, size_t len)

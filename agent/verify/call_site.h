@@ -52,6 +52,19 @@ enum fg_edge_verdict fg_edge_verdict_of(const struct fg_call_site *site, const c
  * when the stub is no arraycopy stub (not judged). */
 int fg_stub_edge_is_copy(const struct fg_call_site *site, const char *stub);
 
+/* Whether a method of that name is a copy: System.arraycopy, Arrays.copyOf*. */
+int fg_is_copy(const char *name);
+
+/* The length of the instruction at bci (the switches' padding and wide
+ * included); 0 when it is no instruction or runs past len. */
+size_t fg_bytecode_length(const uint8_t *code, size_t len, size_t bci);
+
+/* on_invoke for each invokevirtual, invokespecial, invokestatic and
+ * invokeinterface of code, in order, until it returns non-zero (returned).
+ * 0 at the end; -1 when an instruction cannot be read. */
+int fg_call_site_each(const uint8_t *code, size_t len, const struct fg_cpool *cp,
+                      int (*on_invoke)(const struct fg_call_site *site, void *ctx), void *ctx);
+
 /* "invokevirtual", "new", ...: the opcode's mnemonic for messages, or "op 0xNN". */
 const char *fg_opcode_name(uint8_t opcode, char *buf, size_t len);
 

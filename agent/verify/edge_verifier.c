@@ -28,11 +28,22 @@ struct method_info {
   int pool_ok;
 };
 
+/* A method (class and name, any descriptor) and how deep its calls were
+ * followed looking for a copy. */
+struct reach {
+  char cls[128], name[128];
+  int depth;
+  int copies;             /* 1: a copy is reached within depth calls; 0: none; -1: the class is not found */
+};
+
 struct fg_edge_verifier {
   jvmtiEnv *jvmti;
+  JavaVM *vm;
   struct fg_u64_map index;   /* jmethodID -> methods[] */
   struct method_info *methods;
   uint32_t n, cap;
+  struct reach *reached;     /* what reaches_copy found, by method */
+  uint32_t nreached, reached_cap;
 };
 
 void fg_edge_verifier_capabilities(jvmtiCapabilities *caps)
@@ -41,12 +52,13 @@ void fg_edge_verifier_capabilities(jvmtiCapabilities *caps)
   caps->can_get_constant_pool = 1;
 }
 
-struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti)
+struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti, JavaVM *vm)
 {
   struct fg_edge_verifier *v = calloc(1, sizeof *v);
   if (!v)
     return NULL;
   v->jvmti = jvmti;
+  v->vm = vm;
   fg_u64_map_init(&v->index);
   return v;
 }
@@ -154,7 +166,97 @@ static struct method_info *call_site_of(struct fg_edge_verifier *v, const struct
   return caller;
 }
 
-/* A stub (frame i) under a Java caller: an arraycopy stub must sit under a copy. */
+/* How deep a call is followed looking for a copy: StringBuilder.delete ->
+ * AbstractStringBuilder.delete -> shift -> System.arraycopy is three calls */
+#define REACH_DEPTH 4
+
+static int reaches_copy(struct fg_edge_verifier *v, JNIEnv *jni, const char *cls, const char *name, int depth);
+
+struct reach_walk {
+  struct fg_edge_verifier *v;
+  JNIEnv *jni;
+  int depth;
+};
+
+static int invoke_reaches(const struct fg_call_site *site, void *ctx)
+{
+  struct reach_walk *w = ctx;
+  return reaches_copy(w->v, w->jni, site->target_class, site->target, w->depth) == 1;
+}
+
+/* The methods named name declared by klass or a superclass: 1 when one of
+ * their bytecodes calls something that reaches a copy within depth calls. */
+static int class_reaches(struct fg_edge_verifier *v, JNIEnv *jni, jclass klass, const char *name, int depth)
+{
+  jvmtiEnv *j = v->jvmti;
+  for (jclass k = klass; k; k = (*jni)->GetSuperclass(jni, k)) {
+    jint n = 0;
+    jmethodID *ms = NULL;
+    if ((*j)->GetClassMethods(j, k, &n, &ms) != JVMTI_ERROR_NONE)
+      return 0;
+    int found = 0;
+    for (jint i = 0; i < n && !found; i++) {
+      struct method_info *m = info_of(v, ms[i]);
+      if (!m || strcmp(m->name, name) != 0 || code_of(v, ms[i], m) != 0)
+        continue;
+      /* by value: the search below learns of other methods, which may move the table m is in */
+      struct fg_cpool pool = m->pool;
+      const uint8_t *code = m->code;
+      size_t len = (size_t)m->code_len;
+      struct reach_walk w = {v, jni, depth};
+      found = fg_call_site_each(code, len, &pool, invoke_reaches, &w) == 1;
+    }
+    (*j)->Deallocate(j, (unsigned char *)ms);
+    if (found)
+      return 1;
+  }
+  return 0;
+}
+
+/* Whether a call of cls.name (any descriptor, inherited ones too) reaches
+ * System.arraycopy or Arrays.copyOf* within depth calls; -1 when the class
+ * is not found from here (a class loader of the application's own). Each
+ * answer is kept: the drainer asks again for every sample. */
+static int reaches_copy(struct fg_edge_verifier *v, JNIEnv *jni, const char *cls, const char *name, int depth)
+{
+  if (fg_is_copy(name))
+    return 1;
+  if (depth == 0)
+    return 0;
+  for (uint32_t i = 0; i < v->nreached; i++) {
+    struct reach *r = &v->reached[i];
+    if (strcmp(r->name, name) == 0 && strcmp(r->cls, cls) == 0 && (r->copies != 0 || r->depth >= depth))
+      return r->copies;
+  }
+  if (v->nreached == v->reached_cap) {
+    uint32_t cap = v->reached_cap ? v->reached_cap * 2 : 64;
+    struct reach *grown = realloc(v->reached, cap * sizeof *grown);
+    if (!grown)
+      return -1;
+    v->reached = grown;
+    v->reached_cap = cap;
+  }
+  if ((*jni)->PushLocalFrame(jni, 16) != 0) {
+    (*jni)->ExceptionClear(jni);
+    return -1;
+  }
+  int copies = -1;
+  jclass klass = (*jni)->FindClass(jni, cls);
+  if (klass)
+    copies = class_reaches(v, jni, klass, name, depth - 1);
+  (*jni)->ExceptionClear(jni);
+  (*jni)->PopLocalFrame(jni, NULL);
+  struct reach *r = &v->reached[v->nreached++];   /* after the search, whose own answers moved the table */
+  snprintf(r->cls, sizeof r->cls, "%s", cls);
+  snprintf(r->name, sizeof r->name, "%s", name);
+  r->depth = depth;
+  r->copies = copies;
+  return copies;
+}
+
+/* A stub (frame i) under a Java caller: an arraycopy stub must sit at a call
+ * that reaches a copy (System.arraycopy itself, or a method that calls one:
+ * which call C2 gives the stub's debug record is its own choice). */
 static void check_stub_edge(struct fg_edge_verifier *v, const struct fg_trace *tr, uint32_t i, struct fg_stats *s)
 {
   const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_trace_methods(tr)[i];
@@ -164,6 +266,11 @@ static void check_stub_edge(struct fg_edge_verifier *v, const struct fg_trace *t
   int copy = fg_stub_edge_is_copy(&site, stub->name);
   if (copy < 0)
     return;
+  JNIEnv *jni = NULL;
+  if (copy == 0 && site.target[0] && (*v->vm)->GetEnv(v->vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK)
+    copy = reaches_copy(v, jni, site.target_class, site.target, REACH_DEPTH);
+  if (copy < 0)
+    return;   /* not to be judged from here */
   s->verify_copy_stubs++;
   s->verify_copy_fused += copy == 0;
 }

@@ -18,8 +18,9 @@ struct fg_edge_verifier;
 void fg_edge_verifier_capabilities(jvmtiCapabilities *caps);
 
 /* NULL when out of memory. It lives as long as the agent: what it read of
- * each method (JVMTI memory) stays cached to the JVM's exit. */
-struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti);
+ * each method (JVMTI memory) stays cached to the JVM's exit. vm gives the
+ * calling thread's JNIEnv, to find a called method's class. */
+struct fg_edge_verifier *fg_edge_verifier_new(jvmtiEnv *jvmti, JavaVM *vm);
 
 /* Checks the edges of one sample's trace (leaf first) and counts them in s. */
 void fg_edge_verifier_check(struct fg_edge_verifier *v, const struct fg_trace *tr, struct fg_stats *s);

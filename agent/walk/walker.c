@@ -420,10 +420,9 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
                      (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
   struct fg_bounds b = {stack_lo, stack_hi, 0, 0};
 
-  int k = 0, reached_java = 1;
+  int k = 0, reached_java = 1, ended = 0;
   struct fg_regs java = top;
   if (w->native_depth > 0 && !fg_code_map_contains(w->code, top.pc)) {
-    int ended;
     if (!env && kept)   /* a Java thread's kept walk is the VM walker's */
       k = walk_native_kept(w, top, b, kept, frames, types);
     else
@@ -484,6 +483,13 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   res.n = k;
   res.flags |= FG_SAMPLE_FAILED;
   res.tick = first_tick;   /* <= 0: a first walk that succeeded returned above */
+  /* The native walk went past the thread's first frame and met no Java: a
+   * thread ending (JavaThread::exit, its ThreadEnd) or not started yet has
+   * none. AsyncGetCallTrace says unknown_not_Java there, as HotSpot's
+   * pd_get_top_frame fails before forte.cpp asks has_last_Java_frame; as
+   * the copy walk does, call it what it is. */
+  if (!reached_java && ended == 2 && (res.tick == FG_TICK_UNKNOWN_NOT_JAVA || res.tick == FG_TICK_NOT_WALKABLE_NOT_JAVA))
+    res.tick = FG_TICK_NO_JAVA_FRAME;
   /* The stack is lost, but when pc is in a compiled method its own frames
    * are known: keep them above the tick marker, so the time lands on the
    * right method even though its callers are unknown; in a stub, an adapter

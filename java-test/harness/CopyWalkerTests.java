@@ -17,19 +17,25 @@ final class CopyWalkerTests {
 
   /**
    * Interpreted, compiled, inlined and stub frames, native calls, a recursion 200 deep: the
-   * copy's walk keeps failure frames under 0.5% of the samples, every edge it reports is one
-   * the caller's bytecode can make (verify, at most 0.1% wrong), and on ArrayCopy the chain
-   * delete;shift;arraycopy stub is right in at least 80% of the stub's samples: walker=vm's
-   * bounds, with no AsyncGetCallTrace behind it. The summary says the walker and its walk time,
-   * and no handler time (there is no handler).
+   * copy's walk holds walker=vm's bounds (WalkerTests.checkTrueStacks: failure frames, verify,
+   * the arraycopy stub under a compiled caller; checkAgainstJfr: JFR's samples in the same JVM,
+   * with the default walker) with no
+   * AsyncGetCallTrace behind it, with the JIT's default code and again with -XX:UseAVX=2 (so
+   * that an AVX-512 host checks the stubs and vector code of an AVX2 one too). The summary says
+   * the walker and its walk time, and no handler time (there is no handler).
    */
   static void copyWalkerReadsTrueStacks(IntegrationTests.Jdk jdk) throws Exception {
-    for (String[] w : WalkerTests.TRUE_STACK_WORKS) {
-      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,walker=copy,verify,file={dir}/p.collapsed", List.of(), w);
-      IntegrationTests.check(r.stderr().contains("walker:        copy; its own walk read every stack")
-          && r.stderr().contains("walk time:") && !r.stderr().contains("handler time:"),
-          "the summary does not say walker=copy:\n" + r.stderr());
-      WalkerTests.checkTrueStacks(w[0], r);
+    for (List<String> jit : List.of(List.<String>of(), List.of("-XX:UseAVX=2"))) {
+      System.out.println("    JIT options: " + (jit.isEmpty() ? "(defaults)" : String.join(" ", jit)));
+      for (String[] w : WalkerTests.TRUE_STACK_WORKS) {
+        IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,walker=copy,verify,ann,file={dir}/p.collapsed",
+            jit, w);
+        IntegrationTests.check(r.stderr().contains("walker:        copy; its own walk read every stack")
+            && r.stderr().contains("walk time:") && !r.stderr().contains("handler time:"),
+            "the summary does not say walker=copy:\n" + r.stderr());
+        WalkerTests.checkTrueStacks(jdk, w[0], r);
+        WalkerTests.checkAgainstJfr(jdk, "interval=1ms,file={dir}/p.collapsed", jit, w);
+      }
     }
   }
 

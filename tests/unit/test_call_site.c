@@ -68,6 +68,8 @@ static void edges_are_judged_by_the_instruction(void **state)
   assert_int_equal(verdict(0, "<init>", "java/lang/NullPointerException"), FG_EDGE_VM);
   assert_int_equal(verdict(0, "fillInStackTrace", "java/lang/Throwable"), FG_EDGE_VM);
   assert_int_equal(verdict(0, "<init>", "java/lang/StackOverflowError"), FG_EDGE_VM);
+  /* JFR instruments an event class as it is loaded, from a resolving instruction */
+  assert_int_equal(verdict(0, "bytesForEagerInstrumentation", "jdk/jfr/internal/JVMUpcalls"), FG_EDGE_VM);
   assert_int_equal(verdict(9, "length", "java/lang/String"), FG_EDGE_WRONG);
   assert_int_equal(verdict(12, "<init>", "my/Thing"), FG_EDGE_WRONG);
 }
@@ -103,6 +105,56 @@ static void arraycopy_stubs_sit_under_copies(void **state)
   assert_int_equal(fg_stub_edge_is_copy(&other, "updateBytesCRC32"), -1);
 }
 
+/* Instruction lengths, the variable ones too: a tableswitch and a
+ * lookupswitch padded to a multiple of 4 from the code's start, wide
+ * iinc and wide iload; something cut short or no opcode gives 0. */
+static void instructions_have_their_lengths(void **state)
+{
+  (void)state;
+  static const uint8_t switches[] = {
+    0x03,                                    /* 0 iconst_0 */
+    0xaa, 0, 0,                              /* 1 tableswitch, padded to 4 */
+    0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 2,     /* default 20, low 1, high 2 */
+    0, 0, 0, 20, 0, 0, 0, 20,                /* two offsets */
+    0xab,                                    /* 24 lookupswitch, padded to 28 */
+    0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 1,        /* default 10, one pair */
+    0, 0, 0, 5, 0, 0, 0, 10,
+    0xc4, 0x84, 0, 1, 0, 2,                  /* 44 wide iinc */
+    0xc4, 0x15, 0, 1,                        /* 50 wide iload */
+    0xb9, 0, 6, 1, 0,                        /* 54 invokeinterface */
+    0xb1,                                    /* 59 return */
+  };
+  static const size_t at[] = {0, 1, 24, 44, 50, 54, 59}, len[] = {1, 23, 20, 6, 4, 5, 1};
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+    assert_int_equal(fg_bytecode_length(switches, sizeof switches, at[i]), len[i]);
+  assert_int_equal(fg_bytecode_length(switches, 20, 1), 0);      /* the table cut short */
+  assert_int_equal(fg_bytecode_length(switches, 56, 54), 0);     /* the invoke cut short */
+  static const uint8_t not_op[] = {0xcb};
+  assert_int_equal(fg_bytecode_length(not_op, 1, 0), 0);
+}
+
+static int collect(const struct fg_call_site *site, void *ctx)
+{
+  strcat(ctx, site->target);
+  strcat(ctx, ";");
+  return 0;
+}
+
+/* Every invoke of a method's code, in order; invokedynamic has no method of its own. */
+static void every_invoke_is_visited(void **state)
+{
+  (void)state;
+  struct fg_cpool cp;
+  assert_int_equal(fg_cpool_parse(&cp, pool, sizeof pool, POOL_COUNT), 0);
+  static const uint8_t twice[] = {0x2a, 0xb6, 0, 6, 0xba, 0, 11, 0, 0, 0xb8, 0, 6, 0xac};
+  char seen[64] = "";
+  assert_int_equal(fg_call_site_each(twice, sizeof twice, &cp, collect, seen), 0);
+  assert_string_equal(seen, "length;length;");
+  assert_int_equal(fg_call_site_each(twice, sizeof twice - 2, &cp, collect, seen), -1);   /* cut inside an invoke */
+  fg_cpool_free(&cp);
+  assert_true(fg_is_copy("arraycopy") && fg_is_copy("copyOfRange") && !fg_is_copy("copy"));
+}
+
 static void opcodes_have_names(void **state)
 {
   (void)state;
@@ -119,6 +171,8 @@ int main(void)
     cmocka_unit_test(malformed_pools_are_refused),
     cmocka_unit_test(arraycopy_stubs_sit_under_copies),
     cmocka_unit_test(opcodes_have_names),
+    cmocka_unit_test(instructions_have_their_lengths),
+    cmocka_unit_test(every_invoke_is_visited),
   };
   return cmocka_run_group_tests_name("call_site", tests, NULL, NULL);
 }

@@ -30,6 +30,15 @@ static ASGCT_CallFrame plain[ROOM], cached[ROOM];
 static uint8_t plain_types[ROOM], cached_types[ROOM];
 static int plain_n, cached_n, spliced, spliced_frames;
 static struct fg_walk copied;   /* walker=copy's walk of the same stack, read in place */
+static struct fg_walk live;     /* the signal's walk of a thread with a JNIEnv whose AsyncGetCallTrace says unknown_not_Java */
+
+/* AsyncGetCallTrace of a thread in the VM with no Java frame (its end). */
+static void no_top_frame(ASGCT_CallTrace *trace, jint depth, void *ucontext)
+{
+  (void)depth;
+  (void)ucontext;
+  trace->num_frames = FG_TICK_UNKNOWN_NOT_JAVA;
+}
 static volatile int sink;
 
 /* Both walks of the interrupted thread, then the cached one stored and kept
@@ -53,6 +62,10 @@ static void on_signal(int signo, siginfo_t *info, void *ucontext)
   static ASGCT_CallFrame f[ROOM];
   static uint8_t types[ROOM];
   copied = fg_walk_copy(&walker, (void *)&sink, &c, f, types);   /* a JNIEnv that is never read: no Java */
+  struct fg_walker asgct = walker;
+  asgct.asgct = no_top_frame;
+  asgct.recover = 0;
+  live = fg_walk_stack(&asgct, 0, UINT64_MAX, (void *)&sink, ucontext, bounds.lo, bounds.hi, NULL, f, types);
 }
 
 __attribute__((noinline)) static void down(int n)
@@ -120,6 +133,9 @@ static void walks_go_on_from_the_kept_one_only_where_nothing_changed(void **stat
   assert_int_equal(copied.n, plain_n);
   assert_int_equal(copied.tick, FG_TICK_NO_JAVA_FRAME);
   assert_false(copied.flags & FG_SAMPLE_NATIVE_CUT);
+  /* the signal's walk of the same stack: no Java on it either, whatever AsyncGetCallTrace says */
+  assert_int_equal(live.n, plain_n);
+  assert_int_equal(live.tick, FG_TICK_NO_JAVA_FRAME);
   int below_test = spliced_frames;
   assert_true(below_test > 0 && below_test < cached_n - 10);
   int whole = cached_n;
