@@ -251,9 +251,14 @@ static void fill_stats(struct fg_agent *a)
   int kernel_rings = fg_perf_threads_rings(a->timer.perf) && !a->timer.copy_bytes;   /* walker=copy's say so below */
   s->kernel_no_ring = kernel_rings ? atomic_load(&a->timer.perf->no_slot) : 0;
   s->copy_no_ring = a->timer.copy_no_ring;
+  s->threads_no_fd = a->timer.no_fd;
+  s->fd_budget = a->timer.fd_budget;
   s->copy_too_deep = a->timer.copy_too_deep;
   s->copy_held = atomic_load(&a->copy_engine.held_n);
   s->copy_held_failed = atomic_load(&a->copy_engine.held_failed);
+  pthread_mutex_lock(&a->code.lock);
+  s->code_map_dropped = a->code.dropped;
+  pthread_mutex_unlock(&a->code.lock);
 }
 
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)

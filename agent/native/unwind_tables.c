@@ -290,7 +290,7 @@ int fg_unwind_signal_frame(struct fg_unwind_tables *t, struct fg_bounds b, struc
       memcmp(code, sigreturn, sizeof sigreturn) != 0)
     return 0;
   static const int regs[] = {REG_RIP, REG_RSP, REG_RBP, REG_RAX, REG_RBX, REG_RDX, REG_R13};
-  uintptr_t v[7];
+  uintptr_t v[7] = {0};   /* each read below, or the step fails */
   for (int i = 0; i < 7; i++)
     if (!fg_read_stack(b, r->sp + offsetof(ucontext_t, uc_mcontext.gregs) + 8 * (uintptr_t)regs[i], &v[i]))
       return 0;

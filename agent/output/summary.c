@@ -8,6 +8,7 @@
 #include "fg/stats.h"
 #include "../sampling/backoff.h"
 #include "../sampling/copy_held.h"
+#include "../walk/code_map.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -187,6 +188,16 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "CompiledMethodLoad to come), or came behind one of their thread's; walked again as records "
                    "came, for up to %.0f ms: %" PRIu64 " still failed\n",
               s->copy_held, (double)FG_COPY_HELD_NS / 1e6, s->copy_held_failed) < 0)
+    return -1;
+  if (s->threads_no_fd &&
+      fprintf(out, "    not sampled:     %" PRIu64 " threads given no counter: fgagent's descriptors would have passed "
+                   "their budget, %" PRIu64 " (a share of RLIMIT_NOFILE; the rest is the application's)\n",
+              s->threads_no_fd, s->fd_budget) < 0)
+    return -1;
+  if (s->code_map_dropped &&
+      fprintf(out, "      code map:      %" PRIu64 " compiled methods and stubs not recorded, the map full at "
+                   "%u entries: a sample in their code is AsyncGetCallTrace's (walker=vm) or a failure frame\n",
+              s->code_map_dropped, (unsigned)(FG_CODE_CHUNK * FG_CODE_CHUNKS)) < 0)
     return -1;
   if (signalled &&
       fprintf(out, "      signalled:     %" PRIu64 " threads instead, walked in their handler as with "

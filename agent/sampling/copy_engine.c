@@ -75,7 +75,7 @@ static int take_tids(struct fg_copy_engine *e)
   }
   uint32_t n = 0;
   for (uint32_t i = 0; i < tm->nfds; i++)
-    if (tm->fds[i].fd < 0)   /* copying: a thread signalled instead has its handler as its ring's one producer */
+    if (tm->fds[i].fd == FG_FD_COPYING)   /* a thread signalled instead has its handler as its ring's one producer */
       e->tids[n++] = tm->fds[i].tid;
   e->ntids = n;
   pthread_mutex_unlock(&tm->lock);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -145,8 +146,12 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   t->copy_bytes = copy_bytes;
   t->exclude_kernel = 0;
   t->perf = NULL;
-  t->copy_no_ring = t->copy_too_deep = t->open_failures = 0;
-  t->copy_threads = t->nfds = 0;
+  t->copy_no_ring = t->copy_too_deep = t->open_failures = t->no_fd = 0;
+  struct rlimit files;
+  t->fd_budget = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
+                     ? (uint64_t)files.rlim_cur / FG_FD_SHARE
+                     : UINT64_MAX / 2;
+  t->copy_threads = t->nfds = t->unsampled = 0;
   t->skip_tid = t->skip_tid2 = 0;
   t->generation = 0;
   t->detail[0] = '\0';

@@ -13,8 +13,12 @@
  *   With walker=copy (event=cpu's default) a thread gets one counter a CPU
  *   instead, sending no signal: each copies the thread's registers and
  *   stack into its CPU's ring (cpu_rings.h) for the copy engine
- *   (copy_engine.h). A thread whose counters would pass half the open-file
- *   limit, or whose stack went deeper than the copy, is signalled instead. */
+ *   (copy_engine.h). A thread whose stack went deeper than the copy is
+ *   signalled instead.
+ * Descriptors: every counter comes from a budget, a share of the open-file
+ * limit (FG_FD_SHARE). walker=copy's take up to three quarters of it; a
+ * thread past that is signalled instead, one descriptor; past the whole
+ * budget a thread is not sampled, said once and counted (no_fd). */
 #ifndef FG_TIMER_H
 #define FG_TIMER_H
 
@@ -32,9 +36,12 @@
 
 struct fg_perf_fd {
   int tid;
-  int fd;
+  int fd;            /* its counter; FG_FD_COPYING: walker=copy's, one a CPU (perf_threads); FG_FD_NONE: none */
   int seen;          /* scan generation that last saw tid */
 };
+
+#define FG_FD_COPYING (-1)
+#define FG_FD_NONE (-2)   /* given no counter: the descriptor budget was spent as it came */
 
 struct fg_timer {
   enum fg_event event;           /* the one in use, after any fallback */
@@ -59,8 +66,16 @@ struct fg_timer {
   int generation;
   int stopped;                   /* under the lock: no new counter from fg_timer_stop to the next start */
   uint64_t open_failures;
+  uint64_t fd_budget;            /* most descriptors the counters may hold: the open-file limit / FG_FD_SHARE */
+  uint64_t no_fd;                /* threads left unsampled, the budget spent */
+  uint32_t unsampled;            /* of the table's entries, FG_FD_NONE's now (under the lock) */
   char detail[200];
 };
+
+/* fgagent's counters hold at most a half of the process's open-file limit
+ * (RLIMIT_NOFILE's soft one, as the session starts): the rest is the
+ * application's, whatever the threads. */
+#define FG_FD_SHARE 2
 
 /* Once, before any session: the lock, and a timer stopped. */
 void fg_timer_init(struct fg_timer *t);

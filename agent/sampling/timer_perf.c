@@ -75,12 +75,15 @@ static int find(struct fg_timer *t, int tid)
 
 static void remove_at(struct fg_timer *t, uint32_t i)
 {
-  if (t->copy_bytes && t->fds[i].fd < 0)
+  int fd = t->fds[i].fd;
+  if (fd == FG_FD_COPYING)
     t->copy_threads--;
-  if (t->perf)
+  if (fd == FG_FD_NONE)
+    t->unsampled--;
+  else if (t->perf)
     fg_perf_threads_detach(t->perf, t->fds[i].tid);
-  if (t->fds[i].fd >= 0)   /* walker=copy's were closed with their entry */
-    close(t->fds[i].fd);
+  if (fd >= 0)   /* walker=copy's were closed with their entry */
+    close(fd);
   t->fds[i] = t->fds[--t->nfds];
 }
 
@@ -95,23 +98,29 @@ static int close_all_of(const int *fds, int n)
   return -1;
 }
 
-/* Whether one more thread's counters, one a CPU, keep walker=copy's
- * within half the open-file limit: the rest is the application's. */
-static int within_files(const struct fg_timer *t)
+/* The descriptors the counters hold now: one a signalling thread, one a
+ * CPU for a copying thread, and walker=copy's rings' own. Under the lock. */
+static uint64_t fds_held(const struct fg_timer *t)
 {
-  struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-    return 1;
-  return (uint64_t)(t->copy_threads + 1) * (uint64_t)t->perf->rings.nrings <= rl.rlim_cur / 2;
+  uint64_t nrings = t->copy_bytes && t->perf ? (uint64_t)t->perf->rings.nrings : 0;
+  return (t->nfds - t->copy_threads - t->unsampled) + (uint64_t)t->copy_threads * nrings + nrings;
+}
+
+/* Whether n more descriptors keep the counters within want of the budget
+ * (FG_FD_SHARE of the open-file limit: the rest is the application's). */
+static int within_budget(const struct fg_timer *t, uint64_t n, uint64_t want)
+{
+  return fds_held(t) + n <= want;
 }
 
 /* walker=copy: tid's counter on each CPU, writing into that CPU's ring,
  * entered in the table. 0; -1 with errno when one was refused (none is
- * left open), EMFILE when they would pass within_files. */
+ * left open), EMFILE when they would take copying past three quarters of
+ * the descriptor budget (the last quarter is for threads signalled). */
 static int add_copying(struct fg_timer *t, int tid)
 {
   const struct fg_cpu_rings *rings = &t->perf->rings;
-  if (!within_files(t)) {
+  if (!within_budget(t, (uint64_t)rings->nrings, t->fd_budget / 4 * 3)) {
     errno = EMFILE;
     return -1;
   }
@@ -133,11 +142,30 @@ static int add_copying(struct fg_timer *t, int tid)
   return close_all_of(fds, opened);
 }
 
+/* tid left without a counter, the budget spent: entered as such (a scan
+ * then passes over it), counted once, said once a session. Under the
+ * lock, with room in the table. */
+static void refuse(struct fg_timer *t, int tid)
+{
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, FG_FD_NONE, t->generation};
+  t->unsampled++;
+  t->no_fd++;
+  if (t->no_fd == 1)
+    fprintf(stderr, "fgagent: warning: the descriptor budget is spent (%llu of RLIMIT_NOFILE %llu, the rest kept for "
+            "the application): threads started from now on are not sampled; the summary counts them (raise "
+            "ulimit -n to sample them)\n", (unsigned long long)t->fd_budget,
+            (unsigned long long)t->fd_budget * FG_FD_SHARE);
+}
+
 /* walker=copy: tid's counter signalling it instead, entered in the table
  * (its page, with the kernel's callchain when kept, and its fd for the
  * period's variation). Its fd, or -1. */
 static int open_signalling(struct fg_timer *t, int tid)
 {
+  if (!within_budget(t, 1, t->fd_budget)) {
+    errno = EMFILE;
+    return -1;
+  }
   int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, t->perf->callchain, 0, -1, -1);
   if (fd < 0) {
     t->open_failures++;
@@ -161,18 +189,25 @@ static void add(struct fg_timer *t, int tid)
     t->fds = fds;
     t->cap = cap;
   }
-  int fd = -1;
+  if (!within_budget(t, 1, t->fd_budget)) {   /* not even a signalling counter */
+    refuse(t, tid);
+    return;
+  }
+  int fd = FG_FD_COPYING;
   if (t->copy_bytes && add_copying(t, tid) != 0) {
     if (errno == ESRCH) {   /* it has just ended */
       t->open_failures++;
       return;
     }
-    /* walker=copy, its counters refused (half the open-file limit): its
-     * samples would vanish, so it is signalled instead and walked in its
-     * handler, as with walker=vm */
-    t->copy_no_ring++;
-    if ((fd = open_signalling(t, tid)) < 0)
+    /* walker=copy, its counters refused (past their share of the budget,
+     * or by the kernel): its samples would vanish, so it is signalled
+     * instead and walked in its handler, as with walker=vm */
+    if ((fd = open_signalling(t, tid)) < 0) {
+      if (errno == EMFILE)
+        refuse(t, tid);
       return;
+    }
+    t->copy_no_ring++;
   } else if (!t->copy_bytes) {
     fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf), 0, -1, -1);
     if (fd < 0) {
@@ -217,7 +252,7 @@ int fg_timer_signal_instead(struct fg_timer *t, int tid)
 {
   pthread_mutex_lock(&t->lock);
   int i = find(t, tid), done = 0;
-  if (i >= 0 && t->copy_bytes && t->fds[i].fd < 0 && !t->stopped) {
+  if (i >= 0 && t->fds[i].fd == FG_FD_COPYING && !t->stopped) {
     int seen = t->fds[i].seen;
     remove_at(t, (uint32_t)i);   /* its counters closed, what they lost untold counted with no thread's */
     int fd = open_signalling(t, tid);
@@ -279,12 +314,12 @@ void fg_perf_close_all(struct fg_timer *t)
   for (uint32_t i = 0; i < t->nfds; i++) {
     if (t->fds[i].fd >= 0)
       ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (t->perf)
+    if (t->perf && t->fds[i].fd != FG_FD_NONE)
       fg_perf_threads_detach(t->perf, t->fds[i].tid);
     if (t->fds[i].fd >= 0)
       close(t->fds[i].fd);
   }
   t->nfds = 0;
-  t->copy_threads = 0;
+  t->copy_threads = t->unsampled = 0;
   pthread_mutex_unlock(&t->lock);
 }

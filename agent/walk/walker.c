@@ -521,11 +521,15 @@ static int stub_called_from_native(const struct fg_walker *w, struct fg_bounds b
   return 1;
 }
 
-/* pc when it is in the code cache but in no stub or method the map holds
- * (not even an unloaded one), else 0. */
+/* pc when it is in the code cache but in no stub or live method the map
+ * holds, else 0. An unloaded method's entry counts as none: in a JVM that
+ * has run a while, new code goes where dead code was, and a method
+ * compiled there runs before its CompiledMethodLoad comes, finding only the
+ * dead entry (the copy is then held for the load, as over fresh space). */
 static uintptr_t in_no_entry(const struct fg_walker *w, uintptr_t pc)
 {
-  return fg_code_map_contains(w->code, pc) && !fg_code_map_find(&w->code->methods, pc) &&
+  const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, pc);
+  return fg_code_map_contains(w->code, pc) && (!m || !atomic_load_explicit(&m->method, memory_order_relaxed)) &&
                  !fg_code_map_find(&w->code->stubs, pc)
              ? pc
              : 0;

@@ -40,6 +40,9 @@ struct fg_stats {
   uint64_t copy_too_deep;                  /* walker=copy: threads signalled instead, their stack deeper than the copy */
   uint64_t copy_held;                      /* walker=copy: copies held back for their code's record (copy_held.h) */
   uint64_t copy_held_failed;               /* walker=copy: of those, stored with the walk still failed */
+  uint64_t code_map_dropped;               /* compiled methods and stubs the full code map did not record (so far) */
+  uint64_t threads_no_fd;                  /* event=cpu: threads given no counter, the descriptor budget spent */
+  uint64_t fd_budget;                      /* event=cpu: that budget (the counters' share of RLIMIT_NOFILE) */
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */
   uint64_t wall_signals;                   /* event=wall: threads signalled */
   uint64_t wall_repeats;                   /* event=wall: idle threads counted again, not woken */

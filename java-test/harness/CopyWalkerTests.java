@@ -103,9 +103,10 @@ final class CopyWalkerTests {
 
   /**
    * 60 threads under an open-file limit of 128: walker=copy's counters, one per thread and
-   * CPU, take at most half of it, so the threads past that are signalled and walked in their
-   * handler instead (the summary says how many). The run is clean, every sample accounted for,
-   * and the workers' samples are walked: Work.mix in them, under 1% failure frames.
+   * CPU, take at most three quarters of fgagent's budget (half the limit), so the threads past
+   * that are signalled and walked in their handler instead (the summary says how many). The run
+   * is clean, every sample accounted for, and the workers' samples are walked: Work.mix in them,
+   * under 1% failure frames.
    */
   static void copyWalkerSignalsThreadsPastHalfTheFileLimit(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=128:128", "--"), jdk,

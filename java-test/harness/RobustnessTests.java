@@ -135,7 +135,34 @@ final class RobustnessTests {
     IntegrationTests.check(!Files.exists(r.file("second.collapsed")), "the second agent wrote a profile");
   }
 
+  /**
+   * 300 threads under an open-file limit of 256, while main writes and reads files: fgagent's
+   * counters stay within their budget (half the limit), so every one of the application's round
+   * trips works, with the default walker and with walker=vm; the threads past the budget are not
+   * sampled, said on stderr once and counted in the summary; the run is clean.
+   */
+  static void descriptorsStayTheApplications(IntegrationTests.Jdk jdk) throws Exception {
+    for (String walker : List.of("", "walker=vm,")) {
+      IntegrationTests.Run r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=256:256", "--"), jdk,
+          walker + "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "FileRoundTrips", "300", "3");
+      r.expectCleanRun();
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("round trips ok (\\d+) failed (\\d+)").matcher(r.stdout());
+      IntegrationTests.check(m.find(), "the workload did not finish:\n" + r.stdout() + r.stderr());
+      long ok = Long.parseLong(m.group(1)), failed = Long.parseLong(m.group(2));
+      long unsampled = r.numberBefore("threads given no counter");
+      long busy = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")), k -> k.startsWith("[busy-"));
+      System.out.printf("    %s: round trips %d ok, %d failed; %d threads not sampled; busy threads' samples %d%n",
+          walker.isEmpty() ? "default" : "walker=vm", ok, failed, unsampled, busy);
+      IntegrationTests.check(failed == 0 && ok >= 20, "the application's files failed with " + walker + ": "
+          + r.stdout());
+      IntegrationTests.check(unsampled >= 1 && r.stderr().contains("the descriptor budget is spent"),
+          "the threads past the budget are not said:\n" + r.stderr());
+      IntegrationTests.check(busy > 200, "only " + busy + " samples of the busy threads that were sampled");
+    }
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("descriptors_stay_the_applications", RobustnessTests::descriptorsStayTheApplications),
       new IntegrationTests.Named("full_log_falls_back_to_stderr", RobustnessTests::fullLogFallsBackToStderr),
       new IntegrationTests.Named("second_load_is_refused", RobustnessTests::secondLoadIsRefused),
       new IntegrationTests.Named("outputs_are_valid_utf8", RobustnessTests::outputsAreValidUtf8),

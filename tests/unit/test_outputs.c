@@ -300,6 +300,18 @@ static void summary_says_which_walker(void **state)
   assert_non_null(strstr(text, "walker:        vm asked, unavailable: the JVM exports no JavaThread::_anchor; "
                                "AsyncGetCallTrace walks every stack\n"));
   assert_null(strstr(text, "its own walk"));
+  assert_null(strstr(text, "code map:"));   /* nothing dropped: no line */
+  free(text);
+  s.threads_no_fd = 7;   /* threads past the descriptor budget */
+  s.fd_budget = 128;
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_non_null(strstr(text, "    not sampled:     7 threads given no counter: fgagent's descriptors would have "
+                               "passed their budget, 128 "));
+  free(text);
+  s.code_map_dropped = 3;   /* a JVM that compiled past the map's room */
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_non_null(strstr(text, "      code map:      3 compiled methods and stubs not recorded, the map full at 1048576 "
+                               "entries"));
   free(text);
 }
 

@@ -279,6 +279,11 @@ static void caller_without_a_record_is_handed_on(void **state)
   assert_int_equal(w.tick, FG_TICK_UNKNOWN_JAVA);
   assert_int_equal(w.n, 2);
   assert_int_equal(w.no_record, (uintptr_t)(code + 3500));
+  /* a method compiled there once and unloaded: its space reused by code whose record is still to come */
+  fg_code_map_add_method(&map, ID(9), code + 3480, 64, NULL, NULL);
+  fg_code_map_remove_method(&map, ID(9), code + 3480);
+  w = fg_walk_copy(&walker, thread, &c, cf, ct);
+  assert_int_equal(w.no_record, (uintptr_t)(code + 3500));
   fg_code_map_add_stub(&map, "some_stub", code + 3480, 64);   /* a record there, which cannot be walked through */
   w = fg_walk_copy(&walker, thread, &c, cf, ct);
   assert_true(w.flags & FG_SAMPLE_FAILED);
