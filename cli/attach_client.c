@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fail(char *err, size_t len, const char *fmt, ...)
+int fg_attach_fail(char *err, size_t len, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -32,6 +32,7 @@ static int fail(char *err, size_t len, const char *fmt, ...)
   va_end(ap);
   return -1;
 }
+
 
 /* 2 when the process maps libjvm.so: a HotSpot JVM (SIGQUIT kills others);
  * 1 when only the java launcher's libjli.so: a JVM still starting; else 0. */
@@ -90,16 +91,17 @@ static int check_socket(const struct fg_attach_target *t, const char *path, char
 {
   struct stat st;
   if (lstat(path, &st) != 0)
-    return errno == ENOENT ? 1 : fail(err, len, "cannot read %s: %s", path, strerror(errno));
+    return errno == ENOENT ? 1 : fg_attach_fail(err, len, "cannot read %s: %s", path, strerror(errno));
   if (!S_ISSOCK(st.st_mode))
-    return fail(err, len, "%s is %s, not the JVM's attach socket; not used (remove it to attach)", path,
+    return fg_attach_fail(err, len, "%s is %s, not the JVM's attach socket; not used (remove it to attach)", path,
                 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a socket");
   if (st.st_uid != t->uid || st.st_gid != t->gid)
-    return fail(err, len, "%s belongs to uid %u gid %u, not to the JVM's user (uid %u gid %u): someone else may be "
-                "listening there; not used (remove it to attach)", path, (unsigned)st.st_uid, (unsigned)st.st_gid,
+    return fg_attach_fail(err, len, "%s belongs to uid %u gid %u, not to the JVM's user (uid %u gid %u): someone "
+                          "else may be listening there; not used (remove it to attach)", path, (unsigned)st.st_uid,
+                          (unsigned)st.st_gid,
                 (unsigned)t->uid, (unsigned)t->gid);
   if (st.st_mode & (S_IRWXG | S_IRWXO))
-    return fail(err, len, "%s is open to other users (mode %03o, the JVM makes it 600); not used", path,
+    return fg_attach_fail(err, len, "%s is open to other users (mode %03o, the JVM makes it 600); not used", path,
                 (unsigned)(st.st_mode & 0777));
   return 0;
 }
@@ -127,7 +129,7 @@ static int make_trigger(const struct fg_attach_target *t, char *made, size_t len
       return 0;   /* one already there (another client's): HotSpot takes it as well */
     e = errno;
   }
-  return fail(err, errlen, "cannot create the attach trigger file %s: %s", places[1], strerror(e));
+  return fg_attach_fail(err, errlen, "cannot create the attach trigger file %s: %s", places[1], strerror(e));
 }
 
 /* Waits until the JVM catches SIGQUIT (a JVM still starting installs its
@@ -136,8 +138,9 @@ static int await_quit_handler(struct fg_attach_target *t, long deadline, char *e
 {
   while (!fg_attach_target_catches_quit(t)) {
     if (now_ms() >= deadline)
-      return fail(err, len, "process %d does not catch SIGQUIT (started with -Xrs, or not done starting): not "
-                  "signalled, as the signal would end it; start it with -XX:+StartAttachListener to attach without "
+      return fg_attach_fail(err, len, "process %d does not catch SIGQUIT (started with -Xrs, or not done "
+                            "starting): not signalled, as the signal would end it; start it with "
+                            "-XX:+StartAttachListener to attach without "
                   "one", t->pid);
     sleep_ms(20);
   }
@@ -152,7 +155,7 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
   char name[64];
   snprintf(name, sizeof name, "/tmp/.java_pid%d", t->ns_pid);
   if (fg_attach_target_path(t, name, addr.sun_path, sizeof addr.sun_path) != 0)
-    return fail(err, len, "the attach socket's path for process %d is too long", t->pid);
+    return fg_attach_fail(err, len, "the attach socket's path for process %d is too long", t->pid);
   int state = check_socket(t, addr.sun_path, err, len);
   if (state < 0)
     return -1;
@@ -164,7 +167,7 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
       int e = errno;
       if (trigger[0])
         unlink(trigger);
-      return fail(err, len, "cannot signal process %d: %s", t->pid, strerror(e));
+      return fg_attach_fail(err, len, "cannot signal process %d: %s", t->pid, strerror(e));
     }
     while ((state = check_socket(t, addr.sun_path, err, len)) == 1 && now_ms() < deadline)
       sleep_ms(20);
@@ -173,7 +176,7 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
     if (state < 0)
       return -1;
     if (state == 1)
-      return fail(err, len, "process %d did not open its attach socket within %d ms (attach disabled with "
+      return fg_attach_fail(err, len, "process %d did not open its attach socket within %d ms (attach disabled with "
                   "-XX:+DisableAttachMechanism, or the JVM is still starting or hung)", t->pid, timeout_ms);
   }
   int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -181,15 +184,15 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
     int e = errno;
     if (s >= 0)
       close(s);
-    return fail(err, len, "cannot connect to %s: %s", addr.sun_path, strerror(e));
+    return fg_attach_fail(err, len, "cannot connect to %s: %s", addr.sun_path, strerror(e));
   }
   /* the listener is the JVM itself: the kernel says who called listen() */
   struct ucred peer;
   socklen_t plen = sizeof peer;
   if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0 || peer.pid != t->pid || peer.uid != t->uid) {
     close(s);
-    return fail(err, len, "%s is served by process %d (uid %u), not by the JVM %d; nothing sent", addr.sun_path,
-                (int)peer.pid, (unsigned)peer.uid, t->pid);
+    return fg_attach_fail(err, len, "%s is served by process %d (uid %u), not by the JVM %d; nothing sent",
+                          addr.sun_path, (int)peer.pid, (unsigned)peer.uid, t->pid);
   }
   struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
   setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -213,18 +216,20 @@ static int write_all(int fd, const char *buf, size_t n)
 int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_t errlen)
 {
   if (t->uid != geteuid() && geteuid() != 0)
-    return fail(err, errlen, "process %d belongs to another user (uid %u); attach as that user", t->pid,
+    return fg_attach_fail(err, errlen, "process %d belongs to another user (uid %u); attach as that user", t->pid,
                 (unsigned)t->uid);
   long deadline = now_ms() + timeout_ms;
   int jvm;
   while ((jvm = is_hotspot(t->pid)) == 1 && now_ms() < deadline)
     sleep_ms(20);   /* the launcher has not loaded the JVM yet */
   if (jvm == 1)
-    return fail(err, errlen, "process %d is a java launcher that loaded no JVM within %d ms", t->pid, timeout_ms);
+    return fg_attach_fail(err, errlen, "process %d is a java launcher that loaded no JVM within %d ms", t->pid,
+                          timeout_ms);
   if (!jvm)
-    return fail(err, errlen, "process %d is not a HotSpot JVM (no libjvm.so mapped)", t->pid);
+    return fg_attach_fail(err, errlen, "process %d is not a HotSpot JVM (no libjvm.so mapped)", t->pid);
   if (attach_disabled(t->pid))
-    return fail(err, errlen, "process %d was started with -XX:+DisableAttachMechanism: it accepts no agent", t->pid);
+    return fg_attach_fail(err, errlen, "process %d was started with -XX:+DisableAttachMechanism: it accepts no agent",
+                          t->pid);
   return 0;
 }
 
@@ -238,7 +243,7 @@ int fg_attach_load(struct fg_attach_target *t, const char *library, const char *
   int n = snprintf(request, sizeof request, "1%cload%c%s%ctrue%c%s%c", 0, 0, library, 0, 0, options, 0);
   if (n < 0 || (size_t)n >= sizeof request || write_all(s, request, (size_t)n) != 0) {
     close(s);
-    return fail(err, errlen, "cannot send the request to process %d", t->pid);
+    return fg_attach_fail(err, errlen, "cannot send the request to process %d", t->pid);
   }
   char reply[4096];
   size_t got = 0;
@@ -249,9 +254,9 @@ int fg_attach_load(struct fg_attach_target *t, const char *library, const char *
       int e = errno;
       close(s);
       if (e == EAGAIN || e == EWOULDBLOCK)
-        return fail(err, errlen, "process %d did not answer within %d ms (stopped or hung; a large application's "
-                    "first start may need a longer --timeout)", t->pid, timeout_ms);
-      return fail(err, errlen, "no answer from process %d: %s", t->pid, strerror(e));
+        return fg_attach_fail(err, errlen, "process %d did not answer within %d ms (stopped or hung; a large "
+                              "application's first start may need a longer --timeout)", t->pid, timeout_ms);
+      return fg_attach_fail(err, errlen, "no answer from process %d: %s", t->pid, strerror(e));
     }
     got += (size_t)r;
   }
@@ -261,13 +266,13 @@ int fg_attach_load(struct fg_attach_target *t, const char *library, const char *
   char *end;
   long status = strtol(reply, &end, 10);
   if (end == reply)
-    return fail(err, errlen, "process %d answered '%.100s', not an attach status", t->pid, reply);
+    return fg_attach_fail(err, errlen, "process %d answered '%.100s', not an attach status", t->pid, reply);
   const char *last = NULL;
   for (const char *p = end; *p; p++)
     if ((*p == '-' || (*p >= '0' && *p <= '9')) && (p == reply || p[-1] == ' ' || p[-1] == '\n'))
       last = p;
   if (status != 0 && !last)
-    return fail(err, errlen, "process %d refused the agent (status %ld): %.200s", t->pid, status, end);
+    return fg_attach_fail(err, errlen, "process %d refused the agent (status %ld): %.200s", t->pid, status, end);
   *agent_rc = last ? atoi(last) : (int)status;
   if (status != 0 && *agent_rc == 0)
     *agent_rc = (int)status;

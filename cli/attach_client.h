@@ -7,6 +7,9 @@
 
 #include "attach_target.h"
 
+/* One line into err (printf's format): -1, for the attach files' errors. */
+int fg_attach_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Whether fgprof may attach to t at all: this user's (or fgprof runs as
  * root), a HotSpot JVM (a java launcher still loading one is waited for up
  * to timeout_ms), attach not disabled. 0; -1 with one line in err. */

@@ -88,11 +88,14 @@ static long now_ms(void)
   return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
 }
 
-/* The JVM pid, read and checked: 0; 2 with the reason on stderr. */
-static int target_of(int pid, struct fg_attach_target *t)
+/* The JVM pid, read and checked, and library as it can load it (loaded,
+ * of PATH_MAX): 0; 2 with the reason on stderr. */
+static int target_of(int pid, const char *library, struct fg_attach_target *t, char *loaded)
 {
-  char err[512];
-  if (fg_attach_target_read(pid, t, err, sizeof err) != 0 || fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0) {
+  char err[4800];
+  if (fg_attach_target_read(pid, t, err, sizeof err) != 0 ||
+      fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0 ||
+      fg_attach_library(t, library, loaded, PATH_MAX, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
     return 2;
   }
@@ -185,15 +188,9 @@ int fg_cmd_attach(int argc, char **argv)
   if (absolute_options(command, options, sizeof options) != 0)
     return bad("the options are too long:", command);
   struct fg_attach_target t;
-  char loaded[PATH_MAX], err[4800];
-  int rc = target_of(pid, &t);
-  if (rc != 0)
-    return rc;
-  if (fg_attach_library(&t, library, loaded, sizeof loaded, err, sizeof err) != 0) {
-    fprintf(stderr, "fgprof: %s\n", err);
-    return 2;
-  }
-  return send_command(&t, loaded, options, stdout);
+  char loaded[PATH_MAX];
+  int rc = target_of(pid, library, &t, loaded);
+  return rc != 0 ? rc : send_command(&t, loaded, options, stdout);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -261,13 +258,9 @@ int fg_cmd_profile(int argc, char **argv)
     return bad("the file name is too long:", file);
   struct fg_attach_target t;
   char loaded[PATH_MAX], err[4800], written[PATH_MAX + 64] = "", agent_file[PATH_MAX + 64];
-  int rc = target_of(pid, &t);
+  int rc = target_of(pid, library, &t, loaded);
   if (rc != 0)
     return rc;
-  if (fg_attach_library(&t, library, loaded, sizeof loaded, err, sizeof err) != 0) {
-    fprintf(stderr, "fgprof: %s\n", err);
-    return 2;
-  }
   snprintf(agent_file, sizeof agent_file, "%s", out);
   if (t.other_mounts) {   /* a container's JVM writes into its own /tmp; fgprof copies the file out */
     char dir_here[PATH_MAX - 64], dir_there[128];

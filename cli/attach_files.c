@@ -2,10 +2,10 @@
  * the JVM's user, never through a link or at a name someone else could
  * have planted first. */
 #include "attach_files.h"
+#include "attach_client.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +14,6 @@
 
 #include "fg/output.h"
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, len, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 /* A file fgprof made, handed to the JVM's user (root makes it for them). */
 static int give(const struct fg_attach_target *t, int fd)
@@ -43,10 +35,10 @@ int fg_attach_reply_file(const struct fg_attach_target *t, char *here, size_t he
                          char *err, size_t errlen)
 {
   if (both(t, "/tmp/fgprof-reply-XXXXXX", here, herelen, there, therelen) != 0)
-    return fail(err, errlen, "the reply file's path is too long");
+    return fg_attach_fail(err, errlen, "the reply file's path is too long");
   int fd = mkstemp(here);
   if (fd < 0)
-    return fail(err, errlen, "cannot create a reply file in %s/tmp: %s", t->root, strerror(errno));
+    return fg_attach_fail(err, errlen, "cannot create a reply file in %s/tmp: %s", t->root, strerror(errno));
   if (give(t, fd) != 0)
     fprintf(stderr, "fgprof: warning: cannot hand the reply file to the JVM's user: %s\n", strerror(errno));
   close(fd);
@@ -60,7 +52,7 @@ int fg_attach_private_dir(const struct fg_attach_target *t, char *here, size_t h
   char name[64];
   snprintf(name, sizeof name, "/tmp/.fgagent-%u", (unsigned)t->uid);
   if (both(t, name, here, herelen, there, therelen) != 0)
-    return fail(err, errlen, "the private directory's path is too long");
+    return fg_attach_fail(err, errlen, "the private directory's path is too long");
   if (mkdir(here, 0700) == 0) {
     int fd = open(here, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int given = fd >= 0 && give(t, fd) == 0;
@@ -68,16 +60,17 @@ int fg_attach_private_dir(const struct fg_attach_target *t, char *here, size_t h
       close(fd);
     if (!given) {
       rmdir(here);
-      return fail(err, errlen, "cannot hand %s to the JVM's user: %s", here, strerror(errno));
+      return fg_attach_fail(err, errlen, "cannot hand %s to the JVM's user: %s", here, strerror(errno));
     }
     return 0;
   }
   struct stat st;
   if (errno != EEXIST || lstat(here, &st) != 0)
-    return fail(err, errlen, "cannot create %s: %s", here, strerror(errno));
+    return fg_attach_fail(err, errlen, "cannot create %s: %s", here, strerror(errno));
   if (!S_ISDIR(st.st_mode) || st.st_uid != t->uid || (st.st_mode & (S_IRWXG | S_IRWXO)))
-    return fail(err, errlen, "%s is not a directory of the JVM's user (uid %u) closed to others (it is %s of uid %u, "
-                "mode %03o); not used", here, (unsigned)t->uid, S_ISDIR(st.st_mode) ? "a directory" : "no directory",
+    return fg_attach_fail(err, errlen, "%s is not a directory of the JVM's user (uid %u) closed to others (it is %s "
+                          "of uid %u, mode %03o); not used", here, (unsigned)t->uid,
+                          S_ISDIR(st.st_mode) ? "a directory" : "no directory",
                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
   return 0;
 }
@@ -133,11 +126,11 @@ int fg_attach_library(const struct fg_attach_target *t, const char *library, cha
   char seen[4200];
   struct stat mine, theirs;
   if (stat(library, &mine) != 0)
-    return fail(err, errlen, "cannot read %s: %s", library, strerror(errno));
+    return fg_attach_fail(err, errlen, "cannot read %s: %s", library, strerror(errno));
   if (!t->other_mounts ||
       (fg_attach_target_path(t, library, seen, sizeof seen) == 0 && stat(seen, &theirs) == 0 &&
        theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino))
-    return snprintf(there, therelen, "%s", library) >= (int)therelen ? fail(err, errlen, "path too long") : 0;
+    return snprintf(there, therelen, "%s", library) >= (int)therelen ? fg_attach_fail(err, errlen, "path too long") : 0;
   char dir_here[4200], dir_there[128], copy[4300], tmp[4300];
   if (fg_attach_private_dir(t, dir_here, sizeof dir_here, dir_there, sizeof dir_there, err, errlen) != 0)
     return -1;
@@ -156,7 +149,7 @@ int fg_attach_library(const struct fg_attach_target *t, const char *library, cha
   if (same || src < 0) {
     if (src >= 0)
       close(src);
-    return same ? 0 : fail(err, errlen, "cannot read %s: %s", library, strerror(errno));
+    return same ? 0 : fg_attach_fail(err, errlen, "cannot read %s: %s", library, strerror(errno));
   }
   /* a new copy renamed into place; a JVM that loaded the old one keeps its own */
   lseek(src, 0, SEEK_SET);
@@ -170,7 +163,8 @@ int fg_attach_library(const struct fg_attach_target *t, const char *library, cha
   if (!ok || rename(tmp, copy) != 0) {
     if (fd >= 0)
       unlink(tmp);
-    return fail(err, errlen, "cannot copy the agent into the JVM's /tmp (%s): %s", copy, strerror(ok ? errno : e));
+    return fg_attach_fail(err, errlen, "cannot copy the agent into the JVM's /tmp (%s): %s", copy,
+                          strerror(ok ? errno : e));
   }
   return 0;
 }
@@ -192,10 +186,10 @@ int fg_attach_copy_out(const char *from, const char *to, char *err, size_t errle
   if (!in) {
     if (fd >= 0)
       close(fd);
-    return fail(err, errlen, "cannot read %s: %s", from, strerror(errno));
+    return fg_attach_fail(err, errlen, "cannot read %s: %s", from, strerror(errno));
   }
   char why[4500];
   int rc = fg_write_file_atomically(to, copy_stream, in, why, sizeof why);
   fclose(in);
-  return rc == 0 ? 0 : fail(err, errlen, "%s", why);
+  return rc == 0 ? 0 : fg_attach_fail(err, errlen, "%s", why);
 }

@@ -75,7 +75,8 @@ int fg_output_target(const char *path, struct fg_output_target *t, char *err, si
       if (st.st_uid != geteuid() && st.st_uid != 0) {
         char why[200];
         snprintf(why, sizeof why, "it is a symbolic link of uid %u, not of this process's user (uid %u) or root; "
-                 "accepted: a link of one of those, or the target's own path", (unsigned)st.st_uid, (unsigned)geteuid());
+                 "accepted: a link of one of those, or the target's own path", (unsigned)st.st_uid,
+                 (unsigned)geteuid());
         return fail(err, errlen, path, why);
       }
       char target[PATH_MAX];

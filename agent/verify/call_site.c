@@ -154,9 +154,9 @@ size_t fg_bytecode_length(const uint8_t *code, size_t len, size_t bci)
     size_t at = (bci + 4) & ~(size_t)3;   /* the default offset */
     if (at + 12 > len)
       return 0;
-    uint64_t entries = op == 0xaa ? (uint64_t)(int64_t)(int32_t)u4(code + at + 8) - (int64_t)(int32_t)u4(code + at + 4) + 1
-                                  : (uint64_t)u4(code + at + 4) * 2;
-    if ((op == 0xaa && (int32_t)u4(code + at + 8) < (int32_t)u4(code + at + 4)) || entries > len)
+    int64_t low = (int32_t)u4(code + at + 4), high = (int32_t)u4(code + at + 8);
+    uint64_t entries = op == 0xaa ? (uint64_t)(high - low + 1) : (uint64_t)u4(code + at + 4) * 2;
+    if ((op == 0xaa && high < low) || entries > len)
       return 0;
     n = at - bci + (op == 0xaa ? 12 : 8) + (size_t)entries * 4;
   }

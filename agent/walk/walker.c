@@ -488,7 +488,8 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
    * none. AsyncGetCallTrace says unknown_not_Java there, as HotSpot's
    * pd_get_top_frame fails before forte.cpp asks has_last_Java_frame; as
    * the copy walk does, call it what it is. */
-  if (!reached_java && ended == 2 && (res.tick == FG_TICK_UNKNOWN_NOT_JAVA || res.tick == FG_TICK_NOT_WALKABLE_NOT_JAVA))
+  if (!reached_java && ended == 2 &&
+      (res.tick == FG_TICK_UNKNOWN_NOT_JAVA || res.tick == FG_TICK_NOT_WALKABLE_NOT_JAVA))
     res.tick = FG_TICK_NO_JAVA_FRAME;
   /* The stack is lost, but when pc is in a compiled method its own frames
    * are known: keep them above the tick marker, so the time lands on the
