@@ -127,8 +127,9 @@ final class AttachTrustTests {
    */
   static void intoAContainer(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "attach-container-");
-    String inner = "mount -t tmpfs tmpfs /tmp && " + jdk.java() + " -cp " + IntegrationTests.classes
-        + " HotMethods 8; true";
+    /* the classes may live under /tmp (a clone there): bound to a place the new /tmp does not hide */
+    String inner = "d=/run/fgagent-test-$$; mkdir -p $d && mount --bind " + IntegrationTests.classes
+        + " $d && mount -t tmpfs tmpfs /tmp && " + jdk.java() + " -cp $d HotMethods 8; umount $d; rmdir $d; true";
     Process ns = new ProcessBuilder("unshare", "--mount", "--pid", "--fork", "--mount-proc", "sh", "-c", inner)
         .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("ns.log").toFile()).start();
     long pid = 0;
