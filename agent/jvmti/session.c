@@ -429,4 +429,6 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   /* The drainer is closed: nothing resolves names any more. JVMTI is still
    * live in VMDeath, so the line tables it allocated go back to it. */
   fg_method_names_free(&a->names, a->jvmti);
+  a->sampler.perf = NULL;
+  fg_timer_release(&a->timer);   /* walker=copy's rings: nothing reads them until a next start */
 }

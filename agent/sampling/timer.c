@@ -161,6 +161,16 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   return rc;
 }
 
+void fg_timer_release(struct fg_timer *t)
+{
+  pthread_mutex_lock(&t->lock);
+  if (t->perf == t->perf_tables[2])
+    t->perf = NULL;
+  fg_perf_threads_free(t->perf_tables[2]);   /* its rings unmapped, their own counters closed */
+  t->perf_tables[2] = NULL;
+  pthread_mutex_unlock(&t->lock);
+}
+
 void fg_timer_stop(struct fg_timer *t)
 {
   if (t->event == FG_EVENT_CPU) {

@@ -51,7 +51,8 @@ struct fg_timer {
   struct fg_perf_threads *perf;  /* event=cpu: every counter, with kernel callchain rings when
                                     recorded; NULL for other events */
   struct fg_perf_threads *perf_tables[3];   /* without and with kernel rings, and walker=copy's:
-                                               allocated at the first need, kept across restarts */
+                                               allocated at the first need, the first two kept across
+                                               restarts, walker=copy's released at each stop */
   uint32_t copy_bytes;           /* walker=copy: the stack each sample copies; 0: signals */
   uint64_t copy_no_ring;         /* walker=copy: threads signalled instead, their counters refused */
   uint64_t copy_too_deep;        /* walker=copy: threads signalled instead, their stack deeper than the copy */
@@ -100,6 +101,10 @@ void fg_timer_never_sample(struct fg_timer *t, int tid);
 void fg_timer_scan(struct fg_timer *t);
 /* Disarms every timer. */
 void fg_timer_stop(struct fg_timer *t);
+/* After fg_timer_stop, with no handler and no copy engine left: walker=copy's
+ * rings go, their pinned memory and descriptors back to the application
+ * between sessions (the next start that copies makes them again). */
+void fg_timer_release(struct fg_timer *t);
 
 /* itimer primitives */
 int fg_itimer_arm(uint64_t interval_ns);

@@ -5,12 +5,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
+#include "timer.h"
 
 #define IDLE_CPU_NS 50000   /* returning from our own handler to sleep costs a few us */
 
@@ -28,26 +30,48 @@ static uint64_t thread_cpu_ns(int tid)
 }
 
 /* /proc/self/task/TID/<name> into buf (NUL-terminated), through *fd, opened
- * at the first read and kept; 0 when it cannot be read. */
-static ssize_t read_task_file(int *fd, int tid, const char *name, char *buf, size_t len)
+ * at the first read and kept while the descriptors kept stay within the
+ * budget, else opened and closed again for each read; 0 when it cannot be
+ * read. Under the registry lock. */
+static ssize_t read_task_file(struct fg_wall *w, int *fd, int tid, const char *name, char *buf, size_t len)
 {
+  int once = -1;
   if (*fd < 0) {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, name);
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    once = open(path, O_RDONLY | O_CLOEXEC);
+    if (once >= 0 && w->fds_kept < w->fd_budget) {
+      *fd = once;
+      once = -1;
+      w->fds_kept++;
+    }
   }
-  ssize_t n = *fd >= 0 ? pread(*fd, buf, len - 1, 0) : -1;
+  ssize_t n = pread(*fd >= 0 ? *fd : once, buf, len - 1, 0);
+  if (once >= 0)
+    close(once);
   if (n <= 0)
     return 0;
   buf[n] = '\0';
   return n;
 }
 
+/* Closes the descriptors t's looks kept. Under the registry lock. */
+static void forget_files(struct fg_wall *w, struct fg_thread *t)
+{
+  int *fds[] = {&t->wall_stat_fd, &t->wall_schedstat_fd};
+  for (int i = 0; i < 2; i++)
+    if (*fds[i] >= 0) {
+      close(*fds[i]);
+      *fds[i] = -1;
+      w->fds_kept--;
+    }
+}
+
 /* The state letter in /proc/self/task/TID/stat, after the ") " closing the name. */
-static uint32_t kernel_state(struct fg_thread *t)
+static uint32_t kernel_state(struct fg_wall *w, struct fg_thread *t)
 {
   char buf[512];
-  if (!read_task_file(&t->wall_stat_fd, t->tid, "stat", buf, sizeof buf))
+  if (!read_task_file(w, &t->wall_stat_fd, t->tid, "stat", buf, sizeof buf))
     return FG_STATE_OTHER;
   char *close = strrchr(buf, ')');
   switch (close && close[1] ? close[2] : '?') {
@@ -61,10 +85,10 @@ static uint32_t kernel_state(struct fg_thread *t)
 
 /* The thread's /proc/self/task/TID/schedstat: time on a CPU, time waiting
  * in a run queue (ns), times it was put on a CPU. 0 when it has none. */
-static int read_schedstat(struct fg_thread *t, uint64_t *run, uint64_t *wait, uint64_t *runs)
+static int read_schedstat(struct fg_wall *w, struct fg_thread *t, uint64_t *run, uint64_t *wait, uint64_t *runs)
 {
   char buf[128];
-  if (!read_task_file(&t->wall_schedstat_fd, t->tid, "schedstat", buf, sizeof buf))
+  if (!read_task_file(w, &t->wall_schedstat_fd, t->tid, "schedstat", buf, sizeof buf))
     return 0;
   uint64_t *fields[] = {run, wait, runs};
   const char *p = buf;
@@ -150,11 +174,7 @@ static const struct fg_trace *idle_since_signal(struct fg_thread *t, int have_sc
 static void visit(struct fg_wall *w, struct fg_thread *t, uint64_t now, pid_t pid)
 {
   if (t->wall_serial != t->serial) {   /* a new registration in this record */
-    if (t->wall_stat_fd >= 0)
-      close(t->wall_stat_fd);
-    if (t->wall_schedstat_fd >= 0)
-      close(t->wall_schedstat_fd);
-    t->wall_stat_fd = t->wall_schedstat_fd = -1;
+    forget_files(w, t);
     t->wall_run_ns = t->wall_wait_ns = t->wall_r_ns = t->wall_r_looks = t->wall_waited_ns = 0;
     t->wall_runs_idle = 0;
     /* no signal of an earlier registration or session is waited for: one sent
@@ -176,13 +196,13 @@ static void visit(struct fg_wall *w, struct fg_thread *t, uint64_t now, pid_t pi
     return;
   }
   uint64_t run = 0, wait = 0, runs = 0;
-  int have = read_schedstat(t, &run, &wait, &runs);
+  int have = read_schedstat(w, t, &run, &wait, &runs);
   const struct fg_trace *idle = t->wall_last_state != FG_STATE_NONE ? idle_since_signal(t, have, run, runs) : NULL;
   if (idle) {
     repeat(w, t, idle);   /* asleep where it was: do not wake it */
     return;
   }
-  uint32_t state = kernel_state(t);
+  uint32_t state = kernel_state(w, t);
   if (state == FG_STATE_RUNNING)
     state = running_or_runnable(t, have, run, wait);
   t->wall_runs_idle = have ? runs + 1 : 0;   /* put on a CPU once more: for our handler */
@@ -212,8 +232,10 @@ static void *wall_main(void *arg)
     int visited = 0;
     for (uint32_t step = 0; step < r->n && visited < w->per_tick; step++) {
       struct fg_thread *t = r->all[(w->cursor + step) % r->n];
-      if (atomic_load(&t->state) != FG_THREAD_LIVE)
+      if (atomic_load(&t->state) != FG_THREAD_LIVE) {
+        forget_files(w, t);   /* its thread has ended: its descriptors are the application's again */
         continue;
+      }
       visit(w, t, now, pid);
       visited++;
       if (visited == w->per_tick)
@@ -241,6 +263,11 @@ int fg_wall_start(struct fg_wall *w, struct fg_registry *r, uint64_t interval_ns
   w->registry = r;
   w->interval_ns = interval_ns;
   w->per_tick = per_tick;
+  struct rlimit files;
+  w->fd_budget = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
+                     ? (uint64_t)files.rlim_cur / FG_FD_SHARE
+                     : UINT64_MAX;
+  w->fds_kept = 0;
   if (fg_ring_init(&w->repeats, 256 * 1024) != 0)
     return -1;
   if (pthread_create(&w->thread, NULL, wall_main, w) != 0)
@@ -256,6 +283,10 @@ void fg_wall_stop(struct fg_wall *w)
   atomic_store(&w->stop, 1);
   pthread_join(w->thread, NULL);
   w->started = 0;
+  pthread_mutex_lock(&w->registry->lock);   /* no descriptor outlives the session */
+  for (uint32_t i = 0; i < w->registry->n; i++)
+    forget_files(w, w->registry->all[i]);
+  pthread_mutex_unlock(&w->registry->lock);
 }
 
 void fg_wall_destroy(struct fg_wall *w)

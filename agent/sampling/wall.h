@@ -62,6 +62,8 @@ struct fg_wall {
   _Atomic uint64_t repeats_lost;   /* the repeat ring was full */
   _Atomic uint64_t sampled_ns;     /* thread wall time the samples stand for */
   _Atomic uint64_t cpu_ns;         /* the sampler thread's own CPU time */
+  uint64_t fd_budget;              /* most /proc descriptors kept open: a share of RLIMIT_NOFILE (FG_FD_SHARE) */
+  uint64_t fds_kept;               /* kept now, two a thread at most (under the registry lock) */
 };
 
 int fg_wall_start(struct fg_wall *w, struct fg_registry *r, uint64_t interval_ns, int per_tick);

@@ -34,6 +34,13 @@ final class LifecycleTests {
       new Session("walker=copy,cstack=no", true, true),
       new Session("loop=1s", false, true));
 
+  /** The process's open file descriptors. */
+  static long openFiles(long pid) throws Exception {
+    try (var fds = Files.list(java.nio.file.Paths.get("/proc/" + pid + "/fd"))) {
+      return fds.count();
+    }
+  }
+
   /** Samples of the deep thread, and how many of them hold its whole stack (the recursion's root). */
   static long[] deepSamples(Map<String, Long> stacks) {
     long all = 0, whole = 0;
@@ -58,7 +65,9 @@ final class LifecycleTests {
    * holds the deep thread (3000 frames) with at least 85% of one sample per interval of its CPU
    * time between start and stop (its schedstat; cpu events), and with depth >= 3000 at least 95%
    * of its samples whole; with depth=64 at least 90% cut. Then 20 start/stop cycles with no pause,
-   * each with the next session's options, each writing its file. The JVM exits 0, no hs_err.
+   * each with the next session's options, each writing its file. Idle again, the JVM holds no
+   * more open files than after the first session (walker=copy's rings, the wall sampler's /proc
+   * files go with their session). The JVM exits 0, no hs_err.
    */
   static void restartWithEveryOptionSet(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "lifecycle-");
@@ -67,10 +76,12 @@ final class LifecycleTests {
     String pid = Long.toString(jvm.pid());
     StringBuilder report = new StringBuilder();
     List<String> failures = new ArrayList<>();
+    long fdsIdle = 0, fdsAfter = 0;
     try {
       Thread.sleep(1500);
       AttachTests.Result first = AttachTests.fgprof(dir, "attach", pid, "stop");
       IntegrationTests.check(first.exit() == 0, "the first stop: " + first);
+      fdsIdle = openFiles(jvm.pid());
       for (int i = 0; i < SESSIONS.size(); i++) {
         Session s = SESSIONS.get(i);
         String file = "s" + (i + 1) + (s.options().contains("loop=") ? "-%n" : "") + ".collapsed";
@@ -121,6 +132,11 @@ final class LifecycleTests {
         if (start.exit() != 0 || stop.exit() != 0 || !Files.exists(dir.resolve(file)))
           failures.add("quick cycle " + c + " (" + s.options() + "): start " + start + ", stop " + stop);
       }
+      fdsAfter = openFiles(jvm.pid());
+      report.append(String.format("    open files while idle: %d after the first session, %d after the last%n",
+          fdsIdle, fdsAfter));
+      if (fdsAfter > fdsIdle)
+        failures.add("the idle JVM holds " + (fdsAfter - fdsIdle) + " more files after the sessions than after the first");
     } finally {
       jvm.getOutputStream().close();
     }
