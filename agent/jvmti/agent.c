@@ -210,8 +210,13 @@ int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen)
   /* walker=copy reaches a thread's Java frames through its native ones, kept or not */
   int native = o->cstack == FG_CSTACK_NATIVE || o->walker == FG_WALKER_COPY;
   int frames = fg_options_max_frames(o), first_frames = fg_options_first_frames(o);
-  if ((vm_walker && !atomic_load(&a->methods.table) && fg_method_map_init(&a->methods) != 0) ||
-      (vm_walker && !a->pcs.slots && fg_pc_cache_init(&a->pcs) != 0) ||
+  int made = 1;
+  if (vm_walker && !atomic_load(&a->methods.table)) {
+    made = fg_method_map_init(&a->methods) == 0;
+    if (made)   /* the handlers and the copy engine's passes: a table swapped out goes once none is in */
+      fg_method_map_set_readers(&a->methods, &a->sampler.in_handler);
+  }
+  if (!made || (vm_walker && !a->pcs.slots && fg_pc_cache_init(&a->pcs) != 0) ||
       (native && !atomic_load(&a->unwind.set) && fg_unwind_tables_init(&a->unwind) != 0) ||
       (o->cstack == FG_CSTACK_NATIVE && !a->pool.records &&
        fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, o->ring_bytes, first_frames) != 0)) {

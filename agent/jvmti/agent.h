@@ -58,6 +58,7 @@ struct fg_agent {
 
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */
+  int class_unloads;           /* ObjectFree on: classes are tagged, their methods leave the map with them */
   _Atomic int finished;        /* outputs written */
   int outputs_failed;          /* the last write: outputs not written where asked */
   time_t start_time;           /* for %t: the session's or loop interval's start */
@@ -89,9 +90,11 @@ int fg_agent_debug_non_safepoints(void);
 /* events.c: JVMTI event callbacks and their registration */
 int fg_events_enable(struct fg_agent *a, char *err, size_t errlen);
 
-/* classes.c: make jmethodIDs exist before any sample needs them */
+/* classes.c: make jmethodIDs exist before any sample needs them, and the
+ * method map follow the classes loaded (tagged; ObjectFree gives the tag) */
 void fg_classes_preload_all(struct fg_agent *a, JNIEnv *jni);
 void fg_classes_preload(struct fg_agent *a, jclass klass);
+void fg_classes_unloaded(struct fg_agent *a, jlong tag);
 
 /* session.c: start at VMInit, stop and write everything at VMDeath */
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread);

@@ -68,6 +68,14 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
   fg_code_map_add_method(&a->code, method, code_addr, code_size, compile_info, &deopt);
 }
 
+/* A tagged object freed: only class mirrors are tagged (classes.c), so a
+ * class was unloaded. On HotSpot's service thread; no JVMTI call but
+ * these few is allowed here, and none is made. */
+static void JNICALL on_object_free(jvmtiEnv *jvmti, jlong tag)
+{
+  fg_classes_unloaded(agent_of(jvmti), tag);
+}
+
 static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
   fg_code_map_remove_method(&agent_of(jvmti)->code, method, code_addr);
@@ -95,6 +103,12 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
     snprintf(err, errlen, "fgagent: JVMTI AddCapabilities failed with error %d", (int)e);
     return -1;
   }
+  /* class unloading, for the method map: without it the map keeps every class's methods */
+  jvmtiCapabilities unloads;
+  memset(&unloads, 0, sizeof unloads);
+  unloads.can_tag_objects = 1;
+  unloads.can_generate_object_free_events = 1;
+  a->class_unloads = (*jvmti)->AddCapabilities(jvmti, &unloads) == JVMTI_ERROR_NONE;
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.VMInit = on_vm_init;
@@ -106,6 +120,7 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   cb.CompiledMethodLoad = on_compiled_method_load;
   cb.CompiledMethodUnload = on_compiled_method_unload;
   cb.DynamicCodeGenerated = on_dynamic_code_generated;
+  cb.ObjectFree = on_object_free;
   if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
     snprintf(err, errlen, "fgagent: JVMTI SetEventCallbacks failed with error %d", (int)e);
     return -1;
@@ -122,5 +137,8 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
       return -1;
     }
   }
+  if (a->class_unloads)
+    a->class_unloads = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL) ==
+                       JVMTI_ERROR_NONE;
   return 0;
 }

@@ -259,6 +259,13 @@ static void fill_stats(struct fg_agent *a)
   pthread_mutex_lock(&a->code.lock);
   s->code_map_dropped = a->code.dropped;
   pthread_mutex_unlock(&a->code.lock);
+  if (atomic_load(&a->methods.table)) {
+    pthread_mutex_lock(&a->methods.lock);
+    s->methods_mapped = a->methods.count;
+    s->methods_gone = a->methods.gone;
+    pthread_mutex_unlock(&a->methods.lock);
+    s->methods_follow_classes = a->class_unloads;
+  }
 }
 
 int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)

@@ -194,6 +194,11 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
                    "their budget, %" PRIu64 " (a share of RLIMIT_NOFILE; the rest is the application's)\n",
               s->threads_no_fd, s->fd_budget) < 0)
     return -1;
+  if ((vm || copy) && s->methods_mapped &&
+      fprintf(out, "      method map:    %" PRIu64 " methods of the classes loaded, %" PRIu64 " let go as their classes "
+                   "were unloaded%s\n", s->methods_mapped, s->methods_gone,
+              s->methods_follow_classes ? "" : " (class unloading unseen: JVMTI refused ObjectFree)") < 0)
+    return -1;
   if (s->code_map_dropped &&
       fprintf(out, "      code map:      %" PRIu64 " compiled methods and stubs not recorded, the map full at "
                    "%u entries: a sample in their code is AsyncGetCallTrace's (walker=vm) or a failure frame\n",

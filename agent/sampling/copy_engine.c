@@ -338,7 +338,6 @@ static int pass(struct fg_copy_engine *e, int wait)
   if (!perf || take_tids(e) != 0)
     return -1;
   look_up_records(e, wait);
-  atomic_fetch_add(&e->sampler->in_handler, 1);
   release_held(e, 0, 0);   /* before the rings: a thread's held copies are older than its copies there */
   uint64_t lost = 0, too_big = 0;
   fg_cpu_rings_read(&perf->rings, FG_COPY_RECORD_TIME_AT, e->room, ROOM_BYTES, on_sample, e, &lost, &too_big);
@@ -347,8 +346,18 @@ static int pass(struct fg_copy_engine *e, int wait)
   uint64_t untold = atomic_load(&perf->lost_untold);
   lost_unowned(e, untold - e->untold_counted);
   e->untold_counted = untold;
-  atomic_fetch_sub(&e->sampler->in_handler, 1);
   return 0;
+}
+
+/* The engine's walks count as a handler's do (in_handler): a shutdown or a
+ * loop's rotation waits for them, and the method map frees a table only
+ * once no walk can be in it. Around every pass and every walk outside one. */
+static void walking(struct fg_copy_engine *e, int begins)
+{
+  if (begins)
+    atomic_fetch_add(&e->sampler->in_handler, 1);
+  else
+    atomic_fetch_sub(&e->sampler->in_handler, 1);
 }
 
 static void *engine_main(void *arg)
@@ -364,7 +373,9 @@ static void *engine_main(void *arg)
   while (!atomic_load(&e->stop)) {
     uint64_t began = fg_clock_ns(CLOCK_MONOTONIC);
     pthread_mutex_lock(&e->lock);
+    walking(e, 1);
     pass(e, 0);
+    walking(e, 0);
     pthread_mutex_unlock(&e->lock);
     atomic_store(&e->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
     uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - began;
@@ -376,11 +387,13 @@ static void *engine_main(void *arg)
     }
   }
   pthread_mutex_lock(&e->lock);
+  walking(e, 1);
   if (pass(e, 1) == 0) {   /* the last: what the rings hold as sampling ends, and what each thread lost */
     release_held(e, 0, 1);
     for (uint32_t i = 0; i < e->ntids; i++)
       count_lost(e, (int)i);
   }
+  walking(e, 0);
   pthread_mutex_unlock(&e->lock);
   atomic_store(&e->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
   return NULL;
@@ -443,11 +456,15 @@ int fg_copy_engine_start(struct fg_copy_engine *e, struct fg_sampler *s, struct 
 void fg_copy_engine_thread_end(struct fg_copy_engine *e, int tid)
 {
   pthread_mutex_lock(&e->lock);
-  if (e->started && pass(e, 1) == 0) {   /* its own ThreadEnd: the registry's lock may be waited for here */
-    release_held(e, tid, 1);
-    int i = place_of(e, tid);
-    if (i >= 0)
-      count_lost(e, i);
+  if (e->started) {   /* its own ThreadEnd: the registry's lock may be waited for here */
+    walking(e, 1);
+    if (pass(e, 1) == 0) {
+      release_held(e, tid, 1);
+      int i = place_of(e, tid);
+      if (i >= 0)
+        count_lost(e, i);
+    }
+    walking(e, 0);
   }
   pthread_mutex_unlock(&e->lock);
 }

@@ -63,14 +63,14 @@ int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, struct fg_symbo
   return 0;
 }
 
-void fg_vm_add_method(const struct fg_vm_offsets *o, struct fg_method_map *map, jmethodID id)
+uintptr_t fg_vm_add_method(const struct fg_vm_offsets *o, struct fg_method_map *map, jmethodID id)
 {
   uintptr_t method = (uintptr_t)o->resolve(id);
   if (!method)
-    return;
+    return 0;
   uintptr_t cm = *(const uintptr_t *)(method + o->const_method);
   if (!cm)
-    return;
+    return 0;
   uint16_t len = *(const uint16_t *)(cm + o->code_size);
-  fg_method_map_put(map, method, id, cm + (uintptr_t)o->const_method_bytes, len);
+  return fg_method_map_put(map, method, id, cm + (uintptr_t)o->const_method_bytes, len) == 0 ? method : 0;
 }

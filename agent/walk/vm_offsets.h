@@ -36,7 +36,8 @@ int fg_vm_offsets_read(struct fg_vm_offsets *o, long env_offset, struct fg_symbo
 struct fg_method_map;
 
 /* Adds method id to the map: its Method* (o->resolve) and bytecode range,
- * read from metaspace while its class is alive (a JVMTI callback). */
-void fg_vm_add_method(const struct fg_vm_offsets *o, struct fg_method_map *map, jmethodID id);
+ * read from metaspace while its class is alive (a JVMTI callback). The
+ * Method* added, or 0. */
+uintptr_t fg_vm_add_method(const struct fg_vm_offsets *o, struct fg_method_map *map, jmethodID id);
 
 #endif

@@ -41,6 +41,9 @@ struct fg_stats {
   uint64_t copy_held;                      /* walker=copy: copies held back for their code's record (copy_held.h) */
   uint64_t copy_held_failed;               /* walker=copy: of those, stored with the walk still failed */
   uint64_t code_map_dropped;               /* compiled methods and stubs the full code map did not record (so far) */
+  uint64_t methods_mapped;                 /* walker=vm/copy: methods in the Method* map now */
+  uint64_t methods_gone;                   /* walker=vm/copy: methods it let go as their classes were unloaded */
+  int methods_follow_classes;              /* class unloading is seen (JVMTI ObjectFree) */
   uint64_t threads_no_fd;                  /* event=cpu: threads given no counter, the descriptor budget spent */
   uint64_t fd_budget;                      /* event=cpu: that budget (the counters' share of RLIMIT_NOFILE) */
   uint64_t native_cut;                     /* native frames that stop short of the Java ones */

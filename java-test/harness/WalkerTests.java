@@ -253,6 +253,32 @@ final class WalkerTests {
     return false;
   }
 
+  /**
+   * A storm of 20 000 proxy classes, each in a class loader of its own and unloaded (the JVM's
+   * own log counts them): the Method* map lets go of their methods with them, at least five a
+   * class for 90% of the classes the JVM says it unloaded (equals, hashCode, toString, run and
+   * the constructor), so that its memory follows the classes loaded, with the default walker
+   * and with walker=vm; the run is clean.
+   */
+  static void methodMapFollowsClassUnloading(IntegrationTests.Jdk jdk) throws Exception {
+    for (String walker : List.of("", "walker=vm,")) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, walker + "interval=1ms,file={dir}/p.collapsed",
+          List.of("-Xlog:class+unload=info:file=unload.log"), "ClassLoadStorm", "20000");
+      r.expectCleanRun();
+      long unloaded = java.nio.file.Files.readAllLines(r.file("unload.log")).stream()
+          .filter(l -> l.contains("$Proxy")).count();
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("method map:\\s+(\\d+) methods of the classes "
+          + "loaded, (\\d+) let go").matcher(r.stderr());
+      IntegrationTests.check(m.find(), "no method map line in the summary:\n" + r.stderr());
+      long mapped = Long.parseLong(m.group(1)), gone = Long.parseLong(m.group(2));
+      System.out.printf("    %s: the JVM unloaded %d proxy classes; the map let go of %d methods, holds %d%n",
+          walker.isEmpty() ? "default" : "walker=vm", unloaded, gone, mapped);
+      IntegrationTests.check(unloaded >= 1000, "the JVM unloaded only " + unloaded + " proxy classes: nothing to judge");
+      IntegrationTests.check(gone >= unloaded * 5 * 9 / 10, "the map let go of " + gone + " methods for " + unloaded
+          + " classes unloaded");
+    }
+  }
+
   /** "walker: vm; its own walk read N (...)" from the summary. */
   private static long ownWalks(IntegrationTests.Run r) {
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("walker:\\s+vm; its own walk read (\\d+)").matcher(r.stderr());
@@ -265,5 +291,6 @@ final class WalkerTests {
       new IntegrationTests.Named("stub_loops_keep_their_methods", WalkerTests::stubLoopsKeepTheirMethods),
       new IntegrationTests.Named("deoptimized_frames_keep_their_callers", WalkerTests::deoptimizedFramesKeepTheirCallers),
       new IntegrationTests.Named("arraycopy_attributed_to_caller", WalkerTests::arraycopyIsAttributedToItsCaller),
-      new IntegrationTests.Named("verify_proves_every_edge", WalkerTests::verifyProvesEveryEdge));
+      new IntegrationTests.Named("verify_proves_every_edge", WalkerTests::verifyProvesEveryEdge),
+      new IntegrationTests.Named("method_map_follows_class_unloading", WalkerTests::methodMapFollowsClassUnloading));
 }

@@ -17,7 +17,7 @@ static void entries_survive_growth(void **state)
   assert_int_equal(fg_method_map_init(&m), 0);
   for (int i = 0; i < 100000; i++)
     assert_int_equal(fg_method_map_put(&m, METHOD(i), ID(i), METHOD(i) + 64, (uint32_t)(i % 300)), 0);
-  assert_true(m.ntables > 1);
+  assert_true(m.nretired > 0);   /* no readers counted: every table swapped out is kept */
   for (int i = 0; i < 100000; i++) {
     const struct fg_method_slot *e = fg_method_map_get(&m, METHOD(i));
     assert_non_null(e);
@@ -71,11 +71,54 @@ static void readers_see_whole_entries(void **state)
   fg_method_map_free(&shared);
 }
 
+/* Methods removed with their classes: gone from lookups, the others still
+ * found past them, their slots taken again; a map that lost most of its
+ * methods moves to a smaller table; tables swapped out are freed once the
+ * readers' count is seen at 0, never while a reader is in. */
+static void removed_methods_go_and_the_map_shrinks(void **state)
+{
+  (void)state;
+  struct fg_method_map m;
+  _Atomic int readers = 1;
+  assert_int_equal(fg_method_map_init(&m), 0);
+  fg_method_map_set_readers(&m, &readers);
+  for (int i = 0; i < 100000; i++)
+    assert_int_equal(fg_method_map_put(&m, METHOD(i), ID(i), METHOD(i) + 64, 1), 0);
+  uint32_t big = atomic_load(&m.table)->mask + 1, gen = fg_method_map_generation(&m);
+  for (int i = 0; i < 99000; i++)
+    assert_int_equal(fg_method_map_remove(&m, METHOD(i)), 0);
+  assert_int_equal(fg_method_map_remove(&m, METHOD(5)), -1);   /* gone already */
+  assert_true(fg_method_map_generation(&m) != gen);
+  assert_null(fg_method_map_get(&m, METHOD(5)));
+  assert_int_equal(m.count, 1000);
+  assert_int_equal(m.gone, 99000);
+  assert_true(atomic_load(&m.table)->mask + 1 < big);   /* shrunk */
+  assert_true(m.nretired > 0);   /* a reader was in: none freed */
+  for (int i = 99000; i < 100000; i++)
+    assert_ptr_equal(fg_method_map_get(&m, METHOD(i))->id, ID(i));
+  readers = 0;
+  for (int i = 200000; i < 300000; i++)   /* other classes come, take removed slots, grow it again */
+    assert_int_equal(fg_method_map_put(&m, METHOD(i), ID(i), 0, 0), 0);
+  assert_int_equal(m.nretired, 0);   /* no reader in: the old tables freed */
+  for (int i = 200000; i < 299500; i++)
+    assert_int_equal(fg_method_map_remove(&m, METHOD(i)), 0);
+  assert_int_equal(m.count, 1500);
+  for (int i = 99000; i < 100000; i++)
+    assert_ptr_equal(fg_method_map_get(&m, METHOD(i))->id, ID(i));
+  for (int i = 299500; i < 300000; i++)
+    assert_ptr_equal(fg_method_map_get(&m, METHOD(i))->id, ID(i));
+  assert_null(fg_method_map_get(&m, METHOD(200001)));
+  assert_true(atomic_load(&m.table)->mask + 1 < big);
+  assert_int_equal(fg_method_map_put(&m, FG_METHOD_REMOVED, ID(1), 0, 0), -1);
+  fg_method_map_free(&m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(entries_survive_growth),
     cmocka_unit_test(readers_see_whole_entries),
+    cmocka_unit_test(removed_methods_go_and_the_map_shrinks),
   };
   return cmocka_run_group_tests_name("method_map", tests, NULL, NULL);
 }
