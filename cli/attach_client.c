@@ -10,6 +10,7 @@
  * it is the JVM itself), and it signals only a JVM that catches SIGQUIT.
  * <PID> is the JVM's own pid and /tmp its own (a container's). */
 #include "attach_client.h"
+#include "fg/attach_codes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +35,23 @@ int fg_attach_fail(char *err, size_t len, const char *fmt, ...)
 }
 
 
+/* Whether the process runs the JDK's jspawnhelper, which becomes the JVM a
+ * ProcessBuilder started as soon as it execs it. */
+static int spawning(int pid)
+{
+  char path[64], exe[4096];
+  snprintf(path, sizeof path, "/proc/%d/exe", pid);
+  ssize_t n = readlink(path, exe, sizeof exe - 1);
+  if (n <= 0)
+    return 0;
+  exe[n] = '\0';
+  const char *base = strrchr(exe, '/');
+  return strcmp(base ? base + 1 : exe, "jspawnhelper") == 0;
+}
+
 /* 2 when the process maps libjvm.so: a HotSpot JVM (SIGQUIT kills others);
- * 1 when only the java launcher's libjli.so: a JVM still starting; else 0. */
+ * 1 when only the java launcher's libjli.so, or it is still the JDK's
+ * jspawnhelper: a JVM still starting; else 0. */
 static int is_hotspot(int pid)
 {
   char path[64], line[1024];
@@ -49,7 +65,7 @@ static int is_hotspot(int pid)
       found = 1;
   if (f)
     fclose(f);
-  return found;
+  return found ? found : spawning(pid);
 }
 
 /* Whether its command line turns attach off. */
@@ -271,6 +287,15 @@ int fg_attach_load(struct fg_attach_target *t, const char *library, const char *
   for (const char *p = end; *p; p++)
     if ((*p == '-' || (*p >= '0' && *p <= '9')) && (p == reply || p[-1] == ' ' || p[-1] == '\n'))
       last = p;
+  while (*end == '\n' || *end == ' ')
+    end++;
+  if (!last && *end) {   /* no agent's return code, a line of the JVM's own: it loaded nothing */
+    if (strstr(end, "live phase")) {   /* JDK 25, still starting: "only permitted in the live phase" */
+      *agent_rc = FG_ATTACH_RC_STARTING;
+      return 0;
+    }
+    return fg_attach_fail(err, errlen, "process %d did not load the agent: %.200s", t->pid, end);
+  }
   if (status != 0 && !last)
     return fg_attach_fail(err, errlen, "process %d refused the agent (status %ld): %.200s", t->pid, status, end);
   *agent_rc = last ? atoi(last) : (int)status;
