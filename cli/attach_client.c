@@ -11,6 +11,7 @@
  * <PID> is the JVM's own pid and /tmp its own (a container's). */
 #include "attach_client.h"
 #include "fg/attach_codes.h"
+#include "fg/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,9 +97,7 @@ static void sleep_ms(long ms)
 
 static long now_ms(void)
 {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+  return (long)(fg_clock_ns(CLOCK_MONOTONIC) / 1000000u);
 }
 
 /* The attach socket at path, judged before anything connects to it:

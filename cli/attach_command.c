@@ -16,6 +16,7 @@
 #include "attach_files.h"
 #include "commands.h"
 #include "fg/attach_codes.h"
+#include "fg/clock.h"
 
 static long attach_timeout_ms = 10000;   /* --timeout */
 
@@ -83,9 +84,7 @@ static int absolute_options(const char *in, char *out, size_t len)
 
 static long now_ms(void)
 {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+  return (long)(fg_clock_ns(CLOCK_MONOTONIC) / 1000000u);
 }
 
 /* The JVM pid, read and checked, and library as it can load it (loaded,

@@ -23,6 +23,14 @@ static int paranoid(void)
   return level;
 }
 
+uint64_t fg_fd_budget(void)
+{
+  struct rlimit files;
+  return getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
+             ? (uint64_t)files.rlim_cur / FG_FD_SHARE
+             : UINT64_MAX / 2;   /* none: half, so that a sum with what is held cannot wrap */
+}
+
 void fg_timer_init(struct fg_timer *t)
 {
   memset(t, 0, sizeof *t);
@@ -147,10 +155,7 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   t->exclude_kernel = 0;
   t->perf = NULL;
   t->copy_no_ring = t->copy_too_deep = t->open_failures = t->no_fd = 0;
-  struct rlimit files;
-  t->fd_budget = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
-                     ? (uint64_t)files.rlim_cur / FG_FD_SHARE
-                     : UINT64_MAX / 2;
+  t->fd_budget = fg_fd_budget();
   t->copy_threads = t->nfds = t->unsampled = 0;
   t->skip_tid = t->skip_tid2 = 0;
   t->generation = 0;

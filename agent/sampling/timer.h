@@ -78,6 +78,9 @@ struct fg_timer {
  * application's, whatever the threads. */
 #define FG_FD_SHARE 2
 
+/* That budget now: RLIMIT_NOFILE's soft limit / FG_FD_SHARE. */
+uint64_t fg_fd_budget(void);
+
 /* Once, before any session: the lock, and a timer stopped. */
 void fg_timer_init(struct fg_timer *t);
 /* Arms the timer for the asked event, every session field set anew (the

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -263,10 +262,7 @@ int fg_wall_start(struct fg_wall *w, struct fg_registry *r, uint64_t interval_ns
   w->registry = r;
   w->interval_ns = interval_ns;
   w->per_tick = per_tick;
-  struct rlimit files;
-  w->fd_budget = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
-                     ? (uint64_t)files.rlim_cur / FG_FD_SHARE
-                     : UINT64_MAX;
+  w->fd_budget = fg_fd_budget();
   w->fds_kept = 0;
   if (fg_ring_init(&w->repeats, 256 * 1024) != 0)
     return -1;
