@@ -184,8 +184,18 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
         unlink(trigger);
       return fg_attach_fail(err, len, "cannot signal process %d: %s", t->pid, strerror(e));
     }
-    while ((state = check_socket(t, addr.sun_path, err, len)) == 1 && now_ms() < deadline)
+    /* a JVM still starting may take the signal as a thread dump request,
+     * the trigger not looked at yet: as the JDK's own client does, it gets
+     * the signal once more at half the wait */
+    long again = now_ms() + timeout_ms / 2;
+    while ((state = check_socket(t, addr.sun_path, err, len)) == 1 && now_ms() < deadline) {
+      if (again && now_ms() >= again) {
+        again = 0;
+        if (fg_attach_target_catches_quit(t))
+          kill(t->pid, SIGQUIT);
+      }
       sleep_ms(20);
+    }
     if (trigger[0])
       unlink(trigger);
     if (state < 0)
