@@ -5,6 +5,7 @@ CC ?= gcc
 JDK17 = $(firstword $(wildcard /usr/lib/jvm/java-17-openjdk-*))
 JAVA_HOME ?= $(JDK17)
 JAVAC = $(JAVA_HOME)/bin/javac
+JAR = $(JAVA_HOME)/bin/jar
 
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -O2 -g -fPIC -Iinclude -Iagent/output \
                 -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
@@ -236,7 +237,7 @@ fuzz: build/fuzz_collapsed_reader build/fuzz_switch_decoder
 	@mkdir -p build/fuzz-switch-corpus
 	build/fuzz_switch_decoder -max_total_time=$${FUZZ_SECONDS:-60} -max_len=2048 build/fuzz-switch-corpus tests/fuzz/switch-corpus
 
-java: build/java-test/.built build/java-test-jni/.built
+java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test/retransformer.jar
 
 build/java-test/.built: $(JAVA_SRC)
 	@mkdir -p build/java-test
@@ -254,6 +255,18 @@ build/java-test-jni/.built: java-test/jni/JniSpinner.java java-test/jni/fgspin.c
 	$(CC) -shared -fPIC -O2 -Wall -Wextra -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux \
 	  -o build/java-test-jni/libfgspin.so java-test/jni/fgspin.c build/java-test-jni/fgspin_leaf.o
 	@touch $@
+
+# Scale's hop mode: a thread moving itself between CPUs.
+build/java-test-jni/libfghop.so: java-test/jni/fghop.c
+	@mkdir -p build/java-test-jni
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ $<
+
+# A java agent retransforming a class every 100 ms, as APM agents do (Scale's hot mode).
+build/java-test/retransformer.jar: java-test/agent/Retransformer.java
+	@mkdir -p build/java-test-agent
+	$(JAVAC) --release 17 -d build/java-test-agent $<
+	printf 'Premain-Class: Retransformer\nCan-Retransform-Classes: true\n' > build/java-test-agent/manifest
+	$(JAR) cfm $@ build/java-test-agent/manifest -C build/java-test-agent Retransformer.class -C build/java-test-agent 'Retransformer$$1.class'
 
 demo: lib java
 	@bash scripts/demo.sh

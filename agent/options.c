@@ -347,8 +347,9 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   }
   if (o->loop_ns && o->sched)
     return fail(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
-  if (!o->walker_asked)   /* copy where a counter can copy the stacks; the signal's walker else */
-    o->walker = o->event == FG_EVENT_CPU ? FG_WALKER_COPY : FG_WALKER_VM;
+  if (!o->walker_asked)   /* walker=copy loses to the signal's walker with many threads, virtual threads and
+                             retransformed classes (results/scale.md): asked for only */
+    o->walker = FG_WALKER_VM;
   if (o->walker == FG_WALKER_COPY && o->event != FG_EVENT_CPU)
     return fail(err, errlen, "fgagent: option walker=copy needs event=cpu (its perf_events counters copy the "
                 "stacks); accepted: walker=copy with event=cpu, or walker=vm");

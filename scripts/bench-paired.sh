@@ -16,9 +16,9 @@
 # methods and its drainer's first pass reads the symbol tables).
 # Environment: PAIRED_WORK (default "demo mix deep"), ROUNDS (default 300),
 # FG_OPTIONS (default event=cpu,interval=1ms), FLOOR_OPTIONS (default
-# copy-32k,1000,percpu, the default walker=copy's mechanism: counters that copy
-# 32 KB of stack into a ring per CPU, no signal; perf-kernel,1000 is walker=vm's,
-# SIGPROF to an empty handler with the callchain ring; ,lines=N makes its handler read N cold lines, ,spin=CYCLES wait that long,
+# perf-kernel,1000, the default walker=vm's mechanism: SIGPROF to an empty handler
+# with the callchain ring; copy-32k,1000,percpu is walker=copy's, counters that copy
+# 32 KB of stack into a ring per CPU, no signal; ,lines=N makes its handler read N cold lines, ,spin=CYCLES wait that long,
 # ,jitter change its counter's period as fgagent does), FGAGENT (default build/libfgagent.so:
 # another build's library compares it), FGAGENT2 (a second build: each round also times a block
 # with it, and a line compares it with FGAGENT's), FLOOR2_OPTIONS (a second floor in the same rounds,
@@ -33,7 +33,7 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-300}
 read -r -a workloads <<<"${PAIRED_WORK:-demo mix deep}"
 fg_options=${FG_OPTIONS:-event=cpu,interval=1ms}
-floor_options=${FLOOR_OPTIONS:-copy-32k,1000,percpu}
+floor_options=${FLOOR_OPTIONS:-perf-kernel,1000}
 fgagent=$(realpath "${FGAGENT:-build/libfgagent.so}")
 out=${OUT:-results/overhead-paired.md}
 fgagent2=${FGAGENT2:+$(realpath "$FGAGENT2")}

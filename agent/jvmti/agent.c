@@ -15,8 +15,17 @@
 static struct fg_agent the_agent;
 
 /* Records for JVM threads with no JNIEnv (GC workers, compilers, the VM
- * thread); beyond them such threads are counted, not walked. */
-#define FG_POOL_RECORDS 64
+ * thread); beyond them such threads are counted, not walked. HotSpot sizes
+ * those by the CPUs: ParallelGCThreads is 8 + 5/8 of the CPUs past 8, G1
+ * adds as many refinement threads and a quarter as many concurrent ones,
+ * C1 and C2 about log2(CPUs) x log2(log2(CPUs)) x 1.5 compilers; twice the
+ * CPUs and 32 more hold them all, 64 at least. */
+static uint32_t pool_records(void)
+{
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  uint32_t n = cpus > 0 ? 2u * (uint32_t)cpus + 32u : 64u;
+  return n < 64u ? 64u : n;
+}
 
 /* The trace table's first index (128 KiB) and its chunks: grown as the
  * stacks come, not sized by threads or depth. */
@@ -219,7 +228,7 @@ int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen)
   if (!made || (vm_walker && !a->pcs.slots && fg_pc_cache_init(&a->pcs) != 0) ||
       (native && !atomic_load(&a->unwind.set) && fg_unwind_tables_init(&a->unwind) != 0) ||
       (o->cstack == FG_CSTACK_NATIVE && !a->pool.records &&
-       fg_thread_pool_init(&a->pool, FG_POOL_RECORDS, o->ring_bytes, first_frames) != 0)) {
+       fg_thread_pool_init(&a->pool, pool_records(), o->ring_bytes, first_frames) != 0)) {
     snprintf(err, errlen, "fgagent: out of memory setting up the session's tables (walker=%s, cstack=%s)",
              o->walker == FG_WALKER_COPY ? "copy" : vm_walker ? "vm" : "asgct",
              o->cstack == FG_CSTACK_NATIVE ? "native" : "no");

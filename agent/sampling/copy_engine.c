@@ -174,7 +174,7 @@ static void vary_period(struct fg_copy_engine *e, int tid, int cpu, uint64_t per
   struct fg_perf_reach reach;
   fg_perf_threads_enter(perf, tid, &reach);
   fg_perf_threads_period_on(perf, &reach, cpu, period);
-  fg_perf_threads_leave(perf);
+  fg_perf_threads_leave(&reach);
 }
 
 /* What the counters of the thread at place i lost since last told: to its
@@ -185,7 +185,7 @@ static void count_lost(struct fg_copy_engine *e, int i)
   struct fg_perf_reach reach;
   fg_perf_threads_enter(perf, e->tids[i], &reach);
   uint64_t lost = fg_perf_threads_lost(perf, &reach);
-  fg_perf_threads_leave(perf);
+  fg_perf_threads_leave(&reach);
   struct fg_thread *t = lost ? record_for(e, i, e->tids[i], 0) : NULL;
   if (t) {
     fg_store_add(&t->taken, lost);

@@ -238,7 +238,7 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
           struct fg_perf_reach perf;
           fg_perf_threads_enter(s->perf, fg_current_thread->tid, &perf);
           drop_kernel_frames(s, &perf);
-          fg_perf_threads_leave(s->perf);
+          fg_perf_threads_leave(&perf);
         }
       }
     } else if (enabled) {
@@ -264,7 +264,7 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
         struct fg_perf_reach perf;
         fg_perf_threads_enter(s->perf, t->tid, &perf);
         walk_and_store(s, t, ucontext, &perf, entered);
-        fg_perf_threads_leave(s->perf);
+        fg_perf_threads_leave(&perf);
       } else if (t) {
         walk_and_store(s, t, ucontext, NULL, entered);
       }

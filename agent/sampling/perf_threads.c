@@ -86,13 +86,17 @@ static int put_entry(struct fg_perf_threads *k, int tid, struct perf_event_mmap_
   return -1;
 }
 
-int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
+void *fg_perf_threads_map(struct fg_perf_threads *k, int fd)
 {
   void *page = mmap(NULL, k->page_bytes + k->data_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (page == MAP_FAILED) {
-    page = NULL;
-    atomic_fetch_add(&k->no_slot, 1);   /* an entry for its fd all the same */
-  }
+  if (page != MAP_FAILED)
+    return page;
+  atomic_fetch_add(&k->no_slot, 1);   /* an entry for its fd all the same */
+  return NULL;
+}
+
+int fg_perf_threads_put(struct fg_perf_threads *k, int tid, int fd, void *page)
+{
   if (put_entry(k, tid, page, fd, NULL) == 0)
     return 0;
   if (!page)
@@ -100,6 +104,17 @@ int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
   munmap(page, k->page_bytes + k->data_bytes);
   atomic_fetch_add(&k->no_slot, 1);
   return -1;
+}
+
+void fg_perf_threads_unmap(struct fg_perf_threads *k, void *page)
+{
+  if (page)
+    munmap(page, k->page_bytes + k->data_bytes);
+}
+
+int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd)
+{
+  return fg_perf_threads_put(k, tid, fd, fg_perf_threads_map(k, fd));
 }
 
 int fg_perf_threads_attach_cpus(struct fg_perf_threads *k, int tid, const int *fds)
@@ -140,8 +155,9 @@ void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
       atomic_fetch_add(&k->lost_untold, lost - e->lost_counted);
   }
   atomic_store(&e->tid, -1);
-  /* a handler that found the entry before it was cleared entered before it */
-  while (atomic_load(&k->readers) > 0)
+  /* a reader that counted itself in before the store saw tid and reads on;
+   * one after it sees -1 and leaves (both sequentially consistent) */
+  while (atomic_load(&e->readers) > 0)
     sched_yield();
   if (page)
     munmap(page, k->page_bytes + k->data_bytes);
@@ -153,17 +169,25 @@ void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
 
 void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_reach *r)
 {
-  atomic_fetch_add(&k->readers, 1);
-  int i = find(k, tid);   /* found after the fetch_add: not closed before leave */
-  r->fd = i < 0 ? -1 : atomic_load(&k->entry[i].fd);
-  r->page = i < 0 ? NULL : atomic_load(&k->entry[i].page);
-  r->entry = i < 0 ? NULL : &k->entry[i];
-  r->cpu_fds = i < 0 ? NULL : atomic_load(&k->entry[i].cpu_fds);
+  int i = find(k, tid);
+  struct fg_perf_entry *e = i < 0 ? NULL : &k->entry[i];
+  if (e) {
+    atomic_fetch_add(&e->readers, 1);
+    if (atomic_load(&e->tid) != tid) {   /* detached between the find and the count: not ours to read */
+      atomic_fetch_sub(&e->readers, 1);
+      e = NULL;
+    }
+  }
+  r->fd = e ? atomic_load(&e->fd) : -1;
+  r->page = e ? atomic_load(&e->page) : NULL;
+  r->entry = e;
+  r->cpu_fds = e ? atomic_load(&e->cpu_fds) : NULL;
 }
 
-void fg_perf_threads_leave(struct fg_perf_threads *k)
+void fg_perf_threads_leave(struct fg_perf_reach *r)
 {
-  atomic_fetch_sub(&k->readers, 1);
+  if (r->entry)
+    atomic_fetch_sub(&r->entry->readers, 1);
 }
 
 int fg_perf_threads_kernel_frames(const struct fg_perf_threads *k, const struct fg_perf_reach *r, uint64_t *pcs,

@@ -14,8 +14,11 @@
  *
  * The timer adds and removes entries under its lock; handlers only read their
  * own thread's entry, without locks. An entry is removed before its counter
- * is closed, and the fd is closed and the page unmapped only once no handler
- * is between fg_perf_threads_enter and fg_perf_threads_leave.
+ * is closed, and the fd is closed and the page unmapped only once no reader
+ * of that entry is between fg_perf_threads_enter and fg_perf_threads_leave:
+ * each entry counts its own readers, so a thread's end waits for nobody
+ * else's handler (with a handler in flight on every CPU, a count for the
+ * whole table is never zero).
  *
  * walker=copy's table holds one counter a CPU for each thread instead, each
  * writing into its CPU's ring (cpu_rings.h), which the copy engine reads;
@@ -41,6 +44,7 @@ struct fg_perf_entry {
   int *_Atomic cpu_fds;                    /* walker=copy: its counter on each CPU (-1: none), by CPU
                                               number; NULL otherwise */
   uint64_t lost_counted;                   /* walker=copy: its counters' lost samples told so far */
+  _Atomic int readers;                     /* between enter and leave with this entry */
 };
 
 struct fg_perf_threads {
@@ -52,7 +56,6 @@ struct fg_perf_threads {
                                               the rings' PERF_RECORD_LOST are not counted again */
   _Atomic uint64_t lost_untold;            /* walker=copy: lost by counters closed before
                                               fg_perf_threads_lost told them */
-  _Atomic int readers;                     /* handlers between enter and leave */
   _Atomic uint64_t no_slot;                /* threads refused: table full (or mmap failed: no page) */
 };
 
@@ -75,6 +78,13 @@ static inline int fg_perf_threads_rings(const struct fg_perf_threads *k)
  * the table is full. A page that cannot be mapped leaves the entry without:
  * no kernel frames and no sequence for that thread, its fd still there. */
 int fg_perf_threads_attach(struct fg_perf_threads *k, int tid, int fd);
+/* fg_perf_threads_attach in two: the mapping (NULL when refused, counted),
+ * which needs no lock, then the entry, under the timer's lock (the page is
+ * unmapped when the table is full); fg_perf_threads_unmap undoes a mapping
+ * never entered. */
+void *fg_perf_threads_map(struct fg_perf_threads *k, int fd);
+int fg_perf_threads_put(struct fg_perf_threads *k, int tid, int fd, void *page);
+void fg_perf_threads_unmap(struct fg_perf_threads *k, void *page);
 /* walker=copy: enters thread tid's counters, fds[c] the one on CPU c (-1:
  * none), whose samples go to c's ring. The entry owns them from now: they
  * are closed at detach. 0; -1 when the table is full or out of memory (the
@@ -98,7 +108,7 @@ struct fg_perf_reach {
 /* In the handler, before the calls below: thread tid's entry into *r.
  * Always paired with fg_perf_threads_leave, found or not. Async-signal-safe. */
 void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_reach *r);
-void fg_perf_threads_leave(struct fg_perf_threads *k);
+void fg_perf_threads_leave(struct fg_perf_reach *r);
 
 /* The kernel frames of the thread's newest sample, leaf first, into
  * pcs[0..max) (max 0: the ring is only emptied). Empties the ring either

@@ -159,6 +159,7 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   t->copy_threads = t->nfds = t->unsampled = 0;
   t->skip_tid = t->skip_tid2 = 0;
   t->generation = 0;
+  t->starts++;
   t->detail[0] = '\0';
   int rc = arm(t, asked, interval_ns, warn, warnlen);
   t->stopped = rc != 0;

@@ -10,7 +10,7 @@
  *   Each counter is entered in a table its thread's handler reads
  *   (perf_threads.h), which varies its period (jitter.h) and, with kernel
  *   frames, reads the kernel's callchain the counter records.
- *   With walker=copy (event=cpu's default) a thread gets one counter a CPU
+ *   With walker=copy a thread gets one counter a CPU
  *   instead, sending no signal: each copies the thread's registers and
  *   stack into its CPU's ring (cpu_rings.h) for the copy engine
  *   (copy_engine.h). A thread whose stack went deeper than the copy is
@@ -66,6 +66,8 @@ struct fg_timer {
   uint32_t nfds, cap;
   int generation;
   int stopped;                   /* under the lock: no new counter from fg_timer_stop to the next start */
+  uint64_t starts;               /* sessions started: a counter opened outside the lock checks its own */
+  uint32_t opening;              /* counters being opened outside the lock, counted in the budget */
   uint64_t open_failures;
   uint64_t fd_budget;            /* most descriptors the counters may hold: the open-file limit / FG_FD_SHARE */
   uint64_t no_fd;                /* threads left unsampled, the budget spent */

@@ -102,7 +102,7 @@ static int close_all_of(const int *fds, int n)
 static uint64_t fds_held(const struct fg_timer *t)
 {
   uint64_t nrings = t->copy_bytes && t->perf ? (uint64_t)t->perf->rings.nrings : 0;
-  return (t->nfds - t->copy_threads - t->unsampled) + (uint64_t)t->copy_threads * nrings + nrings;
+  return (t->nfds - t->copy_threads - t->unsampled) + (uint64_t)t->copy_threads * nrings + nrings + t->opening;
 }
 
 /* Whether n more descriptors keep the counters within want of the budget
@@ -174,20 +174,29 @@ static int open_signalling(struct fg_timer *t, int tid)
   return fd;
 }
 
+/* Room for one more entry in the table. 0, or -1 (counted) when out of
+ * memory. Under the lock. */
+static int make_room(struct fg_timer *t)
+{
+  if (t->nfds < t->cap)
+    return 0;
+  uint32_t cap = t->cap ? t->cap * 2 : 64;
+  struct fg_perf_fd *fds = realloc(t->fds, cap * sizeof *fds);
+  if (!fds) {
+    t->open_failures++;
+    return -1;
+  }
+  t->fds = fds;
+  t->cap = cap;
+  return 0;
+}
+
 static void add(struct fg_timer *t, int tid)
 {
   if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
     return;
-  if (t->nfds == t->cap) {
-    uint32_t cap = t->cap ? t->cap * 2 : 64;
-    struct fg_perf_fd *fds = realloc(t->fds, cap * sizeof *fds);
-    if (!fds) {
-      t->open_failures++;
-      return;
-    }
-    t->fds = fds;
-    t->cap = cap;
-  }
+  if (make_room(t) != 0)
+    return;
   if (!within_budget(t, 1, t->fd_budget)) {   /* not even a signalling counter */
     refuse(t, tid);
     return;
@@ -227,6 +236,43 @@ static void drop(struct fg_timer *t, int tid)
     remove_at(t, (uint32_t)i);
 }
 
+/* The calling thread tid's signalling counter, opened, set up and mapped
+ * outside the lock (35-60 us of system calls a thread that starting
+ * threads would otherwise wait for one after another), its descriptor
+ * reserved from the budget first and the entry made after, unless the
+ * session stopped or restarted meanwhile or a scan gave tid one. Entered
+ * and left with the lock held. */
+static void add_signalling(struct fg_timer *t, int tid)
+{
+  if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped || make_room(t) != 0)
+    return;
+  if (!within_budget(t, 1, t->fd_budget)) {
+    refuse(t, tid);
+    return;
+  }
+  t->opening++;
+  uint64_t session = t->starts, interval = t->interval_ns;
+  int exclude_kernel = t->exclude_kernel;
+  struct fg_perf_threads *perf = t->perf;   /* walker=vm's tables live as long as the agent */
+  pthread_mutex_unlock(&t->lock);
+  int fd = fg_perf_open(tid, interval, exclude_kernel, fg_perf_threads_rings(perf), 0, -1, -1);
+  void *page = fd >= 0 && perf ? fg_perf_threads_map(perf, fd) : NULL;
+  pthread_mutex_lock(&t->lock);
+  t->opening--;
+  if (fd < 0) {
+    t->open_failures++;   /* the thread may have just ended */
+    return;
+  }
+  if (t->stopped || t->starts != session || find(t, tid) >= 0 || make_room(t) != 0) {
+    fg_perf_threads_unmap(perf, page);
+    close(fd);
+    return;
+  }
+  if (perf)   /* if refused, the thread is sampled without jitter or kernel frames */
+    fg_perf_threads_put(perf, tid, fd, page);
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
+}
+
 /* event, like every session field, is read under the lock: a session may
  * be starting again on another thread */
 void fg_timer_thread_start(struct fg_timer *t, int tid)
@@ -234,7 +280,10 @@ void fg_timer_thread_start(struct fg_timer *t, int tid)
   pthread_mutex_lock(&t->lock);
   if (t->event == FG_EVENT_CPU) {
     drop(t, tid);   /* it may be a dead thread's, whose id was reused */
-    add(t, tid);
+    if (t->copy_bytes)
+      add(t, tid);
+    else
+      add_signalling(t, tid);
   }
   pthread_mutex_unlock(&t->lock);
 }
@@ -285,6 +334,7 @@ void fg_timer_scan(struct fg_timer *t)
     return;
   }
   int gen = ++t->generation;
+  uint64_t session = t->starts;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     int tid = atoi(e->d_name);
@@ -293,11 +343,15 @@ void fg_timer_scan(struct fg_timer *t)
     int i = find(t, tid);
     if (i >= 0)
       t->fds[i].seen = gen;
-    else
+    else if (t->copy_bytes)
       add(t, tid);
+    else
+      add_signalling(t, tid);   /* the lock let go around the open: a thread starting meanwhile waits for none */
+    if (t->stopped || t->starts != session)
+      break;   /* stopped, or another session since: not this scan's table any more */
   }
   closedir(d);
-  for (uint32_t i = 0; i < t->nfds;) {
+  for (uint32_t i = 0; t->starts == session && i < t->nfds;) {
     if (t->fds[i].seen != gen)
       remove_at(t, i);
     else

@@ -19,7 +19,7 @@ final class CopyWalkerTests {
    * Interpreted, compiled, inlined and stub frames, native calls, a recursion 200 deep: the
    * copy's walk holds walker=vm's bounds (WalkerTests.checkTrueStacks: failure frames, verify,
    * the arraycopy stub under a compiled caller; checkAgainstJfr: JFR's samples in the same JVM,
-   * with the default walker) with no
+   * with walker=copy) with no
    * AsyncGetCallTrace behind it, with the JIT's default code and again with -XX:UseAVX=2 (so
    * that an AVX-512 host checks the stubs and vector code of an AVX2 one too). The summary says
    * the walker and its walk time, and no handler time (there is no handler).
@@ -34,7 +34,7 @@ final class CopyWalkerTests {
             && r.stderr().contains("walk time:") && !r.stderr().contains("handler time:"),
             "the summary does not say walker=copy:\n" + r.stderr());
         WalkerTests.checkTrueStacks(jdk, w[0], r);
-        WalkerTests.checkAgainstJfr(jdk, "interval=1ms,file={dir}/p.collapsed", jit, w);
+        WalkerTests.checkAgainstJfr(jdk, "interval=1ms,walker=copy,file={dir}/p.collapsed", jit, w);
       }
     }
   }
@@ -146,14 +146,14 @@ final class CopyWalkerTests {
 
   /**
    * A JNI library loaded by a class loader of its own, spun in for 5 ms and unloaded with that
-   * loader, 100 times, sampled at 1 ms with the default walker: the copies are walked after the
+   * loader, 100 times, sampled at 1 ms with walker=copy: the copies are walked after the
    * library may be gone, and reading its code (the leaf has no unwind rows, so the walk reads
    * the call before its return address) must not fault. The JVM exits 0 with every sample
    * accounted for, and the library was really unloaded in at least 90 of the 100 cycles.
    */
   static void copyWalkerSurvivesUnloadedJniLibraries(IntegrationTests.Jdk jdk) throws Exception {
     java.nio.file.Path jni = IntegrationTests.classes.resolveSibling("java-test-jni");
-    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,walker=copy,threads,file={dir}/p.collapsed", List.of(),
         "UnloadedJni", jni.toString(), "100", "5");
     r.expectCleanRun();
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("cycles 100 unloaded (\\d+)").matcher(r.stdout());

@@ -574,6 +574,7 @@ public final class IntegrationTests {
     all.addAll(CopyWalkerTests.TESTS);
     all.addAll(AttachTests.TESTS);
     all.addAll(LifecycleTests.TESTS);
+    all.addAll(ScaleTests.TESTS);
     all.addAll(AttachTrustTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
     for (Named t : all) {

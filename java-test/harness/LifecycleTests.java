@@ -22,7 +22,7 @@ final class LifecycleTests {
   /* Each set differs from the one before in walker, cstack, depth, kernel, event or loop. */
   static final List<Session> SESSIONS = List.of(
       new Session("walker=vm,cstack=no", true, true),
-      new Session("", true, true),                        /* the defaults: walker=copy */
+      new Session("walker=copy", true, true),             /* the signal's walker to the copy's */
       new Session("depth=64", true, false),
       new Session("", true, true),
       new Session("walker=vm,cstack=native,depth=8192", true, true),

@@ -138,13 +138,13 @@ final class RobustnessTests {
   /**
    * 300 threads under an open-file limit of 256, while main writes and reads files: fgagent's
    * counters stay within their budget (half the limit), so every one of the application's round
-   * trips works, with the default walker and with walker=vm; the threads past the budget are not
+   * trips works, with the default walker and with walker=copy; the threads past the budget are not
    * sampled, said on stderr once and counted in the summary; the run is clean. event=wall keeps
    * the /proc files it reads each thread's state from within the same budget (past it, it opens
    * and closes them at each look), and its round trips work too.
    */
   static void descriptorsStayTheApplications(IntegrationTests.Jdk jdk) throws Exception {
-    for (String walker : List.of("", "walker=vm,", "event=wall,")) {
+    for (String walker : List.of("", "walker=copy,", "event=wall,")) {
       IntegrationTests.Run r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=256:256", "--"), jdk,
           walker + "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "FileRoundTrips", "300", "3");
       r.expectCleanRun();

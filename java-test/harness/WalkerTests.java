@@ -81,7 +81,7 @@ final class WalkerTests {
   }
 
   /**
-   * walker=vm (the signal's; the default walker=copy has CopyWalkerTests): fgagent's own walker
+   * walker=vm (the signal's, the default; walker=copy has CopyWalkerTests): fgagent's own walker
    * reads at least 95% of the Java stacks of programs with interpreted, compiled, inlined and
    * stub frames, native calls and deep recursion, and they hold as checkTrueStacks says (failure
    * frames, verify, the arraycopy stub under a compiled caller) and to JFR's samples in the same
@@ -106,7 +106,7 @@ final class WalkerTests {
   /**
    * Loops whose time goes to stubs and the VM (StubLoops): megamorphic vtable and itable
    * calls, intrinsics, System.nanoTime and C2's allocation slow path, where AsyncGetCallTrace
-   * alone fails on up to a third of the samples. With the default walker each loop's samples
+   * alone fails on up to a third of the samples. With the default walker and walker=copy each loop's samples
    * keep the loop's own method: failure frames under 0.5% of the vtable/itable loops' samples
    * and under 1% of the others', and under 1% of any loop's samples lack the loop method.
    */
@@ -116,9 +116,16 @@ final class WalkerTests {
     args[0] = "StubLoops";
     args[1] = "3";
     System.arraycopy(loops, 0, args, 2, loops.length);
-    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(), args);
-    r.expectCleanRun();
-    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+    for (String walker : List.of("", "walker=copy,")) {
+      System.out.println("    " + (walker.isEmpty() ? "default walker" : "walker=copy"));
+      IntegrationTests.Run r = IntegrationTests.run(jdk, walker + "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+          args);
+      r.expectCleanRun();
+      checkStubLoops(loops, IntegrationTests.collapsed(r.file("p.collapsed")));
+    }
+  }
+
+  private static void checkStubLoops(String[] loops, Map<String, Long> s) {
     for (String loop : loops) {
       String root = "[" + loop + " tid=";
       long all = IntegrationTests.sum(s, k -> k.startsWith(root));
@@ -261,10 +268,10 @@ final class WalkerTests {
    * own log counts them): the Method* map lets go of their methods with them, at least five a
    * class for 90% of the classes the JVM says it unloaded (equals, hashCode, toString, run and
    * the constructor), so that its memory follows the classes loaded, with the default walker
-   * and with walker=vm; the run is clean.
+   * and with walker=copy; the run is clean.
    */
   static void methodMapFollowsClassUnloading(IntegrationTests.Jdk jdk) throws Exception {
-    for (String walker : List.of("", "walker=vm,")) {
+    for (String walker : List.of("", "walker=copy,")) {
       IntegrationTests.Run r = IntegrationTests.run(jdk, walker + "interval=1ms,file={dir}/p.collapsed",
           List.of("-Xlog:class+unload=info:file=unload.log"), "ClassLoadStorm", "20000");
       r.expectCleanRun();
@@ -275,7 +282,7 @@ final class WalkerTests {
       IntegrationTests.check(m.find(), "no method map line in the summary:\n" + r.stderr());
       long mapped = Long.parseLong(m.group(1)), gone = Long.parseLong(m.group(2));
       System.out.printf("    %s: the JVM unloaded %d proxy classes; the map let go of %d methods, holds %d%n",
-          walker.isEmpty() ? "default" : "walker=vm", unloaded, gone, mapped);
+          walker.isEmpty() ? "default" : "walker=copy", unloaded, gone, mapped);
       IntegrationTests.check(unloaded >= 1000, "the JVM unloaded only " + unloaded + " proxy classes: nothing to judge");
       IntegrationTests.check(gone >= unloaded * 5 * 9 / 10, "the map let go of " + gone + " methods for " + unloaded
           + " classes unloaded");

@@ -28,7 +28,7 @@ static void empty_string_gives_documented_defaults(void **state)
   assert_int_equal(o.nfiles, 1);
   assert_string_equal(o.files[0], "fgagent-%p.txt");
   assert_string_equal(o.log, "");
-  assert_int_equal(o.walker, FG_WALKER_COPY);   /* event=cpu's: no signal */
+  assert_int_equal(o.walker, FG_WALKER_VM);     /* walker=copy only when asked: see docs/walker.md */
   assert_int_equal(fg_options_parse("event=wall", &o, err, sizeof err), 0);
   assert_int_equal(o.walker, FG_WALKER_VM);      /* a signal from the wall sampler */
   assert_int_equal(fg_options_parse("event=itimer", &o, err, sizeof err), 0);

@@ -131,7 +131,7 @@ static uint64_t counters_lost(void)
   struct fg_perf_reach r;
   fg_perf_threads_enter(table, tid, &r);
   uint64_t lost = fg_perf_threads_lost(table, &r);
-  fg_perf_threads_leave(table);
+  fg_perf_threads_leave(&r);
   return lost;
 }
 

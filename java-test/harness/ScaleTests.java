@@ -1,0 +1,139 @@
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The default sampler on the shapes of program production has (java-test/workloads/Scale.java),
+ * each judged by what the run itself says: the worker threads' own CPU time, the workload's own
+ * clock, the summary's accounting. scripts/bench-scale.sh measures the same cases against
+ * walker=copy and async-profiler (results/scale.md).
+ */
+final class ScaleTests {
+  private ScaleTests() {}
+
+  /** The failure frames a walk can end in (forte's tick names). */
+  static final Pattern FAILED = Pattern.compile(".*\\[(no_Java_frame|no_class_load|GC_active|unknown_not_Java|"
+      + "not_walkable_not_Java|unknown_Java|not_walkable_Java|unknown_state|thread_exit|deopt|safepoint|unknown_tick)\\].*");
+
+  static long value(IntegrationTests.Run r, String key) {
+    Matcher m = Pattern.compile("(?m)^" + key + " (\\d+)").matcher(r.stdout());
+    IntegrationTests.check(m.find(), "the workload did not print " + key + ":\n" + r.stdout() + r.stderr());
+    return Long.parseLong(m.group(1));
+  }
+
+  /** The samples of the threads whose name starts with prefix, and those of them that failed. */
+  static long[] samples(IntegrationTests.Run r, String prefix) throws Exception {
+    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+    return new long[] {IntegrationTests.sum(s, k -> k.startsWith("[" + prefix)),
+        IntegrationTests.sum(s, k -> k.startsWith("[" + prefix) && FAILED.matcher(k).matches())};
+  }
+
+  /**
+   * 1000 threads alive together, each doing a little work between 5 ms sleeps: their samples come
+   * to at least 0.85 of their own CPU time / 1 ms (walker=copy, its CPUs' rings overrun, kept
+   * 0.24-0.37), at most 1% of them lost and 2% failed.
+   */
+  static void manyLiveThreadsKeepTheirSamples(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+        "Scale", "live", "1000", "100");
+    r.expectCleanRun();
+    long cpu = value(r, "CPU_NS"), taken = r.stat("signals taken"), lost = r.stat("samples lost");
+    long[] s = samples(r, "scale-");
+    double rate = s[0] / (cpu / 1e6);
+    System.out.printf("    %d samples for %.0f ms of the workers' CPU: %.3f a ms; %d of %d lost, %d failed%n", s[0],
+        cpu / 1e6, rate, lost, taken, s[1]);
+    IntegrationTests.check(rate >= 0.85 && rate <= 1.15, "the workers' samples are " + rate + " of their CPU / 1 ms");
+    IntegrationTests.check(lost * 100 <= taken, lost + " of " + taken + " samples lost");
+    IntegrationTests.check(s[1] * 50 <= s[0], s[1] + " of " + s[0] + " samples failed");
+  }
+
+  /**
+   * 3000 threads that end at once: their end costs the profiled run at most twice the unprofiled
+   * one's time (plus 300 ms for a busy host); walker=copy's thread end, a full pass over every
+   * ring waiting for the registry, took 33-40 times as long.
+   */
+  static void threadEndsCostLittle(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run bare = IntegrationTests.run(jdk, null, List.of(), "Scale", "end", "3000");
+    IntegrationTests.check(bare.exit() == 0, "the unprofiled run failed:\n" + bare.stderr());
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+        "Scale", "end", "3000");
+    r.expectCleanRun();
+    long without = value(bare, "END_MS"), with = value(r, "END_MS");
+    System.out.printf("    3000 threads ended in %d ms profiled, %d ms not%n", with, without);
+    IntegrationTests.check(with <= 2 * without + 300, "the threads took " + with + " ms to end, " + without
+        + " ms unprofiled");
+  }
+
+  /**
+   * Threads moving to another CPU every 0.5 ms of their CPU time: their samples come to at least
+   * 0.94 of their CPU time / 1 ms. A counter for each CPU (walker=copy) keeps each CPU's part of
+   * a period apart and loses it: 0.85-0.92 there.
+   */
+  static void threadsHoppingCpusKeepTheirSamples(IntegrationTests.Jdk jdk) throws Exception {
+    if (Runtime.getRuntime().availableProcessors() < 2) {
+      System.out.println("    one CPU: nothing to hop between");
+      return;
+    }
+    String lib = IntegrationTests.classes.resolveSibling("java-test-jni").resolve("libfghop.so").toString();
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+        "Scale", "hop", "200", "20", lib);
+    r.expectCleanRun();
+    long cpu = value(r, "CPU_NS");
+    long[] s = samples(r, "scale-");
+    double rate = s[0] / (cpu / 1e6);
+    System.out.printf("    %d samples for %.0f ms of the hopping threads' CPU: %.3f a ms%n", s[0], cpu / 1e6, rate);
+    IntegrationTests.check(rate >= 0.94 && rate <= 1.1, "the hopping threads' samples are " + rate
+        + " of their CPU / 1 ms");
+  }
+
+  /**
+   * Virtual threads computing between 1 ms sleeps (JDK 21 and later): at most 5% of their carriers'
+   * samples fail (walker=copy, which does not walk continuations: 93%), and the leaf they spend
+   * their time in is under most of them.
+   */
+  static void virtualThreadsAreWalked(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+        "Scale", "vt", "1000", "10");
+    if (r.exit() == 3 && r.stdout().contains("no virtual threads")) {
+      System.out.println("    no virtual threads in this JDK");
+      return;
+    }
+    r.expectCleanRun();
+    long[] s = samples(r, "ForkJoinPool");
+    long hot = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")),
+        k -> k.startsWith("[ForkJoinPool") && IntegrationTests.hasFrame(k, "VtHot.hot"));
+    System.out.printf("    carriers: %d samples, %d failed, %d in VtHot.hot%n", s[0], s[1], hot);
+    IntegrationTests.check(s[0] >= 500, "only " + s[0] + " samples of the carriers");
+    IntegrationTests.check(s[1] * 20 <= s[0], s[1] + " of " + s[0] + " carrier samples failed");
+    IntegrationTests.check(hot * 2 >= s[0], "only " + hot + " of " + s[0] + " carrier samples in VtHot.hot");
+  }
+
+  /**
+   * A class retransformed every 100 ms by a java agent, as APM agents do, its method hot: at most
+   * 1% of the thread's samples fail and 95% are in the retransformed method, whose new Method*s
+   * each retransformation makes must be named.
+   */
+  static void retransformedClassesAreNamed(IntegrationTests.Jdk jdk) throws Exception {
+    String agentJar = IntegrationTests.classes.resolve("retransformer.jar").toString();
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed",
+        List.of("-javaagent:" + agentJar), "Scale", "hot", "3000");
+    r.expectCleanRun();
+    long done = value(r, "RETRANSFORMED");
+    long[] s = samples(r, "scale-");
+    long hot = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")),
+        k -> k.startsWith("[scale-") && IntegrationTests.hasFrame(k, "ScaleHot.spin"));
+    System.out.printf("    %d retransformations; %d samples, %d failed, %d in ScaleHot.spin%n", done, s[0], s[1], hot);
+    IntegrationTests.check(done >= 10, "the class was retransformed only " + done + " times");
+    IntegrationTests.check(s[1] * 100 <= s[0], s[1] + " of " + s[0] + " samples failed");
+    IntegrationTests.check(hot * 100 >= s[0] * 95, "only " + hot + " of " + s[0] + " samples in ScaleHot.spin");
+  }
+
+  static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("many_live_threads_keep_their_samples", ScaleTests::manyLiveThreadsKeepTheirSamples),
+      new IntegrationTests.Named("thread_ends_cost_little", ScaleTests::threadEndsCostLittle),
+      new IntegrationTests.Named("threads_hopping_cpus_keep_their_samples",
+          ScaleTests::threadsHoppingCpusKeepTheirSamples),
+      new IntegrationTests.Named("virtual_threads_are_walked", ScaleTests::virtualThreadsAreWalked),
+      new IntegrationTests.Named("retransformed_classes_are_named", ScaleTests::retransformedClassesAreNamed));
+}
