@@ -7,7 +7,7 @@ JAVA_HOME ?= $(JDK17)
 JAVAC = $(JAVA_HOME)/bin/javac
 JAR = $(JAVA_HOME)/bin/jar
 
-CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -O2 -g -fPIC -Iinclude -Iagent/output \
+CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -O2 -g -fPIC -Iinclude -Iagent \
                 -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthread
 
@@ -16,15 +16,15 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/profile/profile.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
            agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c agent/output/output_target.c \
-           agent/sampling/foreign_threads.c agent/profile/collapsed_reader.c \
+           agent/sampling/unregistered_threads.c cli/collapsed_reader.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
-           agent/native/kernel_symbols.c agent/sampling/perf_threads.c agent/sampling/cpu_rings.c agent/sampling/timer_perf.c agent/sampling/copy_record.c agent/sampling/copy_held.c \
-           agent/output/speedscope.c agent/profile/profile_filter.c agent/profile/stats_test.c agent/profile/diff.c agent/profile/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/sched/switch_decoder.c agent/verify/call_site.c
+           agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
+           agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/sched/switch_decoder.c agent/verify/call_site.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
-AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c))
+AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))
 # The command-line tool, on the same pure core.
-CLI_SRC = $(wildcard cli/*.c)
+CLI_SRC = $(filter-out $(CORE_SRC),$(wildcard cli/*.c cli/*/*.c))
 PREFIX ?= /usr/local
 
 CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o) build/obj/gen/flamegraph_template.o
@@ -67,7 +67,7 @@ deps:
 
 lib: build/libfgagent.so
 
-build/obj/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h)
+build/obj/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h agent/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -c $< -o $@
 
@@ -88,14 +88,14 @@ build/libfgcore.a: $(CORE_OBJ) Makefile   # rebuilt when the list of core source
 build/libfgagent.so: $(AGENT_OBJ) build/libfgcore.a
 	$(CC) -shared -pthread -o $@ $(AGENT_OBJ) build/libfgcore.a -ldl -lm
 
-# The agent with its handler's parts timed (agent/sampling/handler_parts.h),
+# The agent with its handler's parts timed (agent/sampling/signal/handler_parts.h),
 # for make bench-parts; never installed. fg_parts_arm() deals arms in these
 # files only (elsewhere it is 0): the handler, the walkers, the trace table.
-PARTS_SRC = agent/sampling/handler.c agent/sampling/sample_store.c agent/sampling/handler_parts.c agent/walk/walker.c agent/walk/vm_walker.c \
+PARTS_SRC = agent/sampling/signal/handler.c agent/sampling/sample_store.c agent/sampling/signal/handler_parts.c agent/walk/walker.c agent/walk/vm_walker.c \
             agent/buffer/trace_table.c
 PARTS_OBJ = $(PARTS_SRC:%.c=build/obj-parts/%.o)
 
-build/obj-parts/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h)
+build/obj-parts/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h agent/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -DFG_HANDLER_PARTS -c $< -o $@
 
@@ -124,46 +124,46 @@ build/tests/%_tsan: tests/unit/%.c agent/buffer/ring.c agent/buffer/trace_table.
 # Native frames' unwind rules from the libraries' DWARF call frame information.
 UNWIND_OBJ = build/obj/agent/native/unwind_rows.o build/obj/agent/native/unwind_tables.o \
              build/obj/agent/native/unwind_refresher.o
-build/tests/test_handler_parts: tests/unit/test_handler_parts.c agent/sampling/handler_parts.c agent/sampling/handler_parts.h tests/unit/unit.h
+build/tests/test_handler_parts: tests/unit/test_handler_parts.c agent/sampling/signal/handler_parts.c agent/sampling/signal/handler_parts.h tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -DFG_HANDLER_PARTS -Itests/unit $< agent/sampling/handler_parts.c -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -DFG_HANDLER_PARTS -Itests/unit $< agent/sampling/signal/handler_parts.c -lcmocka -o $@
 
 build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unwind_refresher: build/tests/%: tests/unit/%.c $(UNWIND_OBJ) tests/unit/unit.h tests/unit/own_stack.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
 
 # The handler's test drives the real handler and registry with a fake ASGCT.
-HANDLER_OBJ = build/obj/agent/sampling/handler.o build/obj/agent/sampling/sample_store.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/late_threads.o \
-              build/obj/agent/walk/walker.o build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/frame_pop.o \
-              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/walk/method_map.o build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o \
+HANDLER_OBJ = build/obj/agent/sampling/signal/handler.o build/obj/agent/sampling/sample_store.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/prior_threads.o \
+              build/obj/agent/walk/walker.o build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o build/obj/agent/walk/x86/frame_pop.o \
+              build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/hotspot/method_map.o build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o \
               $(UNWIND_OBJ)
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -o $@
 
 # Java threads running before attach, found through a pthread key.
-build/tests/test_late_threads: tests/unit/test_late_threads.c build/obj/agent/jvmti/late_threads.o tests/unit/unit.h
+build/tests/test_prior_threads: tests/unit/test_prior_threads.c build/obj/agent/jvmti/prior_threads.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/jvmti/late_threads.o -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/jvmti/prior_threads.o -lcmocka -o $@
 
 # Frame layouts of compiled methods, on code bytes HotSpot printed.
-build/tests/test_frame_layout: tests/unit/test_frame_layout.c build/obj/agent/walk/frame_layout.o tests/unit/unit.h
+build/tests/test_frame_layout: tests/unit/test_frame_layout.c build/obj/agent/walk/x86/frame_layout.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/frame_layout.o -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/x86/frame_layout.o -lcmocka -o $@
 
 # The code map and its granule index.
-build/tests/test_code_map: tests/unit/test_code_map.c build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o tests/unit/unit.h
+build/tests/test_code_map: tests/unit/test_code_map.c build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o -lcmocka -o $@
 
 # Compiled methods' debug records and their block directory.
-build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/walk/pc_scopes.o tests/unit/unit.h
+build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/hotspot/pc_scopes.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/walk/pc_scopes.o -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/hotspot/pc_scopes.o -lcmocka -o $@
 
 # The VM walker on synthetic frames (it calls fg_walk_scopes_at in walker.o).
-VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/walk/walker.o build/obj/agent/walk/frame_pop.o \
-                build/obj/agent/walk/code_map.o build/obj/agent/walk/pc_scopes.o build/obj/agent/walk/frame_layout.o build/obj/agent/walk/method_map.o \
+VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/walk/walker.o build/obj/agent/walk/x86/frame_pop.o \
+                build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o build/obj/agent/hotspot/method_map.o \
                 build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o $(UNWIND_OBJ)
 build/tests/test_vm_walker build/tests/test_vm_walker_stubs: build/tests/%: tests/unit/%.c $(VM_WALKER_OBJ) build/libfgcore.a \
     tests/unit/vm_walker_fixture.h tests/unit/unit.h
@@ -183,7 +183,7 @@ build/tests/test_native_walk_kept: tests/unit/test_native_walk_kept.c $(VM_WALKE
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
 
 # Deoptimization sites read from a fake nmethod, in JDK 17's layout and JDK 25's.
-VM_DEOPT_OBJ = build/obj/agent/walk/vm_deopt.o build/obj/agent/walk/vm_structs.o build/obj/agent/native/symbols.o \
+VM_DEOPT_OBJ = build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/vm_structs.o build/obj/agent/native/symbols.o \
                build/obj/agent/native/unwind_rows.o
 build/tests/test_vm_deopt: tests/unit/test_vm_deopt.c $(VM_DEOPT_OBJ) tests/unit/unit.h
 	@mkdir -p build/tests
@@ -195,9 +195,9 @@ build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_ca
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/pc_cache.o -lcmocka -o $@
 
 # The VM walker's Method* map.
-build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/walk/method_map.o tests/unit/unit.h
+build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/hotspot/method_map.o tests/unit/unit.h
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/walk/method_map.o -lcmocka -o $@
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/hotspot/method_map.o -lcmocka -o $@
 
 # The ELF symbol reader, on the test program's own functions.
 build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o tests/unit/unit.h
@@ -210,7 +210,7 @@ build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
 	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
 
 # The overhead benchmarks' floor: fgagent's mechanism on a JVM with an empty handler.
-build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h agent/sampling/jitter.h
+build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h agent/sampling/perf/jitter.h
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
 
@@ -221,7 +221,7 @@ build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 
 # The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-             -Iinclude -Iagent/output -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+             -Iinclude -Iagent -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 build/fuzz_collapsed_reader: tests/fuzz/fuzz_collapsed_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
 	@mkdir -p build
 	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm

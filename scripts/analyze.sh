@@ -11,8 +11,8 @@ make -s build/gen/flamegraph_template.c >/dev/null
 found=$(mktemp)
 trap 'rm -f "$found"' EXIT
 passed=0 failed=0
-for f in agent/*.c agent/*/*.c build/gen/flamegraph_template.c; do
-  out=$(gcc -std=c11 -D_GNU_SOURCE -O2 -fanalyzer -Iinclude -Iagent/output \
+for f in agent/*.c agent/*/*.c agent/*/*/*.c cli/collapsed_reader.c cli/profile_filter.c cli/compare/*.c build/gen/flamegraph_template.c; do
+  out=$(gcc -std=c11 -D_GNU_SOURCE -O2 -fanalyzer -Iinclude -Iagent \
         -I"$java_home/include" -I"$java_home/include/linux" -c "$f" -o /dev/null 2>&1)
   # "FILE:LINE:COL: warning: MESSAGE" -> "FILE | MESSAGE"
   new=$(printf '%s\n' "$out" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: warning: \(.*\)$/\1 | \2/p')

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where the handler's time goes, part by part: build/libfgagent-parts.so
-# (agent/sampling/handler_parts.h: the time stamp counter read between the
+# (agent/sampling/signal/handler_parts.h: the time stamp counter read between the
 # parts of every walk) profiles `Bench KIND` at event=cpu,interval=1ms for
 # each work kind, ROUNDS times (default 3) in turn; each run's summary gives
 # each part's cycles a walked signal in two arms of signals drawn at random.

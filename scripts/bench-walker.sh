@@ -10,14 +10,16 @@
 # the vm walker read itself, and the handler's time per walk. Then one run per
 # program and JDK with walker=vm,verify: the Java caller->callee edges that
 # the callers' bytecode can make. Writes results/walker.md.
-# Environment: RUNS (per walker, default 2), WALKERS (default "asgct vm copy"; walker=copy walks
-# the kernel's copy of each sample's stack on the engine's thread: its *handler* column is that walk).
+# Environment: RUNS (per walker, default 2), WALKERS (default "asgct vm copy", and asprof when
+# ASPROF names async-profiler's library: its cpu event at the same interval, in the same rounds;
+# walker=copy walks the kernel's copy of each sample's stack on the engine's thread: its
+# *handler* column is that walk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh bench
 runs=${RUNS:-2}
-read -r -a walkers <<<"${WALKERS:-asgct vm copy}"
+read -r -a walkers <<<"${WALKERS:-asgct vm copy${ASPROF:+ asprof}}"
 agent=$(pwd)/build/libfgagent.so
 sql=$(pwd)/scripts/bench/h2-work.sql
 work=$(mktemp -d)
@@ -32,6 +34,8 @@ if [ -n "$temurin" ]; then jdks+=("$temurin"); else echo "bench-walker: no Temur
 run() {
   local java=$1/bin/java program=$2 tag=$3 opts=$4
   local agentarg="-agentpath:$agent=interval=1ms,threads,file=$work/$tag.collapsed,log=$work/$tag.log,$opts"
+  [ "$opts" = walker=asprof ] && agentarg="-agentpath:$ASPROF=start,event=cpu,interval=1000000,threads,collapsed,file=$work/$tag.collapsed"
+  : >"$work/$tag.log"
   rm -rf "$work/out"
   case $program in
     javac) (cd "$work" && "$java" "$agentarg" -m jdk.compiler/com.sun.tools.javac.Main -nowarn \
@@ -58,9 +62,10 @@ row() {
       for (i = 2; i <= n; i++) if (f[i] ~ /^\[(unknown|not_walkable|no_class_load|gc_active|unknown_state|thread_exit|deopt|safepoint)/) failed = 1
       all += c; if (failed) fail += c
       if (f[1] !~ vmt) { app += c; if (failed) appfail += c } }
-    END { printf "| %s | %s | %s | %d | %d | %.2f%% | %d | %.2f%% | %s | %.2f us |\n", prog, jdk, walker, run, all,
+    END { printf "| %s | %s | %s | %d | %d | %.2f%% | %d | %.2f%% | %s | %s |\n", prog, jdk, walker, run, all,
             all ? 100 * fail / all : 0, app, app ? 100 * appfail / app : 0,
-            walker == "vm" && java ? sprintf("%.1f%%", 100 * own / java) : "-", handler }' "$work/$5.collapsed"
+            walker == "vm" && java ? sprintf("%.1f%%", 100 * own / java) : "-",
+            walker == "asprof" ? "-" : sprintf("%.2f us", handler) }' "$work/$5.collapsed"
 }
 
 rows=()
@@ -77,7 +82,7 @@ for jdk in "${jdks[@]}"; do
       done
     done
     for walker in "${walkers[@]}"; do
-      [ "$walker" = asgct ] && continue
+      [ "$walker" = asgct ] || [ "$walker" = asprof ] && continue
       tag=$program-verify-$walker
       run "$jdk" "$program" "$tag" "walker=$walker,verify"
       line=$(grep -E 'verify:' "$work/$tag.log" | sed 's/^ *//')
@@ -99,7 +104,8 @@ out=results/walker.md
   echo "thread but the JVM's own (JIT compilers, GC, VM threads). *vm read* is the share of Java stacks"
   echo "fgagent's walker read itself; AsyncGetCallTrace (with fgagent's recovery) took the rest. *handler*"
   echo "is the handler's time per walk, native frames included (walker=copy: the engine thread's walk of a"
-  echo "stack copy, no handler, no AsyncGetCallTrace)."
+  echo "stack copy, no handler, no AsyncGetCallTrace). *asprof*: async-profiler (${ASPROF:-not run}), its"
+  echo "defaults for event=cpu at the same interval, in the same rounds."
   echo
   echo "| program | JDK | walker | run | samples | failed | app samples | app failed | vm read | handler |"
   echo "|---|---|---|---|---|---|---|---|---|---|"

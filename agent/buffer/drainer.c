@@ -1,6 +1,6 @@
 /* The drainer thread and one drain pass; see drainer.h. */
-#include "drainer.h"
-#include "drainer_internal.h"
+#include "buffer/drainer.h"
+#include "buffer/drainer_internal.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 #include "fg/sample_record.h"
 #include "fg/trace_stacks.h"
 #include "fg/utf8.h"
-#include "../walk/walker.h"
+#include "walk/walker.h"
 
 /* A pass every 50 ms: half a ring's samples at 1 ms, and a ring half full
  * wakes the drainer sooner. Each wake-up costs ~50 us of CPU on a virtual
@@ -173,7 +173,7 @@ static void add_sample(struct fg_drainer *d, struct fg_thread *t, uint32_t threa
 }
 
 /* What a full ring's overflow slots counted since the last pass; with
- * thread_frame -2 (a pool record with no name), counted as lost. */
+ * thread_frame -2 (a JVM thread record with no name), counted as lost. */
 static void add_overflow(struct fg_drainer *d, struct fg_thread *t, uint32_t thread, int64_t thread_frame)
 {
   for (int i = 0; i < FG_OVERFLOW_SLOTS; i++) {
@@ -182,7 +182,7 @@ static void add_overflow(struct fg_drainer *d, struct fg_thread *t, uint32_t thr
     if (!weight)
       continue;
     if (thread_frame == -2) {
-      d->pool_no_slot += weight;
+      d->jvm_no_slot += weight;
       continue;
     }
     d->profile->stats.overflowed += weight;
@@ -335,29 +335,29 @@ static void thread_comm(int tid, char *buf, size_t len)
     fclose(f);
 }
 
-static struct fg_foreign_name *foreign_name(struct fg_drainer *d, int tid)
+static struct fg_unregistered_name *unregistered_name(struct fg_drainer *d, int tid)
 {
-  if ((d->foreign_used + 1) * 2 > d->foreign_capacity) {
-    uint32_t cap = d->foreign_capacity ? d->foreign_capacity * 2 : 256;
-    struct fg_foreign_name *names = calloc(cap, sizeof *names);
+  if ((d->unregistered_used + 1) * 2 > d->unregistered_capacity) {
+    uint32_t cap = d->unregistered_capacity ? d->unregistered_capacity * 2 : 256;
+    struct fg_unregistered_name *names = calloc(cap, sizeof *names);
     if (!names)
       return NULL;
-    for (uint32_t i = 0; i < d->foreign_capacity; i++) {
-      if (!d->foreign_names[i].tid)
+    for (uint32_t i = 0; i < d->unregistered_capacity; i++) {
+      if (!d->unregistered_names[i].tid)
         continue;
-      uint32_t j = (uint32_t)d->foreign_names[i].tid & (cap - 1);
+      uint32_t j = (uint32_t)d->unregistered_names[i].tid & (cap - 1);
       while (names[j].tid)
         j = (j + 1) & (cap - 1);
-      names[j] = d->foreign_names[i];
+      names[j] = d->unregistered_names[i];
     }
-    free(d->foreign_names);
-    d->foreign_names = names;
-    d->foreign_capacity = cap;
+    free(d->unregistered_names);
+    d->unregistered_names = names;
+    d->unregistered_capacity = cap;
   }
-  uint32_t j = (uint32_t)tid & (d->foreign_capacity - 1);
-  for (; d->foreign_names[j].tid; j = (j + 1) & (d->foreign_capacity - 1))
-    if (d->foreign_names[j].tid == tid)
-      return &d->foreign_names[j];
+  uint32_t j = (uint32_t)tid & (d->unregistered_capacity - 1);
+  for (; d->unregistered_names[j].tid; j = (j + 1) & (d->unregistered_capacity - 1))
+    if (d->unregistered_names[j].tid == tid)
+      return &d->unregistered_names[j];
   char comm[64], frame[80];
   thread_comm(tid, comm, sizeof comm);
   snprintf(frame, sizeof frame, "[%s]", comm);
@@ -365,15 +365,15 @@ static struct fg_foreign_name *foreign_name(struct fg_drainer *d, int tid)
   int64_t id = intern(d, frame, FG_KIND_THREAD);
   if (thread < 0 || id < 0)
     return NULL;
-  d->foreign_names[j] = (struct fg_foreign_name){tid, (uint32_t)thread, (uint32_t)id};
-  d->foreign_used++;
-  return &d->foreign_names[j];
+  d->unregistered_names[j] = (struct fg_unregistered_name){tid, (uint32_t)thread, (uint32_t)id};
+  d->unregistered_used++;
+  return &d->unregistered_names[j];
 }
 
-static void add_foreign(void *ctx, int tid, uint64_t samples)
+static void add_unregistered(void *ctx, int tid, uint64_t samples)
 {
   struct fg_drainer *d = ctx;
-  struct fg_foreign_name *f = foreign_name(d, tid);
+  struct fg_unregistered_name *f = unregistered_name(d, tid);
   d->profile->stats.no_jnienv += samples;
   if (f)
     fg_profile_add(d->profile, f->profile_thread, &f->frame, 1, samples);
@@ -388,26 +388,26 @@ static int tid_alive(int tid)
 
 /* Frees the slots of gone threads; their names are looked up afresh if a
  * new thread reuses the id. */
-static void reclaim_foreign(struct fg_drainer *d)
+static void reclaim_unregistered(struct fg_drainer *d)
 {
-  fg_foreign_reclaim(d->sampler->foreign, tid_alive);
-  memset(d->foreign_names, 0, d->foreign_capacity * sizeof *d->foreign_names);
-  d->foreign_used = 0;
+  fg_unregistered_reclaim(d->sampler->unregistered, tid_alive);
+  memset(d->unregistered_names, 0, d->unregistered_capacity * sizeof *d->unregistered_names);
+  d->unregistered_used = 0;
 }
 
-/* A pool record: a thread with no JNIEnv that keeps its native stacks. Its
+/* A JVM thread record: a thread with no JNIEnv that keeps its native stacks. Its
  * tid and serial were written before its first sample was committed, so
  * they are read only once the ring has something. */
-static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
+static void drain_jvm_record(struct fg_drainer *d, struct fg_thread *t)
 {
   int state = atomic_load(&t->state);
   if (state == FG_THREAD_FREE || state == FG_THREAD_CLAIMING)
     return;
   const uint64_t *rec = fg_ring_peek(&t->ring);
   if (rec && t->profile_serial != t->serial) {
-    struct fg_foreign_name *f = foreign_name(d, t->tid);
+    struct fg_unregistered_name *f = unregistered_name(d, t->tid);
     t->profile_thread = f ? f->profile_thread : 0;
-    t->pool_frame = f ? (int64_t)f->frame : -1;
+    t->jvm_frame = f ? (int64_t)f->frame : -1;
     t->profile_serial = t->serial;
     uintptr_t lo, hi;
     if (mapping_of(t->claim_sp, &lo, &hi)) {   /* from now on its walks may follow rbp */
@@ -416,16 +416,16 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
     }
   }
   for (; rec; rec = fg_ring_peek(&t->ring)) {
-    if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE && t->pool_frame >= 0)
-      add_sample(d, t, t->profile_thread, t->pool_frame, rec);
+    if (fg_ring_header_tag(*rec) == FG_RECORD_SAMPLE && t->jvm_frame >= 0)
+      add_sample(d, t, t->profile_thread, t->jvm_frame, rec);
     else
-      d->pool_no_slot += fg_sample_weight(rec);   /* no name for it: counted as lost */
+      d->jvm_no_slot += fg_sample_weight(rec);   /* no name for it: counted as lost */
     fg_ring_release(&t->ring, rec);
   }
   /* where its overflow and back-off carry go: under its name, or nowhere (-2: lost) */
-  int named = t->profile_serial == t->serial && t->pool_frame >= 0;
+  int named = t->profile_serial == t->serial && t->jvm_frame >= 0;
   uint32_t thread = named ? t->profile_thread : 0;
-  int64_t thread_frame = named ? t->pool_frame : -2;
+  int64_t thread_frame = named ? t->jvm_frame : -2;
   add_overflow(d, t, thread, thread_frame);
   count_signals(d, t, state == FG_THREAD_ENDED, thread, thread_frame);
   if (state == FG_THREAD_ENDED) {
@@ -435,9 +435,9 @@ static void drain_pool_record(struct fg_drainer *d, struct fg_thread *t)
 }
 
 /* Pool records of threads that are gone become ENDED, to be freed once drained. */
-static void reclaim_pool(struct fg_drainer *d)
+static void reclaim_jvm_records(struct fg_drainer *d)
 {
-  struct fg_thread_pool *p = d->sampler->pool;
+  struct fg_jvm_thread_records *p = d->sampler->jvm_records;
   for (uint32_t i = 0; p && i < p->n; i++) {
     struct fg_thread *t = p->records[i];
     if (atomic_load(&t->state) == FG_THREAD_LIVE && fg_ring_peek(&t->ring) == NULL &&
@@ -449,18 +449,18 @@ static void reclaim_pool(struct fg_drainer *d)
 void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
 {
   d->jni = jni;   /* the pass's: frame names are read with it */
-  struct fg_thread_pool *pool = d->sampler->pool;
+  struct fg_jvm_thread_records *jvm_records = d->sampler->jvm_records;
   /* rooms first: the pass itself may take long (its first names the
    * symbol tables), and a deep thread's walks are cut until it has one */
   stock_spare_rooms(d);
-  for (uint32_t i = 0; pool && i < pool->n; i++)
-    grow_scratch(d, pool->records[i]);
+  for (uint32_t i = 0; jvm_records && i < jvm_records->n; i++)
+    grow_scratch(d, jvm_records->records[i]);
   pthread_mutex_lock(&d->registry->lock);
   for (uint32_t i = 0; i < d->registry->n; i++)
     grow_scratch(d, d->registry->all[i]);
   pthread_mutex_unlock(&d->registry->lock);
-  for (uint32_t i = 0; pool && i < pool->n; i++)
-    drain_pool_record(d, pool->records[i]);
+  for (uint32_t i = 0; jvm_records && i < jvm_records->n; i++)
+    drain_jvm_record(d, jvm_records->records[i]);
   pthread_mutex_lock(&d->registry->lock);
   for (uint32_t i = 0; i < d->registry->n; i++)
     drain_thread(d, d->registry->all[i]);
@@ -468,11 +468,11 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
     add_repeats(d);
   pthread_mutex_unlock(&d->registry->lock);
 
-  fg_foreign_drain(d->sampler->foreign, add_foreign, d);
+  fg_unregistered_drain(d->sampler->unregistered, add_unregistered, d);
   struct fg_stats *st = &d->profile->stats;
-  uint64_t foreign = atomic_load(&d->sampler->foreign_taken);
-  st->taken += foreign - d->foreign_counted;
-  d->foreign_counted = foreign;
+  uint64_t unregistered = atomic_load(&d->sampler->unregistered_taken);
+  st->taken += unregistered - d->unregistered_counted;
+  d->unregistered_counted = unregistered;
   uint64_t unowned = atomic_load(&d->sampler->lost_unowned);   /* walker=copy's, of no known thread */
   st->taken += unowned - d->unowned_counted;
   st->overruns += unowned - d->unowned_counted;
@@ -481,7 +481,7 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   st->taken += paused - d->paused_counted;
   st->paused_lost += paused - d->paused_counted;
   d->paused_counted = paused;
-  st->no_slot = atomic_load(&d->sampler->foreign->no_slot) - d->no_slot_before + d->pool_no_slot;
+  st->no_slot = atomic_load(&d->sampler->unregistered->no_slot) - d->no_slot_before + d->jvm_no_slot;
   struct fg_trace_table *traces = d->sampler->traces;
   fg_trace_table_prepare(traces);
   st->traces = fg_trace_table_count(traces);
@@ -587,8 +587,8 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
       reclaimed = now;
       pthread_mutex_lock(&d->lock);
       if (!d->closed) {
-        reclaim_pool(d);
-        reclaim_foreign(d);
+        reclaim_jvm_records(d);
+        reclaim_unregistered(d);
       }
       pthread_mutex_unlock(&d->lock);
     }

@@ -13,17 +13,17 @@
 #include "fg/profile.h"
 #include "fg/trace_stacks.h"
 #include "fg/u64_map.h"
-#include "../native/kernel_symbols.h"
-#include "../native/symbols.h"
-#include "../sched/sched.h"
-#include "../sampling/wall.h"
-#include "../jvmti/threads.h"
-#include "../profile/method_names.h"
-#include "../sampling/sampler.h"
-#include "../sampling/timer.h"
-#include "../verify/edge_verifier.h"
+#include "native/kernel_symbols.h"
+#include "native/symbols.h"
+#include "sched/sched.h"
+#include "sampling/wall/wall.h"
+#include "jvmti/threads.h"
+#include "profile/method_names.h"
+#include "sampling/sampler.h"
+#include "sampling/timer.h"
+#include "verify/edge_verifier.h"
 
-struct fg_foreign_name {
+struct fg_unregistered_name {
   int tid;                     /* 0 = empty */
   uint32_t profile_thread;
   uint32_t frame;              /* "[thread name]" */
@@ -51,11 +51,11 @@ struct fg_drainer {
   struct fg_u64_map native_names; /* pc -> profile name id (user and kernel pcs) */
   struct fg_kernel_symbols ksyms; /* read at the first kernel frame */
   int ksyms_read;
-  struct fg_foreign_name *foreign_names;
-  uint32_t foreign_capacity, foreign_used;
-  uint64_t foreign_counted;    /* foreign_taken already added to stats.taken */
-  uint64_t pool_no_slot;       /* pool records' samples with no thread name: lost */
-  uint64_t no_slot_before;     /* the foreign table's no_slot when this profile began */
+  struct fg_unregistered_name *unregistered_names;
+  uint32_t unregistered_capacity, unregistered_used;
+  uint64_t unregistered_counted;    /* unregistered_taken already added to stats.taken */
+  uint64_t jvm_no_slot;       /* JVM thread records\' samples with no thread name: lost */
+  uint64_t no_slot_before;     /* the unregistered table's no_slot when this profile began */
   uint64_t wall_signals_before, wall_repeats_before, wall_joined_counted;   /* the wall sampler's, likewise */
   uint64_t wall_repeats_lost_counted;   /* its lost repeats already counted */
   uint64_t interval_start_ns;  /* loop=: when this interval began */

@@ -2,7 +2,7 @@
 #ifndef FG_DRAINER_INTERNAL_H
 #define FG_DRAINER_INTERNAL_H
 
-#include "drainer.h"
+#include "buffer/drainer.h"
 
 /* One pass over every ring and count, into the profile. Under the lock. */
 void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "drainer.h"
-#include "drainer_internal.h"
+#include "buffer/drainer.h"
+#include "buffer/drainer_internal.h"
 
 void fg_drainer_hold(struct fg_drainer *d, JNIEnv *jni)
 {
@@ -27,11 +27,11 @@ static int forget_profile(struct fg_drainer *d)
   fg_trace_stacks_free(&d->stacks);
   fg_u64_map_free(&d->native_names);
   fg_u64_map_init(&d->native_names);
-  free(d->foreign_names);
-  d->foreign_names = NULL;
-  d->foreign_capacity = d->foreign_used = 0;
-  d->pool_no_slot = 0;
-  d->no_slot_before = atomic_load(&d->sampler->foreign->no_slot);
+  free(d->unregistered_names);
+  d->unregistered_names = NULL;
+  d->unregistered_capacity = d->unregistered_used = 0;
+  d->jvm_no_slot = 0;
+  d->no_slot_before = atomic_load(&d->sampler->unregistered->no_slot);
   if (d->wall) {
     d->wall_signals_before = atomic_load(&d->wall->signals);
     d->wall_repeats_before = atomic_load(&d->wall->repeats_taken);
@@ -42,9 +42,9 @@ static int forget_profile(struct fg_drainer *d)
   for (uint32_t i = 0; i < d->registry->n; i++)
     d->registry->all[i]->profile_serial = 0;
   pthread_mutex_unlock(&d->registry->lock);
-  struct fg_thread_pool *pool = d->sampler->pool;
-  for (uint32_t i = 0; pool && i < pool->n; i++)
-    pool->records[i]->profile_serial = 0;
+  struct fg_jvm_thread_records *jvm_records = d->sampler->jvm_records;
+  for (uint32_t i = 0; jvm_records && i < jvm_records->n; i++)
+    jvm_records->records[i]->profile_serial = 0;
   struct fg_stack_namer namer = {fg_drainer_frame_name, fg_wall_state_frame, d};
   return fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer);
 }
@@ -85,10 +85,10 @@ static void pending_carry(struct fg_drainer *d, uint64_t *skipped, uint64_t *joi
   if (d->wall)
     fg_drainer_count_joined(d);
   pthread_mutex_unlock(&d->registry->lock);
-  struct fg_thread_pool *pool = d->sampler->pool;
-  for (uint32_t i = 0; pool && i < pool->n; i++)
-    if (atomic_load(&pool->records[i]->state) != FG_THREAD_FREE)
-      *skipped += pool->records[i]->backoff.carry;
+  struct fg_jvm_thread_records *jvm_records = d->sampler->jvm_records;
+  for (uint32_t i = 0; jvm_records && i < jvm_records->n; i++)
+    if (atomic_load(&jvm_records->records[i]->state) != FG_THREAD_FREE)
+      *skipped += jvm_records->records[i]->backoff.carry;
 }
 
 /* loop=: the interval is over: the rings drained into its profile, which

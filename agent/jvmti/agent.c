@@ -9,7 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "jvmti/agent.h"
 #include "fg/output.h"
 
 static struct fg_agent the_agent;
@@ -20,7 +20,7 @@ static struct fg_agent the_agent;
  * adds as many refinement threads and a quarter as many concurrent ones,
  * C1 and C2 about log2(CPUs) x log2(log2(CPUs)) x 1.5 compilers; twice the
  * CPUs and 32 more hold them all, 64 at least. */
-static uint32_t pool_records(void)
+static uint32_t jvm_thread_records(void)
 {
   long cpus = sysconf(_SC_NPROCESSORS_CONF);
   uint32_t n = cpus > 0 ? 2u * (uint32_t)cpus + 32u : 64u;
@@ -179,7 +179,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   };
   a->sampler.traces = &a->traces;
   a->sampler.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* -1: the drainer just polls */
-  a->sampler.foreign = &a->foreign;
+  a->sampler.unregistered = &a->unregistered;
   fg_profile_init(&a->profile);
   fg_timer_init(&a->timer);
   a->drainer.jvmti = a->jvmti;
@@ -227,8 +227,8 @@ int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen)
   }
   if (!made || (vm_walker && !a->pcs.slots && fg_pc_cache_init(&a->pcs) != 0) ||
       (native && !atomic_load(&a->unwind.set) && fg_unwind_tables_init(&a->unwind) != 0) ||
-      (o->cstack == FG_CSTACK_NATIVE && !a->pool.records &&
-       fg_thread_pool_init(&a->pool, pool_records(), o->ring_bytes, first_frames) != 0)) {
+      (o->cstack == FG_CSTACK_NATIVE && !a->jvm_records.records &&
+       fg_jvm_thread_records_init(&a->jvm_records, jvm_thread_records(), o->ring_bytes, first_frames) != 0)) {
     snprintf(err, errlen, "fgagent: out of memory setting up the session's tables (walker=%s, cstack=%s)",
              o->walker == FG_WALKER_COPY ? "copy" : vm_walker ? "vm" : "asgct",
              o->cstack == FG_CSTACK_NATIVE ? "native" : "no");
@@ -242,7 +242,7 @@ int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen)
   w->pcs = vm_walker ? &a->pcs : NULL;
   w->unwind = native ? &a->unwind : NULL;
   a->sampler.pc_slots = vm_walker ? a->pcs.slots : NULL;
-  a->sampler.pool = o->cstack == FG_CSTACK_NATIVE ? &a->pool : NULL;
+  a->sampler.jvm_records = o->cstack == FG_CSTACK_NATIVE ? &a->jvm_records : NULL;
   a->sampler.scratch_reserve = frames - o->depth;
   a->sampler.interval_ns = o->interval_ns;
   a->sampler.session++;

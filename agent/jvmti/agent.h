@@ -9,32 +9,32 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "fg/foreign_threads.h"
+#include "fg/unregistered_threads.h"
 #include "fg/options.h"
 #include "fg/profile.h"
-#include "../buffer/drainer.h"
-#include "../profile/method_names.h"
-#include "../sampling/copy_engine.h"
-#include "../sampling/sampler.h"
-#include "../sampling/timer.h"
-#include "../sampling/wall.h"
-#include "../native/symbols.h"
-#include "../native/unwind_refresher.h"
-#include "../native/unwind_tables.h"
-#include "../walk/pc_cache.h"
-#include "../walk/code_map.h"
-#include "../walk/method_map.h"
-#include "../walk/vm_deopt.h"
-#include "../walk/vm_offsets.h"
-#include "../sched/sched.h"
-#include "late_threads.h"
-#include "threads.h"
+#include "buffer/drainer.h"
+#include "profile/method_names.h"
+#include "sampling/copy/copy_engine.h"
+#include "sampling/sampler.h"
+#include "sampling/timer.h"
+#include "sampling/wall/wall.h"
+#include "native/symbols.h"
+#include "native/unwind_refresher.h"
+#include "native/unwind_tables.h"
+#include "walk/pc_cache.h"
+#include "hotspot/code_map.h"
+#include "hotspot/method_map.h"
+#include "hotspot/vm_deopt.h"
+#include "hotspot/vm_offsets.h"
+#include "sched/sched.h"
+#include "jvmti/prior_threads.h"
+#include "jvmti/threads.h"
 
 struct fg_agent {
   jvmtiEnv *jvmti;
   struct fg_options opts;
   struct fg_sampler sampler;
-  struct fg_foreign_threads foreign;
+  struct fg_unregistered_threads unregistered;
   struct fg_registry registry;
   struct fg_timer timer;
   struct fg_drainer drainer;
@@ -50,11 +50,11 @@ struct fg_agent {
   struct fg_unwind_tables unwind;   /* cstack=native: every library's DWARF unwind rows */
   struct fg_copy_engine copy_engine;   /* walker=copy: its thread, while sampling runs */
   struct fg_unwind_refresher unwind_refresher;   /* cstack=native: its thread, while sampling runs */
-  struct fg_thread_pool pool;  /* records for threads with no JNIEnv (cstack=native) */
+  struct fg_jvm_thread_records jvm_records;  /* records for threads with no JNIEnv (cstack=native) */
   struct fg_trace_table traces;   /* every stack sampled, stored once */
   struct fg_sched sched;       /* context-switch records (sched) */
   struct fg_wall wall;         /* event=wall's sampler thread */
-  struct fg_late_threads late; /* attach: Java threads running before it */
+  struct fg_prior_threads prior; /* attach: Java threads running before it */
 
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */

@@ -19,9 +19,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "jvmti/agent.h"
 #include "fg/attach_codes.h"
-#include "../walk/vm_structs.h"
+#include "hotspot/vm_structs.h"
 
 /* first_start's and start's: the JVM is still starting, the client asks again */
 #define FG_START_LATER (-2)
@@ -67,12 +67,12 @@ static int thread_tid(uintptr_t vm_thread)
 }
 
 /* Records for the Java threads already running, found by their handlers
- * through HotSpot's thread key (late_threads.h). The number registered, or
+ * through HotSpot's thread key (prior_threads.h). The number registered, or
  * -1 when the key cannot be found (they then go unsampled). */
 static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread self, long env_offset)
 {
   pthread_key_t key;
-  if (!a->jvmti || env_offset < 0 || fg_late_threads_find_key((char *)jni - env_offset, &key) != 0)
+  if (!a->jvmti || env_offset < 0 || fg_prior_threads_find_key((char *)jni - env_offset, &key) != 0)
     return -1;
   jint n = 0;
   jthread *threads = NULL;
@@ -81,7 +81,7 @@ static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread sel
   jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
   jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
   int registered = -1;
-  if (eetop && fg_late_threads_init(&a->late, (uint32_t)n + 16, key, env_offset) == 0) {
+  if (eetop && fg_prior_threads_init(&a->prior, (uint32_t)n + 16, key, env_offset) == 0) {
     registered = 0;
     for (jint i = 0; i < n; i++) {
       jlong vm_thread = (*jni)->IsSameObject(jni, threads[i], self) ? 0 : (*jni)->GetLongField(jni, threads[i], eetop);
@@ -90,13 +90,13 @@ static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread sel
         fg_session_thread_name(a, jni, threads[i], name, sizeof name);
         JNIEnv *env = (JNIEnv *)((char *)(intptr_t)vm_thread + env_offset);
         struct fg_thread *t = fg_registry_add_other(&a->registry, env, thread_tid((uintptr_t)vm_thread), name);
-        if (t && fg_late_threads_add(&a->late, env, t) == 0)
+        if (t && fg_prior_threads_add(&a->prior, env, t) == 0)
           registered++;
       }
       (*jni)->DeleteLocalRef(jni, threads[i]);
     }
-    a->late.ready = 1;
-    a->sampler.late = &a->late;
+    a->prior.ready = 1;
+    a->sampler.prior = &a->prior;
   }
   (*jni)->ExceptionClear(jni);
   (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)threads);

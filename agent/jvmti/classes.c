@@ -11,7 +11,7 @@
  * later at the same place does not find taken. */
 #include <stdlib.h>
 
-#include "agent.h"
+#include "jvmti/agent.h"
 
 /* A tagged class's Method*s in the map (the tag is its address). */
 struct class_methods {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent.h"
+#include "jvmti/agent.h"
 
 static struct fg_agent *agent_of(jvmtiEnv *jvmti)
 {

@@ -8,12 +8,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "jvmti/agent.h"
 #include "fg/clock.h"
 #include "fg/output.h"
 #include "fg/utf8.h"
-#include "../sampling/handler_parts.h"
-#include "../walk/vm_structs.h"
+#include "sampling/signal/handler_parts.h"
+#include "hotspot/vm_structs.h"
 
 /* How often the unwind tables look for libraries loaded since (besides a
  * walk's wake-up when it meets a pc in none): one dl_iterate_phdr call */
@@ -60,7 +60,7 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
   /* a thread running before attach: out of the table, so that no later
    * thread whose JNIEnv lands at the same address finds its record */
-  struct fg_thread *late = a->sampler.late ? fg_late_threads_remove(&a->late, jni) : NULL;
+  struct fg_thread *late = a->sampler.prior ? fg_prior_threads_remove(&a->prior, jni) : NULL;
   if (!fg_current_thread) {
     if (late) {   /* it ended before its handler ever took the record (walker=copy: none does) */
       fg_copy_engine_thread_end(&a->copy_engine, current_tid());
@@ -169,12 +169,12 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->start_time = time(NULL);
 
   char msg[512];
-  int foreign = 0;
-  if (fg_sampler_install(&a->sampler, &foreign) != 0) {
+  int unregistered = 0;
+  if (fg_sampler_install(&a->sampler, &unregistered) != 0) {
     fprintf(stderr, "fgagent: cannot install the SIGPROF handler; not profiling\n");
     return;
   }
-  if (foreign)
+  if (unregistered)
     fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
                     "fgagent replaced it, and that tool will record nothing\n");
   if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, a->opts.kernel,

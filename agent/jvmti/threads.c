@@ -1,5 +1,5 @@
 /* Thread registry; see threads.h. */
-#include "threads.h"
+#include "jvmti/threads.h"
 #include "fg/utf8.h"
 
 #include <signal.h>
@@ -90,7 +90,7 @@ void fg_thread_clear_overflow(struct fg_thread *t)
   }
 }
 
-int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes, int frames)
+int fg_jvm_thread_records_init(struct fg_jvm_thread_records *p, uint32_t n, size_t ring_bytes, int frames)
 {
   memset(p, 0, sizeof *p);
   p->records = calloc(n, sizeof *p->records);
@@ -104,12 +104,12 @@ int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes,
       memset(p, 0, sizeof *p);
       return -1;
     }
-  /* pool serials start at 2^63 - 1 and count up, far from the registry's */
+  /* JVM thread records\' serials start at 2^63 - 1 and count up, far from the registry's */
   atomic_store(&p->next_serial, UINT64_MAX / 2);
   return 0;
 }
 
-struct fg_thread *fg_thread_pool_claim(struct fg_thread_pool *p, int tid)
+struct fg_thread *fg_jvm_thread_records_claim(struct fg_jvm_thread_records *p, int tid)
 {
   for (uint32_t i = 0; i < p->n; i++) {
     struct fg_thread *t = p->records[i];
@@ -214,7 +214,7 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
     stack_bounds(t);
     /* Publish before LIVE: from here on this thread's handler samples into t,
      * and a signal sent by whoever sees t live (the wall sampler waits for
-     * each one it sends to be taken) finds t, not a pool record. Samples
+     * each one it sends to be taken) finds t, not a JVM thread record. Samples
      * taken before LIVE wait in the ring: the drainer looks at t only under
      * this lock, after LIVE. */
     atomic_signal_fence(memory_order_seq_cst);

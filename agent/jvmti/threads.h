@@ -15,9 +15,9 @@
 #include "fg/forte.h"
 #include "fg/ring.h"
 #include "fg/trace_table.h"
-#include "../sampling/backoff.h"
-#include "../sampling/jitter.h"
-#include "../walk/walk_cache.h"
+#include "sampling/signal/backoff.h"
+#include "sampling/perf/jitter.h"
+#include "walk/walk_cache.h"
 
 enum fg_thread_state { FG_THREAD_FREE, FG_THREAD_LIVE, FG_THREAD_ENDED, FG_THREAD_CLAIMING };
 
@@ -58,7 +58,7 @@ struct fg_thread {
   _Atomic(struct fg_scratch *) retired;   /* given back by the handler, freed by the drainer */
   _Atomic int scratch_short;    /* a walk was cut by the scratch's room, not by depth */
   uintptr_t stack_lo, stack_hi; /* the thread's stack, for the walker's guarded reads */
-  uintptr_t claim_sp;           /* pool records: an sp seen at claim, to find the stack by */
+  uintptr_t claim_sp;           /* JVM thread records: an sp seen at claim, to find the stack by */
 
   /* written only by this thread's signal handler */
   _Atomic uint64_t taken;
@@ -105,7 +105,7 @@ struct fg_thread {
   const struct fg_trace *last_trace;   /* its last sample drained: the back-off's carry goes there at its end */
   uint32_t last_state;
   uint32_t profile_thread;
-  int64_t pool_frame;           /* pool records: the "[thread name]" frame id */
+  int64_t jvm_frame;           /* JVM thread records: the "[thread name]" frame id */
 };
 
 /* The calling thread's record, or NULL. Read by the signal handler. */
@@ -140,16 +140,16 @@ void fg_thread_clear_overflow(struct fg_thread *t);
  * signal handler on such a thread claims one for itself with a
  * compare-and-swap, so that its native stacks are kept like a Java thread's.
  * Made at load, never grown. */
-struct fg_thread_pool {
+struct fg_jvm_thread_records {
   struct fg_thread **records;
   uint32_t n;
   _Atomic uint64_t next_serial;
 };
 
-int fg_thread_pool_init(struct fg_thread_pool *p, uint32_t n, size_t ring_bytes, int frames);
+int fg_jvm_thread_records_init(struct fg_jvm_thread_records *p, uint32_t n, size_t ring_bytes, int frames);
 
 /* Async-signal-safe: a FREE record made LIVE for tid, or NULL when none is left. */
-struct fg_thread *fg_thread_pool_claim(struct fg_thread_pool *p, int tid);
+struct fg_thread *fg_jvm_thread_records_claim(struct fg_jvm_thread_records *p, int tid);
 
 /* Registers the calling thread with its JNIEnv; idempotent for the same env
  * (main gets VMInit then ThreadStart), re-registers when the env changed

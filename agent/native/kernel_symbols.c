@@ -1,5 +1,5 @@
 /* /proc/kallsyms read once into a sorted table: "ADDRESS TYPE NAME [MODULE]". */
-#include "kernel_symbols.h"
+#include "native/kernel_symbols.h"
 
 #include "fg/grow_array.h"
 

@@ -1,5 +1,5 @@
 /* ELF symbol tables of loaded libraries; see symbols.h. */
-#include "symbols.h"
+#include "native/symbols.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "unwind_rows.h"
+#include "native/unwind_rows.h"
 
 struct symbol {
   uintptr_t start, end;   /* runtime addresses */

@@ -1,5 +1,5 @@
 /* The unwind tables' refresher thread; see unwind_refresher.h. */
-#include "unwind_refresher.h"
+#include "native/unwind_refresher.h"
 
 #include <poll.h>
 #include <signal.h>

@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "unwind_tables.h"
+#include "native/unwind_tables.h"
 
 struct fg_unwind_refresher {
   struct fg_unwind_tables *tables;

@@ -2,7 +2,7 @@
  * read are those of the DWARF 4 standard's section 6.4 and the LSB's
  * .eh_frame and .eh_frame_hdr, as gcc, clang and the linkers write them for
  * x86-64. */
-#include "unwind_rows.h"
+#include "native/unwind_rows.h"
 
 #include <stdlib.h>
 #include <string.h>

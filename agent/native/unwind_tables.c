@@ -1,6 +1,6 @@
 /* Every loaded library's unwind rows, and the handler's step; see
  * unwind_tables.h. */
-#include "unwind_tables.h"
+#include "native/unwind_tables.h"
 
 #include <link.h>
 #include <stddef.h>

@@ -19,8 +19,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "unwind_rows.h"
-#include "../walk/frame_pop.h"
+#include "native/unwind_rows.h"
+#include "walk/x86/frame_pop.h"
 
 struct fg_unwind_library {
   uintptr_t lo, hi;              /* its executable segments */

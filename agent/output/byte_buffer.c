@@ -1,5 +1,5 @@
 /* A growing byte buffer with the varint encoding of pprof and JFR. */
-#include "byte_buffer.h"
+#include "output/byte_buffer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
 #include "fg/output.h"
 #include "fg/profile.h"
 
-#include "ftrace_columns.h"
+#include "output/ftrace_columns.h"
 
 static const char *call_suffix(const struct fg_profile *p, uint32_t name)
 {

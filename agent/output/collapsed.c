@@ -6,7 +6,7 @@
 
 #include "fg/output.h"
 #include "fg/profile.h"
-#include "text_buffer.h"
+#include "output/text_buffer.h"
 
 struct line {
   char *text;

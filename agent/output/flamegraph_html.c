@@ -12,7 +12,7 @@
 #include "fg/call_tree.h"
 #include "fg/output.h"
 #include "fg/profile.h"
-#include "json_text.h"
+#include "output/json_text.h"
 
 extern const char fg_flamegraph_template[];
 

@@ -1,5 +1,5 @@
 /* Frame names taken apart: the ":line" suffix, a Java method's class and package. */
-#include "frame_name.h"
+#include "output/frame_name.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The columns of ftrace's function_graph output, shared by the call graph
  * and its timeline mode. */
 #include "fg/utf8.h"
-#include "ftrace_columns.h"
+#include "output/ftrace_columns.h"
 
 #include <inttypes.h>
 #include <string.h>

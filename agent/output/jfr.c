@@ -17,7 +17,7 @@
 
 #include "fg/output.h"
 #include "fg/profile.h"
-#include "jfr_chunk.h"
+#include "output/jfr_chunk.h"
 
 /* ---- JFR's integers and strings ---- */
 

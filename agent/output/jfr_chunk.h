@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "byte_buffer.h"
+#include "output/byte_buffer.h"
 
 struct fg_profile;
 

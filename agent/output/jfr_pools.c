@@ -9,8 +9,8 @@
 
 #include "fg/grow_array.h"
 #include "fg/profile.h"
-#include "frame_name.h"
-#include "jfr_chunk.h"
+#include "output/frame_name.h"
+#include "output/jfr_chunk.h"
 
 #define UNKNOWN_DESCRIPTOR "()L;"
 enum { STATE_RUNNABLE = 1, STATE_UNKNOWN = 2 };   /* ThreadState keys */

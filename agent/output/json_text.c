@@ -1,5 +1,5 @@
 /* JSON and HTML escaping; see json_text.h. */
-#include "json_text.h"
+#include "output/json_text.h"
 
 #include <string.h>
 

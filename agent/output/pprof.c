@@ -10,8 +10,8 @@
 #include "fg/utf8.h"
 #include "fg/output.h"
 #include "fg/profile.h"
-#include "byte_buffer.h"
-#include "frame_name.h"
+#include "output/byte_buffer.h"
+#include "output/frame_name.h"
 
 /* ---- protobuf fields ---- */
 

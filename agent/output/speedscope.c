@@ -10,7 +10,7 @@
 #include "fg/utf8.h"
 #include "fg/output.h"
 #include "fg/profile.h"
-#include "json_text.h"
+#include "output/json_text.h"
 
 static int put_frames(FILE *out, const struct fg_profile *p)
 {

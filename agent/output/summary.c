@@ -6,9 +6,9 @@
 
 #include "fg/output.h"
 #include "fg/stats.h"
-#include "../sampling/backoff.h"
-#include "../sampling/copy_held.h"
-#include "../walk/code_map.h"
+#include "sampling/signal/backoff.h"
+#include "sampling/copy/copy_held.h"
+#include "hotspot/code_map.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -55,7 +55,7 @@ static int print_failures(FILE *out, const struct fg_stats *s)
   return 0;
 }
 
-/* What kept sampling within its share of each thread's CPU (sampling/backoff.h). */
+/* What kept sampling within its share of each thread's CPU (sampling/signal/backoff.h). */
 static int print_backoff(FILE *out, const struct fg_stats *s)
 {
   if (fprintf(out, "  back-off:          %" PRIu64 " signals skipped after walks costing over %u%% of the "

@@ -1,5 +1,5 @@
 /* A growing text buffer. */
-#include "text_buffer.h"
+#include "output/text_buffer.h"
 
 #include <stdarg.h>
 #include <stdio.h>

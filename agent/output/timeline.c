@@ -18,7 +18,7 @@
 
 #include "fg/output.h"
 #include "fg/profile.h"
-#include "ftrace_columns.h"
+#include "output/ftrace_columns.h"
 
 static const struct fg_timeline_entry *sort_base;
 

@@ -1,6 +1,6 @@
 /* Resolves and caches frame names: "java/util/HashMap.get", or with lines
  * "java/util/HashMap.get:572". */
-#include "method_names.h"
+#include "profile/method_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>

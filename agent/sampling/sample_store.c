@@ -1,5 +1,5 @@
 /* A walked sample into its thread's ring; see sample_store.h. */
-#include "sample_store.h"
+#include "sampling/sample_store.h"
 
 #include <unistd.h>
 

@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "sampler.h"
+#include "sampling/sampler.h"
 
 /* Adds n to a counter with a single writer (the thread's handler, or the
  * copy engine for its threads). */
@@ -19,10 +19,10 @@ static inline void fg_store_add(_Atomic uint64_t *counter, uint64_t n)
 
 /* A sample of thread tid, which has no record: counted under its thread,
  * with no stack. */
-static inline void fg_store_foreign(struct fg_sampler *s, int tid)
+static inline void fg_store_unregistered(struct fg_sampler *s, int tid)
 {
-  atomic_fetch_add_explicit(&s->foreign_taken, 1, memory_order_relaxed);
-  fg_foreign_add(s->foreign, tid);
+  atomic_fetch_add_explicit(&s->unregistered_taken, 1, memory_order_relaxed);
+  fg_unregistered_add(s->unregistered, tid);
 }
 
 /* Wakes the drainer now rather than at its next pass: one write per

@@ -6,11 +6,11 @@
 #include <stdint.h>
 
 #include "fg/forte.h"
-#include "fg/foreign_threads.h"
+#include "fg/unregistered_threads.h"
 #include "fg/trace_table.h"
-#include "../jvmti/late_threads.h"
-#include "../jvmti/threads.h"
-#include "../walk/walker.h"
+#include "jvmti/prior_threads.h"
+#include "jvmti/threads.h"
+#include "walk/walker.h"
 
 #define FG_SAMPLER_PAUSED 2
 #define FG_SPARE_ROOMS 4   /* full-size walk rooms kept ready for threads whose walks are cut */
@@ -26,14 +26,14 @@ struct fg_sampler {
   _Atomic(struct fg_scratch *) spare_rooms[FG_SPARE_ROOMS];
   int wake_fd;                        /* an eventfd the drainer waits on; -1 none */
   _Atomic int wake_pending;           /* the handler wrote to it and the drainer has not woken yet */
-  struct fg_thread_pool *pool;        /* records for threads without a JNIEnv (cstack=native) */
-  struct fg_late_threads *late;       /* Java threads running before attach; NULL at -agentpath */
-  struct fg_foreign_threads *foreign; /* counts for threads without a record */
+  struct fg_jvm_thread_records *jvm_records; /* records for threads without a JNIEnv (cstack=native) */
+  struct fg_prior_threads *prior;      /* Java threads running before attach; NULL at -agentpath */
+  struct fg_unregistered_threads *unregistered; /* counts for threads without a record */
   struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   uint32_t session;                   /* counts sessions from 1: a record's back-off from an earlier one,
                                          sized by its depth, starts again (fg_backoff_for_session) */
-  _Atomic uint64_t foreign_taken;     /* signals that landed on such threads */
+  _Atomic uint64_t unregistered_taken;     /* signals that landed on such threads */
   _Atomic uint64_t lost_unowned;      /* walker=copy: samples lost whose thread is unknown */
   const struct fg_pc_slot *pc_slots;  /* walker.pcs's slots, beside what every signal reads, for
                                          fg_pc_cache_prefetch; NULL: none */
@@ -43,10 +43,10 @@ struct fg_sampler {
   _Atomic int in_handler;             /* handlers running now, for shutdown */
 };
 
-/* Installs the SIGPROF handler for s; *replaced_foreign says whether another
+/* Installs the SIGPROF handler for s; *replaced_unregistered says whether another
  * handler was there (another profiler, JFR's CPU-time sampler). Returns -1
  * with errno on failure. */
-int fg_sampler_install(struct fg_sampler *s, int *replaced_foreign);
+int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered);
 
 /* Whether SIGPROF still reaches fgagent's handler (JFR's jdk.CPUTimeSample on
  * JDK 25 installs its own, also on SIGPROF, when a recording starts). */

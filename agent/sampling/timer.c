@@ -8,8 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "timer.h"
-#include "jitter.h"
+#include "sampling/timer.h"
+#include "sampling/perf/jitter.h"
 
 static int paranoid(void)
 {

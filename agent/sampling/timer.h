@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "fg/options.h"
-#include "perf_threads.h"
+#include "sampling/perf/perf_threads.h"
 
 /* walker=copy: the stack each sample copies (it holds 99.3-99.9% of the
  * Java threads' stacks in use, measured on javac and H2), and each CPU's

@@ -1,5 +1,5 @@
 /* Per-thread context-switch records; see sched.h. */
-#include "sched.h"
+#include "sched/sched.h"
 #include "fg/utf8.h"
 
 #include <errno.h>

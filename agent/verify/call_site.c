@@ -1,6 +1,6 @@
 /* The rules of option `verify`; see call_site.h. The class-file layout is
  * JVMS chapter 4.4 (constant pool) and 6.5 (the invoke instructions). */
-#include "call_site.h"
+#include "verify/call_site.h"
 
 #include <stdio.h>
 #include <stdlib.h>

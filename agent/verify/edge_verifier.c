@@ -3,18 +3,18 @@
  * pool) is kept by jmethodID for the rest of the run: a pool per caller
  * method, not per class, so that two classes of one name in two loaders are
  * never confused. */
-#include "edge_verifier.h"
+#include "verify/edge_verifier.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "call_site.h"
+#include "verify/call_site.h"
 #include "fg/sample_record.h"
 #include "fg/stats.h"
 #include "fg/u64_map.h"
-#include "../walk/code_map.h"
-#include "../walk/walker.h"
+#include "hotspot/code_map.h"
+#include "walk/walker.h"
 
 struct method_info {
   char name[128];

@@ -1,5 +1,5 @@
 /* The walker's pc cache; see pc_cache.h. */
-#include "pc_cache.h"
+#include "walk/pc_cache.h"
 
 #include <string.h>
 #include <sys/mman.h>

@@ -33,7 +33,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "code_map.h"
+#include "hotspot/code_map.h"
 
 #define FG_PC_CACHE_BITS 13      /* 8192 slots of 128 bytes: 1 MB, on one huge page where the kernel gives one */
 #define FG_PC_INLINE_FRAMES 4    /* a record's frames kept in the slot itself; deeper ones through pointers */

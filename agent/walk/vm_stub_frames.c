@@ -2,7 +2,7 @@
  * Async-signal-safe: plain loads only. */
 #include <string.h>
 
-#include "vm_walk.h"
+#include "walk/vm_walk.h"
 
 static int same_page(uintptr_t a, uintptr_t b)
 {

@@ -5,9 +5,9 @@
 #ifndef FG_VM_WALK_H
 #define FG_VM_WALK_H
 
-#include "pc_cache.h"
-#include "vm_walker.h"
-#include "walk_cache.h"
+#include "walk/pc_cache.h"
+#include "walk/vm_walker.h"
+#include "walk/walk_cache.h"
 
 /* Slots of frames as HotSpot lays them out on x86-64 (frame_x86.hpp), in
  * bytes from rbp. */

@@ -1,12 +1,12 @@
 /* The VM walker; see vm_walker.h. Async-signal-safe: plain loads only. */
-#include "vm_walker.h"
+#include "walk/vm_walker.h"
 
 #include <string.h>
 
-#include "method_map.h"
-#include "vm_offsets.h"
-#include "vm_walk.h"
-#include "walk_cache.h"
+#include "hotspot/method_map.h"
+#include "hotspot/vm_offsets.h"
+#include "walk/vm_walk.h"
+#include "walk/walk_cache.h"
 
 static int is_interpreter(const struct fg_code_blob *s);
 

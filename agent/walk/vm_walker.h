@@ -20,8 +20,8 @@
 #ifndef FG_VM_WALKER_H
 #define FG_VM_WALKER_H
 
-#include "frame_pop.h"
-#include "walker.h"
+#include "walk/x86/frame_pop.h"
+#include "walk/walker.h"
 
 /* The interrupted frame's scratch registers that hold its caller where the
  * stack does not: a c2i adapter laying out the interpreter's arguments

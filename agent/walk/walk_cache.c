@@ -1,5 +1,5 @@
 /* A thread's last walk; see walk_cache.h. */
-#include "walk_cache.h"
+#include "walk/walk_cache.h"
 
 #include <string.h>
 

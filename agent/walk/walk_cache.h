@@ -31,7 +31,7 @@
 
 #include "fg/forte.h"
 #include "fg/trace_table.h"
-#include "frame_pop.h"
+#include "walk/x86/frame_pop.h"
 
 struct fg_cached_frame {
   uintptr_t pc, sp, fp;     /* the registers the walk met the frame with */
@@ -49,11 +49,9 @@ struct fg_stack_read {
 
 /* The frames a thread's last walk had, below which the next one does
  * without the cache: the arrays it reads and writes are cold a millisecond
- * later, and on a short stack they cost more than the frames they save.
- * bench_walk with the cache used at every depth, caches evicted between
- * walks (one run of 2026-11-27, before this minimum): 3 Java frames 1.2 us
- * walked and stored, 1.6 kept; 21 frames 1.6 and 1.8; 101 frames 2.8 and
- * 2.0. A native frame's step costs several times a Java one's. */
+ * later, and on a short stack they cost more than the frames they save
+ * (bench_walk times both by depth, caches evicted between walks:
+ * results/walk.md). A native frame's step costs several times a Java one's. */
 #define FG_WALK_CACHE_MIN_JAVA 40
 #define FG_WALK_CACHE_MIN_NATIVE 8
 

@@ -1,14 +1,14 @@
 /* The stack walker; see walker.h. */
-#include "walker.h"
+#include "walk/walker.h"
 
 #include <string.h>
 #include <ucontext.h>
 
 #include "fg/clock.h"
-#include "frame_pop.h"
-#include "../native/unwind_tables.h"
-#include "vm_walker.h"
-#include "walk_cache.h"
+#include "walk/x86/frame_pop.h"
+#include "native/unwind_tables.h"
+#include "walk/vm_walker.h"
+#include "walk/walk_cache.h"
 
 /* Whether the walk's time budget is spent: no further retry then. */
 static int past(uint64_t deadline_ns)

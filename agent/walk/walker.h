@@ -22,7 +22,7 @@
 #include "fg/forte.h"
 #include "fg/options.h"
 #include "fg/sample_record.h"
-#include "code_map.h"
+#include "hotspot/code_map.h"
 
 struct fg_vm_offsets;
 struct fg_method_map;

@@ -41,7 +41,7 @@ struct fg_options {
   bool kernel;                   /* event=cpu: the kernel's frames on top of each sample */
   enum fg_walker_kind walker;    /* vm: fgagent's own walker first (agent/walk/vm_walker.h); asgct: the JVM's;
                                     copy: fgagent's on the kernel's copy of each sample's stack, off the
-                                    thread, no signal (agent/sampling/copy_engine.h); default: vm */
+                                    thread, no signal (agent/sampling/copy/copy_engine.h); default: vm */
   bool walker_asked;             /* walker= was given */
   bool verify;                   /* check every Java edge against the caller's bytecode (agent/verify) */
   bool sched;                    /* kernel context-switch records (perf_events) */

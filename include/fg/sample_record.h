@@ -6,7 +6,7 @@
  *   2   the trace (const struct fg_trace *): frames, bcis, types, the walk's flags
  *   3   when it was taken, CLOCK_MONOTONIC ns
  *   4   bits 0..31: its weight, the intervals it stands for (1 + the signals
- *       its thread skipped just before it, see sampling/backoff.h); 32..43:
+ *       its thread skipped just before it, see sampling/signal/backoff.h); 32..43:
  *       the CPU; 44..47: the thread's kernel state (event=wall)
  * A trace's flags: FG_SAMPLE_* below, with the tick code of a failed walk
  * in bits 16..23. Encoding is async-signal-safe: plain stores, no calls. */

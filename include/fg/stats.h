@@ -2,7 +2,7 @@
  * Invariant once sampling has stopped and every buffer is drained:
  *   taken == fg_stats_stored(s) + fg_stats_lost(s).
  * Stored samples are counted by weight: a signal the back-off skipped is
- * credited to its thread's next sample (sampling/backoff.h), so it is stored
+ * credited to its thread's next sample (sampling/signal/backoff.h), so it is stored
  * with it; when the thread ends (or sampling stops) first, to its last one;
  * lost only when the thread stored none. */
 #ifndef FG_STATS_H

@@ -238,7 +238,7 @@ public final class IntegrationTests {
       for (int i = 2; i < frames.length; i++) {
         boolean isJava = frames[i].startsWith("DeepRecursion.") || frames[i].startsWith("Work.")
             || frames[i].startsWith("java/lang/System.nanoTime");
-        check(isJava || java == 64, "a foreign frame in the recursion: " + frames[i]);
+        check(isJava || java == 64, "a unregistered frame in the recursion: " + frames[i]);
         if (isJava)
           java++;
       }

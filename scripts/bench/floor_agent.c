@@ -13,7 +13,7 @@
  * ring, which a reader thread empties every 10 ms; with jitter the reader
  * varies each counter's period as walker=copy's engine does. With percpu
  * (walker=copy's floor) each thread gets a counter a CPU, all writing into
- * one ring a CPU, as walker=copy's do (agent/sampling/cpu_rings.h).
+ * one ring a CPU, as walker=copy's do (agent/sampling/perf/cpu_rings.h).
  * At VM death it prints to stderr: FLOOR_SIGNALS n, FLOOR_THREADS n.
  * Loaded into a running JVM (the attach mechanism's JVMTI.agent_load, as
  * java-test/workloads/PairedBench.java does), the same options arm every
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <x86intrin.h>
 
-#include "../../agent/sampling/jitter.h"
+#include "../../agent/sampling/perf/jitter.h"
 #include "perf_counter.h"
 
 #define SLOTS 4096   /* tid -> kernel ring; a power of two */
@@ -86,7 +86,7 @@ static void spin(void)
 }
 
 /* jitter: the handler also changes its counter's period as fgagent's does
- * (agent/sampling/jitter.h: a system call every FG_JITTER_RUN signals), so
+ * (agent/sampling/perf/jitter.h: a system call every FG_JITTER_RUN signals), so
  * that the floor includes it, or the paired bench prices it alone. */
 static int with_jitter;
 static __thread struct fg_jitter jitter __attribute__((tls_model("initial-exec")));

@@ -2,7 +2,7 @@
  * floors_paired.c): a perf_events cpu-clock counter on one thread whose
  * overflow, every interval of that thread's CPU time, is SIGPROF to the same
  * thread, optionally recording the kernel's callchain. The same attributes as
- * fgagent's event=cpu (agent/sampling/timer_perf.c), written again because
+ * fgagent's event=cpu (agent/sampling/perf/perf_counters.c), written again because
  * the benchmark's programs link nothing of the agent. And the one a profiler
  * walking off the thread would use: no signal, each overflow a sample record
  * in the counter's ring (the kernel callchain, the user registers and the top
@@ -85,7 +85,7 @@ static inline int floor_sample_open(int tid, uint64_t interval_ns, unsigned stac
 
 /* A counter that counts nothing, bound to cpu, whose ring the sample
  * counters on that CPU share (PERF_EVENT_IOC_SET_OUTPUT): walker=copy's
- * ring a CPU (agent/sampling/cpu_rings.c). Its fd, or -1 with errno. */
+ * ring a CPU (agent/sampling/perf/cpu_rings.c). Its fd, or -1 with errno. */
 static inline int floor_ring_owner(int cpu)
 {
   struct perf_event_attr a;

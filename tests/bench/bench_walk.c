@@ -26,11 +26,11 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "../../agent/walk/pc_cache.h"
-#include "../../agent/walk/method_map.h"
-#include "../../agent/walk/vm_offsets.h"
-#include "../../agent/walk/walk_cache.h"
-#include "../../agent/walk/walker.h"
+#include "walk/pc_cache.h"
+#include "hotspot/method_map.h"
+#include "hotspot/vm_offsets.h"
+#include "walk/walk_cache.h"
+#include "walk/walker.h"
 #include "fg/trace_table.h"
 
 #define CODE_BYTES (2u << 20)

@@ -227,6 +227,8 @@ analyzer_clean() {
   return "${PIPESTATUS[0]}"
 }
 
+# README.md's commands run as written (scripts/readme-commands.sh), and its shape.
+
 # The whole gate once, with real JVMs: A/A quiet, +20% named, -20% an improvement.
 regression_gate() {
   PAIRS=1 RUNS=5 bash scripts/regression-evidence.sh --check
@@ -247,6 +249,7 @@ check fuzz_collapsed_reader fuzz_collapsed_reader
 check fuzz_switch_decoder fuzz_switch_decoder
 check analyzer_clean analyzer_clean
 check regression_gate regression_gate
+check readme_commands bash scripts/readme-commands.sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -6,7 +6,7 @@
 #include <pthread.h>
 
 #include "unit.h"
-#include "../../agent/walk/frame_pop.h"
+#include "walk/x86/frame_pop.h"
 
 static inline struct fg_bounds own_stack(void)
 {

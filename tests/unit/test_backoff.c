@@ -3,7 +3,7 @@
 #include <string.h>
 #include "unit.h"
 
-#include "../../agent/sampling/backoff.h"
+#include "sampling/signal/backoff.h"
 
 #define MS 1000000ull
 #define US 1000ull

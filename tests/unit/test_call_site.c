@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../../agent/verify/call_site.h"
+#include "verify/call_site.h"
 
 /* 1 Utf8 java/lang/String, 2 Class #1, 3 Utf8 length, 4 Utf8 ()I, 5 NameAndType #3 #4,
  * 6 Methodref #2 #5, 7-8 Long, 9 Utf8 get, 10 NameAndType #9 #4, 11 InvokeDynamic #0 #10 */

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../../agent/walk/code_map.h"
+#include "hotspot/code_map.h"
 
 #define GRANULE (1u << FG_CODE_GRANULE_SHIFT)
 static uint8_t cache[64 * GRANULE];   /* a fake code cache: nops */

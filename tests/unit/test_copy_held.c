@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "../../agent/sampling/copy_held.h"
+#include "sampling/copy/copy_held.h"
 
 struct walks {
   int tid[16];

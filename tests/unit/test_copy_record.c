@@ -6,7 +6,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "../../agent/sampling/copy_record.h"
+#include "sampling/copy/copy_record.h"
 
 struct builder {
   uint8_t buf[4096];

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../agent/sampling/cpu_rings.h"
+#include "sampling/perf/cpu_rings.h"
 
 /* The process's open descriptors, as a bit set of the first 1024. */
 static void open_fds(unsigned char set[128])

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../../agent/walk/frame_layout.h"
+#include "walk/x86/frame_layout.h"
 
 /* C2 with a stack bang: inline-cache check (compressed class pointers),
  * alignment nop, bang, push rbp, sub rsp, 0x30. */

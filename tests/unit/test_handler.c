@@ -10,20 +10,20 @@
 #include <unistd.h>
 
 #include "fg/sample_record.h"
-#include "../../agent/jvmti/threads.h"
-#include "../../agent/sampling/sampler.h"
-#include "../../agent/sampling/wall.h"
-#include "../../agent/walk/code_map.h"
+#include "jvmti/threads.h"
+#include "sampling/sampler.h"
+#include "sampling/wall/wall.h"
+#include "hotspot/code_map.h"
 
 #include <jvmticmlr.h>
 #include <time.h>
 #include <ucontext.h>
 
 static struct fg_sampler sampler;
-static struct fg_foreign_threads foreign;
+static struct fg_unregistered_threads unregistered;
 static struct fg_registry registry;
 static struct fg_code_map code;
-static struct fg_thread_pool pool;
+static struct fg_jvm_thread_records jvm_records;
 static struct fg_trace_table traces;
 #define FRAMES (8 + 3 + 16)   /* depth 8, 16 native frames */
 static JNIEnv *const fake_env = (JNIEnv *)0x1234;
@@ -74,21 +74,21 @@ static int setup(void **state)
 {
   (void)state;
   memset(&sampler, 0, sizeof sampler);
-  memset(&foreign, 0, sizeof foreign);
+  memset(&unregistered, 0, sizeof unregistered);
   fg_code_map_init(&code);
   good_pc = 0;
   fake_spin_ns = 0;
   fake_base = 0x1000;
   sampler.interval_ns = 1000000;
   sampler.walker = (struct fg_walker){.asgct = fake_asgct, .code = &code, .depth = 8, .recover = 1};
-  sampler.foreign = &foreign;
+  sampler.unregistered = &unregistered;
   sampler.wake_fd = -1;
   fg_trace_table_init(&traces, 16, 65536, 0);
   sampler.traces = &traces;
   sampler.scratch_reserve = FRAMES - 8;
   fg_registry_init(&registry, 4096, FRAMES);
-  int foreign;
-  fg_sampler_install(&sampler, &foreign);
+  int unregistered;
+  fg_sampler_install(&sampler, &unregistered);
   return 0;
 }
 
@@ -335,12 +335,12 @@ static void unregistered_thread_is_counted_by_tid(void **state)
   fg_registry_detach(&registry, NULL);
   raise(SIGPROF);
   raise(SIGPROF);
-  assert_int_equal(atomic_load(&sampler.foreign_taken), 2);
+  assert_int_equal(atomic_load(&sampler.unregistered_taken), 2);
   int tid = (int)syscall(SYS_gettid);
   uint64_t count = 0;
-  for (int i = 0; i < FG_FOREIGN_SLOTS; i++)
-    if (atomic_load(&foreign.slots[i].tid) == tid)
-      count += atomic_load(&foreign.slots[i].count);
+  for (int i = 0; i < FG_UNREGISTERED_SLOTS; i++)
+    if (atomic_load(&unregistered.slots[i].tid) == tid)
+      count += atomic_load(&unregistered.slots[i].count);
   assert_int_equal(count, 2);
 }
 
@@ -378,8 +378,8 @@ static void thread_without_env_keeps_native_frames_in_a_pool_record(void **state
 {
   (void)state;
   fg_registry_detach(&registry, NULL);
-  assert_int_equal(fg_thread_pool_init(&pool, 2, 4096, FRAMES), 0);
-  sampler.pool = &pool;
+  assert_int_equal(fg_jvm_thread_records_init(&jvm_records, 2, 4096, FRAMES), 0);
+  sampler.jvm_records = &jvm_records;
   sampler.walker.native_depth = 16;
   raise(SIGPROF);
   struct fg_thread *t = fg_current_thread;
@@ -392,9 +392,9 @@ static void thread_without_env_keeps_native_frames_in_a_pool_record(void **state
   assert_int_equal(fg_sample_tick(rec), FG_TICK_NO_JAVA_FRAME);
   assert_int_equal(fg_sample_type(rec, 0), FG_FRAME_NATIVE_PC);
   fg_ring_release(&t->ring, rec);
-  assert_int_equal(atomic_load(&sampler.foreign_taken), 0);
+  assert_int_equal(atomic_load(&sampler.unregistered_taken), 0);
   fg_current_thread = NULL;
-  sampler.pool = NULL;
+  sampler.jvm_records = NULL;
 }
 
 /* A frame HotSpot's ASGCT gives up on: pc inside a stub that begins with

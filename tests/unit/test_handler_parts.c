@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../agent/sampling/handler_parts.h"
+#include "sampling/signal/handler_parts.h"
 
 #define SIGNALS 4000
 

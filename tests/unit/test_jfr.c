@@ -9,8 +9,8 @@
 #include "unit.h"
 #include "fg/output.h"
 #include "fg/profile.h"
-#include "frame_name.h"
-#include "jfr_chunk.h"
+#include "output/frame_name.h"
+#include "output/jfr_chunk.h"
 
 static uint64_t be(const unsigned char *b, int n)
 {

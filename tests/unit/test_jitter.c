@@ -3,7 +3,7 @@
  * and the periods adding up to the fixed rate. */
 #include "unit.h"
 
-#include "../../agent/sampling/jitter.h"
+#include "sampling/perf/jitter.h"
 
 #define RUNS 100000
 

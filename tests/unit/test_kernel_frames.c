@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "../../agent/native/kernel_symbols.h"
+#include "native/kernel_symbols.h"
 
 static char *fixture(const char *text)
 {

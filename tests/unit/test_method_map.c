@@ -5,7 +5,7 @@
 
 #include <pthread.h>
 
-#include "../../agent/walk/method_map.h"
+#include "hotspot/method_map.h"
 
 #define METHOD(i) ((uintptr_t)0x7f0000001000ull + (uintptr_t)(i) * 88)
 #define ID(i) ((jmethodID)(uintptr_t)(0x5000 + (i)))

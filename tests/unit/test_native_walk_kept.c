@@ -12,9 +12,9 @@
 #include <ucontext.h>
 
 #include "own_stack.h"
-#include "../../agent/native/unwind_tables.h"
-#include "../../agent/walk/walk_cache.h"
-#include "../../agent/walk/walker.h"
+#include "native/unwind_tables.h"
+#include "walk/walk_cache.h"
+#include "walk/walker.h"
 #include "fg/trace_table.h"
 
 #define ROOM 512

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../../agent/walk/pc_cache.h"
+#include "walk/pc_cache.h"
 
 static const struct fg_scope_frame frames[2] = {{(jmethodID)0x100, 4}, {(jmethodID)0x200, 9}};
 

@@ -7,7 +7,7 @@
 #include <jvmticmlr.h>
 #include <stdlib.h>
 
-#include "../../agent/walk/pc_scopes.h"
+#include "hotspot/pc_scopes.h"
 
 static int scan(const uintptr_t *pcs, uint32_t n, uintptr_t pc)
 {

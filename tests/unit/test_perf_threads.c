@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "fg/clock.h"
-#include "../../agent/sampling/perf_threads.h"
-#include "../../agent/sampling/timer.h"
+#include "sampling/perf/perf_threads.h"
+#include "sampling/timer.h"
 
 static struct fg_perf_threads *table;
 static volatile int signals, with_frames, tid;

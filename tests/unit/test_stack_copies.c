@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "fg/clock.h"
-#include "../../agent/sampling/copy_record.h"
-#include "../../agent/sampling/perf_threads.h"
-#include "../../agent/sampling/timer.h"
+#include "sampling/copy/copy_record.h"
+#include "sampling/perf/perf_threads.h"
+#include "sampling/timer.h"
 
 #define PERIOD_NS 1000000ull
 

@@ -9,7 +9,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "../../agent/native/symbols.h"
+#include "native/symbols.h"
 
 __attribute__((noinline)) static int only_in_symtab(int x)
 {

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "own_stack.h"
-#include "../../agent/native/unwind_refresher.h"
+#include "native/unwind_refresher.h"
 
 static struct fg_unwind_tables tables;
 static struct fg_unwind_refresher refresher;

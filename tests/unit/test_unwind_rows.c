@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../../agent/native/unwind_rows.h"
+#include "native/unwind_rows.h"
 
 #define BASE 0x400000u
 

@@ -15,7 +15,7 @@
 #include <ucontext.h>
 
 #include "own_stack.h"
-#include "../../agent/native/unwind_tables.h"
+#include "native/unwind_tables.h"
 
 #define MAX_PCS 64
 

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "../../agent/walk/vm_deopt.h"
+#include "hotspot/vm_deopt.h"
 
 static _Alignas(8) uint8_t nmethod[512];
 #define CODE (nmethod + 256)

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "../../agent/walk/walk_cache.h"
+#include "walk/walk_cache.h"
 #include "fg/trace_table.h"
 
 #define ROOM 16
@@ -156,7 +156,7 @@ static void recompiled_code_is_looked_up_again(void **state)
   assert_stack(f, ID(1), 12, ID(6));
 }
 
-/* Other bounds (a pool thread's stack found since), or too little room for
+/* Other bounds (a JVM thread's stack found since), or too little room for
  * the kept frames: walked again, and cut by the room as a walk is. */
 static void other_bounds_or_room_walk_again(void **state)
 {

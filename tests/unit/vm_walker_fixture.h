@@ -13,10 +13,10 @@
 #include <jvmticmlr.h>
 #include <string.h>
 
-#include "../../agent/walk/pc_cache.h"
-#include "../../agent/walk/method_map.h"
-#include "../../agent/walk/vm_offsets.h"
-#include "../../agent/walk/vm_walker.h"
+#include "walk/pc_cache.h"
+#include "hotspot/method_map.h"
+#include "hotspot/vm_offsets.h"
+#include "walk/vm_walker.h"
 
 static uint8_t code[5 * 1024];      /* [0, 1k) interpreter, [1k, 2k) a compiled method, [2k, 5k) stubs */
 static uintptr_t stack[512];

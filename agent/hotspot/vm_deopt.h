@@ -1,0 +1,48 @@
+/* Where HotSpot leaves a compiled frame it deoptimizes while the frame is
+ * not on top: the return address into it (in its callee's frame, or the
+ * runtime stub's that called the VM) is patched to one of the method's two
+ * deoptimization handlers, and the pc it replaced is saved in a slot of
+ * the frame itself, at the method's own offset from its sp
+ * (nmethod::orig_pc_addr). The walker reads that slot to name the frame as
+ * HotSpot does (frame::frame's deopt state); without it every walk through
+ * such a frame fails and AsyncGetCallTrace, inside the deoptimization
+ * itself, gives up (ticks_deopt).
+ *
+ * Read from gHotSpotVMStructs once, and for each method as it loads
+ * (CompiledMethodLoad, outside signal handlers): the nmethod holding its
+ * code is found with the VM's own CodeCache lookup. JDK 17 exports the
+ * handlers and the code's start as addresses (CompiledMethod::
+ * _deopt_handler_begin, CodeBlob::_code_begin), JDK 25 as int offsets from
+ * the nmethod (nmethod::_deopt_handler_offset, CodeBlob::_code_offset);
+ * whichever form the JVM exports is read. */
+#ifndef FG_VM_DEOPT_H
+#define FG_VM_DEOPT_H
+
+#include <stddef.h>
+
+#include "hotspot/code_map.h"
+
+struct fg_vm_deopt {
+  int known;                            /* everything below was found */
+  void *(*find_blob)(void *pc);         /* CodeCache::find_blob_unsafe, or find_blob */
+  long handler, mh_handler;             /* the handlers' fields in the nmethod */
+  int handler_is_offset;                /* int offsets from the nmethod (JDK 25), else addresses */
+  long orig_pc_offset;                  /* nmethod::_orig_pc_offset (int) */
+  long code_begin;                      /* CodeBlob::_code_begin (address), or, with code_offset ... */
+  int code_is_offset;                   /* ... CodeBlob::_code_offset (int from the blob, JDK 25) */
+  char why[100];                        /* when not known: what the VM lacks */
+};
+
+struct fg_symbols;
+
+/* Reads the fields and finds the CodeCache lookup in jvm (the caller's
+ * symbols, as fg_vm_offsets_read's); 0, or -1 with what the VM lacks in
+ * d->why. */
+int fg_vm_deopt_read(struct fg_vm_deopt *d, struct fg_symbols *jvm);
+
+/* The deoptimization sites of the method whose code (as CompiledMethodLoad
+ * gives it) is [code, code + len): 0, or -1 when d is not known or the
+ * nmethod found does not hold that code (then sites says none). */
+int fg_vm_deopt_sites(const struct fg_vm_deopt *d, const void *code, size_t len, struct fg_deopt_sites *sites);
+
+#endif

@@ -1,0 +1,378 @@
+/* Per-thread perf_events cpu-clock counters that signal their own thread. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sampling/copy/copy_record.h"
+#include "sampling/timer.h"
+
+int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes, int cpu,
+                 int output_fd)
+{
+  struct perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = interval_ns;
+  attr.disabled = 1;
+  attr.wakeup_events = 1;
+  attr.exclude_kernel = exclude_kernel ? 1 : 0;
+  attr.exclude_hv = 1;
+  if (kernel_callchain) {   /* the kernel's part of the stack, into the ring perf_threads.c maps */
+    attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+    attr.exclude_callchain_user = 1;
+    attr.sample_max_stack = FG_MAX_KERNEL_FRAMES;
+  }
+  if (copy_bytes) {   /* walker=copy: registers and stack into the ring, no signal */
+    attr.sample_type = fg_copy_sample_type(kernel_callchain);
+    attr.sample_regs_user = fg_copy_regs_mask();
+    attr.sample_stack_user = copy_bytes;
+    attr.use_clockid = 1;
+    attr.clockid = CLOCK_MONOTONIC;
+    attr.wakeup_events = 0;   /* nobody waits: the engine reads the ring on its own clock */
+    attr.read_format = PERF_FORMAT_LOST;   /* samples lost, readable at any time (Linux 6.0) */
+  }
+
+  int fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0 && copy_bytes && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
+    attr.read_format = 0;
+    fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  }
+  if (fd < 0)
+    return -1;
+  struct f_owner_ex owner = {F_OWNER_TID, tid};
+  /* signals its thread, unless its samples are copies the engine reads */
+  if ((!copy_bytes && (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+                       fcntl(fd, F_SETOWN_EX, &owner) != 0)) ||
+      (output_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, output_fd) != 0) ||
+      ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+/* Index of tid in the table, or -1. Under the lock. */
+static int find(struct fg_timer *t, int tid)
+{
+  for (uint32_t i = 0; i < t->nfds; i++)
+    if (t->fds[i].tid == tid)
+      return (int)i;
+  return -1;
+}
+
+static void remove_at(struct fg_timer *t, uint32_t i)
+{
+  int fd = t->fds[i].fd;
+  if (fd == FG_FD_COPYING)
+    t->copy_threads--;
+  if (fd == FG_FD_NONE)
+    t->unsampled--;
+  else if (t->perf)
+    fg_perf_threads_detach(t->perf, t->fds[i].tid);
+  if (fd >= 0)   /* walker=copy's were closed with their entry */
+    close(fd);
+  t->fds[i] = t->fds[--t->nfds];
+}
+
+/* Closes fds[0..n); -1, errno kept. */
+static int close_all_of(const int *fds, int n)
+{
+  int saved = errno;
+  for (int c = 0; c < n; c++)
+    if (fds[c] >= 0)
+      close(fds[c]);
+  errno = saved;
+  return -1;
+}
+
+/* The descriptors the counters hold now: one a signalling thread, one a
+ * CPU for a copying thread, and walker=copy's rings' own. Under the lock. */
+static uint64_t fds_held(const struct fg_timer *t)
+{
+  uint64_t nrings = t->copy_bytes && t->perf ? (uint64_t)t->perf->rings.nrings : 0;
+  return (t->nfds - t->copy_threads - t->unsampled) + (uint64_t)t->copy_threads * nrings + nrings + t->opening;
+}
+
+/* Whether n more descriptors keep the counters within want of the budget
+ * (FG_FD_SHARE of the open-file limit: the rest is the application's). */
+static int within_budget(const struct fg_timer *t, uint64_t n, uint64_t want)
+{
+  return fds_held(t) + n <= want;
+}
+
+/* walker=copy: tid's counter on each CPU, writing into that CPU's ring,
+ * entered in the table. 0; -1 with errno when one was refused (none is
+ * left open), EMFILE when they would take copying past three quarters of
+ * the descriptor budget (the last quarter is for threads signalled). */
+static int add_copying(struct fg_timer *t, int tid)
+{
+  const struct fg_cpu_rings *rings = &t->perf->rings;
+  if (!within_budget(t, (uint64_t)rings->nrings, t->fd_budget / 4 * 3)) {
+    errno = EMFILE;
+    return -1;
+  }
+  int *fds = t->cpu_fds;
+  int opened = 0;
+  for (int c = 0; c < rings->ncpu; c++) {
+    int out = fg_cpu_rings_fd(rings, c);
+    fds[c] = out < 0 ? -1 : fg_perf_open(tid, t->interval_ns, t->exclude_kernel, t->perf->callchain, t->copy_bytes,
+                                         c, out);
+    if (out >= 0 && fds[c] < 0)
+      return close_all_of(fds, opened);
+    opened = c + 1;
+  }
+  if (fg_perf_threads_attach_cpus(t->perf, tid, fds) == 0) {
+    t->copy_threads++;
+    return 0;
+  }
+  errno = EMFILE;   /* the table's: as full as a process out of files */
+  return close_all_of(fds, opened);
+}
+
+/* tid left without a counter, the budget spent: entered as such (a scan
+ * then passes over it), counted once, said once a session. Under the
+ * lock, with room in the table. */
+static void refuse(struct fg_timer *t, int tid)
+{
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, FG_FD_NONE, t->generation};
+  t->unsampled++;
+  t->no_fd++;
+  if (t->no_fd == 1)
+    fprintf(stderr, "fgagent: warning: the descriptor budget is spent (%llu of RLIMIT_NOFILE %llu, the rest kept for "
+            "the application): threads started from now on are not sampled; the summary counts them (raise "
+            "ulimit -n to sample them)\n", (unsigned long long)t->fd_budget,
+            (unsigned long long)t->fd_budget * FG_FD_SHARE);
+}
+
+/* walker=copy: tid's counter signalling it instead, entered in the table
+ * (its page, with the kernel's callchain when kept, and its fd for the
+ * period's variation). Its fd, or -1. */
+static int open_signalling(struct fg_timer *t, int tid)
+{
+  if (!within_budget(t, 1, t->fd_budget)) {
+    errno = EMFILE;
+    return -1;
+  }
+  int fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, t->perf->callchain, 0, -1, -1);
+  if (fd < 0) {
+    t->open_failures++;
+    return -1;
+  }
+  fg_perf_threads_attach(t->perf, tid, fd);
+  return fd;
+}
+
+/* Room for one more entry in the table. 0, or -1 (counted) when out of
+ * memory. Under the lock. */
+static int make_room(struct fg_timer *t)
+{
+  if (t->nfds < t->cap)
+    return 0;
+  uint32_t cap = t->cap ? t->cap * 2 : 64;
+  struct fg_perf_fd *fds = realloc(t->fds, cap * sizeof *fds);
+  if (!fds) {
+    t->open_failures++;
+    return -1;
+  }
+  t->fds = fds;
+  t->cap = cap;
+  return 0;
+}
+
+static void add(struct fg_timer *t, int tid)
+{
+  if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
+    return;
+  if (make_room(t) != 0)
+    return;
+  if (!within_budget(t, 1, t->fd_budget)) {   /* not even a signalling counter */
+    refuse(t, tid);
+    return;
+  }
+  int fd = FG_FD_COPYING;
+  if (t->copy_bytes && add_copying(t, tid) != 0) {
+    if (errno == ESRCH) {   /* it has just ended */
+      t->open_failures++;
+      return;
+    }
+    /* walker=copy, its counters refused (past their share of the budget,
+     * or by the kernel): its samples would vanish, so it is signalled
+     * instead and walked in its handler, as with walker=vm */
+    if ((fd = open_signalling(t, tid)) < 0) {
+      if (errno == EMFILE)
+        refuse(t, tid);
+      return;
+    }
+    t->copy_no_ring++;
+  } else if (!t->copy_bytes) {
+    fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf), 0, -1, -1);
+    if (fd < 0) {
+      t->open_failures++;   /* the thread may have just ended */
+      return;
+    }
+    if (t->perf)   /* if refused, the thread is sampled without jitter or kernel frames */
+      fg_perf_threads_attach(t->perf, tid, fd);
+  }
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
+}
+
+/* Closes tid's counter if it has one. Under the lock. */
+static void drop(struct fg_timer *t, int tid)
+{
+  int i = find(t, tid);
+  if (i >= 0)
+    remove_at(t, (uint32_t)i);
+}
+
+/* The calling thread tid's signalling counter, opened, set up and mapped
+ * outside the lock (35-60 us of system calls a thread that starting
+ * threads would otherwise wait for one after another), its descriptor
+ * reserved from the budget first and the entry made after, unless the
+ * session stopped or restarted meanwhile or a scan gave tid one. Entered
+ * and left with the lock held. */
+static void add_signalling(struct fg_timer *t, int tid)
+{
+  if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped || make_room(t) != 0)
+    return;
+  if (!within_budget(t, 1, t->fd_budget)) {
+    refuse(t, tid);
+    return;
+  }
+  t->opening++;
+  uint64_t session = t->starts, interval = t->interval_ns;
+  int exclude_kernel = t->exclude_kernel;
+  struct fg_perf_threads *perf = t->perf;   /* walker=vm's tables live as long as the agent */
+  pthread_mutex_unlock(&t->lock);
+  int fd = fg_perf_open(tid, interval, exclude_kernel, fg_perf_threads_rings(perf), 0, -1, -1);
+  void *page = fd >= 0 && perf ? fg_perf_threads_map(perf, fd) : NULL;
+  pthread_mutex_lock(&t->lock);
+  t->opening--;
+  if (fd < 0) {
+    t->open_failures++;   /* the thread may have just ended */
+    return;
+  }
+  if (t->stopped || t->starts != session || find(t, tid) >= 0 || make_room(t) != 0) {
+    fg_perf_threads_unmap(perf, page);
+    close(fd);
+    return;
+  }
+  if (perf)   /* if refused, the thread is sampled without jitter or kernel frames */
+    fg_perf_threads_put(perf, tid, fd, page);
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
+}
+
+/* event, like every session field, is read under the lock: a session may
+ * be starting again on another thread */
+void fg_timer_thread_start(struct fg_timer *t, int tid)
+{
+  pthread_mutex_lock(&t->lock);
+  if (t->event == FG_EVENT_CPU) {
+    drop(t, tid);   /* it may be a dead thread's, whose id was reused */
+    if (t->copy_bytes)
+      add(t, tid);
+    else
+      add_signalling(t, tid);
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
+void fg_timer_thread_end(struct fg_timer *t, int tid)
+{
+  pthread_mutex_lock(&t->lock);
+  if (t->event == FG_EVENT_CPU)
+    drop(t, tid);
+  pthread_mutex_unlock(&t->lock);
+}
+
+int fg_timer_signal_instead(struct fg_timer *t, int tid)
+{
+  pthread_mutex_lock(&t->lock);
+  int i = find(t, tid), done = 0;
+  if (i >= 0 && t->fds[i].fd == FG_FD_COPYING && !t->stopped) {
+    int seen = t->fds[i].seen;
+    remove_at(t, (uint32_t)i);   /* its counters closed, what they lost untold counted with no thread's */
+    int fd = open_signalling(t, tid);
+    if (fd >= 0) {
+      t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, seen};   /* room: one was just removed */
+      t->copy_too_deep++;
+      done = 1;
+    }
+  }
+  pthread_mutex_unlock(&t->lock);
+  return done;
+}
+
+void fg_timer_never_sample(struct fg_timer *t, int tid)
+{
+  pthread_mutex_lock(&t->lock);
+  t->skip_tid2 = tid;
+  drop(t, tid);
+  pthread_mutex_unlock(&t->lock);
+}
+
+void fg_timer_scan(struct fg_timer *t)
+{
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return;
+  pthread_mutex_lock(&t->lock);
+  if (t->event != FG_EVENT_CPU || t->stopped) {
+    pthread_mutex_unlock(&t->lock);
+    closedir(d);
+    return;
+  }
+  int gen = ++t->generation;
+  uint64_t session = t->starts;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    int tid = atoi(e->d_name);
+    if (tid <= 0)
+      continue;
+    int i = find(t, tid);
+    if (i >= 0)
+      t->fds[i].seen = gen;
+    else if (t->copy_bytes)
+      add(t, tid);
+    else
+      add_signalling(t, tid);   /* the lock let go around the open: a thread starting meanwhile waits for none */
+    if (t->stopped || t->starts != session)
+      break;   /* stopped, or another session since: not this scan's table any more */
+  }
+  closedir(d);
+  for (uint32_t i = 0; t->starts == session && i < t->nfds;) {
+    if (t->fds[i].seen != gen)
+      remove_at(t, i);
+    else
+      i++;
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
+void fg_perf_close_all(struct fg_timer *t)
+{
+  pthread_mutex_lock(&t->lock);
+  t->stopped = 1;
+  for (uint32_t i = 0; i < t->nfds; i++) {
+    if (t->fds[i].fd >= 0)
+      ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (t->perf && t->fds[i].fd != FG_FD_NONE)
+      fg_perf_threads_detach(t->perf, t->fds[i].tid);
+    if (t->fds[i].fd >= 0)
+      close(t->fds[i].fd);
+  }
+  t->nfds = 0;
+  t->copy_threads = t->unsampled = 0;
+  pthread_mutex_unlock(&t->lock);
+}

@@ -1,0 +1,318 @@
+/* The SIGPROF handler: one stack walk per signal, written into the current
+ * thread's ring.
+ *
+ * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
+ * the native unwind tables' step, which may write on the unwind refresher's
+ * eventfd, guarded reads), the thread's kept last walk (walk_cache.h),
+ * fg_trace_table_put_known (which may mmap), the fg_perf_threads calls on its own thread's counter (looked up
+ * once a signal: its kernel frames, its page's sequence, its next period:
+ * one ioctl), the fg_ring producer
+ * functions, write on the drainer's eventfd, fg_unregistered_add, fg_jvm_thread_records_claim, fg_sample_encode, the fg_backoff
+ * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
+ * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
+ * sched_getcpu, fg_pc_cache_prefetch, fg_parts_* (builds for make bench-parts only: rdtsc, atomics)
+ * and C11 atomics. It never calls JNI or JVMTI
+ * (not even GetEnv: on thread churn that deadlocks the JVM inside malloc),
+ * never allocates, never locks, never uses stdio, and restores errno. */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "fg/clock.h"
+#include "fg/sample_record.h"
+#include "sampling/signal/handler_parts.h"
+#include "sampling/perf/jitter.h"
+#include "sampling/perf/perf_threads.h"
+#include "sampling/sample_store.h"
+#include "walk/pc_cache.h"
+#include "sampling/sampler.h"
+
+static struct fg_sampler *active_sampler;
+
+/* A spare full-size room, offered to t as its bigger one (unless the
+ * drainer offered one meanwhile: then it goes back to the drainer, freed). */
+static void offer_spare(struct fg_sampler *s, struct fg_thread *t)
+{
+  for (int i = 0; i < FG_SPARE_ROOMS; i++) {
+    struct fg_scratch *spare = atomic_exchange_explicit(&s->spare_rooms[i], NULL, memory_order_acquire);
+    if (!spare)
+      continue;
+    struct fg_scratch *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&t->bigger, &none, spare, memory_order_release,
+                                                 memory_order_relaxed))
+      atomic_store_explicit(&t->retired, spare, memory_order_release);
+    return;
+  }
+}
+
+/* The room for this walk: a bigger one, the drainer's or a spare taken
+ * because the last walk was cut, once the old one can be handed back (a
+ * room no bigger than the one in use is handed back instead). */
+static struct fg_scratch *scratch_for_walk(struct fg_sampler *s, struct fg_thread *t)
+{
+  struct fg_scratch *now = atomic_load_explicit(&t->scratch, memory_order_relaxed);
+  if (atomic_load_explicit(&t->retired, memory_order_acquire))
+    return now;   /* the drainer has not freed the last one yet */
+  if (!atomic_load_explicit(&t->bigger, memory_order_acquire) &&
+      atomic_load_explicit(&t->scratch_short, memory_order_relaxed) &&
+      now->capacity < s->walker.depth + s->scratch_reserve)   /* not full-size yet */
+    offer_spare(s, t);
+  struct fg_scratch *bigger = atomic_load_explicit(&t->bigger, memory_order_acquire);
+  if (!bigger || atomic_load_explicit(&t->retired, memory_order_relaxed))
+    return now;
+  atomic_store_explicit(&t->bigger, NULL, memory_order_relaxed);
+  if (bigger->capacity <= now->capacity) {
+    atomic_store_explicit(&t->retired, bigger, memory_order_release);
+    return now;
+  }
+  atomic_store_explicit(&t->retired, now, memory_order_release);
+  atomic_store_explicit(&t->scratch, bigger, memory_order_release);
+  return bigger;
+}
+
+/* event=wall: the stack an idle thread's later looks may count again without
+ * waking it, NULL when this signal's sample has none in the ring; and that
+ * the wall sampler's signal was taken. */
+static void keep_for_repeats(struct fg_thread *t, const struct fg_trace *trace)
+{
+  if (atomic_load_explicit(&t->wall_state, memory_order_relaxed) == 0)
+    return;
+  atomic_store_explicit(&t->wall_trace, trace, memory_order_relaxed);
+  /* where its CPU clock stands, so the wall sampler can tell it has not run since */
+  atomic_store_explicit(&t->cpu_at_sample, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID), memory_order_relaxed);
+  atomic_store_explicit(&t->wall_handled, atomic_load_explicit(&t->wall_signalled, memory_order_acquire),
+                        memory_order_release);
+}
+
+/* event=wall: the ticks the wall sampler added while this signal was pending. */
+static uint32_t take_owed(struct fg_thread *t)
+{
+  if (atomic_load_explicit(&t->wall_owed, memory_order_relaxed) == 0)
+    return 0;
+  return atomic_exchange_explicit(&t->wall_owed, 0, memory_order_relaxed);
+}
+
+/* A signal not walked: its kernel frames are dropped, so the ring never fills. */
+static void drop_kernel_frames(struct fg_sampler *s, const struct fg_perf_reach *perf)
+{
+  if (s->perf)
+    fg_perf_threads_kernel_frames(s->perf, perf, NULL, 0);
+}
+
+/* The kernel frames of this signal's sample, leaf first, into frames[0..max). */
+static int kernel_frames(struct fg_sampler *s, const struct fg_perf_reach *perf, ASGCT_CallFrame *frames,
+                         uint8_t *types, int max)
+{
+  if (!fg_perf_threads_rings(s->perf))
+    return 0;
+  uint64_t pcs[FG_MAX_KERNEL_FRAMES];
+  int n = fg_perf_threads_kernel_frames(s->perf, perf, pcs, max < FG_MAX_KERNEL_FRAMES ? max : FG_MAX_KERNEL_FRAMES);
+  for (int i = 0; i < n; i++) {
+    frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
+    types[i] = FG_FRAME_KERNEL_PC;
+  }
+  return n;
+}
+
+/* Whether the handler's time counts from its entry: unless the thread was
+ * switched out since (its counter's page's sequence, read at entry and now,
+ * says so), as it may be when the period change's system call returns with a
+ * reschedule pending; then, under load, the time of other threads would be
+ * counted, and it counts from the walk's start, as before the period change
+ * was counted. */
+static int counts_from_entry(const struct fg_sampler *s, int entered_seq, uint32_t seq_entered, int now_seq,
+                             uint32_t seq_now)
+{
+  return !s->perf || (entered_seq && now_seq && seq_now == seq_entered);
+}
+
+/* One signal's sample of t; perf: its counter, looked up (event=cpu), else
+ * NULL; entered: CLOCK_MONOTONIC as the handler began. */
+static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext, const struct fg_perf_reach *perf,
+                           uint64_t entered)
+{
+  struct fg_parts_clock parts;   /* make bench-parts only */
+  fg_parts_begin(&parts);
+  fg_pc_cache_prefetch(s->pc_slots, (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP], 1);
+  /* the handler's whole time is reported, from its entry (its counter's
+   * lookup included), the period change's too (about 10 us one signal in
+   * FG_JITTER_RUN); the back-off times the walk alone */
+  uint32_t seq_entered = 0;
+  int entered_seq = s->perf && fg_perf_threads_seq(perf, &seq_entered);
+  fg_store_add(&t->taken, 1);
+  if (s->perf) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
+    uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)t->tid);
+    if (period)
+      fg_perf_threads_period(perf, period);
+  }
+  fg_parts_mark(&parts, FG_PART_PERIOD);
+  struct fg_backoff *b = &t->backoff;
+  fg_backoff_for_session(b, s->session, s->walker.depth);
+  if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
+    fg_store_add(&t->skipped, 1);
+    drop_kernel_frames(s, perf);
+    keep_for_repeats(t, NULL);
+    uint32_t seq_now = 0;
+    int now_seq = s->perf && fg_perf_threads_seq(perf, &seq_now);
+    if (counts_from_entry(s, entered_seq, seq_entered, now_seq, seq_now))
+      fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - entered);
+    return;
+  }
+  int precise = fg_backoff_precise(b);
+  uint64_t cpu_start = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
+  uint32_t seq_start = 0, seq_end = 0;
+  int alone = !precise && s->perf && fg_perf_threads_seq(perf, &seq_start);
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  int cpu = sched_getcpu();   /* rseq or vDSO: no lock */
+  /* a JVM thread record's bounds are filled in by the drainer: hi last, read first */
+  uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
+  uintptr_t lo = hi ? t->stack_lo : 0;
+  struct fg_scratch *room = scratch_for_walk(s, t);
+  int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
+  int depth = b->depth < fits ? b->depth : fits;
+  fg_parts_mark(&parts, FG_PART_BEFORE);
+  int k = kernel_frames(s, perf, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */
+  fg_parts_mark(&parts, FG_PART_KERNEL);
+  struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
+                                      lo, hi, &room->kept, room->frames + k, room->types + k);
+  fg_parts_mark(&parts, t->env ? FG_PART_WALK : FG_PART_WALK_NATIVE);
+  uint32_t flags = walk.flags;
+  int cut_by_room = (flags & FG_SAMPLE_TRUNCATED) && depth < b->depth;
+  if (cut_by_room) {
+    /* cut by the room: ask for more, now rather than at the drainer's next
+     * pass, so that a deep thread's walks are cut a few times, not for 100 ms */
+    if (!atomic_exchange_explicit(&t->scratch_short, 1, memory_order_relaxed))
+      fg_store_wake(s);
+    if (b->depth >= s->walker.depth)
+      flags &= ~FG_SAMPLE_BUDGET;   /* the budget did not cut it */
+  }
+  if (flags & FG_SAMPLE_FAILED)
+    flags = fg_sample_flags_with_tick(flags, walk.tick);
+  struct fg_trace_suffix known;   /* the frames the walk took from the thread's last one, already hashed */
+  int kept = fg_walk_cache_suffix(&room->kept, &known);
+  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, room->frames, room->types,
+                                                          (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
+  fg_walk_cache_commit(&room->kept, trace);   /* the next walk may stop where it meets this one */
+  fg_parts_mark(&parts, FG_PART_TRACE);
+  int in_ring = fg_store_sample(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
+                      atomic_load_explicit(&t->wall_state, memory_order_relaxed));
+  fg_parts_mark(&parts, FG_PART_RING);
+  keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */
+  /* fgagent's own cost, reported in the summary, and what it allows next */
+  uint64_t now = fg_clock_ns(CLOCK_MONOTONIC), spent = now - start;
+  uint64_t measured = precise ? fg_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start : spent;
+  /* not switched out meanwhile: the wall time was the walk's own */
+  int end_seq = s->perf && fg_perf_threads_seq(perf, &seq_end);
+  alone = alone && end_seq && seq_end == seq_start;
+  struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth,
+                                                      precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
+  if (v.cut)
+    fg_store_add(&t->depth_cuts, 1);
+  fg_store_add(&t->handler_ns, now - (counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end) ? entered : start));
+  fg_parts_mark(&parts, FG_PART_AFTER);
+  fg_parts_add(&parts);
+}
+
+static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
+{
+  (void)signo;
+  (void)info;
+  int saved_errno = errno;
+  /* the handler's time counts from here: the lookups before it are in the
+   * "before the walk" part of make bench-parts (results/handler-parts.md) */
+  uint64_t entered = fg_clock_ns(CLOCK_MONOTONIC);
+  struct fg_sampler *s = active_sampler;
+  if (s) {
+    atomic_fetch_add(&s->in_handler, 1);
+    int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
+    if (enabled == FG_SAMPLER_PAUSED) {
+      atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
+      if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
+        keep_for_repeats(fg_current_thread, NULL);
+        if (s->perf) {
+          struct fg_perf_reach perf;
+          fg_perf_threads_enter(s->perf, fg_current_thread->tid, &perf);
+          drop_kernel_frames(s, &perf);
+          fg_perf_threads_leave(&perf);
+        }
+      }
+    } else if (enabled) {
+      struct fg_thread *t = fg_current_thread;
+      if (!t && s->prior && (t = fg_prior_threads_find(s->prior)) != NULL) {
+        /* a Java thread running before attach: its record, from now on its own */
+        t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
+        fg_current_thread = t;
+      }
+      if (!t && s->jvm_records) {
+        /* a JVM thread with no JNIEnv: keep its native stacks under its own record */
+        int tid = (int)syscall(SYS_gettid);
+        if ((t = fg_jvm_thread_records_claim(s->jvm_records, tid)) != NULL) {
+          t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
+          fg_current_thread = t;
+        }
+        else
+          fg_store_unregistered(s, tid);
+      } else if (!t) {
+        fg_store_unregistered(s, (int)syscall(SYS_gettid));
+      }
+      if (t && s->perf) {   /* its counter looked up once for the whole signal */
+        struct fg_perf_reach perf;
+        fg_perf_threads_enter(s->perf, t->tid, &perf);
+        walk_and_store(s, t, ucontext, &perf, entered);
+        fg_perf_threads_leave(&perf);
+      } else if (t) {
+        walk_and_store(s, t, ucontext, NULL, entered);
+      }
+    }
+    atomic_fetch_sub(&s->in_handler, 1);
+  }
+  errno = saved_errno;
+}
+
+int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered)
+{
+  active_sampler = s;
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigprof;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  atomic_store(&s->enabled, 1);
+  int rc = sigaction(SIGPROF, &sa, &old);
+  *replaced_unregistered = rc == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN;
+  return rc;
+}
+
+int fg_sampler_owns_signal(void)
+{
+  struct sigaction now;
+  return sigaction(SIGPROF, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigprof;
+}
+
+void fg_sampler_pause(struct fg_sampler *s)
+{
+  atomic_store(&s->enabled, FG_SAMPLER_PAUSED);
+  while (atomic_load(&s->in_handler) > 0)
+    sched_yield();
+}
+
+void fg_sampler_resume(struct fg_sampler *s)
+{
+  atomic_store(&s->enabled, 1);
+}
+
+void fg_sampler_shutdown(struct fg_sampler *s)
+{
+  atomic_store(&s->enabled, 0);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPROF, &sa, NULL);
+  while (atomic_load(&s->in_handler) > 0)
+    sched_yield();
+}
