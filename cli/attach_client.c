@@ -50,6 +50,38 @@ static int spawning(int pid)
   return strcmp(base ? base + 1 : exe, "jspawnhelper") == 0;
 }
 
+/* How long ago the process started, in ms (from its start time in
+ * /proc/PID/stat, in clock ticks since boot, against /proc/uptime); -1 when
+ * it cannot be told. */
+static long age_ms(int pid)
+{
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "re");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f)
+    fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')');   /* the command name may hold spaces and parentheses */
+  unsigned long long start = 0;
+  for (int field = 2; p && field < 22; field++)
+    p = strchr(p + 1, ' ');
+  if (!p || sscanf(p + 1, "%llu", &start) != 1)
+    return -1;
+  double up = 0;
+  f = fopen("/proc/uptime", "re");
+  int ok = f && fscanf(f, "%lf", &up) == 1;
+  if (f)
+    fclose(f);
+  long hz = sysconf(_SC_CLK_TCK);
+  return ok && hz > 0 ? (long)(up * 1000) - (long)(start * 1000 / (unsigned long long)hz) : -1;
+}
+
+/* A process this young that is not a JVM yet may be a shell's fork about to
+ * exec one (`java ... & fgprof profile $!`): it is looked at again until it
+ * is this old. */
+#define YOUNG_MS 1000
+
 /* 2 when the process maps libjvm.so: a HotSpot JVM (SIGQUIT kills others);
  * 1 when only the java launcher's libjli.so, or it is still the JDK's
  * jspawnhelper: a JVM still starting; else 0. */
@@ -245,8 +277,9 @@ int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_
                 (unsigned)t->uid);
   long deadline = now_ms() + timeout_ms;
   int jvm;
-  while ((jvm = is_hotspot(t->pid)) == 1 && now_ms() < deadline)
-    sleep_ms(20);   /* the launcher has not loaded the JVM yet */
+  while (((jvm = is_hotspot(t->pid)) == 1 || (jvm == 0 && age_ms(t->pid) >= 0 && age_ms(t->pid) < YOUNG_MS)) &&
+         now_ms() < deadline)
+    sleep_ms(20);   /* the launcher has not loaded the JVM yet, or the fork has not exec'd it */
   if (jvm == 1)
     return fg_attach_fail(err, errlen, "process %d is a java launcher that loaded no JVM within %d ms", t->pid,
                           timeout_ms);

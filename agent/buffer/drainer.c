@@ -47,6 +47,8 @@ static uint32_t profile_thread_of(struct fg_drainer *d, struct fg_thread *t)
 {
   if (t->profile_serial != t->serial) {
     int64_t idx = fg_profile_add_thread(d->profile, t->tid, t->name);
+    if (idx >= 0)
+      d->profile->threads[idx].java_id = t->java_id;
     t->profile_thread = idx < 0 ? 0 : (uint32_t)idx;
     t->profile_serial = t->serial;
   }

@@ -114,6 +114,9 @@ int fg_session_reset(struct fg_agent *a, JNIEnv *jni, char *err, size_t errlen);
 long fg_session_env_offset(JNIEnv *jni, jthread thread);
 /* The thread's Java name (UTF-8), "" when JVMTI does not say. */
 void fg_session_thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, char *buf, size_t len);
+/* java.lang.Thread's id of thread (what JFR calls javaThreadId), through JNI: 0 when it cannot be
+ * read. At registration, never in a signal handler. */
+int64_t fg_session_java_thread_id(JNIEnv *jni, jthread thread);
 
 /* Registers the calling Java thread (idempotent) and gives it a timer. */
 void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread);

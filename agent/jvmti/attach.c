@@ -89,7 +89,8 @@ static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread sel
         char name[256];
         fg_session_thread_name(a, jni, threads[i], name, sizeof name);
         JNIEnv *env = (JNIEnv *)((char *)(intptr_t)vm_thread + env_offset);
-        struct fg_thread *t = fg_registry_add_other(&a->registry, env, thread_tid((uintptr_t)vm_thread), name);
+        struct fg_thread *t = fg_registry_add_other(&a->registry, env, thread_tid((uintptr_t)vm_thread),
+                                                    fg_session_java_thread_id(jni, threads[i]), name);
         if (t && fg_prior_threads_add(&a->prior, env, t) == 0)
           registered++;
       }

@@ -40,6 +40,21 @@ void fg_session_thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, cha
     (*jni)->DeleteLocalRef(jni, info.context_class_loader);
 }
 
+int64_t fg_session_java_thread_id(JNIEnv *jni, jthread thread)
+{
+  /* Thread.getId(): final and plain on JDK 17 and 25 (deprecated for threadId() since 19, same value) */
+  jclass cls = (*jni)->GetObjectClass(jni, thread);
+  jmethodID get_id = cls ? (*jni)->GetMethodID(jni, cls, "getId", "()J") : NULL;
+  jlong id = get_id ? (*jni)->CallLongMethod(jni, thread, get_id) : 0;
+  if ((*jni)->ExceptionCheck(jni)) {
+    (*jni)->ExceptionClear(jni);
+    id = 0;
+  }
+  if (cls)
+    (*jni)->DeleteLocalRef(jni, cls);
+  return id;
+}
+
 void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
 {
   struct fg_thread *t = fg_current_thread;
@@ -50,7 +65,7 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   char name[256];
   fg_session_thread_name(a, jni, thread, name, sizeof name);
   int tid = current_tid();
-  if (fg_registry_attach(&a->registry, jni, tid, name)) {
+  if (fg_registry_attach(&a->registry, jni, tid, fg_session_java_thread_id(jni, thread), name)) {
     fg_timer_thread_start(&a->timer, tid);
     fg_sched_thread_start(&a->sched, tid, name);
   }

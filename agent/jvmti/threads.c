@@ -121,6 +121,7 @@ struct fg_thread *fg_jvm_thread_records_claim(struct fg_jvm_thread_records *p, i
     t->serial = atomic_fetch_add(&p->next_serial, 1);
     t->env = NULL;
     t->tid = tid;
+    t->java_id = 0;   /* a JVM thread: no java.lang.Thread */
     __atomic_store_n(&t->stack_hi, 0, __ATOMIC_RELEASE);
     t->stack_lo = 0;
     /* counters go on from the last claim (the drainer counts differences);
@@ -171,13 +172,15 @@ static struct fg_thread *take_record(struct fg_registry *r)
 }
 
 /* A taken record made a new registration's. Under the lock. */
-static void fill_record(struct fg_registry *r, struct fg_thread *t, JNIEnv *env, int tid, const char *name)
+static void fill_record(struct fg_registry *r, struct fg_thread *t, JNIEnv *env, int tid, int64_t java_id,
+                        const char *name)
 {
   /* A recycled record was emptied by the drainer before it was freed. */
   fg_ring_reset(&t->ring);
   t->serial = ++r->next_serial;
   t->env = env;
   t->tid = tid;
+  t->java_id = java_id;
   fg_utf8_copy(t->name, sizeof t->name, name ? name : "");
   reset_counts(t);
   t->claim_sp = 0;
@@ -199,7 +202,7 @@ static void stack_bounds(struct fg_thread *t)
   pthread_attr_destroy(&attr);
 }
 
-struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid, const char *name)
+struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid, int64_t java_id, const char *name)
 {
   struct fg_thread *t = fg_current_thread;
   if (t && t->env == env)
@@ -210,7 +213,7 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
   pthread_mutex_lock(&r->lock);
   t = take_record(r);
   if (t) {
-    fill_record(r, t, env, tid, name);
+    fill_record(r, t, env, tid, java_id, name);
     stack_bounds(t);
     /* Publish before LIVE: from here on this thread's handler samples into t,
      * and a signal sent by whoever sees t live (the wall sampler waits for
@@ -226,12 +229,12 @@ struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid
   return t;
 }
 
-struct fg_thread *fg_registry_add_other(struct fg_registry *r, JNIEnv *env, int tid, const char *name)
+struct fg_thread *fg_registry_add_other(struct fg_registry *r, JNIEnv *env, int tid, int64_t java_id, const char *name)
 {
   pthread_mutex_lock(&r->lock);
   struct fg_thread *t = take_record(r);
   if (t) {
-    fill_record(r, t, env, tid, name);
+    fill_record(r, t, env, tid, java_id, name);
     t->stack_lo = 0;   /* found by the drainer once the thread's handler noted an sp */
     __atomic_store_n(&t->stack_hi, 0, __ATOMIC_RELEASE);
     atomic_store(&t->state, FG_THREAD_LIVE);

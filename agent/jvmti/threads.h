@@ -52,6 +52,7 @@ struct fg_thread {
   uint64_t serial;              /* unique per registration */
   JNIEnv *env;
   int tid;
+  int64_t java_id;              /* java.lang.Thread's id, read at registration; 0: not a Java thread */
   struct fg_ring ring;
   _Atomic(struct fg_scratch *) scratch;   /* the handler's; read by the drainer for its size */
   _Atomic(struct fg_scratch *) bigger;    /* made by the drainer, taken by the handler */
@@ -155,7 +156,7 @@ struct fg_thread *fg_jvm_thread_records_claim(struct fg_jvm_thread_records *p, i
  * (main gets VMInit then ThreadStart), re-registers when the env changed
  * (at exit the main OS thread comes back as DestroyJavaVM). Returns the
  * record, or NULL when out of memory. */
-struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid, const char *name);
+struct fg_thread *fg_registry_attach(struct fg_registry *r, JNIEnv *env, int tid, int64_t java_id, const char *name);
 
 /* The calling thread is ending: its handler stops using the record, which the
  * drainer frees once it has taken every sample. */
@@ -164,7 +165,7 @@ void fg_registry_detach(struct fg_registry *r, const char *final_name);
 /* A record for another, already running Java thread (attach): LIVE, with
  * its JNIEnv, tid (0 when unknown) and name; not the caller's. NULL when out
  * of memory. Its stack bounds are found once its handler notes an sp. */
-struct fg_thread *fg_registry_add_other(struct fg_registry *r, JNIEnv *env, int tid, const char *name);
+struct fg_thread *fg_registry_add_other(struct fg_registry *r, JNIEnv *env, int tid, int64_t java_id, const char *name);
 /* That thread ended before its handler ever took the record. */
 void fg_registry_end_other(struct fg_registry *r, struct fg_thread *t);
 

@@ -172,7 +172,7 @@ static void threads(struct fg_bytes *o, const struct fg_profile *p)
     jfr_put_cstring(o, name);                      /* osName */
     jfr_put_long(o, (uint64_t)(uint32_t)p->threads[i].tid);
     jfr_put_cstring(o, name);                      /* javaName */
-    jfr_put_long(o, 0);                            /* javaThreadId: not known */
+    jfr_put_long(o, (uint64_t)p->threads[i].java_id);   /* javaThreadId: 0 for the JVM's own threads */
   }
 }
 

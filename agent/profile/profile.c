@@ -181,6 +181,7 @@ int64_t fg_profile_add_thread(struct fg_profile *p, int tid, const char *name)
   if (!copy)
     return -1;
   p->threads[p->nthreads].tid = tid;
+  p->threads[p->nthreads].java_id = 0;
   p->threads[p->nthreads].name = copy;
   return p->nthreads++;
 }

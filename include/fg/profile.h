@@ -27,6 +27,7 @@ const char *fg_kind_name(enum fg_frame_kind kind);
 
 struct fg_thread_info {
   int tid;           /* OS thread id */
+  int64_t java_id;   /* java.lang.Thread's id; 0: not a Java thread, or not known */
   char *name;
 };
 

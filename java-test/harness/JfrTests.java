@@ -49,7 +49,8 @@ final class JfrTests {
    * exactly the collapsed stacks' samples (every stack of every thread, with its count); the
    * JDK's `jfr summary` counts them all; each event's time lies within the JVM's life, each
    * thread's events are in time order, and the burner thread's events span at least 90% of
-   * the CPU time it measured itself (they are spread over the run, not stamped at one moment).
+   * the CPU time it measured itself (they are spread over the run, not stamped at one moment)
+   * and carry its Java thread id (Thread.getId(), as the JDK's own recordings do).
    */
   static void jfrHoldsTheCollapsedSamples(IntegrationTests.Jdk jdk) throws Exception {
     Instant launched = Instant.now();
@@ -61,7 +62,10 @@ final class JfrTests {
     Map<String, Long> fromJfr = new LinkedHashMap<>();
     Map<Long, Instant> lastByThread = new HashMap<>();
     Instant burnerFirst = null, burnerLast = null;
-    long events = 0, outOfOrder = 0, outside = 0;
+    long events = 0, outOfOrder = 0, outside = 0, burnerIdWrong = 0;
+    Matcher idLine = Pattern.compile("JAVA_THREAD_ID burner (\\d+)").matcher(r.stdout());
+    IntegrationTests.check(idLine.find(), "workload printed no thread id");
+    long burnerId = Long.parseLong(idLine.group(1));
     for (RecordedEvent e : RecordingFile.readAllEvents(r.file("p.jfr"))) {
       IntegrationTests.check(e.getEventType().getName().equals("jdk.ExecutionSample"),
           "unexpected event " + e.getEventType().getName());
@@ -77,6 +81,8 @@ final class JfrTests {
       if (th.getJavaName().equals("burner")) {
         burnerFirst = burnerFirst == null ? t : burnerFirst;
         burnerLast = t;
+        if (th.getJavaThreadId() != burnerId)
+          burnerIdWrong++;
       }
     }
     long total = collapsed.values().stream().mapToLong(Long::longValue).sum();
@@ -97,6 +103,9 @@ final class JfrTests {
         "events " + events + ", jfr summary " + summaryCount + ", collapsed " + total + "\n" + summary);
     IntegrationTests.check(outside == 0 && outOfOrder == 0, outside + " events outside the run, " + outOfOrder + " out of order");
     IntegrationTests.check(spanMs >= 0.9 * cpuMs, "burner's events span " + spanMs + " ms for " + cpuMs + " ms of CPU");
+    System.out.printf("    burner's Java thread id %d: %d of its events with another%n", burnerId, burnerIdWrong);
+    IntegrationTests.check(burnerIdWrong == 0, burnerIdWrong + " of burner's events do not carry its Java thread id "
+        + burnerId);
   }
 
   /** Collapsed stacks with '/' as '.', as stackKey names JFR's. */

@@ -1,6 +1,7 @@
 /**
  * One thread, "burner", computes for SECONDS and prints its own CPU time:
  *   THREAD_CPU_NS burner 2001234567
+ *   JAVA_THREAD_ID burner 15
  * Run: CpuBurn SECONDS
  */
 public final class CpuBurn {
@@ -18,5 +19,6 @@ public final class CpuBurn {
     t.start();
     t.join();
     System.out.println("THREAD_CPU_NS burner " + cpu[0]);
+    System.out.println("JAVA_THREAD_ID burner " + t.getId());
   }
 }

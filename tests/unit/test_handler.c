@@ -112,7 +112,7 @@ static const uint64_t *take_one(struct fg_thread *t)
 static void stores_a_walk_and_restores_errno(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fake_frames = 5;
   errno = 42;
   raise(SIGPROF);
@@ -133,7 +133,7 @@ static void stores_a_walk_and_restores_errno(void **state)
 static void deeper_than_depth_is_cut_and_flagged(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fake_frames = 100;
   raise(SIGPROF);
   const uint64_t *rec = take_one(t);
@@ -152,7 +152,7 @@ static void deeper_than_depth_is_cut_and_flagged(void **state)
 static void tick_codes_are_stored(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   for (int tick = 0; tick >= -10; tick--) {
     fake_frames = tick;
     raise(SIGPROF);
@@ -170,7 +170,7 @@ static void tick_codes_are_stored(void **state)
 static void a_small_scratch_asks_for_a_bigger_one(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fg_scratch_free(atomic_exchange(&t->scratch, fg_scratch_new(FRAMES - 4)));   /* room for 4 Java frames */
   fake_frames = 8;
   raise(SIGPROF);
@@ -199,7 +199,7 @@ static void a_small_scratch_asks_for_a_bigger_one(void **state)
 static void a_cut_walk_takes_a_spare_room_at_the_next_signal(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fg_scratch_free(atomic_exchange(&t->scratch, fg_scratch_new(FRAMES - 4)));   /* room for 4 Java frames */
   struct fg_scratch *spare = fg_scratch_new(FRAMES), *other = fg_scratch_new(FRAMES);
   atomic_store(&sampler.spare_rooms[1], spare);
@@ -235,7 +235,7 @@ static void a_cut_walk_takes_a_spare_room_at_the_next_signal(void **state)
 static void a_paused_sampler_only_counts_signals(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fake_frames = 3;
   fg_sampler_pause(&sampler);
   raise(SIGPROF);
@@ -255,7 +255,7 @@ static void a_paused_sampler_only_counts_signals(void **state)
 static void a_wall_sample_takes_the_ticks_its_signal_was_pending(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   atomic_store(&t->wall_state, FG_STATE_RUNNABLE);
   atomic_store(&t->wall_signalled, 7);
   atomic_store(&t->wall_owed, 3);
@@ -274,7 +274,7 @@ static void a_wall_sample_takes_the_ticks_its_signal_was_pending(void **state)
 static void a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   atomic_store(&t->wall_state, FG_STATE_SLEEPING);
   fake_frames = 4;
   raise(SIGPROF);
@@ -305,7 +305,7 @@ static void a_wall_sample_keeps_its_stack_for_repeats_only_when_whole_and_stored
 static void full_ring_overflows_then_overruns(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fake_frames = 8;   /* five words a sample: a 512-word ring holds 102 */
   uint64_t before = atomic_load(&t->taken);
   for (int i = 0; i < 150; i++)
@@ -347,7 +347,7 @@ static void unregistered_thread_is_counted_by_tid(void **state)
 static void after_shutdown_signals_are_ignored(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fg_sampler_shutdown(&sampler);
   struct sigaction now;
   sigaction(SIGPROF, NULL, &now);
@@ -359,7 +359,7 @@ static void after_shutdown_signals_are_ignored(void **state)
 static void native_frames_come_first_and_a_cut_is_flagged(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   sampler.walker.native_depth = 16;
   fake_frames = 2;
   raise(SIGPROF);
@@ -448,7 +448,7 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
 static void a_costly_walk_is_followed_by_skipped_signals(void **state)
 {
   (void)state;
-  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, "t");
+  struct fg_thread *t = fg_registry_attach(&registry, fake_env, 99, 0, "t");
   fake_frames = 2;
   fake_spin_ns = 2000000;   /* 2 ms a walk at 1 ms */
   raise(SIGPROF);           /* slow on the wall clock: the next walk is timed on the CPU clock */
