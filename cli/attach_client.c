@@ -50,18 +50,27 @@ static int spawning(int pid)
   return strcmp(base ? base + 1 : exe, "jspawnhelper") == 0;
 }
 
+/* /proc/PID/WHAT into buf (len bytes, NUL-terminated); the bytes read, 0
+ * when it cannot be read. */
+static size_t read_proc(int pid, const char *what, char *buf, size_t len)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/%s", pid, what);
+  FILE *f = fopen(path, "re");
+  size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+  if (f)
+    fclose(f);
+  buf[n] = '\0';
+  return n;
+}
+
 /* How long ago the process started, in ms (from its start time in
  * /proc/PID/stat, in clock ticks since boot, against /proc/uptime); -1 when
  * it cannot be told. */
 static long age_ms(int pid)
 {
-  char path[64], buf[1024];
-  snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  FILE *f = fopen(path, "re");
-  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-  if (f)
-    fclose(f);
-  buf[n] = '\0';
+  char buf[1024];
+  read_proc(pid, "stat", buf, sizeof buf);
   const char *p = strrchr(buf, ')');   /* the command name may hold spaces and parentheses */
   unsigned long long start = 0;
   for (int field = 2; p && field < 22; field++)
@@ -69,7 +78,7 @@ static long age_ms(int pid)
   if (!p || sscanf(p + 1, "%llu", &start) != 1)
     return -1;
   double up = 0;
-  f = fopen("/proc/uptime", "re");
+  FILE *f = fopen("/proc/uptime", "re");
   int ok = f && fscanf(f, "%lf", &up) == 1;
   if (f)
     fclose(f);
@@ -104,13 +113,8 @@ static int is_hotspot(int pid)
 /* Whether its command line turns attach off. */
 static int attach_disabled(int pid)
 {
-  char path[64], buf[65536];
-  snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-  FILE *f = fopen(path, "re");
-  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-  if (f)
-    fclose(f);
-  buf[n] = '\0';
+  char buf[65536];
+  size_t n = read_proc(pid, "cmdline", buf, sizeof buf);
   int off = 0;
   for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
     if (strcmp(buf + i, "-XX:+DisableAttachMechanism") == 0)
