@@ -34,7 +34,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -57,6 +57,7 @@ help:
 	@echo "make bench-walk   the walker and the trace table by stack depth, no JVM, writes results/walk.md"
 	@echo "make bench-parts  the handler's cycles part by part at 1 ms on three works, writes results/handler-parts.md"
 	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
+	@echo "make bench-scale  many threads, thread ends and starts, CPU hoppers, virtual threads, retransformed classes; ASPROF=lib adds async-profiler; writes results/scale.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
@@ -324,6 +325,9 @@ bench-walk: deps build/bench_walk
 
 bench-parts: deps lib java build/libfgagent-parts.so
 	@bash scripts/bench-parts.sh
+
+bench-scale: deps lib java
+	@bash scripts/bench-scale.sh
 
 stress: deps lib java
 	@bash scripts/stress.sh
