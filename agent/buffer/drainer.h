@@ -54,7 +54,7 @@ struct fg_drainer {
   struct fg_unregistered_name *unregistered_names;
   uint32_t unregistered_capacity, unregistered_used;
   uint64_t unregistered_counted;    /* unregistered_taken already added to stats.taken */
-  uint64_t jvm_no_slot;       /* JVM thread records\' samples with no thread name: lost */
+  uint64_t jvm_no_slot;       /* JVM thread records' samples with no thread name: lost */
   uint64_t no_slot_before;     /* the unregistered table's no_slot when this profile began */
   uint64_t wall_signals_before, wall_repeats_before, wall_joined_counted;   /* the wall sampler's, likewise */
   uint64_t wall_repeats_lost_counted;   /* its lost repeats already counted */

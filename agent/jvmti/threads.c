@@ -104,7 +104,7 @@ int fg_jvm_thread_records_init(struct fg_jvm_thread_records *p, uint32_t n, size
       memset(p, 0, sizeof *p);
       return -1;
     }
-  /* JVM thread records\' serials start at 2^63 - 1 and count up, far from the registry's */
+  /* JVM thread records' serials start at 2^63 - 1 and count up, far from the registry's */
   atomic_store(&p->next_serial, UINT64_MAX / 2);
   return 0;
 }
