@@ -60,7 +60,8 @@ samples() {
 }
 
 value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+# shellcheck source=scripts/bench/stats.sh
+. scripts/bench/stats.sh   # median FILE: "nan" when it holds none
 
 {
   echo "# The sampler at scale: many threads, ending, starting, hopping CPUs, virtual, retransformed"
@@ -108,10 +109,10 @@ for jdk in "${jdks[@]}"; do
           losts+=("-")
         fi
       done
-      tmed=$(printf '%s\n' "${times[@]}" | grep -v '^$' | median)
+      tmed=$(printf '%s\n' "${times[@]}" | grep -v '^$' | median /dev/stdin)
       [ "$m" = none ] && base=$tmed
       ratio=$(awk -v t="${tmed:-0}" -v b="${base:-0}" 'BEGIN {if (b > 0) printf "%.2fx", t / b; else print "-"}')
-      med() { printf '%s\n' "$@" | tr -d '%' | grep -v '^-$' | median; }
+      med() { printf '%s\n' "$@" | tr -d '%' | grep -v '^-$' | median /dev/stdin | sed 's/^nan$/-/'; }
       if [ "$m" = none ]; then
         echo "| $label | $name | none | $tmed ms (${times[*]}) | | | |" >>"$work/rows"
       else

@@ -2,6 +2,7 @@
  * the last samples are drained and every output and the summary written. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,16 +43,22 @@ void fg_session_thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, cha
 
 int64_t fg_session_java_thread_id(JNIEnv *jni, jthread thread)
 {
-  /* Thread.getId(): final and plain on JDK 17 and 25 (deprecated for threadId() since 19, same value) */
-  jclass cls = (*jni)->GetObjectClass(jni, thread);
-  jmethodID get_id = cls ? (*jni)->GetMethodID(jni, cls, "getId", "()J") : NULL;
-  jlong id = get_id ? (*jni)->CallLongMethod(jni, thread, get_id) : 0;
+  /* Thread.getId(): on JDK 17 and 25 (deprecated for threadId() since 19, same value). java.lang.Thread
+   * is never unloaded, so its jmethodID is looked up once for every thread's start, on any thread. */
+  static _Atomic(jmethodID) get_id;
+  jmethodID m = atomic_load(&get_id);
+  if (!m) {
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    m = cls ? (*jni)->GetMethodID(jni, cls, "getId", "()J") : NULL;
+    if (cls)
+      (*jni)->DeleteLocalRef(jni, cls);
+    atomic_store(&get_id, m);
+  }
+  jlong id = m ? (*jni)->CallLongMethod(jni, thread, m) : 0;
   if ((*jni)->ExceptionCheck(jni)) {
     (*jni)->ExceptionClear(jni);
     id = 0;
   }
-  if (cls)
-    (*jni)->DeleteLocalRef(jni, cls);
   return id;
 }
 

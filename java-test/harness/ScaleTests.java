@@ -23,8 +23,7 @@ final class ScaleTests {
   }
 
   /** The samples of the threads whose name starts with prefix, and those of them that failed. */
-  static long[] samples(IntegrationTests.Run r, String prefix) throws Exception {
-    Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
+  static long[] samples(Map<String, Long> s, String prefix) {
     return new long[] {IntegrationTests.sum(s, k -> k.startsWith("[" + prefix)),
         IntegrationTests.sum(s, k -> k.startsWith("[" + prefix) && FAILED.matcher(k).matches())};
   }
@@ -39,7 +38,7 @@ final class ScaleTests {
         "Scale", "live", "1000", "100");
     r.expectCleanRun();
     long cpu = value(r, "CPU_NS"), taken = r.stat("signals taken"), lost = r.stat("samples lost");
-    long[] s = samples(r, "scale-");
+    long[] s = samples(IntegrationTests.collapsed(r.file("p.collapsed")), "scale-");
     double rate = s[0] / (cpu / 1e6);
     System.out.printf("    %d samples for %.0f ms of the workers' CPU: %.3f a ms; %d of %d lost, %d failed%n", s[0],
         cpu / 1e6, rate, lost, taken, s[1]);
@@ -80,7 +79,7 @@ final class ScaleTests {
         "Scale", "hop", "200", "20", lib);
     r.expectCleanRun();
     long cpu = value(r, "CPU_NS");
-    long[] s = samples(r, "scale-");
+    long[] s = samples(IntegrationTests.collapsed(r.file("p.collapsed")), "scale-");
     double rate = s[0] / (cpu / 1e6);
     System.out.printf("    %d samples for %.0f ms of the hopping threads' CPU: %.3f a ms%n", s[0], cpu / 1e6, rate);
     IntegrationTests.check(rate >= 0.94 && rate <= 1.1, "the hopping threads' samples are " + rate
@@ -100,9 +99,9 @@ final class ScaleTests {
       return;
     }
     r.expectCleanRun();
-    long[] s = samples(r, "ForkJoinPool");
-    long hot = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")),
-        k -> k.startsWith("[ForkJoinPool") && IntegrationTests.hasFrame(k, "VtHot.hot"));
+    Map<String, Long> stacks = IntegrationTests.collapsed(r.file("p.collapsed"));
+    long[] s = samples(stacks, "ForkJoinPool");
+    long hot = IntegrationTests.sum(stacks, k -> k.startsWith("[ForkJoinPool") && IntegrationTests.hasFrame(k, "VtHot.hot"));
     System.out.printf("    carriers: %d samples, %d failed, %d in VtHot.hot%n", s[0], s[1], hot);
     IntegrationTests.check(s[0] >= 500, "only " + s[0] + " samples of the carriers");
     IntegrationTests.check(s[1] * 20 <= s[0], s[1] + " of " + s[0] + " carrier samples failed");
@@ -120,9 +119,9 @@ final class ScaleTests {
         List.of("-javaagent:" + agentJar), "Scale", "hot", "3000");
     r.expectCleanRun();
     long done = value(r, "RETRANSFORMED");
-    long[] s = samples(r, "scale-");
-    long hot = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")),
-        k -> k.startsWith("[scale-") && IntegrationTests.hasFrame(k, "ScaleHot.spin"));
+    Map<String, Long> stacks = IntegrationTests.collapsed(r.file("p.collapsed"));
+    long[] s = samples(stacks, "scale-");
+    long hot = IntegrationTests.sum(stacks, k -> k.startsWith("[scale-") && IntegrationTests.hasFrame(k, "ScaleHot.spin"));
     System.out.printf("    %d retransformations; %d samples, %d failed, %d in ScaleHot.spin%n", done, s[0], s[1], hot);
     IntegrationTests.check(done >= 10, "the class was retransformed only " + done + " times");
     IntegrationTests.check(s[1] * 100 <= s[0], s[1] + " of " + s[0] + " samples failed");

@@ -191,65 +191,14 @@ static int make_room(struct fg_timer *t)
   return 0;
 }
 
-static void add(struct fg_timer *t, int tid)
-{
-  if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
-    return;
-  if (make_room(t) != 0)
-    return;
-  if (!within_budget(t, 1, t->fd_budget)) {   /* not even a signalling counter */
-    refuse(t, tid);
-    return;
-  }
-  int fd = FG_FD_COPYING;
-  if (t->copy_bytes && add_copying(t, tid) != 0) {
-    if (errno == ESRCH) {   /* it has just ended */
-      t->open_failures++;
-      return;
-    }
-    /* walker=copy, its counters refused (past their share of the budget,
-     * or by the kernel): its samples would vanish, so it is signalled
-     * instead and walked in its handler, as with walker=vm */
-    if ((fd = open_signalling(t, tid)) < 0) {
-      if (errno == EMFILE)
-        refuse(t, tid);
-      return;
-    }
-    t->copy_no_ring++;
-  } else if (!t->copy_bytes) {
-    fd = fg_perf_open(tid, t->interval_ns, t->exclude_kernel, fg_perf_threads_rings(t->perf), 0, -1, -1);
-    if (fd < 0) {
-      t->open_failures++;   /* the thread may have just ended */
-      return;
-    }
-    if (t->perf)   /* if refused, the thread is sampled without jitter or kernel frames */
-      fg_perf_threads_attach(t->perf, tid, fd);
-  }
-  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
-}
-
-/* Closes tid's counter if it has one. Under the lock. */
-static void drop(struct fg_timer *t, int tid)
-{
-  int i = find(t, tid);
-  if (i >= 0)
-    remove_at(t, (uint32_t)i);
-}
-
-/* The calling thread tid's signalling counter, opened, set up and mapped
+/* Thread tid's signalling counter, opened, set up and mapped
  * outside the lock (35-60 us of system calls a thread that starting
  * threads would otherwise wait for one after another), its descriptor
  * reserved from the budget first and the entry made after, unless the
  * session stopped or restarted meanwhile or a scan gave tid one. Entered
- * and left with the lock held. */
+ * and left with the lock held, room and budget checked by add. */
 static void add_signalling(struct fg_timer *t, int tid)
 {
-  if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped || make_room(t) != 0)
-    return;
-  if (!within_budget(t, 1, t->fd_budget)) {
-    refuse(t, tid);
-    return;
-  }
   t->opening++;
   uint64_t session = t->starts, interval = t->interval_ns;
   int exclude_kernel = t->exclude_kernel;
@@ -273,6 +222,50 @@ static void add_signalling(struct fg_timer *t, int tid)
   t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
 }
 
+/* tid's counters, entered in the table: walker=copy's under the lock,
+ * a signalling one with the lock let go around its open (add_signalling).
+ * Under the lock. */
+static void add(struct fg_timer *t, int tid)
+{
+  if (tid == t->skip_tid || tid == t->skip_tid2 || t->stopped)   /* a ThreadStart racing VMDeath arms nothing */
+    return;
+  if (make_room(t) != 0)
+    return;
+  if (!within_budget(t, 1, t->fd_budget)) {   /* not even a signalling counter */
+    refuse(t, tid);
+    return;
+  }
+  if (!t->copy_bytes) {
+    add_signalling(t, tid);
+    return;
+  }
+  int fd = FG_FD_COPYING;
+  if (add_copying(t, tid) != 0) {
+    if (errno == ESRCH) {   /* it has just ended */
+      t->open_failures++;
+      return;
+    }
+    /* walker=copy, its counters refused (past their share of the budget,
+     * or by the kernel): its samples would vanish, so it is signalled
+     * instead and walked in its handler, as with walker=vm */
+    if ((fd = open_signalling(t, tid)) < 0) {
+      if (errno == EMFILE)
+        refuse(t, tid);
+      return;
+    }
+    t->copy_no_ring++;
+  }
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
+}
+
+/* Closes tid's counter if it has one. Under the lock. */
+static void drop(struct fg_timer *t, int tid)
+{
+  int i = find(t, tid);
+  if (i >= 0)
+    remove_at(t, (uint32_t)i);
+}
+
 /* event, like every session field, is read under the lock: a session may
  * be starting again on another thread */
 void fg_timer_thread_start(struct fg_timer *t, int tid)
@@ -280,10 +273,7 @@ void fg_timer_thread_start(struct fg_timer *t, int tid)
   pthread_mutex_lock(&t->lock);
   if (t->event == FG_EVENT_CPU) {
     drop(t, tid);   /* it may be a dead thread's, whose id was reused */
-    if (t->copy_bytes)
-      add(t, tid);
-    else
-      add_signalling(t, tid);
+    add(t, tid);
   }
   pthread_mutex_unlock(&t->lock);
 }
@@ -343,10 +333,8 @@ void fg_timer_scan(struct fg_timer *t)
     int i = find(t, tid);
     if (i >= 0)
       t->fds[i].seen = gen;
-    else if (t->copy_bytes)
-      add(t, tid);
     else
-      add_signalling(t, tid);   /* the lock let go around the open: a thread starting meanwhile waits for none */
+      add(t, tid);   /* a signalling counter lets the lock go around its open: a thread starting meanwhile waits for none */
     if (t->stopped || t->starts != session)
       break;   /* stopped, or another session since: not this scan's table any more */
   }
