@@ -16,11 +16,11 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/profile/profile.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
            agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c agent/output/output_target.c \
-           agent/sampling/unregistered_threads.c cli/collapsed_reader.c \
+           agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/profile_input.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
            agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
-           agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/sched/switch_decoder.c agent/verify/call_site.c
+           agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/sched/switch_decoder.c agent/verify/call_site.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))
 # The command-line tool, on the same pure core.
@@ -28,13 +28,13 @@ CLI_SRC = $(filter-out $(CORE_SRC),$(wildcard cli/*.c cli/*/*.c))
 PREFIX ?= /usr/local
 
 CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o) build/obj/gen/flamegraph_template.o
-AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o)
+AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o) build/obj/gen/park_binder.o
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c)) $(TSAN_TESTS)
 # The lock-free storage's tests again under ThreadSanitizer, on their sources.
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-alloc-lock stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -57,6 +57,7 @@ help:
 	@echo "make bench-walk   the walker and the trace table by stack depth, no JVM, writes results/walk.md"
 	@echo "make bench-parts  the handler's cycles part by part at 1 ms on three works, writes results/handler-parts.md"
 	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
+	@echo "make bench-alloc-lock  what alloc and lock cost and how true they are; ASPROF=lib adds async-profiler; writes results/alloc-lock.md"
 	@echo "make bench-scale  many threads, thread ends and starts, CPU hoppers, virtual threads, retransformed classes; ASPROF=lib adds async-profiler; writes results/scale.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
@@ -81,6 +82,14 @@ build/gen/flamegraph_template.c: agent/output/flamegraph_template.html
 build/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+# lock's helper class (agent/java_events/ParkBinder.java), compiled in as bytes.
+build/gen/park_binder.c: agent/java_events/ParkBinder.java
+	@mkdir -p build/gen/classes
+	$(JAVAC) --release 11 -d build/gen/classes $<
+	{ echo 'const unsigned char fg_park_binder_class[] = {'; \
+	  od -An -v -tx1 build/gen/classes/fgagent/ParkBinder.class | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; echo 'const unsigned fg_park_binder_class_len = sizeof fg_park_binder_class;'; } > $@
 
 build/libfgcore.a: $(CORE_OBJ) Makefile   # rebuilt when the list of core sources changes
 	@rm -f $@
@@ -215,6 +224,10 @@ build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
 
+build/event_floor_agent.so: scripts/bench/event_floor_agent.c
+	@mkdir -p build
+	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
+
 # The walker and the trace table timed on a synthetic deep stack (scripts/bench-walk.sh).
 build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 	@mkdir -p build
@@ -328,6 +341,9 @@ bench-parts: deps lib java build/libfgagent-parts.so
 
 bench-scale: deps lib java
 	@bash scripts/bench-scale.sh
+
+bench-alloc-lock: deps lib java build/event_floor_agent.so
+	@bash scripts/bench-alloc-lock.sh
 
 stress: deps lib java
 	@bash scripts/stress.sh

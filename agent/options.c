@@ -57,7 +57,8 @@ static int parse_u64(const char *s, uint64_t *out, const char **rest)
   return 0;
 }
 
-static int parse_interval(const char *v, uint64_t *ns)
+/* A whole number with a unit ns, us, ms or s, up to 60 s. */
+static int parse_time(const char *v, uint64_t *ns)
 {
   static const struct { const char *unit; uint64_t scale; } units[] = {
     {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
@@ -66,15 +67,15 @@ static int parse_interval(const char *v, uint64_t *ns)
   const char *unit;
   if (parse_u64(v, &n, &unit) != 0)
     return -1;
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    if (strcmp(unit, units[i].unit) == 0) {
-      if (n > MAX_INTERVAL_NS / units[i].scale)
-        return -1;
-      *ns = n * units[i].scale;
-      return (*ns >= MIN_INTERVAL_NS && *ns <= MAX_INTERVAL_NS) ? 0 : -1;
-    }
-  }
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strcmp(unit, units[i].unit) == 0 && n <= MAX_INTERVAL_NS / units[i].scale)
+      return *ns = n * units[i].scale, 0;
   return -1;
+}
+
+static int parse_interval(const char *v, uint64_t *ns)
+{
+  return parse_time(v, ns) == 0 && *ns >= MIN_INTERVAL_NS && *ns <= MAX_INTERVAL_NS ? 0 : -1;
 }
 
 /* loop=: a whole number of s, m or h, from 1 s to 24 h. */
@@ -93,6 +94,14 @@ static int parse_loop(const char *v, uint64_t *ns)
       return *ns <= 86400000000000ull ? 0 : -1;
     }
   return -1;
+}
+
+/* lock=: 0, or a time up to 60 s. */
+static int parse_duration(const char *v, uint64_t *ns)
+{
+  if (strcmp(v, "0") == 0)
+    return *ns = 0, 0;
+  return parse_time(v, ns);
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -167,6 +176,11 @@ uint32_t fg_options_timeline_max(const struct fg_options *o)
   return o->timeline || o->sched ? FG_TIMELINE_MAX : 0;
 }
 
+int fg_options_nevents(const struct fg_options *o)
+{
+  return o->cpu + o->alloc + o->lock;
+}
+
 int fg_options_first_frames(const struct fg_options *o)
 {
   int max = fg_options_max_frames(o);
@@ -180,7 +194,8 @@ static bool is_flag(const char *key)
          strcmp(key, "verify") == 0 || strcmp(key, "kernel") == 0;
 }
 
-#define ACCEPTED_KEYS "interval, event, depth, cstack, kernel, walker, ann, recover, verify, sched, timeline, " \
+#define ACCEPTED_KEYS "interval, event, alloc, lock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
+                      "timeline, " \
                       "wallthreads, " \
                       "threads, lines, ringsize, memlimit, loop, file, log"
 
@@ -192,7 +207,23 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       return fail(err, errlen, "fgagent: option interval='%s' is not valid; accepted: a whole "
                   "number with a unit ns, us, ms or s, from 200us to 60s (e.g. interval=1ms); below 200us "
                   "the per-thread timer and the signals alone would take over 25%% of each thread's CPU", value);
+  } else if (strcmp(key, "alloc") == 0) {
+    uint64_t n = FG_DEFAULT_ALLOC_BYTES, scale = 1;
+    if (*value && (parse_bytes(value, 1, &n, &scale) != 0 || n > (1ull << 30) / scale))
+      return fail(err, errlen, "fgagent: option alloc='%s' is not valid; accepted: alloc alone (a sample about "
+                  "every 512k bytes a thread allocates), or alloc=SIZE in bytes with an optional k, m or g suffix, "
+                  "up to 1g (alloc=0: every allocation)", value);
+    o->alloc = true;
+    o->alloc_bytes = n * scale;
+  } else if (strcmp(key, "lock") == 0) {
+    o->lock_ns = FG_DEFAULT_LOCK_NS;
+    if (*value && parse_duration(value, &o->lock_ns) != 0)
+      return fail(err, errlen, "fgagent: option lock='%s' is not valid; accepted: lock alone (waits of 10us and "
+                  "longer), lock=0 (every contended wait), or lock=DURATION, a whole number with a unit ns, us, ms "
+                  "or s, up to 60s (e.g. lock=1ms)", value);
+    o->lock = true;
   } else if (strcmp(key, "event") == 0) {
+    o->event_asked = true;
     if (strcmp(value, "cpu") == 0)
       o->event = FG_EVENT_CPU;
     else if (strcmp(value, "itimer") == 0)
@@ -263,10 +294,11 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       return fail(err, errlen, "fgagent: option file='%s' has no known extension; accepted: %s",
                   value, fg_format_extensions());
     char probe[4096];
-    if (fg_expand_path(value, 1, 0, 1, probe, sizeof probe) != 0 ||
+    if (fg_expand_event_path(value, 1, 0, 1, "cpu", probe, sizeof probe) != 0 ||
         copy_span(o->files[o->nfiles], sizeof o->files[0], value, strlen(value)) != 0)
       return fail(err, errlen, "fgagent: option file='%s' is not valid; accepted: a path of at "
-                  "most %zu characters in which %% is followed only by p (pid), t (time), n (loop's sequence) or %%",
+                  "most %zu characters in which %% is followed only by p (pid), t (time), n (loop's sequence), "
+                  "e (the event) or %%",
                   value, sizeof o->files[0] - 1);
     o->nfiles++;
   } else if (strcmp(key, "loop") == 0) {
@@ -345,6 +377,16 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;
   }
+  o->cpu = o->event_asked || (!o->alloc && !o->lock);
+  if (fg_options_nevents(o) > 1)
+    for (int i = 0; i < o->nfiles; i++)
+      if (fg_format_for_path(o->files[i]) != FG_FORMAT_JFR && !strstr(o->files[i], "%e"))
+        return fail(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "
+                    "several events (%s%s%s), a file name with %%e (the event's name: e.g. file=profile-%%e.html), "
+                    "or a .jfr file, which holds them all", o->files[i], o->cpu ? "event=" : "",
+                    o->cpu ? (o->event == FG_EVENT_WALL ? "wall, " : o->event == FG_EVENT_ITIMER ? "itimer, " : "cpu, ")
+                           : "",
+                    o->alloc && o->lock ? "alloc, lock" : o->alloc ? "alloc" : "lock");
   if (o->loop_ns && o->sched)
     return fail(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
   if (!o->walker_asked)   /* walker=copy loses to the signal's walker with many threads, virtual threads and

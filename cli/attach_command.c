@@ -200,7 +200,31 @@ static void on_interrupt(int sig)
   interrupted = 1;
 }
 
-/* fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall] [--threads]
+/* The agent's options for --event LIST: "cpu", "wall", "itimer" become
+ * event=, "alloc[=SIZE]" and "lock[=DURATION]" stay as they are (the agent
+ * checks their values). -1 when an item is none of these. */
+static int event_options(const char *list, char *out, size_t len)
+{
+  size_t at = 0;
+  out[0] = '\0';
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ",");
+    int sampled = (n == 3 && strncmp(p, "cpu", 3) == 0) || (n == 4 && strncmp(p, "wall", 4) == 0) ||
+                  (n == 6 && strncmp(p, "itimer", 6) == 0);
+    int traced = (n >= 5 && strncmp(p, "alloc", 5) == 0 && (n == 5 || p[5] == '=')) ||
+                 (n >= 4 && strncmp(p, "lock", 4) == 0 && (n == 4 || p[4] == '='));
+    if (!sampled && !traced)
+      return -1;
+    int w = snprintf(out + at, len - at, ",%s%.*s", sampled ? "event=" : "", (int)n, p);
+    if (w < 0 || (size_t)w >= len - at)
+      return -1;
+    at += (size_t)w;
+    p += n + (p[n] == ',');
+  }
+  return at ? 0 : -1;
+}
+
+/* fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,lock] [--threads]
  *                [--agent LIB] [--timeout 10s] --file OUT PID */
 int fg_cmd_profile(int argc, char **argv)
 {
@@ -246,6 +270,10 @@ int fg_cmd_profile(int argc, char **argv)
     return bad("profile needs --file OUT and a PID", NULL);
   if (parse_pid(pid_text, &pid) != 0)
     return bad("not a process id:", pid_text);
+  char events[512];
+  if (event_options(event, events, sizeof events) != 0)
+    return bad("--event takes cpu, wall or itimer, and alloc[=SIZE] or lock[=DURATION], separated by commas "
+               "(e.g. --event cpu,alloc), not", event);
   char library[PATH_MAX], start[8192], options[8192];
   if (agent_path(agent, library) != 0)
     return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
@@ -272,7 +300,7 @@ int fg_cmd_profile(int argc, char **argv)
     snprintf(agent_file, sizeof agent_file, "%s/profile-%d%s", dir_there, (int)getpid(), ext ? ext : "");
     snprintf(written, sizeof written, "%s/profile-%d%s", dir_here, (int)getpid(), ext ? ext : "");
   }
-  if (snprintf(start, sizeof start, "start,file=%s,interval=%s,event=%s%s", agent_file, interval, event,
+  if (snprintf(start, sizeof start, "start,file=%s,interval=%s%s%s", agent_file, interval, events,
                threads ? ",threads" : "") >= (int)sizeof start ||
       absolute_options(start, options, sizeof options) != 0)
     return bad("the options are too long:", file);

@@ -6,6 +6,10 @@
 int fg_cli_bad(const char *command, const char *what, const char *value);
 
 int fg_cmd_convert(int argc, char **argv);
+struct fg_profile;
+/* Keeps one event of p (asked: "cpu", "alloc", "lock"; NULL: the first p
+ * has), read from source: 0, or -1 when p has none of it (said on stderr). */
+int fg_pick_event(struct fg_profile *p, const char *asked, const char *source);
 int fg_cmd_diff(int argc, char **argv);
 int fg_cmd_attach(int argc, char **argv);
 int fg_cmd_profile(int argc, char **argv);

@@ -19,6 +19,7 @@ struct diff_args {
   struct fg_diff_options options;
   int json;
   const char *html, *title;
+  const char *event;   /* --event: which of a recording's events; NULL: the first it has */
 };
 
 static int bad(const char *what, const char *value)
@@ -60,7 +61,7 @@ static int parse(int argc, char **argv, struct diff_args *a)
     }
     int valued = strcmp(arg, "--threshold") == 0 || strcmp(arg, "--alpha") == 0 ||
                  strcmp(arg, "--min-change") == 0 || strcmp(arg, "--html") == 0 ||
-                 strcmp(arg, "--title") == 0;
+                 strcmp(arg, "--title") == 0 || strcmp(arg, "--event") == 0;
     if (valued && i + 1 >= argc)
       return bad("this option needs a value:", arg);
     if (strcmp(arg, "--threshold") == 0) {
@@ -78,9 +79,13 @@ static int parse(int argc, char **argv, struct diff_args *a)
       a->html = value;
     } else if (strcmp(arg, "--title") == 0) {
       a->title = value;
+    } else if (strcmp(arg, "--event") == 0) {
+      if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
+        return bad("--event takes cpu, alloc or lock, not", value);
+      a->event = value;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option; accepted: --base, --new, --threshold, --alpha, --min-change, "
-                 "--json, --html, --title:", arg);
+                 "--json, --html, --title, --event:", arg);
     } else if (side) {
       if (*count == MAX_RUNS)
         return bad("too many runs on one side; at most 256:", arg);
@@ -105,15 +110,36 @@ static int parse(int argc, char **argv, struct diff_args *a)
   return 0;
 }
 
-static int read_runs(const char *const *paths, size_t n, struct fg_profile *runs)
+/* An allocation or lock profile counts bytes or nanoseconds; the tests count
+ * samples. Each stack's count becomes its share of the run's events (the
+ * samples the recording holds) so that the shares stay the weights' and the
+ * z-test's sample size is the samples taken, not the bytes. */
+static void weigh_as_samples(struct fg_profile *p)
+{
+  uint64_t weight = 0, events = 0;
+  for (uint32_t i = 0; i < p->nstacks; i++) {
+    weight += p->stacks[i].count;
+    events += p->stacks[i].events;
+  }
+  if (p->event == FG_STACK_CPU || weight == 0 || events == 0)
+    return;
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    p->stacks[i].count = (uint64_t)((double)p->stacks[i].count * (double)events / (double)weight + 0.5);
+}
+
+/* Each run's profile: collapsed stacks, or a recording's event (--event, else its first). */
+static int read_runs(const char *const *paths, size_t n, struct fg_profile *runs, const char *event)
 {
   for (size_t i = 0; i < n; i++) {
     char err[1024];
     fg_profile_init(&runs[i]);
-    if (fg_read_collapsed_file(paths[i], &runs[i], err, sizeof err) != 0) {
+    if (fg_read_profile_input(paths[i], &runs[i], err, sizeof err) != 0) {
       fprintf(stderr, "fgprof diff: %s\n", err);
       return -1;
     }
+    if (fg_pick_event(&runs[i], event, paths[i]) != 0)
+      return -1;
+    weigh_as_samples(&runs[i]);
   }
   return 0;
 }
@@ -164,7 +190,7 @@ int fg_cmd_diff(int argc, char **argv)
   struct fg_profile *base = calloc(a.nbase, sizeof *base), *next = calloc(a.nnew, sizeof *next);
   struct fg_diff d = {0};
   rc = base && next ? 0 : 2;
-  if (rc == 0 && (read_runs(a.base, a.nbase, base) != 0 || read_runs(a.new_runs, a.nnew, next) != 0))
+  if (rc == 0 && (read_runs(a.base, a.nbase, base, a.event) != 0 || read_runs(a.new_runs, a.nnew, next, a.event) != 0))
     rc = 2;
   if (rc == 0 && fg_diff_compute(base, a.nbase, next, a.nnew, &a.options, &d) != 0) {
     fprintf(stderr, "fgprof diff: out of memory\n");

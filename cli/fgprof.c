@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "fg/collapsed_reader.h"
+#include "fg/options.h"
 #include "fg/output.h"
 #include "fg/profile.h"
 #include "fg/profile_filter.h"
@@ -21,13 +22,17 @@ static const char usage[] =
   "Usage: fgprof convert [OPTIONS] IN OUT\n"
   "       fgprof diff [OPTIONS] BASE NEW\n"
   "       fgprof diff [OPTIONS] --base FILE... --new FILE...\n"
-  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall] [--threads] --file OUT PID\n"
+  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,lock] [--threads] --file OUT PID\n"
   "       fgprof attach PID COMMAND[,OPTIONS]\n"
   "       fgprof --help\n"
   "\n"
   "Reads collapsed stacks from IN ('-' for standard input): one 'frame;frame;... count'\n"
   "line per stack, root first, as fgagent, async-profiler and flamegraph.pl's\n"
-  "stackcollapse scripts write them. Writes OUT in the format its extension names:\n"
+  "stackcollapse scripts write them; or a JDK Flight Recorder recording (the JDK's\n"
+  "own, -XX:StartFlightRecording or jcmd JFR.start, or fgagent's): its CPU samples\n"
+  "(jdk.ExecutionSample), allocation samples (jdk.ObjectAllocationSample, in bytes)\n"
+  "or lock waits (jdk.JavaMonitorEnter, jdk.ThreadPark, in nanoseconds), --event\n"
+  "choosing which. Writes OUT in the format its extension names:\n"
   "  .html              interactive flame graph, one self-contained file\n"
   "  .collapsed .folded collapsed stacks\n"
   "  .txt               call graph in the style of ftrace's function_graph tracer\n"
@@ -51,9 +56,12 @@ static const char usage[] =
   "  --minwidth PCT     flame graph: leave out frames under PCT percent of all samples\n"
   "  --interval TIME    the sampling interval behind IN (e.g. 10ms, 250us), so the call\n"
   "                     graph, pprof and speedscope show time, not only samples\n"
+  "  --event E          a recording's cpu, alloc or lock events (the first it has)\n"
+  "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
   "REGEX is a POSIX extended regular expression matched against frame names.\n"
   "\n"
-  "fgprof diff compares two sets of runs (collapsed stacks, one file per run) frame\n"
+  "fgprof diff compares two sets of runs (collapsed stacks or recordings, one file\n"
+  "per run; --event picks a recording's events as for convert) frame\n"
   "by frame: each frame's self share (samples with it on top / all samples). With two\n"
   "or more runs a side, Welch's t-test over the runs' shares, so run-to-run noise is\n"
   "measured; with one run a side, a two-proportion z-test over the sample counts.\n"
@@ -90,12 +98,14 @@ static const char usage[] =
   "  fgprof diff --base main-*.collapsed --new branch-*.collapsed --html diff.html\n"
   "  fgprof convert --include 'com/acme/' --title 'checkout' app.collapsed checkout.html\n"
   "  fgprof convert --interval 10ms async-profiler.txt profile.pb.gz\n"
+  "  fgprof convert --event alloc recording.jfr allocations.html\n"
   "  fgprof profile --duration 30s --file checkout.html $(pgrep -f checkout.jar)\n";
 
 struct args {
   const char *in, *out, *title;
   const char *include, *exclude;
-  bool reverse;
+  const char *event;        /* --event: which of a recording's events; NULL: the first it has */
+  bool reverse, threads;
   double minwidth;
   uint64_t interval_ns;
 };
@@ -146,7 +156,7 @@ static int parse_args(int argc, char **argv, struct args *a)
     const char *value = i + 1 < argc ? argv[i + 1] : "";
     int takes_value = strcmp(arg, "--title") == 0 || strcmp(arg, "--include") == 0 ||
                       strcmp(arg, "--exclude") == 0 || strcmp(arg, "--minwidth") == 0 ||
-                      strcmp(arg, "--interval") == 0;
+                      strcmp(arg, "--interval") == 0 || strcmp(arg, "--event") == 0;
     if (takes_value && i + 1 >= argc)
       return bad("option %s needs a value", arg);
     if (strcmp(arg, "--title") == 0) {
@@ -165,12 +175,19 @@ static int parse_args(int argc, char **argv, struct args *a)
         return bad("--interval '%s' is not valid; accepted: a whole number with ns, us, ms or s, "
                  "at most 2^63 ns",
                    value);
+    } else if (strcmp(arg, "--event") == 0) {
+      if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
+        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock", value);
+      a->event = value;
     } else if (strcmp(arg, "--reverse") == 0) {
       a->reverse = true;
       continue;
+    } else if (strcmp(arg, "--threads") == 0) {
+      a->threads = true;
+      continue;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option '%s'; accepted: --title, --include, --exclude, --reverse, "
-                 "--minwidth, --interval", arg);
+                 "--minwidth, --interval, --event, --threads", arg);
     } else {
       if (npos == 2)
         return bad("one argument too many: '%s'; accepted: IN OUT", arg);
@@ -215,6 +232,40 @@ static uint64_t modified_ns(const char *path)
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
+{
+  static const char *const names[FG_STACK_EVENTS] = {"cpu", "alloc", "lock"};
+  unsigned present = fg_profile_events(p);
+  int e = 0;
+  if (asked)
+    while (e < FG_STACK_EVENTS && strcmp(names[e], asked) != 0)
+      e++;
+  else
+    while (e < FG_STACK_EVENTS - 1 && !(present & 1u << e))
+      e++;
+  if (!(present & 1u << e)) {
+    char have[32] = "";
+    for (int k = 0; k < FG_STACK_EVENTS; k++)
+      if (present & 1u << k)
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "", names[k]);
+    fprintf(stderr, "fgprof: %s has no %s events; accepted: --event %s\n", source, names[e], have);
+    return -1;
+  }
+  if (present == 1u << e) {
+    p->event = (enum fg_stack_event)e;
+    return 0;
+  }
+  struct fg_profile one;
+  if (fg_profile_select(p, (enum fg_stack_event)e, &one) != 0) {
+    fg_profile_free(&one);
+    fprintf(stderr, "fgprof: out of memory\n");
+    return -1;
+  }
+  fg_profile_free(p);
+  *p = one;
+  return 0;
+}
+
 int fg_cmd_convert(int argc, char **argv)
 {
   struct args a;
@@ -234,11 +285,16 @@ int fg_cmd_convert(int argc, char **argv)
   char err[1024];
   fg_profile_init(&in);
   fg_profile_init(&out);
+  if (fg_format_for_path(a.out) == FG_FORMAT_JFR)
+    in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
-  if (fg_read_collapsed_file(a.in, &in, err, sizeof err) != 0) {
+  if (fg_read_profile_input(a.in, &in, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
     rc = 2;
   }
+  bool jfr = strcmp(in.stats.event, "jfr") == 0;
+  if (rc == 0 && fg_pick_event(&in, a.event, a.in) != 0)
+    rc = 2;
   uint64_t total = 0;
   for (uint32_t i = 0; rc == 0 && i < in.nstacks; i++)
     total += in.stacks[i].count;   /* at most 2^53: the reader refuses more */
@@ -250,7 +306,8 @@ int fg_cmd_convert(int argc, char **argv)
   }
   if (rc == 0) {
     in.stats.interval_ns = a.interval_ns;
-    in.stats.start_epoch_ns = modified_ns(a.in);   /* the only time collapsed stacks have */
+    if (!jfr)
+      in.stats.start_epoch_ns = modified_ns(a.in);   /* the only time collapsed stacks have */
     struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
     if (fg_profile_filter(&in, &f, &out) != 0) {
       fprintf(stderr, "fgprof: out of memory\n");
@@ -261,7 +318,8 @@ int fg_cmd_convert(int argc, char **argv)
     }
   }
   if (rc == 0) {
-    bool threads = out.nthreads > 1 || (out.nthreads == 1 && strcmp(out.threads[0].name, "all") != 0);
+    /* collapsed stacks split by thread keep their split; a recording is split when asked */
+    bool threads = jfr ? a.threads : out.nthreads > 1 || (out.nthreads == 1 && strcmp(out.threads[0].name, "all") != 0);
     struct fg_output_settings cfg = {.per_thread = threads, .title = a.title, .min_width_pct = a.minwidth};
     if (fg_write_profile_file(a.out, &out, &cfg, err, sizeof err) != 0) {
       fprintf(stderr, "fgprof: %s\n", err + (strncmp(err, "fgagent: ", 9) == 0 ? 9 : 0));

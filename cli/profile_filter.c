@@ -17,40 +17,58 @@ static bool any_frame_matches(const struct fg_profile *p, const struct fg_stack 
 
 int fg_profile_filter(const struct fg_profile *src, const struct fg_filter *f, struct fg_profile *dst)
 {
-  fg_profile_init(dst);
-  dst->stats = src->stats;
-  for (uint32_t i = 0; i < src->nnames; i++) {
-    if (fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]) != (int64_t)i)
-      return -1;
-    if (src->files[i] && fg_profile_set_file(dst, i, src->files[i]) != 0)
-      return -1;
-  }
-  for (uint32_t t = 0; t < src->nthreads; t++)
-    if (fg_profile_add_thread(dst, src->threads[t].tid, src->threads[t].name) < 0)
-      return -1;
+  if (fg_profile_copy_frame(dst, src) != 0)
+    return -1;
+  dst->timeline.dropped = 0;
   size_t longest = 1;
   for (uint32_t i = 0; i < src->nstacks; i++)
     if (src->stacks[i].nframes > longest)
       longest = src->stacks[i].nframes;
   uint32_t *frames = malloc(longest * sizeof *frames);
-  if (!frames)
+  uint32_t *to = malloc((src->nstacks ? src->nstacks : 1) * sizeof *to);   /* src stack -> dst's, or UINT32_MAX */
+  if (!frames || !to) {
+    free(frames);
+    free(to);
     return -1;
-  /* the filtered profile accounts for the samples it keeps */
+  }
+  /* the filtered profile accounts for the samples (and alloc and lock events) it keeps */
   memset(dst->stats.failed, 0, sizeof dst->stats.failed);
   dst->stats.taken = dst->stats.java = dst->stats.no_jnienv = dst->stats.truncated = 0;
   dst->stats.overruns = dst->stats.no_slot = 0;
+  struct fg_event_stats *ev[FG_STACK_EVENTS] = {NULL, &dst->stats.alloc, &dst->stats.lock};
+  for (int e = 1; e < FG_STACK_EVENTS; e++)
+    ev[e]->taken = ev[e]->stored = ev[e]->weight = ev[e]->events = ev[e]->no_thread = ev[e]->no_memory = 0;
   int rc = 0;
   for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
     const struct fg_stack *s = &src->stacks[i];
+    to[i] = UINT32_MAX;
     if ((f->include && !any_frame_matches(src, s, f->include)) ||
         (f->exclude && any_frame_matches(src, s, f->exclude)))
       continue;
     const uint32_t *in = fg_stack_frames(src, s);
     for (uint32_t k = 0; k < s->nframes; k++)
       frames[k] = f->reverse ? in[s->nframes - 1 - k] : in[k];
-    fg_profile_account(dst, in, s->nframes, s->count);   /* by the root, before reversing */
-    rc = fg_profile_add(dst, s->thread, frames, s->nframes, s->count);
+    if (s->event == FG_STACK_CPU) {
+      fg_profile_account(dst, in, s->nframes, s->count);   /* by the root, before reversing */
+    } else {
+      struct fg_event_stats *e = ev[s->event];
+      e->taken += s->events;
+      e->stored += s->events;
+      e->weight += s->count;
+      e->events += s->events;
+    }
+    int64_t k = fg_profile_event_stack(dst, (enum fg_stack_event)s->event, s->thread, frames, s->nframes);
+    if (k < 0) {
+      rc = -1;
+      break;
+    }
+    dst->stacks[k].count += s->count;
+    dst->stacks[k].events += s->events;
+    to[i] = (uint32_t)k;
   }
+  if (rc == 0)   /* the kept stacks' samples in time order */
+    rc = fg_profile_copy_timeline(dst, src, to);
   free(frames);
+  free(to);
   return rc;
 }

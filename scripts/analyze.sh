@@ -11,7 +11,7 @@ make -s build/gen/flamegraph_template.c >/dev/null
 found=$(mktemp)
 trap 'rm -f "$found"' EXIT
 passed=0 failed=0
-for f in agent/*.c agent/*/*.c agent/*/*/*.c cli/collapsed_reader.c cli/profile_filter.c cli/compare/*.c build/gen/flamegraph_template.c; do
+for f in agent/*.c agent/*/*.c agent/*/*/*.c cli/collapsed_reader.c cli/jfr_reader.c cli/profile_input.c cli/profile_filter.c cli/compare/*.c build/gen/flamegraph_template.c; do
   out=$(gcc -std=c11 -D_GNU_SOURCE -O2 -fanalyzer -Iinclude -Iagent \
         -I"$java_home/include" -I"$java_home/include/linux" -c "$f" -o /dev/null 2>&1)
   # "FILE:LINE:COL: warning: MESSAGE" -> "FILE | MESSAGE"

@@ -42,8 +42,7 @@ static int64_t intern(struct fg_drainer *d, const char *name, enum fg_frame_kind
   return fg_profile_intern(d->profile, name, kind);
 }
 
-/* The profile thread a record's samples go to (new per registration). */
-static uint32_t profile_thread_of(struct fg_drainer *d, struct fg_thread *t)
+uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t)
 {
   if (t->profile_serial != t->serial) {
     int64_t idx = fg_profile_add_thread(d->profile, t->tid, t->name);
@@ -104,6 +103,11 @@ int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
     return pc_name(d, fg_trace_methods(tr)[i], FG_KIND_NATIVE);
   if (type == FG_FRAME_KERNEL_PC)
     return pc_name(d, fg_trace_methods(tr)[i], FG_KIND_KERNEL);
+  if (type == FG_FRAME_CLASS) {
+    char name[512];
+    fg_event_log_class_name(d->events, (uint32_t)fg_trace_methods(tr)[i], name, sizeof name);
+    return intern(d, name, FG_KIND_CLASS);
+  }
   if (type == FG_FRAME_STUB) {
     const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_trace_methods(tr)[i];
     return intern(d, stub->name[0] ? stub->name : "[stub]", FG_KIND_NATIVE);
@@ -301,7 +305,7 @@ static void drain_thread(struct fg_drainer *d, struct fg_thread *t)
   int state = atomic_load(&t->state);
   if (state == FG_THREAD_FREE)
     return;
-  uint32_t thread = profile_thread_of(d, t);
+  uint32_t thread = fg_drainer_profile_thread(d, t);
   const uint64_t *rec = fg_ring_peek(&t->ring);
   uintptr_t lo, hi;
   if (rec && !t->stack_hi && t->claim_sp && mapping_of(t->claim_sp, &lo, &hi)) {
@@ -464,6 +468,7 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   for (uint32_t i = 0; jvm_records && i < jvm_records->n; i++)
     drain_jvm_record(d, jvm_records->records[i]);
   pthread_mutex_lock(&d->registry->lock);
+  fg_drainer_drain_events(d);   /* first: a record ending in this pass is still its thread's */
   for (uint32_t i = 0; i < d->registry->n; i++)
     drain_thread(d, d->registry->all[i]);
   if (d->wall)   /* after the rings: a repeat needs its thread's last stack */

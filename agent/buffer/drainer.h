@@ -22,6 +22,7 @@
 #include "sampling/sampler.h"
 #include "sampling/timer.h"
 #include "verify/edge_verifier.h"
+#include "java_events/event_log.h"
 
 struct fg_unregistered_name {
   int tid;                     /* 0 = empty */
@@ -40,6 +41,7 @@ struct fg_drainer {
   struct fg_sched *sched;      /* drained each pass; NULL without sched */
   struct fg_wall *wall;        /* event=wall: its ring of idle threads' repeats; else NULL */
   struct fg_edge_verifier *verifier; /* option verify; else NULL */
+  struct fg_event_log *events; /* alloc and lock: their records and class names */
   int max_frames;              /* most frames one walk writes */
   uint64_t loop_ns;            /* loop=: every loop_ns, rotate writes the profile and begins the next; 0 */
   void (*rotate)(void *ctx);   /* called on the drainer's thread, its lock held, the rings drained */

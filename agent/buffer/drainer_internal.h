@@ -10,6 +10,10 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni);
 int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i);
 /* event=wall: the ticks joined to pending signals so far, counted as taken. */
 void fg_drainer_count_joined(struct fg_drainer *d);
+/* The profile thread a record's samples go to (new per registration). */
+uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t);
+/* alloc and lock: the event log's records into the profile (drainer_events.c). Under the registry's lock. */
+void fg_drainer_drain_events(struct fg_drainer *d);
 /* loop=: the interval's profile written (rotate) and replaced by an empty one. */
 void fg_drainer_end_interval(struct fg_drainer *d, JNIEnv *jni);
 

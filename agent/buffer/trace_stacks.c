@@ -49,7 +49,10 @@ static int64_t build(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t t
   }
   if (state && s->namer.state && (id = fg_profile_intern(p, s->namer.state(state), FG_KIND_MARKER)) >= 0)
     s->frames[count++] = (uint32_t)id;
-  return fg_profile_stack(p, thread, s->frames, count);
+  enum fg_stack_event e = flags & FG_SAMPLE_ALLOC  ? FG_STACK_ALLOC
+                          : flags & FG_SAMPLE_LOCK ? FG_STACK_LOCK
+                                                   : FG_STACK_CPU;
+  return fg_profile_event_stack(p, e, thread, s->frames, count);
 }
 
 int64_t fg_trace_stack(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, int64_t thread_frame,

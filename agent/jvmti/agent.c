@@ -91,7 +91,7 @@ int fg_agent_check_outputs(const struct fg_options *o, char *err, size_t errlen)
     if (!pattern[0])
       continue;
     char path[4096], why[1200];
-    if (fg_expand_path(pattern, getpid(), time(NULL), 1, path, sizeof path) != 0)
+    if (fg_expand_event_path(pattern, getpid(), time(NULL), 1, "cpu", path, sizeof path) != 0)
       continue;   /* the parser already rejects what does not expand */
     if (fg_output_probe(path, why, sizeof why) == 0)
       continue;
@@ -188,6 +188,11 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   a->drainer.timer = &a->timer;
   a->drainer.profile = &a->profile;
   a->drainer.names = &a->names;
+  a->drainer.events = &a->events;
+  if (fg_event_log_init(&a->events) != 0) {
+    snprintf(err, errlen, "fgagent: out of memory at start-up");
+    return -1;
+  }
   if (a->opts.verify && !(a->verifier = fg_edge_verifier_new(a->jvmti, vm))) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;

@@ -29,6 +29,7 @@
 #include "sched/sched.h"
 #include "jvmti/prior_threads.h"
 #include "jvmti/threads.h"
+#include "java_events/event_log.h"
 
 struct fg_agent {
   jvmtiEnv *jvmti;
@@ -55,6 +56,13 @@ struct fg_agent {
   struct fg_sched sched;       /* context-switch records (sched) */
   struct fg_wall wall;         /* event=wall's sampler thread */
   struct fg_prior_threads prior; /* attach: Java threads running before it */
+  struct fg_event_log events;   /* alloc and lock: their records on the way to the profile */
+
+  int cpu_sampling;            /* this session samples event= (SIGPROF handler installed, timer armed) */
+  int alloc_on, lock_on;       /* this session records alloc, lock (java_events/java_events.h) */
+  _Atomic int events_on;       /* their callbacks log */
+  _Atomic int events_inflight; /* their callbacks under way */
+  uint64_t events_since_ns;    /* CLOCK_MONOTONIC when they were turned on: a wait begun before is not this session's */
 
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */

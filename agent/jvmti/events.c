@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "jvmti/agent.h"
+#include "java_events/java_events.h"
 
 static struct fg_agent *agent_of(jvmtiEnv *jvmti)
 {
@@ -121,6 +122,7 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   cb.CompiledMethodUnload = on_compiled_method_unload;
   cb.DynamicCodeGenerated = on_dynamic_code_generated;
   cb.ObjectFree = on_object_free;
+  fg_java_events_callbacks(&cb);   /* enabled by the sessions that ask for alloc or lock */
   if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
     snprintf(err, errlen, "fgagent: JVMTI SetEventCallbacks failed with error %d", (int)e);
     return -1;

@@ -15,6 +15,7 @@
 #include "fg/utf8.h"
 #include "sampling/signal/handler_parts.h"
 #include "hotspot/vm_structs.h"
+#include "java_events/java_events.h"
 
 /* How often the unwind tables look for libraries loaded since (besides a
  * walk's wake-up when it meets a pc in none): one dl_iterate_phdr call */
@@ -98,6 +99,36 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   fg_registry_detach(&a->registry, name);
 }
 
+/* The events this session records, FG_STACK_* in order; their count. */
+static int session_events(const struct fg_agent *a, enum fg_stack_event events[FG_STACK_EVENTS])
+{
+  int n = 0;
+  if (a->cpu_sampling)
+    events[n++] = FG_STACK_CPU;
+  if (a->alloc_on)
+    events[n++] = FG_STACK_ALLOC;
+  if (a->lock_on)
+    events[n++] = FG_STACK_LOCK;
+  return n;
+}
+
+/* Event e's name: the sampled event's as this session's timer has it. */
+static const char *session_event_name(const struct fg_agent *a, enum fg_stack_event e)
+{
+  if (e != FG_STACK_CPU)
+    return fg_stack_event_name(NULL, e);
+  return a->timer.event == FG_EVENT_WALL ? "wall" : a->timer.event == FG_EVENT_ITIMER ? "itimer" : "cpu";
+}
+
+/* The name %e takes in a file= (one event) or log= (every event, joined by '-'). */
+static void event_names(const struct fg_agent *a, const enum fg_stack_event *events, int n, char *out, size_t len)
+{
+  size_t at = 0;
+  out[0] = '\0';
+  for (int i = 0; i < n && at < len; i++)
+    at += (size_t)snprintf(out + at, len - at, "%s%s", i ? "-" : "", session_event_name(a, events[i]));
+}
+
 static FILE *open_log(struct fg_agent *a)
 {
   if (!a->opts.log[0])
@@ -105,7 +136,10 @@ static FILE *open_log(struct fg_agent *a)
   char path[4096], why[1100];
   struct fg_output_target t;
   FILE *f = NULL;
-  if (fg_expand_path(a->opts.log, getpid(), a->start_time, a->seq, path, sizeof path) == 0 &&
+  enum fg_stack_event events[FG_STACK_EVENTS];
+  char names[64];
+  event_names(a, events, session_events(a, events), names, sizeof names);
+  if (fg_expand_event_path(a->opts.log, getpid(), a->start_time, a->seq, names, path, sizeof path) == 0 &&
       fg_output_target(path, &t, why, sizeof why) == 0) {
     /* a FIFO nobody reads fails here; a file is never opened through a link someone planted */
     int fd = t.in_place ? fg_output_open_in_place(t.path)
@@ -172,29 +206,15 @@ static void start_vm_walker(struct fg_agent *a, long env)
 
 static void rotate(void *ctx);
 
-void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
+/* event= (cpu, itimer, wall): the SIGPROF handler, the timer, sched's and
+ * the wall sampler's threads. 0, or -1 when not sampling (said). */
+static int start_sampling(struct fg_agent *a)
 {
-  long env = fg_session_env_offset(jni, thread);
-  start_vm_walker(a, env);
-  fg_classes_preload_all(a, jni);
-  uintptr_t lo, hi;
-  if (fg_vm_code_cache_bounds(&lo, &hi))
-    fg_code_map_set_bounds(&a->code, lo, hi);
-  long anchor = fg_vm_field_offset("JavaThread", "_anchor");
-  struct fg_walker *w = &a->sampler.walker;
-  w->env_to_anchor = anchor - env;
-  w->anchor_sp = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_sp");
-  w->anchor_pc = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_pc");
-  w->anchor_known = env >= 0 && anchor >= 0 && w->anchor_sp >= 0 && w->anchor_pc >= 0;
-  if (w->unwind)   /* libjava and the rest the JVM loaded since Agent_OnLoad */
-    fg_unwind_tables_refresh(w->unwind);
-  a->start_time = time(NULL);
-
   char msg[512];
   int unregistered = 0;
   if (fg_sampler_install(&a->sampler, &unregistered) != 0) {
     fprintf(stderr, "fgagent: cannot install the SIGPROF handler; not profiling\n");
-    return;
+    return -1;
   }
   if (unregistered)
     fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
@@ -203,7 +223,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
                      a->opts.walker == FG_WALKER_COPY ? FG_COPY_STACK_BYTES : 0, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
     fg_sampler_shutdown(&a->sampler);
-    return;
+    return -1;
   }
   if (msg[0])
     fprintf(stderr, "%s\n", msg);
@@ -222,12 +242,38 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
     if (fg_wall_start(&a->wall, &a->registry, a->opts.interval_ns, a->opts.wall_threads) != 0) {
       fprintf(stderr, "fgagent: cannot start the wall-clock sampler thread; not profiling\n");
       fg_sampler_shutdown(&a->sampler);
-      return;
+      return -1;
     }
     a->drainer.wall = &a->wall;
     snprintf(a->timer.detail, sizeof a->timer.detail, "a sampler thread signals up to %d Java threads a tick",
              a->opts.wall_threads);
   }
+  a->cpu_sampling = 1;
+  return 0;
+}
+
+void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
+{
+  long env = fg_session_env_offset(jni, thread);
+  start_vm_walker(a, env);
+  fg_classes_preload_all(a, jni);
+  uintptr_t lo, hi;
+  if (fg_vm_code_cache_bounds(&lo, &hi))
+    fg_code_map_set_bounds(&a->code, lo, hi);
+  long anchor = fg_vm_field_offset("JavaThread", "_anchor");
+  struct fg_walker *w = &a->sampler.walker;
+  w->env_to_anchor = anchor - env;
+  w->anchor_sp = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_sp");
+  w->anchor_pc = fg_vm_field_offset("JavaFrameAnchor", "_last_Java_pc");
+  w->anchor_known = env >= 0 && anchor >= 0 && w->anchor_sp >= 0 && w->anchor_pc >= 0;
+  if (w->unwind)   /* libjava and the rest the JVM loaded since Agent_OnLoad */
+    fg_unwind_tables_refresh(w->unwind);
+  a->start_time = time(NULL);
+
+  char msg[1024];
+  a->cpu_sampling = 0;
+  if (a->opts.cpu && start_sampling(a) != 0)
+    return;
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
   a->start_epoch_ns = fg_clock_ns(CLOCK_REALTIME);
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -243,8 +289,10 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   atomic_store(&a->live, 1);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
-  if (a->timer.copy_bytes && fg_copy_engine_start(&a->copy_engine, &a->sampler, &a->registry, &a->timer, msg,
-                                                   sizeof msg) != 0) {
+  if ((a->opts.alloc || a->opts.lock) && fg_java_events_start(a, jni, msg, sizeof msg) != 0)
+    fprintf(stderr, "%s\n", msg);
+  if (a->cpu_sampling && a->timer.copy_bytes &&
+      fg_copy_engine_start(&a->copy_engine, &a->sampler, &a->registry, &a->timer, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
     fg_timer_stop(&a->timer);
   }
@@ -265,6 +313,11 @@ static void fill_stats(struct fg_agent *a)
   s->interval_ns = a->opts.interval_ns;
   snprintf(s->event, sizeof s->event, "%s",
            a->timer.event == FG_EVENT_CPU ? "cpu" : a->timer.event == FG_EVENT_WALL ? "wall" : "itimer");
+  s->cpu_off = !a->cpu_sampling;
+  s->alloc.on = a->alloc_on;
+  s->alloc.interval = a->opts.alloc_bytes;
+  s->lock.on = a->lock_on;
+  s->lock.interval = a->opts.lock_ns;
   if (a->timer.event == FG_EVENT_WALL) {
     s->cpu_ns = atomic_load(&a->wall.sampled_ns) - a->wall_sampled_before;   /* what the samples stand for */
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;
@@ -294,50 +347,92 @@ int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)
 {
   size_t o = 0;
   buf[0] = '\0';
+  enum fg_stack_event events[FG_STACK_EVENTS];
+  int nevents = session_events(a, events);
   for (int i = 0; i < a->opts.nfiles && o < len; i++) {
-    char path[4096];
-    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, a->seq, path, sizeof path) == 0)
-      o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", path);
+    int each = strstr(a->opts.files[i], "%e") != NULL;
+    for (int k = 0; k < (each ? nevents : 1) && o < len; k++) {
+      char path[4096];
+      if (fg_expand_event_path(a->opts.files[i], getpid(), a->start_time, a->seq,
+                               session_event_name(a, events[each ? k : 0]), path, sizeof path) == 0)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", path);
+    }
   }
   return (int)o;
 }
 
+/* p written to path; when that fails, to a new file in /tmp (nothing collected is lost). */
+static void write_one(struct fg_agent *a, int i, const char *path, const struct fg_profile *p,
+                      const struct fg_output_settings *cfg)
+{
+  char err[4400];
+  if (fg_write_profile_file(path, p, cfg, err, sizeof err) == 0) {
+    fprintf(stderr, "fgagent: wrote %s\n", path);
+    if (fg_format_for_path(path) == FG_FORMAT_JFR && p->timeline.dropped)
+      fprintf(stderr, "fgagent: %s: %llu samples past the first %u kept in time order are events at its end\n",
+              path, (unsigned long long)p->timeline.dropped, p->timeline.max);
+    return;
+  }
+  /* Nothing collected is lost: the same format in the temporary directory,
+   * at a name nobody could have planted a link at (mkstemps: new, 0600,
+   * the profile then renamed over it keeping that mode) */
+  fprintf(stderr, "%s\n", err);
+  a->outputs_failed++;
+  const char *ext = fg_format_extension(fg_format_for_path(path));
+  char fallback[256];
+  snprintf(fallback, sizeof fallback, "/tmp/fgagent-%d-%d-XXXXXX%s", (int)getpid(), i, ext);
+  int fd = mkstemps(fallback, (int)strlen(ext));
+  if (fd < 0) {
+    fprintf(stderr, "fgagent: cannot create a file in /tmp for it either: %s\n", strerror(errno));
+    return;
+  }
+  close(fd);
+  if (fg_write_profile_file(fallback, p, cfg, err, sizeof err) == 0) {
+    fprintf(stderr, "fgagent: wrote %s instead\n", fallback);
+  } else {
+    fprintf(stderr, "%s\n", err);
+    unlink(fallback);
+  }
+}
+
+static const char *const event_titles[FG_STACK_EVENTS] = {
+  [FG_STACK_CPU] = NULL,   /* the default */
+  [FG_STACK_ALLOC] = "fgagent allocation flame graph: bytes allocated",
+  [FG_STACK_LOCK] = "fgagent lock flame graph: nanoseconds waited for contended locks",
+};
+
+/* Every file=: with %e one file an event; else a .jfr holds every event, any
+ * other format the one event there is (the options refuse more). */
 static void write_outputs(struct fg_agent *a)
 {
-  struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline};
+  enum fg_stack_event events[FG_STACK_EVENTS];
+  int nevents = session_events(a, events);
   a->outputs_failed = 0;
   for (int i = 0; i < a->opts.nfiles; i++) {
-    char path[4096], err[4400];
-    if (fg_expand_path(a->opts.files[i], getpid(), a->start_time, a->seq, path, sizeof path) != 0) {
-      fprintf(stderr, "fgagent: cannot expand file='%s'\n", a->opts.files[i]);
-      continue;
-    }
-    if (fg_write_profile_file(path, &a->profile, &cfg, err, sizeof err) == 0) {
-      fprintf(stderr, "fgagent: wrote %s\n", path);
-      if (fg_format_for_path(path) == FG_FORMAT_JFR && a->profile.timeline.dropped)
-        fprintf(stderr, "fgagent: %s: %llu samples past the first %u kept in time order are events at its end\n",
-                path, (unsigned long long)a->profile.timeline.dropped, a->profile.timeline.max);
-      continue;
-    }
-    /* Nothing collected is lost: the same format in the temporary directory,
-     * at a name nobody could have planted a link at (mkstemps: new, 0600,
-     * the profile then renamed over it keeping that mode) */
-    fprintf(stderr, "%s\n", err);
-    a->outputs_failed++;
-    const char *ext = fg_format_extension(fg_format_for_path(path));
-    char fallback[256];
-    snprintf(fallback, sizeof fallback, "/tmp/fgagent-%d-%d-XXXXXX%s", (int)getpid(), i, ext);
-    int fd = mkstemps(fallback, (int)strlen(ext));
-    if (fd < 0) {
-      fprintf(stderr, "fgagent: cannot create a file in /tmp for it either: %s\n", strerror(errno));
-      continue;
-    }
-    close(fd);
-    if (fg_write_profile_file(fallback, &a->profile, &cfg, err, sizeof err) == 0) {
-      fprintf(stderr, "fgagent: wrote %s instead\n", fallback);
-    } else {
-      fprintf(stderr, "%s\n", err);
-      unlink(fallback);
+    const char *pattern = a->opts.files[i];
+    int each = strstr(pattern, "%e") != NULL;
+    int all = !each && fg_format_for_path(pattern) == FG_FORMAT_JFR;
+    for (int k = 0; k < (all || !each ? 1 : nevents) && nevents > 0; k++) {
+      enum fg_stack_event e = events[each ? k : 0];
+      char path[4096];
+      if (fg_expand_event_path(pattern, getpid(), a->start_time, a->seq, session_event_name(a, e),
+                               path, sizeof path) != 0) {
+        fprintf(stderr, "fgagent: cannot expand file='%s'\n", pattern);
+        break;
+      }
+      struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline,
+                                       .title = event_titles[e]};
+      unsigned present = fg_profile_events(&a->profile);
+      if (all || (e == FG_STACK_CPU && !(present & ~1u))) {
+        write_one(a, i, path, &a->profile, &cfg);   /* the profile as it is */
+        continue;
+      }
+      struct fg_profile one;
+      if (fg_profile_select(&a->profile, e, &one) != 0)
+        fprintf(stderr, "fgagent: out of memory writing %s\n", path);
+      else
+        write_one(a, i, path, &one, &cfg);
+      fg_profile_free(&one);
     }
   }
 }
@@ -371,9 +466,11 @@ int fg_session_status(struct fg_agent *a, char *buf, size_t len)
   if (!atomic_load(&a->live) || atomic_load(&a->finished))
     return snprintf(buf, len, "fgagent: idle (loaded, not profiling)");
   uint64_t ms = (fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns) / 1000000;
-  return snprintf(buf, len, "fgagent: profiling for %llu.%03llu s, event=%s, interval=%.3f ms, %llu samples so far",
-                  (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000),
-                  a->timer.event == FG_EVENT_CPU ? "cpu" : a->timer.event == FG_EVENT_WALL ? "wall" : "itimer",
+  enum fg_stack_event events[FG_STACK_EVENTS];
+  char names[64];
+  event_names(a, events, session_events(a, events), names, sizeof names);
+  return snprintf(buf, len, "fgagent: profiling for %llu.%03llu s, events %s, interval=%.3f ms, %llu samples so far",
+                  (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), names,
                   (double)a->opts.interval_ns / 1e6, (unsigned long long)a->profile.stats.taken);
 }
 
@@ -434,10 +531,12 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
     return;
   /* Disarm, ignore late signals, wait out running handlers: then no sample
    * can arrive after the final pass, and the accounting closes exactly. */
+  fg_java_events_stop(a);   /* no callback logs after the last pass */
   fg_copy_engine_stop(&a->copy_engine);   /* its last pass reads what the counters copied so far */
   fg_timer_stop(&a->timer);
   fg_wall_stop(&a->wall);
-  fg_sampler_shutdown(&a->sampler);
+  if (a->cpu_sampling)   /* else SIGPROF is the application's, as it was */
+    fg_sampler_shutdown(&a->sampler);
   fg_unwind_refresher_stop(&a->unwind_refresher);   /* no handler can write on its eventfd any more */
   fg_drainer_finish(&a->drainer, jni);
   fg_sched_stop(&a->sched);

@@ -80,6 +80,10 @@ struct fg_thread {
   _Atomic uint64_t cpu_at_sample; /* the thread's CPU clock as its last wall sample ended */
   _Atomic(const struct fg_trace *) wall_trace;   /* that sample's stack if it reached the ring, else NULL */
 
+  /* lock: when this thread began to wait for a contended monitor
+   * (MonitorContendedEnter), read at MonitorContendedEntered; this thread's */
+  uint64_t monitor_wait_ns;
+
   /* after every field each signal reads, so that those share few cache
    * lines: at 1 ms apart the handler finds them all cold */
   struct fg_overflow overflow[FG_OVERFLOW_SLOTS];

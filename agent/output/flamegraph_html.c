@@ -124,8 +124,10 @@ static int put_data(FILE *out, const struct fg_profile *view, const struct flat 
       put_u64_array(out, "d", f->d, f->len) || put_u64_array(out, "v", f->v, f->len) ||
       (f->b && put_u64_array(out, "b", f->b, f->len)))
     return -1;
-  return fprintf(out, ",\"unattributed\":%" PRIu64 ",\"intervalNs\":%" PRIu64 "}",
-                 fg_stats_failed_total(stats), stats->interval_ns) < 0 ? -1 : 0;
+  return fprintf(out, ",\"unattributed\":%" PRIu64 ",\"intervalNs\":%" PRIu64 ",\"unit\":\"%s\"}",
+                 fg_stats_failed_total(stats), stats->interval_ns,
+                 view->event == FG_STACK_ALLOC ? "bytes" : view->event == FG_STACK_LOCK ? "ns waited" : "samples")
+         < 0 ? -1 : 0;
 }
 
 static int put_summary(FILE *out, const struct fg_stats *stats)

@@ -48,6 +48,12 @@ const char *fg_format_extensions(void)
 
 int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, char *out, size_t outlen)
 {
+  return fg_expand_event_path(pattern, pid, when, seq, NULL, out, outlen);
+}
+
+int fg_expand_event_path(const char *pattern, pid_t pid, time_t when, unsigned seq, const char *event, char *out,
+                         size_t outlen)
+{
   size_t n = 0;
   for (const char *p = pattern; *p; p++) {
     char piece[32];
@@ -68,6 +74,9 @@ int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, ch
       p++;
     } else if (p[1] == '%') {
       add = "%";
+      p++;
+    } else if (p[1] == 'e' && event) {
+      add = event;
       p++;
     } else {
       return -1;

@@ -1,6 +1,7 @@
 /* JDK Flight Recorder output: one chunk that the JDK's `jfr` tool, JMC and
  * IntelliJ read. A jdk.ExecutionSample event per sample (thread, stack trace,
- * time); threads, stack traces, methods, classes, packages and symbols in
+ * time); alloc's a jdk.ObjectAllocationSample, lock's a jdk.JavaMonitorEnter
+ * or jdk.ThreadPark per event; threads, stack traces, methods, classes, packages and symbols in
  * one checkpoint's constant pools; the metadata event declares only the
  * types these use, with the field names the JDK's own metadata has.
  *
@@ -99,7 +100,8 @@ struct field {
   int flags;          /* F_POOL: a constant-pool key; F_ARRAY: an array */
   const char *label;
 };
-enum { F_POOL = 1, F_ARRAY = 2, F_TICKS = 4 };
+enum { F_POOL = 1, F_ARRAY = 2, F_TICKS = 4, F_SPAN = 8, F_BYTES = 16 };
+#define MAX_FIELDS 8
 
 struct type {
   const char *name;
@@ -107,41 +109,61 @@ struct type {
   const char *super;   /* NULL, or the super type's name */
   int simple;          /* one field, read as that field */
   const char *label;
-  struct field fields[5];
+  const char *category[2];   /* an event's: its place in JMC's event browser */
+  struct field fields[MAX_FIELDS];
 };
 
 static const struct type types[] = {
-  {"long", T_LONG, NULL, 0, NULL, {{0}}},
-  {"int", T_INT, NULL, 0, NULL, {{0}}},
-  {"boolean", T_BOOLEAN, NULL, 0, NULL, {{0}}},
-  {"java.lang.String", T_STRING, NULL, 0, NULL, {{0}}},
-  {"jdk.jfr.Label", T_LABEL, "java.lang.annotation.Annotation", 0, NULL, {{"value", T_STRING, 0, NULL}}},
-  {"jdk.jfr.Timestamp", T_TIMESTAMP, "java.lang.annotation.Annotation", 0, NULL,
+  {"long", T_LONG, NULL, 0, NULL, {0}, {{0}}},
+  {"int", T_INT, NULL, 0, NULL, {0}, {{0}}},
+  {"boolean", T_BOOLEAN, NULL, 0, NULL, {0}, {{0}}},
+  {"java.lang.String", T_STRING, NULL, 0, NULL, {0}, {{0}}},
+  {"jdk.jfr.Label", T_LABEL, "java.lang.annotation.Annotation", 0, NULL, {0}, {{"value", T_STRING, 0, NULL}}},
+  {"jdk.jfr.Timestamp", T_TIMESTAMP, "java.lang.annotation.Annotation", 0, NULL, {0},
    {{"value", T_STRING, 0, NULL}}},
-  {"jdk.jfr.Category", T_CATEGORY, "java.lang.annotation.Annotation", 0, NULL,
+  {"jdk.jfr.Category", T_CATEGORY, "java.lang.annotation.Annotation", 0, NULL, {0},
    {{"value", T_STRING, F_ARRAY, NULL}}},
-  {"java.lang.Thread", T_THREAD, NULL, 0, "Thread",
+  {"jdk.jfr.Timespan", T_TIMESPAN, "java.lang.annotation.Annotation", 0, NULL, {0},
+   {{"value", T_STRING, 0, NULL}}},
+  {"jdk.jfr.DataAmount", T_DATA_AMOUNT, "java.lang.annotation.Annotation", 0, NULL, {0},
+   {{"value", T_STRING, 0, NULL}}},
+  {"java.lang.Thread", T_THREAD, NULL, 0, "Thread", {0},
    {{"osName", T_STRING, 0, "OS Thread Name"}, {"osThreadId", T_LONG, 0, "OS Thread Id"},
     {"javaName", T_STRING, 0, "Java Thread Name"}, {"javaThreadId", T_LONG, 0, "Java Thread Id"}}},
-  {"jdk.types.ThreadState", T_THREAD_STATE, NULL, 1, "Java Thread State", {{"name", T_STRING, 0, "Name"}}},
-  {"jdk.types.Symbol", T_SYMBOL, NULL, 1, "Symbol", {{"string", T_STRING, 0, "String"}}},
-  {"jdk.types.Package", T_PACKAGE, NULL, 0, "Package", {{"name", T_SYMBOL, F_POOL, "Name"}}},
-  {"java.lang.Class", T_CLASS, NULL, 0, "Java Class",
+  {"jdk.types.ThreadState", T_THREAD_STATE, NULL, 1, "Java Thread State", {0}, {{"name", T_STRING, 0, "Name"}}},
+  {"jdk.types.Symbol", T_SYMBOL, NULL, 1, "Symbol", {0}, {{"string", T_STRING, 0, "String"}}},
+  {"jdk.types.Package", T_PACKAGE, NULL, 0, "Package", {0}, {{"name", T_SYMBOL, F_POOL, "Name"}}},
+  {"java.lang.Class", T_CLASS, NULL, 0, "Java Class", {0},
    {{"name", T_SYMBOL, F_POOL, "Name"}, {"package", T_PACKAGE, F_POOL, "Package"},
     {"modifiers", T_INT, 0, "Access Modifiers"}, {"hidden", T_BOOLEAN, 0, "Hidden"}}},
-  {"jdk.types.Method", T_METHOD, NULL, 0, "Java Method",
+  {"jdk.types.Method", T_METHOD, NULL, 0, "Java Method", {0},
    {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"},
     {"descriptor", T_SYMBOL, F_POOL, "Descriptor"}, {"modifiers", T_INT, 0, "Access Modifiers"},
     {"hidden", T_BOOLEAN, 0, "Hidden"}}},
-  {"jdk.types.FrameType", T_FRAME_TYPE, NULL, 1, "Frame type", {{"description", T_STRING, 0, "Description"}}},
-  {"jdk.types.StackFrame", T_STACK_FRAME, NULL, 0, NULL,
+  {"jdk.types.FrameType", T_FRAME_TYPE, NULL, 1, "Frame type", {0}, {{"description", T_STRING, 0, "Description"}}},
+  {"jdk.types.StackFrame", T_STACK_FRAME, NULL, 0, NULL, {0},
    {{"method", T_METHOD, F_POOL, "Java Method"}, {"lineNumber", T_INT, 0, "Line Number"},
     {"bytecodeIndex", T_INT, 0, "Bytecode Index"}, {"type", T_FRAME_TYPE, F_POOL, "Frame Type"}}},
-  {"jdk.types.StackTrace", T_STACK_TRACE, NULL, 0, "Stacktrace",
+  {"jdk.types.StackTrace", T_STACK_TRACE, NULL, 0, "Stacktrace", {0},
    {{"truncated", T_BOOLEAN, 0, "Truncated"}, {"frames", T_STACK_FRAME, F_ARRAY, "Stack Frames"}}},
   {"jdk.ExecutionSample", T_EXECUTION_SAMPLE, "jdk.jfr.Event", 0, "Method Profiling Sample",
+   {"Java Virtual Machine", "Profiling"},
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"sampledThread", T_THREAD, F_POOL, "Thread"},
     {"state", T_THREAD_STATE, F_POOL, "Thread State"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}}},
+  {"jdk.ObjectAllocationSample", T_ALLOC_SAMPLE, "jdk.jfr.Event", 0, "Object Allocation Sample",
+   {"Java Application", NULL},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
+    {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"objectClass", T_CLASS, F_POOL, "Object Class"},
+    {"weight", T_LONG, F_BYTES, "Sample Weight"}}},
+  {"jdk.JavaMonitorEnter", T_MONITOR_ENTER, "jdk.jfr.Event", 0, "Java Monitor Blocked", {"Java Application", NULL},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
+    {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
+    {"monitorClass", T_CLASS, F_POOL, "Monitor Class"}, {"previousOwner", T_THREAD, F_POOL, "Previous Monitor Owner"},
+    {"address", T_LONG, 0, "Monitor Address"}}},
+  {"jdk.ThreadPark", T_THREAD_PARK, "jdk.jfr.Event", 0, "Java Thread Park", {"Java Application", NULL},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
+    {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
+    {"parkedClass", T_CLASS, F_POOL, "Class Parked On"}, {"address", T_LONG, 0, "Address of Object Parked"}}},
 };
 #define NTYPES (sizeof types / sizeof types[0])
 
@@ -160,11 +182,15 @@ static void field_element(struct meta *m, const struct field *f)
     attrs[n++] = "1";
   }
   attrs[n] = NULL;
-  element(m, "field", attrs, !!f->label + !!(f->flags & F_TICKS));
+  element(m, "field", attrs, !!f->label + !!(f->flags & F_TICKS) + !!(f->flags & F_SPAN) + !!(f->flags & F_BYTES));
   if (f->label)
     annotation(m, T_LABEL, "value", f->label);
   if (f->flags & F_TICKS)
     annotation(m, T_TIMESTAMP, "value", "TICKS");
+  if (f->flags & F_SPAN)
+    annotation(m, T_TIMESPAN, "value", "TICKS");
+  if (f->flags & F_BYTES)
+    annotation(m, T_DATA_AMOUNT, "value", "BYTES");
 }
 
 static void class_element(struct meta *m, const struct type *t)
@@ -183,17 +209,17 @@ static void class_element(struct meta *m, const struct type *t)
   }
   attrs[n] = NULL;
   int nfields = 0;
-  while (nfields < 5 && t->fields[nfields].name)
+  while (nfields < MAX_FIELDS && t->fields[nfields].name)
     nfields++;
-  int event = t->id == T_EXECUTION_SAMPLE;
+  int event = t->category[0] != NULL;
   element(m, "class", attrs, nfields + !!t->label + event);
   if (t->label)
     annotation(m, T_LABEL, "value", t->label);
   if (event) {
     char cid[16];
     snprintf(cid, sizeof cid, "%d", T_CATEGORY);
-    element(m, "annotation", (const char *[]){"class", cid, "value-0", "Java Virtual Machine",
-                                              "value-1", "Profiling", NULL}, 0);
+    element(m, "annotation", (const char *[]){"class", cid, "value-0", t->category[0],
+                                              t->category[1] ? "value-1" : NULL, t->category[1], NULL}, 0);
   }
   for (int i = 0; i < nfields; i++)
     field_element(m, &t->fields[i]);
@@ -244,32 +270,52 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   fg_bytes_raw(&o, header, sizeof header);
   int wall = strcmp(s->event, "wall") == 0;
 
-  /* one event per sample: the timeline's at their times, the rest at the end */
+  /* A CPU sample is one event per sample it stands for; an alloc or lock
+   * one is one event of its weight. The timeline's at their times, the rest
+   * (what it had no room for) at the end. */
   uint64_t *timed = calloc(p->nstacks ? p->nstacks : 1, sizeof *timed);
-  int rc = timed ? 0 : -1;
+  struct jfr_pools *pools = jfr_pools_new(p);
+  int rc = timed && pools ? 0 : -1;
   for (uint32_t i = 0; rc == 0 && i < p->timeline.n; i++) {
     const struct fg_timeline_entry *e = &p->timeline.entries[i];
     if (e->stack >= p->nstacks)
       continue;
-    uint32_t weight = e->weight ? e->weight : 1;
-    if (timed[e->stack] + weight > p->stacks[e->stack].count)
-      weight = (uint32_t)(p->stacks[e->stack].count - timed[e->stack]);
+    const struct fg_stack *s = &p->stacks[e->stack];
+    uint64_t weight = e->weight ? e->weight : 1;
+    if (timed[e->stack] + weight > s->count)
+      weight = s->count - timed[e->stack];
     timed[e->stack] += weight;
-    for (uint32_t k = 0; k < weight; k++) {
-      jfr_sample(&body, e->time_ns, p->stacks[e->stack].thread, e->stack, wall);
+    if (s->event != FG_STACK_CPU) {
+      if (weight) {
+        jfr_event(&body, pools, p, e->stack, e->time_ns, weight);
+        jfr_put_event(&o, &body);
+      }
+      continue;
+    }
+    for (uint64_t k = 0; k < weight; k++) {
+      jfr_sample(&body, e->time_ns, s->thread, e->stack, wall);
       jfr_put_event(&o, &body);
     }
   }
-  for (uint32_t i = 0; rc == 0 && i < p->nstacks; i++)
+  for (uint32_t i = 0; rc == 0 && i < p->nstacks; i++) {
+    if (p->stacks[i].event != FG_STACK_CPU) {
+      if (timed[i] < p->stacks[i].count) {
+        jfr_event(&body, pools, p, i, end, p->stacks[i].count - timed[i]);
+        jfr_put_event(&o, &body);
+      }
+      continue;
+    }
     for (uint64_t k = timed[i]; k < p->stacks[i].count; k++) {
       jfr_sample(&body, end, p->stacks[i].thread, i, wall);
       jfr_put_event(&o, &body);
     }
+  }
   free(timed);
 
   uint64_t pool_at = o.len;
   if (rc == 0)
-    rc = jfr_checkpoint(&o, p, start);
+    rc = jfr_checkpoint(&o, p, pools, start);
+  jfr_pools_free(pools);
   uint64_t meta_at = o.len;
   if (rc == 0)
     rc = metadata_event(&o, start);

@@ -16,6 +16,7 @@ enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
   T_LABEL, T_TIMESTAMP, T_CATEGORY,
   T_THREAD, T_THREAD_STATE, T_SYMBOL, T_PACKAGE, T_CLASS, T_METHOD, T_FRAME_TYPE, T_STACK_FRAME,
   T_STACK_TRACE, T_EXECUTION_SAMPLE,
+  T_TIMESPAN, T_ALLOC_SAMPLE, T_MONITOR_ENTER, T_THREAD_PARK, T_DATA_AMOUNT,
 };
 
 /* A long: 7 bits a byte, low first, the 9th byte holding the last 8 bits. */
@@ -31,7 +32,19 @@ void jfr_put_event(struct fg_bytes *o, struct fg_bytes *body);
 /* A jdk.ExecutionSample's body: at ticks, of thread (profile index), with
  * stack (profile index); event=wall samples say their thread state is unknown. */
 void jfr_sample(struct fg_bytes *body, uint64_t ticks, uint32_t thread, uint32_t stack, int wall);
-/* The checkpoint event with every constant pool the samples refer to. 0 or -1. */
-int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, uint64_t ticks);
+
+/* The constant pools of a profile, built before its events (which name
+ * their classes by the pools' keys), written after them. */
+struct jfr_pools;
+struct jfr_pools *jfr_pools_new(const struct fg_profile *p);
+void jfr_pools_free(struct jfr_pools *t);
+/* An alloc or lock stack's event body (its class is the stack's leaf
+ * frame; its stack trace leaves that frame out): jdk.ObjectAllocationSample
+ * (weight: bytes), jdk.JavaMonitorEnter or jdk.ThreadPark (weight: the
+ * nanoseconds waited, ending at ticks). */
+void jfr_event(struct fg_bytes *body, const struct jfr_pools *t, const struct fg_profile *p, uint32_t stack,
+               uint64_t ticks, uint64_t weight);
+/* The checkpoint event with every constant pool the events refer to. 0 or -1. */
+int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, struct jfr_pools *t, uint64_t ticks);
 
 #endif

@@ -2,11 +2,13 @@
  * class, package and symbol the samples refer to, written in one checkpoint
  * event. A frame name becomes a Method: "pkg/C.m:42" is method m of class
  * pkg/C in package pkg at line 42; a native, kernel or marker frame is a
- * method of a class with an empty name. fgagent's names carry no signature,
- * so every descriptor is "()L;" (no parameters known, a return of unknown type). */
+ * method of a class with an empty name; a class frame (alloc, lock) is its
+ * event's class, not a frame. fgagent's names carry no signature, so every
+ * descriptor is "()L;" (no parameters known, a return of unknown type). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/class_name.h"
 #include "fg/grow_array.h"
 #include "fg/profile.h"
 #include "output/frame_name.h"
@@ -32,17 +34,20 @@ struct class_rec {
   uint32_t name, package;
 };
 
-struct pools {
+struct jfr_pools {
   struct fg_profile symbols, methods, classes, packages;
   struct method_rec *method;
   struct class_rec *cls;
   uint32_t *package;   /* its name's symbol */
   uint32_t method_cap, cls_cap, package_cap;
+  /* by the profile's name id: its Method key and line; a class frame's Class key */
+  uint32_t *name_method, *name_class;
+  int32_t *name_line;
   int failed;
 };
 
 /* The key of s[0..n) in table; *added says whether it is new. 0 when out of memory. */
-static uint32_t key_of(struct pools *t, struct fg_profile *table, const char *s, size_t n, int *added)
+static uint32_t key_of(struct jfr_pools *t, struct fg_profile *table, const char *s, size_t n, int *added)
 {
   uint32_t before = table->nnames;
   int64_t id = fg_profile_intern_n(table, s, n, FG_KIND_MARKER);
@@ -54,13 +59,13 @@ static uint32_t key_of(struct pools *t, struct fg_profile *table, const char *s,
   return (uint32_t)id + 1;
 }
 
-static uint32_t symbol(struct pools *t, const char *s, size_t n)
+static uint32_t symbol(struct jfr_pools *t, const char *s, size_t n)
 {
   int added;
   return key_of(t, &t->symbols, s, n, &added);
 }
 
-static uint32_t package(struct pools *t, const char *s, size_t n)
+static uint32_t package(struct jfr_pools *t, const char *s, size_t n)
 {
   if (n == 0)
     return 0;   /* the unnamed package: null */
@@ -76,7 +81,7 @@ static uint32_t package(struct pools *t, const char *s, size_t n)
   return key;
 }
 
-static uint32_t class_key(struct pools *t, const struct fg_java_name *j)
+static uint32_t class_key(struct jfr_pools *t, const struct fg_java_name *j)
 {
   int added;
   uint32_t key = key_of(t, &t->classes, j->cls, j->cls_len, &added);
@@ -96,7 +101,7 @@ static int java_kind(enum fg_frame_kind k)
 }
 
 /* The Method key of a frame name (its ":line" suffix taken off into *line). */
-static uint32_t method_key(struct pools *t, const char *name, enum fg_frame_kind kind, int32_t *line)
+static uint32_t method_key(struct jfr_pools *t, const char *name, enum fg_frame_kind kind, int32_t *line)
 {
   char function[1024];
   int64_t l = fg_frame_split_line(name, function, sizeof function);
@@ -126,6 +131,97 @@ static uint32_t method_key(struct pools *t, const char *name, enum fg_frame_kind
   return key;
 }
 
+/* The Class key of a class frame ("java/lang/String", "byte[]"): JFR's
+ * binary name ("[B"), in its package (an array is in none). */
+static uint32_t class_frame_key(struct jfr_pools *t, const char *frame)
+{
+  char name[600];
+  if (fg_class_jfr_name(frame, name, sizeof name) != 0)
+    return 0;
+  const char *slash = name[0] == '[' ? NULL : strrchr(name, '/');
+  struct fg_java_name j = {.cls = name, .cls_len = strlen(name), .package = name,
+                           .package_len = slash ? (size_t)(slash - name) : 0};
+  return class_key(t, &j);
+}
+
+struct jfr_pools *jfr_pools_new(const struct fg_profile *p)
+{
+  struct jfr_pools *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  fg_profile_init(&t->symbols);
+  fg_profile_init(&t->methods);
+  fg_profile_init(&t->classes);
+  fg_profile_init(&t->packages);
+  size_t n = p->nnames ? p->nnames : 1;
+  t->name_method = calloc(n, sizeof *t->name_method);
+  t->name_class = calloc(n, sizeof *t->name_class);
+  t->name_line = calloc(n, sizeof *t->name_line);
+  t->failed = !t->name_method || !t->name_class || !t->name_line;
+  for (uint32_t i = 0; !t->failed && i < p->nnames; i++) {
+    if (fg_profile_kind(p, i) == FG_KIND_CLASS)
+      t->name_class[i] = class_frame_key(t, p->names[i]);
+    else
+      t->name_method[i] = method_key(t, p->names[i], fg_profile_kind(p, i), &t->name_line[i]);
+  }
+  return t;
+}
+
+void jfr_pools_free(struct jfr_pools *t)
+{
+  if (!t)
+    return;
+  free(t->name_method);
+  free(t->name_class);
+  free(t->name_line);
+  free(t->method);
+  free(t->cls);
+  free(t->package);
+  fg_profile_free(&t->symbols);
+  fg_profile_free(&t->methods);
+  fg_profile_free(&t->classes);
+  fg_profile_free(&t->packages);
+  free(t);
+}
+
+/* Whether stack's wait was a park: its top Java frame, under the class, is Unsafe.park. */
+static int parked(const struct fg_profile *p, const struct fg_stack *s)
+{
+  static const char park[] = "jdk/internal/misc/Unsafe.park";
+  if (s->nframes < 2)
+    return 0;
+  const char *top = p->names[fg_stack_frames(p, s)[s->nframes - 2]];
+  return strncmp(top, park, sizeof park - 1) == 0 && (top[sizeof park - 1] == '\0' || top[sizeof park - 1] == ':');
+}
+
+void jfr_event(struct fg_bytes *body, const struct jfr_pools *t, const struct fg_profile *p, uint32_t stack,
+               uint64_t ticks, uint64_t weight)
+{
+  const struct fg_stack *s = &p->stacks[stack];
+  uint32_t leaf = s->nframes ? fg_stack_frames(p, s)[s->nframes - 1] : 0;
+  uint64_t cls = s->nframes && fg_profile_kind(p, leaf) == FG_KIND_CLASS ? t->name_class[leaf] : 0;
+  if (s->event == FG_STACK_ALLOC) {
+    jfr_put_long(body, T_ALLOC_SAMPLE);
+    jfr_put_long(body, ticks);
+    jfr_put_long(body, s->thread + 1);   /* eventThread */
+    jfr_put_long(body, stack + 1);
+    jfr_put_long(body, cls);             /* objectClass */
+    jfr_put_long(body, weight);          /* weight: bytes */
+    return;
+  }
+  int park = parked(p, s);
+  uint64_t start = ticks > weight ? ticks - weight : 0;
+  jfr_put_long(body, park ? T_THREAD_PARK : T_MONITOR_ENTER);
+  jfr_put_long(body, start);
+  jfr_put_long(body, ticks - start);     /* duration */
+  jfr_put_long(body, s->thread + 1);
+  jfr_put_long(body, stack + 1);
+  jfr_put_long(body, cls);               /* monitorClass, parkedClass */
+  if (!park)
+    jfr_put_long(body, 0);               /* previousOwner: not known */
+  jfr_put_long(body, 0);                 /* address: not kept */
+}
+
 /* ---- the checkpoint ---- */
 
 /* A pool's type and count; none when empty (the reader refuses an empty pool). */
@@ -141,7 +237,7 @@ static void pool_start(struct fg_bytes *o, int *npools, uint64_t type, uint64_t 
 static const char *const frame_types[FG_KIND_COUNT] = {
   [FG_KIND_JAVA] = "Java", [FG_KIND_NATIVE] = "Native", [FG_KIND_MARKER] = "Marker",
   [FG_KIND_THREAD] = "Thread", [FG_KIND_INTERPRETED] = "Interpreted", [FG_KIND_COMPILED] = "JIT compiled",
-  [FG_KIND_INLINED] = "Inlined", [FG_KIND_KERNEL] = "Kernel",
+  [FG_KIND_INLINED] = "Inlined", [FG_KIND_KERNEL] = "Kernel", [FG_KIND_CLASS] = "Class",
 };
 
 static void stack_traces(struct fg_bytes *o, const struct fg_profile *p, const uint32_t *methods,
@@ -153,8 +249,10 @@ static void stack_traces(struct fg_bytes *o, const struct fg_profile *p, const u
     jfr_put_long(o, i + 1);
     uint8_t truncated = s->nframes > 0 && strcmp(p->names[frames[0]], "[truncated]") == 0;
     fg_bytes_raw(o, &truncated, 1);
-    jfr_put_int(o, (int32_t)s->nframes);
-    for (uint32_t f = s->nframes; f-- > 0;) {   /* the leaf first */
+    /* an alloc or lock stack's class is its event's field, not a frame */
+    uint32_t n = s->nframes - (s->nframes && fg_profile_kind(p, frames[s->nframes - 1]) == FG_KIND_CLASS);
+    jfr_put_int(o, (int32_t)n);
+    for (uint32_t f = n; f-- > 0;) {   /* the leaf first */
       uint32_t name = frames[f];
       jfr_put_long(o, methods[name]);
       jfr_put_int(o, lines[name]);
@@ -176,7 +274,7 @@ static void threads(struct fg_bytes *o, const struct fg_profile *p)
   }
 }
 
-static void methods_classes_packages(struct fg_bytes *o, const struct pools *t, int *npools)
+static void methods_classes_packages(struct fg_bytes *o, const struct jfr_pools *t, int *npools)
 {
   static const uint8_t no = 0;
   pool_start(o, npools, T_METHOD, t->methods.nnames);
@@ -208,22 +306,11 @@ static void methods_classes_packages(struct fg_bytes *o, const struct pools *t, 
   }
 }
 
-int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, uint64_t ticks)
+int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, struct jfr_pools *t, uint64_t ticks)
 {
-  struct pools t = {0};
-  fg_profile_init(&t.symbols);
-  fg_profile_init(&t.methods);
-  fg_profile_init(&t.classes);
-  fg_profile_init(&t.packages);
-  uint32_t *methods = calloc(p->nnames ? p->nnames : 1, sizeof *methods);
-  int32_t *lines = calloc(p->nnames ? p->nnames : 1, sizeof *lines);
-  t.failed = !methods || !lines;
-  for (uint32_t i = 0; !t.failed && i < p->nnames; i++)
-    methods[i] = method_key(&t, p->names[i], fg_profile_kind(p, i), &lines[i]);
-
   struct fg_bytes pools = {0}, body = {0};
   int npools = 0;
-  if (!t.failed && p->nstacks > 0) {
+  if (!t->failed && p->nstacks > 0) {
     pool_start(&pools, &npools, T_THREAD, p->nthreads);
     threads(&pools, p);
     pool_start(&pools, &npools, T_THREAD_STATE, 2);
@@ -237,8 +324,8 @@ int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, uint64_t tick
       jfr_put_cstring(&pools, frame_types[k]);
     }
     pool_start(&pools, &npools, T_STACK_TRACE, p->nstacks);
-    stack_traces(&pools, p, methods, lines);
-    methods_classes_packages(&pools, &t, &npools);
+    stack_traces(&pools, p, t->name_method, t->name_line);
+    methods_classes_packages(&pools, t, &npools);
   }
   jfr_put_long(&body, 1);        /* a checkpoint */
   jfr_put_long(&body, ticks);
@@ -249,17 +336,8 @@ int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, uint64_t tick
   jfr_put_int(&body, npools);
   fg_bytes_move(&body, &pools);
   jfr_put_event(o, &body);
-  int rc = t.failed || body.failed || o->failed ? -1 : 0;
+  int rc = t->failed || body.failed || o->failed ? -1 : 0;
   free(pools.b);
   free(body.b);
-  free(methods);
-  free(lines);
-  free(t.method);
-  free(t.cls);
-  free(t.package);
-  fg_profile_free(&t.symbols);
-  fg_profile_free(&t.methods);
-  fg_profile_free(&t.classes);
-  fg_profile_free(&t.packages);
   return rc;
 }

@@ -1,5 +1,8 @@
 /* pprof's profile.proto, gzip'd: what `go tool pprof` reads.
- * Sample types samples/count and cpu/nanoseconds; one Location per frame,
+ * Sample types samples/count and cpu/nanoseconds (alloc: alloc_objects/count
+ * and alloc_space/bytes; lock: contentions/count and delay/nanoseconds, the
+ * names Go's own profiles use, so pprof and Pyroscope show them as theirs);
+ * one Location per frame,
  * one Function per method (a name's ":line" suffix becomes the Line's line);
  * the summary as comments; a "thread" label per sample when per_thread.
  * The gzip stream uses stored (uncompressed) deflate blocks: no zlib needed. */
@@ -93,10 +96,15 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
   if (string_id(st, "") != 0)
     goto done;
   /* sample types, period type */
-  static const char *const types[2][2] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+  static const char *const types[FG_STACK_EVENTS][2][2] = {
+    [FG_STACK_CPU] = {{"samples", "count"}, {"cpu", "nanoseconds"}},
+    [FG_STACK_ALLOC] = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}},
+    [FG_STACK_LOCK] = {{"contentions", "count"}, {"delay", "nanoseconds"}},
+  };
+  enum fg_stack_event e = p->event;
   for (int i = 0; i < 2; i++) {
-    pb_int(&m, 1, (uint64_t)string_id(st, types[i][0]));
-    pb_int(&m, 2, (uint64_t)string_id(st, types[i][1]));
+    pb_int(&m, 1, (uint64_t)string_id(st, types[e][i][0]));
+    pb_int(&m, 2, (uint64_t)string_id(st, types[e][i][1]));
     pb_message(out, 1, &m);
   }
   /* functions and locations: one each per frame name; ids are name id + 1 */
@@ -120,12 +128,14 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
   int64_t thread_key = string_id(st, "thread");
   for (uint32_t i = 0; i < p->nstacks; i++) {
     const struct fg_stack *s = &p->stacks[i];
+    if (s->event != e)
+      continue;
     const uint32_t *frames = fg_stack_frames(p, s);
     for (uint32_t f = s->nframes; f-- > 0;)
       fg_bytes_varint(&sub, frames[f] + 1);
     pb_message(&m, 1, &sub);             /* packed location ids */
-    fg_bytes_varint(&sub, s->count);
-    fg_bytes_varint(&sub, s->count * weight);
+    fg_bytes_varint(&sub, e == FG_STACK_CPU ? s->count : s->events);
+    fg_bytes_varint(&sub, e == FG_STACK_CPU ? s->count * weight : s->count);
     pb_message(&m, 2, &sub);             /* packed values */
     if (per_thread) {
       const struct fg_thread_info *th = &p->threads[s->thread];
@@ -144,14 +154,15 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
   for (char *line = summary ? strtok(summary, "\n") : NULL; line; line = strtok(NULL, "\n"))
     pb_int(out, 13, (uint64_t)string_id(st, line));
   free(summary);
-  /* period: the time one sample stands for */
-  pb_int(&m, 1, (uint64_t)string_id(st, "cpu"));
-  pb_int(&m, 2, (uint64_t)string_id(st, "nanoseconds"));
+  /* period: the time one sample stands for (alloc: the bytes between samples; lock: one wait) */
+  pb_int(&m, 1, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "space" : e == FG_STACK_LOCK ? "contentions" : "cpu"));
+  pb_int(&m, 2, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "bytes" : e == FG_STACK_LOCK ? "count" : "nanoseconds"));
   pb_message(out, 11, &m);
-  pb_int(out, 12, weight);
+  pb_int(out, 12, e == FG_STACK_ALLOC ? p->stats.alloc.interval : e == FG_STACK_LOCK ? 1 : weight);
   pb_int(out, 10, p->stats.wall_ns);
-  /* the view pprof opens with: time when one sample's time is known, else counts */
-  pb_int(out, 14, (uint64_t)string_id(st, weight ? "cpu" : "samples"));
+  /* the view pprof opens with: time when one sample's time is known, else counts; bytes; delay */
+  pb_int(out, 14, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "alloc_space" : e == FG_STACK_LOCK ? "delay"
+                                          : weight ? "cpu" : "samples"));
   /* the string table last: every string is known by now */
   for (uint32_t i = 0; i < st->nnames; i++)
     pb_bytes(out, 6, st->names[i], strlen(st->names[i]));

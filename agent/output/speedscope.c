@@ -29,14 +29,22 @@ static int put_frames(FILE *out, const struct fg_profile *p)
   return fputs("]}", out) < 0 ? -1 : 0;
 }
 
-/* One sampled profile of the stacks of thread (or of all, FG_ALL_THREADS). */
+/* Whether stack s is in thread's profile (thread UINT32_MAX: every thread's). */
+static int included(const struct fg_profile *p, const struct fg_stack *s, uint32_t thread)
+{
+  return s->event == p->event && (thread == UINT32_MAX || s->thread == thread);
+}
+
+/* One sampled profile of the stacks of thread (or of all, UINT32_MAX): a
+ * stack's weight is its count times weight (alloc and lock: 1, their counts
+ * are bytes and nanoseconds). */
 static int put_profile(FILE *out, const struct fg_profile *p, uint32_t thread, const char *name,
                        uint64_t weight)
 {
-  const char *unit = weight ? "nanoseconds" : "none";
+  const char *unit = p->event == FG_STACK_ALLOC ? "bytes" : weight ? "nanoseconds" : "none";
   uint64_t unit_weight = weight ? weight : 1, total = 0;
   for (uint32_t i = 0; i < p->nstacks; i++)
-    if (thread == UINT32_MAX || p->stacks[i].thread == thread)
+    if (included(p, &p->stacks[i], thread))
       total += p->stacks[i].count * unit_weight;
   if (fputs("{\"type\":\"sampled\",\"name\":", out) < 0 || fg_put_json_string(out, name) != 0 ||
       fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
@@ -45,7 +53,7 @@ static int put_profile(FILE *out, const struct fg_profile *p, uint32_t thread, c
   int first = 1;
   for (uint32_t i = 0; i < p->nstacks; i++) {
     const struct fg_stack *s = &p->stacks[i];
-    if (thread != UINT32_MAX && s->thread != thread)
+    if (!included(p, s, thread))
       continue;
     if ((!first && fputc(',', out) == EOF) || fputc('[', out) == EOF)
       return -1;
@@ -61,7 +69,7 @@ static int put_profile(FILE *out, const struct fg_profile *p, uint32_t thread, c
     return -1;
   first = 1;
   for (uint32_t i = 0; i < p->nstacks; i++) {
-    if (thread != UINT32_MAX && p->stacks[i].thread != thread)
+    if (!included(p, &p->stacks[i], thread))
       continue;
     if (fprintf(out, first ? "%" PRIu64 : ",%" PRIu64, p->stacks[i].count * unit_weight) < 0)
       return -1;
@@ -83,7 +91,7 @@ static int put_exporter(FILE *out, const struct fg_stats *s)
 int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
 {
   const char *title = cfg->title ? cfg->title : "fgagent profile";
-  uint64_t weight = fg_stats_ns_per_sample(&p->stats);
+  uint64_t weight = p->event == FG_STACK_CPU ? fg_stats_ns_per_sample(&p->stats) : 1;
   if (fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":", out) < 0 ||
       fg_put_json_string(out, title) != 0 || fputc(',', out) == EOF ||
       put_exporter(out, &p->stats) != 0 || fputs(",\"activeProfileIndex\":0,", out) < 0 ||

@@ -129,7 +129,8 @@ static int print_storage(FILE *out, const struct fg_stats *s)
   return 0;
 }
 
-int fg_write_summary(FILE *out, const struct fg_stats *s)
+/* The sampled event's part: every signal accounted for. */
+static int write_sampled(FILE *out, const struct fg_stats *s)
 {
   uint64_t stored = fg_stats_stored(s), lost = fg_stats_lost(s);
   if (!s->event[0]) {   /* a profile read back from collapsed stacks */
@@ -249,6 +250,55 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64
                       ": %s\n", s->taken, stored, lost,
                  s->taken == stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
+}
+
+/* An alloc or lock section: every event the JVM reported accounted for. */
+static int write_event(FILE *out, const char *name, const struct fg_event_stats *e)
+{
+  int alloc = strcmp(name, "alloc") == 0;
+  uint64_t lost = e->no_thread + e->no_memory;
+  if (alloc) {
+    if (fprintf(out, "alloc: heap allocations sampled by the JVM (JVMTI SampledObjectAlloc), a sample about every "
+                     "%" PRIu64 " bytes a thread allocates\n"
+                     "  estimated:         %.1f MB allocated, %" PRIu64 " objects (each sample weighted by the "
+                     "chance its object's size gave it)\n",
+                e->interval, (double)e->weight / 1e6, e->events) < 0)
+      return -1;
+  } else if (fprintf(out, "lock: waits for contended locks of at least %.3f us (synchronized monitors, and parks "
+                          "on java.util.concurrent locks)\n"
+                          "  waited:            %.3f ms in %" PRIu64 " waits: %" PRIu64 " on monitors, %" PRIu64
+                          " parked on locks\n"
+                          "  shorter waits:     %" PRIu64 " (under the threshold, not recorded)\n",
+                     (double)e->interval / 1e3, (double)e->weight / 1e6, e->events, e->stored - e->parks, e->parks,
+                     e->below) < 0) {
+    return -1;
+  }
+  if (fprintf(out, "  %-19s%" PRIu64 "\n"
+                   "  stored:            %" PRIu64 " (%.2f%%), %" PRIu64 " with no Java frame (the JVM gave no stack)\n"
+                   "  lost:              %" PRIu64 " (%.2f%%): %" PRIu64 " on a thread fgagent has no record of, %"
+                   PRIu64 " over the memory limits\n",
+              alloc ? "samples taken:" : "waits taken:", e->taken, e->stored, pct(e->stored, e->taken), e->no_stack,
+              lost, pct(lost, e->taken), e->no_thread, e->no_memory) < 0)
+    return -1;
+  return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64 ": %s\n", e->taken,
+                 e->stored, lost, e->taken == e->stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
+}
+
+int fg_write_summary(FILE *out, const struct fg_stats *s)
+{
+  if (s->cpu_off) {
+    if (fprintf(out, "fgagent summary\n  event:             none sampled (alloc or lock alone)\n"
+                     "  wall time:         %.3f s recorded; fgagent's own threads used %.3f s CPU\n",
+                (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
+      return -1;
+  } else if (write_sampled(out, s) != 0) {
+    return -1;
+  }
+  if (s->alloc.on && write_event(out, "alloc", &s->alloc) != 0)
+    return -1;
+  if (s->lock.on && write_event(out, "lock", &s->lock) != 0)
+    return -1;
+  return 0;
 }
 
 char *fg_summary_text(const struct fg_stats *s)

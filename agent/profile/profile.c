@@ -163,7 +163,7 @@ int fg_profile_set_file(struct fg_profile *p, uint32_t id, const char *file)
 const char *fg_kind_name(enum fg_frame_kind kind)
 {
   static const char *const names[FG_KIND_COUNT] = {
-    "java", "native", "marker", "thread", "interpreted", "compiled", "inlined", "kernel",
+    "java", "native", "marker", "thread", "interpreted", "compiled", "inlined", "kernel", "class",
   };
   return (unsigned)kind < FG_KIND_COUNT ? names[kind] : "marker";
 }
@@ -198,21 +198,36 @@ int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *
   return 0;
 }
 
-static uint64_t hash_stack(uint32_t thread, const uint32_t *frames, uint32_t n)
+static uint64_t hash_stack(enum fg_stack_event e, uint32_t thread, const uint32_t *frames, uint32_t n)
 {
-  uint64_t h = mix(0x5bd1e995ull, thread);
+  uint64_t h = mix(0x5bd1e995ull + e, thread);
   for (uint32_t i = 0; i < n; i++)
     h = mix(h, frames[i]);
   return mix(h, n);
 }
 
 /* Index of the stack, added with count 0 if new; -1 if out of memory. */
-static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n);
+static int64_t stack_index(struct fg_profile *p, enum fg_stack_event e, uint32_t thread, const uint32_t *frames,
+                           uint32_t n);
+
+const char *fg_stack_event_name(const struct fg_profile *p, enum fg_stack_event e)
+{
+  if (e == FG_STACK_ALLOC)
+    return "alloc";
+  if (e == FG_STACK_LOCK)
+    return "lock";
+  return p && p->stats.event[0] ? p->stats.event : "cpu";
+}
+
+const char *fg_stack_event_unit(enum fg_stack_event e)
+{
+  return e == FG_STACK_ALLOC ? "bytes" : e == FG_STACK_LOCK ? "nanoseconds" : "samples";
+}
 
 int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
                    uint64_t count)
 {
-  int64_t i = stack_index(p, thread, frames, n);
+  int64_t i = stack_index(p, FG_STACK_CPU, thread, frames, n);
   if (i < 0)
     return -1;
   p->stacks[i].count += count;
@@ -222,7 +237,7 @@ int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames
 int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,
                          uint64_t count, uint64_t time_ns, uint32_t cpu)
 {
-  int64_t i = stack_index(p, thread, frames, n);
+  int64_t i = stack_index(p, FG_STACK_CPU, thread, frames, n);
   if (i < 0)
     return -1;
   fg_profile_count(p, (uint32_t)i, count, time_ns, cpu);
@@ -231,7 +246,21 @@ int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *
 
 int64_t fg_profile_stack(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n)
 {
-  return stack_index(p, thread, frames, n);
+  return stack_index(p, FG_STACK_CPU, thread, frames, n);
+}
+
+int64_t fg_profile_event_stack(struct fg_profile *p, enum fg_stack_event e, uint32_t thread, const uint32_t *frames,
+                               uint32_t n)
+{
+  return stack_index(p, e, thread, frames, n);
+}
+
+unsigned fg_profile_events(const struct fg_profile *p)
+{
+  unsigned bits = 0;
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    bits |= 1u << p->stacks[i].event;
+  return bits;
 }
 
 void fg_profile_count(struct fg_profile *p, uint32_t i, uint64_t count, uint64_t time_ns, uint32_t cpu)
@@ -249,19 +278,21 @@ void fg_profile_count(struct fg_profile *p, uint32_t i, uint64_t count, uint64_t
     t->dropped++;
     return;
   }
-  uint32_t weight = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
-  t->entries[t->n++] = (struct fg_timeline_entry){time_ns, cpu, thread, i, weight};
+  const uint64_t most = (1ull << 48) - 1;
+  t->entries[t->n++] = (struct fg_timeline_entry){.time_ns = time_ns, .weight = count > most ? most : count,
+                                                  .cpu = cpu & 0xffff, .thread = thread, .stack = i};
 }
 
-static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n)
+static int64_t stack_index(struct fg_profile *p, enum fg_stack_event e, uint32_t thread, const uint32_t *frames,
+                           uint32_t n)
 {
-  uint64_t h = hash_stack(thread, frames, n);
+  uint64_t h = hash_stack(e, thread, frames, n);
   if (index_reserve(&p->stack_index, p->stacks, stack_hash_of, p->nstacks) != 0)
     return -1;
   uint32_t mask = p->stack_index.capacity - 1, i = (uint32_t)h & mask;
   for (; p->stack_index.slots[i]; i = (i + 1) & mask) {
     struct fg_stack *s = &p->stacks[p->stack_index.slots[i] - 1];
-    if (s->hash == h && s->thread == thread && s->nframes == n &&
+    if (s->hash == h && s->thread == thread && s->event == e && s->nframes == n &&
         memcmp(fg_stack_frames(p, s), frames, n * sizeof *frames) == 0)
       return p->stack_index.slots[i] - 1;
   }
@@ -283,6 +314,8 @@ static int64_t stack_index(struct fg_profile *p, uint32_t thread, const uint32_t
   s->nframes = n;
   s->first = p->pool_len;
   s->count = 0;
+  s->events = 0;
+  s->event = (uint8_t)e;
   s->hash = h;
   p->pool_len += n;
   p->stack_index.slots[i] = ++p->nstacks;
@@ -333,11 +366,82 @@ int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, st
     if (thread_roots)
       frames[n++] = roots[s->thread];
     memcpy(frames + n, fg_stack_frames(src, s), s->nframes * sizeof *frames);
-    rc = fg_profile_add(dst, 0, frames, n + s->nframes, s->count);
+    int64_t k = fg_profile_event_stack(dst, (enum fg_stack_event)s->event, 0, frames, n + s->nframes);
+    if (k < 0) {
+      rc = -1;
+      break;
+    }
+    dst->stacks[k].count += s->count;
+    dst->stacks[k].events += s->events;
   }
+  dst->event = src->event;
   free(roots);
   free(frames);
   return rc;
+}
+
+int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src)
+{
+  fg_profile_init(dst);
+  dst->stats = src->stats;
+  dst->event = src->event;
+  dst->timeline.max = src->timeline.max;
+  dst->timeline.dropped = src->timeline.dropped;
+  for (uint32_t i = 0; i < src->nnames; i++) {
+    if (fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]) != (int64_t)i)
+      return -1;
+    if (src->files[i] && fg_profile_set_file(dst, i, src->files[i]) != 0)
+      return -1;
+  }
+  for (uint32_t t = 0; t < src->nthreads; t++) {
+    if (fg_profile_add_thread(dst, src->threads[t].tid, src->threads[t].name) != (int64_t)t)
+      return -1;
+    dst->threads[t].java_id = src->threads[t].java_id;
+  }
+  return 0;
+}
+
+int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
+{
+  if (fg_profile_copy_frame(dst, src) != 0)
+    return -1;
+  dst->event = e;
+  uint32_t *to = malloc((src->nstacks ? src->nstacks : 1) * sizeof *to);   /* src's stack -> dst's, or UINT32_MAX */
+  if (!to)
+    return -1;
+  int rc = 0;
+  for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
+    const struct fg_stack *s = &src->stacks[i];
+    to[i] = UINT32_MAX;
+    if (s->event != e)
+      continue;
+    int64_t k = fg_profile_event_stack(dst, e, s->thread, fg_stack_frames(src, s), s->nframes);
+    if (k < 0) {
+      rc = -1;
+      break;
+    }
+    dst->stacks[k].count += s->count;
+    dst->stacks[k].events += s->events;
+    to[i] = (uint32_t)k;
+  }
+  if (rc == 0)
+    rc = fg_profile_copy_timeline(dst, src, to);
+  free(to);
+  return rc;
+}
+
+int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *src, const uint32_t *to)
+{
+  for (uint32_t i = 0; i < src->timeline.n; i++) {
+    struct fg_timeline_entry entry = src->timeline.entries[i];
+    if (entry.stack >= src->nstacks || to[entry.stack] == UINT32_MAX)
+      continue;
+    entry.stack = to[entry.stack];
+    if (fg_grow_array((void **)&dst->timeline.entries, &dst->timeline.cap, sizeof entry, dst->timeline.n + 1) != 0)
+      return -1;
+    dst->timeline.entries[dst->timeline.n++] = entry;
+  }
+  return 0;
 }
 
 int fg_is_known_marker(const char *name)

@@ -22,8 +22,10 @@ struct fg_profile;
 int fg_parse_collapsed(const char *data, size_t len, const char *source, struct fg_profile *p,
                        char *err, size_t errlen);
 
-/* Reads a whole file (path "-" reads standard input) and parses it.
- * An empty file, or one with no stack, is an error too. */
-int fg_read_collapsed_file(const char *path, struct fg_profile *p, char *err, size_t errlen);
+/* Reads a whole file (path "-" reads standard input) and parses it: a JFR
+ * recording (fg/jfr_reader.h) when it starts like one, else collapsed
+ * stacks. An empty file, or one with no stack, is an error too
+ * (cli/profile_input.c). */
+int fg_read_profile_input(const char *path, struct fg_profile *p, char *err, size_t errlen);
 
 #endif

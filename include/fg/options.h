@@ -28,10 +28,18 @@ enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM, FG_WALKER_COPY };
 #define FG_TIMELINE_MAX 200000   /* samples kept in time order with timeline */
 #define FG_JFR_TIMELINE_MAX 4000000   /* with a .jfr file: 96 MB at most, 1 ms on 8 threads for 500 s */
 #define FG_DEFAULT_FILE "fgagent-%p.txt"
+#define FG_DEFAULT_ALLOC_BYTES (512u * 1024u)   /* alloc: a sample about every 512 KiB a thread allocates */
+#define FG_DEFAULT_LOCK_NS 10000u               /* lock: waits of 10 us and longer */
 
 struct fg_options {
   uint64_t interval_ns;
   enum fg_event event;
+  bool event_asked;              /* event= was given */
+  bool cpu;                      /* the event (cpu, itimer or wall) is sampled: unless alloc or lock alone was asked */
+  bool alloc;                    /* alloc: heap allocations sampled (JVMTI SampledObjectAlloc) */
+  uint64_t alloc_bytes;          /* alloc=SIZE: the mean bytes between two samples of a thread */
+  bool lock;                     /* lock: contended monitors and parks on java.util.concurrent locks */
+  uint64_t lock_ns;              /* lock=DURATION: the shortest wait recorded; 0: every one */
   int depth;                     /* most Java frames kept per sample */
   bool threads;                  /* split outputs per thread */
   bool lines;                    /* frame names carry source line numbers */
@@ -65,6 +73,9 @@ static inline bool fg_options_vm_walker(const struct fg_options *o)
 }
 
 int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t errlen);
+
+/* How many events a session records: the sampled one (o->cpu), alloc, lock. */
+int fg_options_nevents(const struct fg_options *o);
 
 /* Most frames one walk writes: depth + 1 Java frames, up to 66 recovered
  * ones (a stub and a method's inlined frames), and the native frames when

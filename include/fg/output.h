@@ -26,6 +26,10 @@ const char *fg_format_extension(enum fg_format format);
  * interval number, from 1) and %% in pattern. Returns -1 if out is too
  * small or a % is followed by anything else. */
 int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, char *out, size_t outlen);
+/* The same, and %e expanded to event ("cpu", "alloc", ...); with event NULL a
+ * %e is refused like any other unknown letter. */
+int fg_expand_event_path(const char *pattern, pid_t pid, time_t when, unsigned seq, const char *event, char *out,
+                         size_t outlen);
 
 struct fg_output_settings {
   bool per_thread;          /* a [thread] root frame on every stack */

@@ -19,8 +19,9 @@ enum fg_frame_kind {
   FG_KIND_COMPILED,    /* Java, JIT-compiled (_[j], _[1]) */
   FG_KIND_INLINED,     /* Java, inlined into its caller (_[i]) */
   FG_KIND_KERNEL,      /* kernel code (_[k]) */
+  FG_KIND_CLASS,       /* alloc: the class allocated; lock: the lock's class (fg/class_name.h) */
 };
-#define FG_KIND_COUNT 8
+#define FG_KIND_COUNT 9
 
 /* "java", "native", "marker", ... for outputs that name kinds. */
 const char *fg_kind_name(enum fg_frame_kind kind);
@@ -31,12 +32,30 @@ struct fg_thread_info {
   char *name;
 };
 
+/* What a stack's count measures. A profile holds the stacks of every event
+ * a session records; an output writes one event's (fg_profile_select), a
+ * .jfr file all of them. */
+struct fg_profile;
+enum fg_stack_event {
+  FG_STACK_CPU,    /* samples of event=cpu, itimer or wall (stats.event says which) */
+  FG_STACK_ALLOC,  /* bytes allocated (estimated from samples); the leaf frame is the class */
+  FG_STACK_LOCK,   /* nanoseconds waited for a contended lock; the leaf frame is the lock's class */
+};
+#define FG_STACK_EVENTS 3
+
+/* "cpu", "alloc", "lock" (for FG_STACK_CPU: the stats' event, cpu, itimer or wall). */
+const char *fg_stack_event_name(const struct fg_profile *p, enum fg_stack_event e);
+/* The unit of a count: "samples", "bytes", "nanoseconds". */
+const char *fg_stack_event_unit(enum fg_stack_event e);
+
 struct fg_stack {
   uint32_t thread;   /* index into threads */
   uint32_t nframes;
   size_t first;      /* index of the root frame in frame_pool */
-  uint64_t count;
+  uint64_t count;    /* samples, bytes or nanoseconds (event) */
+  uint64_t events;   /* alloc: the objects the samples stand for; lock: the waits; cpu: 0 */
   uint64_t hash;
+  uint8_t event;     /* enum fg_stack_event */
 };
 
 struct fg_id_index {  /* open addressing over entry ids; 0 = empty, else id + 1 */
@@ -49,10 +68,11 @@ struct fg_id_index {  /* open addressing over entry ids; 0 = empty, else id + 1 
  * kept only when max > 0, at most max of them (then counted as dropped). */
 struct fg_timeline_entry {
   uint64_t time_ns;                /* CLOCK_MONOTONIC */
-  uint32_t cpu;
+  uint64_t weight : 48;            /* the samples it stands for (the back-off's, wall repeats); alloc and
+                                      lock: the bytes or nanoseconds */
+  uint64_t cpu : 16;
   uint32_t thread;
   uint32_t stack;                  /* index into stacks */
-  uint32_t weight;                 /* the samples it stands for (the back-off's, wall repeats) */
 };
 
 struct fg_timeline {
@@ -62,6 +82,7 @@ struct fg_timeline {
 };
 
 struct fg_profile {
+  enum fg_stack_event event;       /* after fg_profile_select: the event of every stack; else FG_STACK_CPU */
   char **names;
   char **files;                    /* source file of each name, or NULL */
   uint8_t *kinds;
@@ -112,6 +133,12 @@ int fg_profile_add_timed(struct fg_profile *p, uint32_t thread, const uint32_t *
  * count 0 if new; -1 if out of memory. */
 int64_t fg_profile_stack(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n);
 
+/* The same for a stack of event e (fg_profile_stack's are FG_STACK_CPU's). */
+int64_t fg_profile_event_stack(struct fg_profile *p, enum fg_stack_event e, uint32_t thread, const uint32_t *frames,
+                               uint32_t n);
+/* Which events have stacks: bit e for event e. */
+unsigned fg_profile_events(const struct fg_profile *p);
+
 /* Adds count samples to stack i; one taken at time_ns (0: unknown) on cpu
  * goes into the timeline too. */
 void fg_profile_count(struct fg_profile *p, uint32_t i, uint64_t count, uint64_t time_ns, uint32_t cpu);
@@ -129,6 +156,19 @@ uint64_t fg_profile_total(const struct fg_profile *p);
 void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, uint64_t count);
 /* Whether name is one of fgagent's marker frames: [tick names], [truncated], ... */
 int fg_is_known_marker(const char *name);
+
+/* dst (uninitialised) becomes src with no stack: its names (with their
+ * files), threads (same indexes), stats, event and timeline's room. 0, or
+ * -1 when out of memory. */
+int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src);
+
+/* dst (uninitialised) becomes src's stacks of event e alone (their
+ * timeline entries too), with all of src's names, threads and stats, and
+ * dst->event = e. 0, or -1 when out of memory. */
+int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst);
+/* Appends src's timeline entries to dst's, each entry's stack i becoming
+ * to[i] (UINT32_MAX: left out). 0, or -1 when out of memory. */
+int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *src, const uint32_t *to);
 
 /* Adds every stack of src to dst's thread 0 (which must exist), frame names
  * interned by their text; adds src's stats too. 0, or -1 when out of memory. */

@@ -13,6 +13,24 @@
 
 #define FG_VERIFY_EXAMPLES 3
 
+/* An allocation or lock profile's accounting (the summary's alloc and lock
+ * sections). Invariant once drained: taken == stored + no_thread + no_memory. */
+struct fg_event_stats {
+  int on;                                  /* the session records this event */
+  uint64_t interval;                       /* alloc: the mean bytes between samples asked; lock: the shortest
+                                              wait recorded, ns */
+  uint64_t taken;                          /* events the JVM reported (lock: waits at least that long) */
+  uint64_t stored;                         /* in the profile */
+  uint64_t no_thread;                      /* lost: on a thread with no record (an agent's own, or a record
+                                              taken by a new thread before the drainer came) */
+  uint64_t no_memory;                      /* lost: the event log was full, or a new stack over memlimit */
+  uint64_t weight;                         /* what the stored stand for: bytes, or nanoseconds waited */
+  uint64_t events;                         /* ... and objects, or waits */
+  uint64_t no_stack;                       /* stored with no Java frame: the JVM gave no stack */
+  uint64_t below;                          /* lock: waits shorter than the threshold, not recorded */
+  uint64_t parks;                          /* lock: stored parks on java.util.concurrent locks (the rest: monitors) */
+};
+
 struct fg_stats {
   uint64_t taken;                          /* signals that reached the handler */
   uint64_t java;                           /* stored with >= 1 Java frame */
@@ -75,6 +93,8 @@ struct fg_stats {
   char verify_examples[FG_VERIFY_EXAMPLES][320];   /* the first wrong edges, "" past the last */
   char walker[160];                        /* the walker asked for and, when it could not be had, why */
   char event[16];                          /* "cpu", "itimer" or "wall" */
+  int cpu_off;                             /* no event was sampled: alloc or lock alone */
+  struct fg_event_stats alloc, lock;
   char event_detail[200];                  /* how the timer was made, fallbacks */
 };
 

@@ -49,6 +49,7 @@ enum fg_frame_type {
   FG_FRAME_NATIVE_PC = 4,    /* method_id holds a native pc */
   FG_FRAME_STUB = 5,         /* method_id holds a const struct fg_code_blob * */
   FG_FRAME_KERNEL_PC = 6,    /* method_id holds a kernel pc (event=cpu's callchain) */
+  FG_FRAME_CLASS = 7,        /* alloc and lock: method_id holds a class's id (java_events/class_names.h) */
 };
 
 /* One stored stack. Traces are 16-byte aligned (a sample may keep 4 bits

@@ -49,8 +49,8 @@ public final class IntegrationTests {
 
     void expectCleanRun() {
       check(exit == 0, "JVM exited with " + exit + "\nstderr:\n" + stderr);
-      check(stderr.contains("accounting:") && stderr.matches("(?s).*accounting:[^\n]*: OK\n.*"),
-          "accounting does not close:\n" + stderr);
+      check(stderr.contains("accounting:") && stderr.matches("(?s).*accounting:[^\n]*: OK\n.*")
+          && !stderr.contains("MISMATCH"), "accounting does not close:\n" + stderr);
       try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "hs_err*")) {
         for (Path p : ds)
           throw new AssertionError("the JVM crashed: " + p + "\n" + Files.readString(p));
@@ -575,6 +575,8 @@ public final class IntegrationTests {
     all.addAll(AttachTests.TESTS);
     all.addAll(LifecycleTests.TESTS);
     all.addAll(ScaleTests.TESTS);
+    all.addAll(AllocLockTests.TESTS);
+    all.addAll(JfrReadTests.TESTS);
     all.addAll(AttachTrustTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
     for (Named t : all) {

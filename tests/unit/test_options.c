@@ -107,10 +107,52 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("loop=0s", "loop='0s'", "unit s, m or h");
   assert_rejected("loop=25h", "loop='25h'", "from 1s to 24h");
   assert_rejected("loop=60s,sched", "loop and sched cannot be combined", "one of them");
-  assert_rejected("colour=red", "unknown option 'colour'", "interval, event, depth");
+  assert_rejected("colour=red", "unknown option 'colour'", "interval, event, alloc, lock, depth");
   assert_rejected("interval", "option interval has no value", "interval=VALUE");
   assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");
   assert_rejected("interval=1ms,", "empty option", "separated by single commas");
+}
+
+/* alloc and lock: alone they replace the sampled event; with event= (or
+ * each other) every file but a .jfr must say which event it holds with %e. */
+static void alloc_and_lock_take_sizes_durations_and_events(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("", &o, err, sizeof err), 0);
+  assert_true(o.cpu);
+  assert_false(o.alloc);
+  assert_false(o.lock);
+  assert_int_equal(fg_options_nevents(&o), 1);
+  assert_int_equal(fg_options_parse("alloc", &o, err, sizeof err), 0);
+  assert_true(o.alloc);
+  assert_false(o.cpu);   /* alloc alone: no CPU samples */
+  assert_int_equal(o.alloc_bytes, 512 * 1024);
+  assert_int_equal(fg_options_parse("alloc=2m", &o, err, sizeof err), 0);
+  assert_int_equal(o.alloc_bytes, 2 * 1024 * 1024);
+  assert_int_equal(fg_options_parse("alloc=0", &o, err, sizeof err), 0);   /* every allocation */
+  assert_true(o.alloc);
+  assert_int_equal(o.alloc_bytes, 0);
+  assert_int_equal(fg_options_parse("lock", &o, err, sizeof err), 0);
+  assert_true(o.lock);
+  assert_int_equal(o.lock_ns, 10000);
+  assert_int_equal(fg_options_parse("lock=0", &o, err, sizeof err), 0);
+  assert_int_equal(o.lock_ns, 0);
+  assert_int_equal(fg_options_parse("lock=1ms", &o, err, sizeof err), 0);
+  assert_int_equal(o.lock_ns, 1000000);
+  assert_int_equal(fg_options_parse("lock=250us,file=l.html", &o, err, sizeof err), 0);   /* one event: no %e */
+  assert_int_equal(fg_options_parse("event=cpu,alloc,lock,file=p-%e.html,file=all.jfr", &o, err, sizeof err), 0);
+  assert_true(o.cpu);
+  assert_int_equal(fg_options_nevents(&o), 3);
+  assert_int_equal(fg_options_parse("alloc,lock,file=p-%e.collapsed", &o, err, sizeof err), 0);
+  assert_false(o.cpu);
+  assert_int_equal(fg_options_nevents(&o), 2);
+  assert_rejected("alloc=lots", "alloc='lots'", "k, m or g suffix");
+  assert_rejected("alloc=2g", "alloc='2g'", "up to 1g");
+  assert_rejected("lock=5", "lock='5'", "ns, us, ms or s");
+  assert_rejected("lock=2m", "lock='2m'", "lock=DURATION");
+  assert_rejected("event=cpu,alloc,file=p.html", "file='p.html' does not say which event", "%e");
+  assert_rejected("alloc,lock", "file='fgagent-%p.txt' does not say which event", "a .jfr file");
+  assert_rejected("event=wall,lock,file=w.collapsed", "(event=wall, lock)", "%e");
 }
 
 /* Kernel frames: on by default, room for them in every walk with event=cpu
@@ -207,6 +249,7 @@ int main(void)
     cmocka_unit_test(any_depth_with_any_ring),
     cmocka_unit_test(ring_holds_the_drainers_pass),
     cmocka_unit_test(kernel_frames_have_room_with_event_cpu),
+    cmocka_unit_test(alloc_and_lock_take_sizes_durations_and_events),
     cmocka_unit_test(too_many_files),
   };
   return cmocka_run_group_tests_name("options", tests, NULL, NULL);

@@ -38,6 +38,9 @@ static void paths_expand_pid_and_time(void **state)
   assert_int_equal(fg_expand_path("p-%n.html", 1, 0, 12, out, sizeof out), 0);   /* loop='s interval number */
   assert_string_equal(out, "p-12.html");
   assert_int_equal(fg_expand_path("bad%x.txt", 1, 0, 1, out, sizeof out), -1);
+  assert_int_equal(fg_expand_path("p-%e.html", 1, 0, 1, out, sizeof out), -1);   /* no event to name */
+  assert_int_equal(fg_expand_event_path("p-%e-%p.html", 5, 0, 1, "alloc", out, sizeof out), 0);
+  assert_string_equal(out, "p-alloc-5.html");
   assert_int_equal(fg_expand_path("trailing%", 1, 0, 1, out, sizeof out), -1);
   assert_int_equal(fg_expand_path("0123456789.txt", 1, 0, 1, out, 10), -1);
 }

@@ -31,6 +31,71 @@ static void names_are_interned_once_per_kind(void **state)
   fg_profile_free(&p);
 }
 
+/* The same frames on the same thread are one stack an event: an allocation
+ * stack never adds to a CPU one; a selection keeps one event's stacks, its
+ * timeline entries and the names, threads and stats of the whole. */
+static void events_keep_their_stacks_apart(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 16;
+  assert_int_equal(fg_profile_add_thread(&p, 7, "worker"), 0);
+  p.threads[0].java_id = 21;
+  uint32_t frames[2] = {(uint32_t)fg_profile_intern(&p, "Main.run", FG_KIND_JAVA),
+                        (uint32_t)fg_profile_intern(&p, "byte[]", FG_KIND_CLASS)};
+  int64_t cpu = fg_profile_stack(&p, 0, frames, 2);
+  int64_t alloc = fg_profile_event_stack(&p, FG_STACK_ALLOC, 0, frames, 2);
+  int64_t lock = fg_profile_event_stack(&p, FG_STACK_LOCK, 0, frames, 2);
+  assert_true(cpu >= 0 && alloc >= 0 && lock >= 0);
+  assert_int_not_equal(cpu, alloc);
+  assert_int_not_equal(alloc, lock);
+  assert_int_equal(fg_profile_event_stack(&p, FG_STACK_ALLOC, 0, frames, 2), alloc);
+  assert_int_equal(fg_profile_stack(&p, 0, frames, 2), cpu);
+  fg_profile_count(&p, (uint32_t)cpu, 3, 100, 1);
+  fg_profile_count(&p, (uint32_t)alloc, 5000000000ull, 200, 0);   /* bytes past 32 bits stay whole */
+  p.stacks[alloc].events += 9;
+  fg_profile_count(&p, (uint32_t)lock, 70, 300, 0);
+  assert_int_equal(fg_profile_events(&p), 7);
+  p.stats.alloc.interval = 524288;
+
+  struct fg_profile one;
+  assert_int_equal(fg_profile_select(&p, FG_STACK_ALLOC, &one), 0);
+  assert_int_equal(one.event, FG_STACK_ALLOC);
+  assert_int_equal(one.nstacks, 1);
+  assert_int_equal(one.stacks[0].count, 5000000000ull);
+  assert_int_equal(one.stacks[0].events, 9);
+  assert_int_equal(one.stacks[0].event, FG_STACK_ALLOC);
+  assert_int_equal(one.timeline.n, 1);
+  assert_int_equal(one.timeline.entries[0].stack, 0);
+  assert_int_equal(one.timeline.entries[0].weight, 5000000000ull);
+  assert_int_equal(one.timeline.entries[0].time_ns, 200);
+  assert_int_equal(one.nnames, p.nnames);
+  assert_int_equal(one.nthreads, 1);
+  assert_int_equal(one.threads[0].java_id, 21);
+  assert_int_equal(one.stats.alloc.interval, 524288);
+  assert_int_equal(fg_profile_events(&one), 1u << FG_STACK_ALLOC);
+  assert_string_equal(fg_stack_event_name(&one, FG_STACK_ALLOC), "alloc");
+  assert_string_equal(fg_stack_event_unit(FG_STACK_LOCK), "nanoseconds");
+
+  struct fg_profile merged;   /* threads merged, as the HTML writer does per thread: the event stays */
+  assert_int_equal(fg_profile_merge_threads(&one, true, &merged), 0);
+  assert_int_equal(merged.event, FG_STACK_ALLOC);
+  assert_int_equal(merged.nstacks, 1);
+  assert_int_equal(merged.stacks[0].event, FG_STACK_ALLOC);
+  assert_int_equal(merged.stacks[0].events, 9);
+  fg_profile_free(&merged);
+  fg_profile_free(&one);
+
+  assert_int_equal(fg_profile_select(&p, FG_STACK_CPU, &one), 0);
+  assert_int_equal(one.nstacks, 1);
+  assert_int_equal(one.stacks[0].count, 3);
+  assert_int_equal(one.timeline.n, 1);
+  assert_int_equal(one.timeline.entries[0].cpu, 1);
+  fg_profile_free(&one);
+  fg_profile_free(&p);
+}
+
 static void identical_stacks_merge_per_thread(void **state)
 {
   (void)state;
@@ -88,6 +153,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(names_are_interned_once_per_kind),
     cmocka_unit_test(identical_stacks_merge_per_thread),
+    cmocka_unit_test(events_keep_their_stacks_apart),
     cmocka_unit_test(call_tree_totals_and_order),
   };
   return cmocka_run_group_tests_name("profile", tests, NULL, NULL);

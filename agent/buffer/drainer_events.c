@@ -1,0 +1,53 @@
+/* alloc and lock: the event log's records into the profile, each under its
+ * thread like a CPU sample, with the accounting of the summary's alloc and
+ * lock sections (fg/stats.h: taken == stored + no_thread + no_memory). */
+#include <stdlib.h>
+
+#include "buffer/drainer_internal.h"
+#include "fg/sample_record.h"
+#include "jvmti/threads.h"
+
+static void add_counts(struct fg_event_stats *to, const struct fg_event_stats *from)
+{
+  to->taken += from->taken;
+  to->no_thread += from->no_thread;
+  to->no_memory += from->no_memory;
+  to->below += from->below;
+}
+
+void fg_drainer_drain_events(struct fg_drainer *d)
+{
+  if (!d->events)
+    return;
+  struct fg_event_record *records;
+  uint32_t n;
+  struct fg_event_stats counts[FG_STACK_EVENTS];
+  fg_event_log_take(d->events, &records, &n, counts);
+  struct fg_stats *st = &d->profile->stats;
+  add_counts(&st->alloc, &counts[FG_STACK_ALLOC]);
+  add_counts(&st->lock, &counts[FG_STACK_LOCK]);
+  for (uint32_t i = 0; i < n; i++) {
+    const struct fg_event_record *r = &records[i];
+    struct fg_event_stats *es = r->event == FG_STACK_ALLOC ? &st->alloc : &st->lock;
+    /* a record is never freed, only taken again by a new thread: then its
+     * serial says the event was another registration's */
+    if (r->thread->serial != r->serial) {
+      es->no_thread++;
+      continue;
+    }
+    uint32_t thread = fg_drainer_profile_thread(d, r->thread);
+    int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, -1, r->trace, 0);
+    if (idx < 0) {
+      es->no_memory++;
+      continue;
+    }
+    fg_profile_count(d->profile, (uint32_t)idx, r->weight, r->time_ns, 0);
+    d->profile->stacks[idx].events += r->events;
+    es->stored++;
+    es->weight += r->weight;
+    es->events += r->events;
+    es->no_stack += r->trace->n == 1;   /* the class frame alone */
+    es->parks += r->park;
+  }
+  free(records);
+}

@@ -1,0 +1,23 @@
+/* alloc: JVMTI SampledObjectAlloc, each sample weighted by what it stands
+ * for; see java_events.h. */
+#include <math.h>
+
+#include "java_events/java_events.h"
+#include "jvmti/agent.h"
+
+void JNICALL fg_alloc_sampled(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass, jlong size)
+{
+  (void)jvmti;
+  (void)thread;
+  (void)object;
+  struct fg_agent *a = fg_agent_instance();
+  if (!fg_java_events_enter(a))
+    return;
+  struct fg_thread *t = fg_java_events_thread(a, jni);
+  /* sampled with probability p = 1 - exp(-size / interval): it stands for size / p bytes, 1 / p objects */
+  double s = size > 0 ? (double)size : 1.0, interval = (double)a->opts.alloc_bytes;
+  double p = interval > 0 ? -expm1(-s / interval) : 1.0;
+  fg_java_events_log(a, t, t ? fg_java_events_class(a, klass) : -1, FG_STACK_ALLOC, (uint64_t)llround(s / p),
+                     (uint64_t)llround(1.0 / p), 0);
+  fg_java_events_leave(a);
+}

@@ -1,0 +1,74 @@
+/* Allocation and lock events on their way to the profile. The JVM reports
+ * them through JVMTI callbacks on the very thread that allocated or waited
+ * (SampledObjectAlloc, MonitorContendedEntered, the park hook): not signal
+ * handlers, so a short mutex and the heap are allowed there, at the rate of
+ * the events (an allocation sample every alloc= bytes, a lock wait of at
+ * least lock=). Each event's stack (the class, then the Java frames) goes
+ * into the session's trace table like a CPU sample's; the log keeps which
+ * thread record, stack, time and weight, and the drainer moves the log into
+ * the profile at each pass (buffer/drainer_events.c).
+ *
+ * Class names: each class met gets an id (its signature interned once), so
+ * that a trace holds the class as a frame like any other. */
+#ifndef FG_EVENT_LOG_H
+#define FG_EVENT_LOG_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fg/profile.h"
+#include "fg/stats.h"
+#include "fg/trace_table.h"
+
+struct fg_thread;
+
+struct fg_event_record {
+  struct fg_thread *thread;     /* the registry's record of the thread it happened on */
+  uint64_t serial;              /* that record's registration then */
+  const struct fg_trace *trace; /* the class (frame 0), then the Java frames, leaf first */
+  uint64_t time_ns;             /* CLOCK_MONOTONIC at its end */
+  uint64_t weight;              /* bytes (alloc), nanoseconds waited (lock) */
+  uint64_t events;              /* the objects or waits it stands for */
+  uint8_t event;                /* enum fg_stack_event */
+  uint8_t park;                 /* lock: a park on a java.util.concurrent lock, not a monitor */
+};
+
+/* Most records between two drainer passes (50 ms): 2 M events a second; past
+ * it an event is counted lost, never waited for. */
+#define FG_EVENT_LOG_MAX (1u << 17)
+
+struct fg_event_log {
+  pthread_mutex_t lock;
+  struct fg_event_record *records;
+  uint32_t n, cap;
+  struct fg_event_stats counts[FG_STACK_EVENTS];   /* taken and lost since the last take */
+  _Atomic uint64_t below;       /* lock: waits shorter than lock= since the last take (no lock taken for them) */
+  /* class ids: names[i] is class i's frame name ("java.lang.String", "byte[]") */
+  struct fg_profile classes;    /* used as a string table: id = index */
+};
+
+int fg_event_log_init(struct fg_event_log *l);
+void fg_event_log_destroy(struct fg_event_log *l);
+/* Forgets the records and counts (a new session's); class ids stay. */
+void fg_event_log_reset(struct fg_event_log *l);
+
+/* The id of the class with JVM signature sig, added if new; -1 when it is
+ * not a signature or memory ran out. */
+int64_t fg_event_log_class(struct fg_event_log *l, const char *sig);
+/* The frame name of class id into out ("[unknown class]" for an id never
+ * given). */
+void fg_event_log_class_name(struct fg_event_log *l, uint32_t id, char *out, size_t len);
+
+/* Adds r (r->trace NULL: its stack was refused, counted lost). */
+void fg_event_log_add(struct fg_event_log *l, const struct fg_event_record *r);
+/* Counts an event that never got as far as a record: no thread record,
+ * no stack. */
+void fg_event_log_lost(struct fg_event_log *l, enum fg_stack_event e, int no_thread);
+
+/* Takes the records so far (the caller frees *out) and the counts since
+ * the last take. */
+void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uint32_t *n,
+                       struct fg_event_stats counts[FG_STACK_EVENTS]);
+
+#endif

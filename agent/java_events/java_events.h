@@ -1,0 +1,69 @@
+/* Allocation and lock profiling (options alloc and lock): what the JVM
+ * reports through JVMTI on the thread that allocated or waited, into the
+ * session's event log (java_events/event_log.h).
+ *
+ *  - alloc: SampledObjectAlloc with SetHeapSamplingInterval(alloc=). HotSpot
+ *    samples a thread's allocations at byte distances drawn from an
+ *    exponential distribution of that mean, so an object of s bytes is
+ *    sampled with probability 1 - exp(-s / interval): each sample stands for
+ *    s / that bytes and 1 / that objects, which makes every site's estimate
+ *    unbiased whatever its objects' sizes. The JVM does not say whether an
+ *    object went into a new TLAB or outside one: the class frame says only
+ *    the class.
+ *  - lock: MonitorContendedEnter / Entered (synchronized), and Unsafe.park
+ *    while the thread's parkBlocker is an AbstractOwnableSynchronizer (what
+ *    ReentrantLock, ReentrantReadWriteLock and Semaphore park on; a Condition's
+ *    await or a thread pool's idle wait is no lock contention). The park is
+ *    reached by binding Unsafe.park to fgagent's own native, which times the
+ *    JVM's (Unsafe_Park, found in libjvm's symbol table) around the wait. The
+ *    binding is made once and stays (a second RegisterNatives of a method
+ *    with a compiled native wrapper races with running callers); a session
+ *    without lock passes straight through.
+ *
+ * Stacks come from JVMTI GetStackTrace on the thread itself: the JVM's own
+ * walk at a point where it is exact (inlined frames included). */
+#ifndef FG_JAVA_EVENTS_H
+#define FG_JAVA_EVENTS_H
+
+#include <jvmti.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg/profile.h"
+
+struct fg_agent;
+
+/* Adds the capabilities and callbacks the events need (at setup, once). */
+void fg_java_events_callbacks(jvmtiEventCallbacks *cb);
+
+/* Turns on what a->opts asks (alloc, lock) for a new session: 0, or -1
+ * with a line in msg saying what is not recorded and why (the session goes
+ * on without it). */
+int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len);
+/* Turns them off and waits for callbacks under way: after it no event is
+ * logged, so that the drainer's last pass takes them all. */
+void fg_java_events_stop(struct fg_agent *a);
+
+/* Internal to java_events/: the calling thread's record, or NULL. */
+struct fg_thread *fg_java_events_thread(struct fg_agent *a, JNIEnv *jni);
+/* The calling thread's Java stack under the class frame class_id into the
+ * trace table (flags: FG_SAMPLE_ALLOC or FG_SAMPLE_LOCK); NULL when the
+ * table refused it. *no_stack is set when the JVM gave no frame. */
+const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_id, uint32_t flags, int *no_stack);
+/* The event log's id of klass's class; -1 when JVMTI does not say. */
+int64_t fg_java_events_class(struct fg_agent *a, jclass klass);
+/* Logs an event of the calling thread t (its stack taken now, under class cls). */
+void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, enum fg_stack_event e, uint64_t weight,
+                        uint64_t events, int park);
+/* Whether a callback may log now; each such callback ends with fg_java_events_leave. */
+int fg_java_events_enter(struct fg_agent *a);
+void fg_java_events_leave(struct fg_agent *a);
+
+void JNICALL fg_alloc_sampled(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass, jlong size);
+void JNICALL fg_lock_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object);
+void JNICALL fg_lock_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object);
+/* lock: the park hook bound (once) and armed for this session. 0, or -1 with why in msg. */
+int fg_lock_park_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len);
+void fg_lock_park_stop(void);
+
+#endif

@@ -1,0 +1,169 @@
+/* lock: contended monitors (MonitorContendedEnter / Entered) and parks on
+ * java.util.concurrent locks (Unsafe.park bound to park_hook); see
+ * java_events.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fg/clock.h"
+#include "fg/sample_record.h"
+#include "hotspot/vm_structs.h"
+#include "java_events/java_events.h"
+#include "jvmti/agent.h"
+
+typedef void(JNICALL *park_fn)(JNIEnv *jni, jobject unsafe, jboolean absolute, jlong time);
+
+/* Set once, by the first session with lock, and kept: the binding stays. */
+static park_fn jvm_park;                 /* HotSpot's Unsafe_Park */
+static jfieldID park_blocker;            /* java.lang.Thread.parkBlocker */
+static jclass owned_synchronizer;        /* java.util.concurrent.locks.AbstractOwnableSynchronizer */
+static struct fg_agent *park_agent;
+static _Atomic int park_armed;           /* this session records parks */
+
+/* A wait of ns on object (a monitor, or a park's blocker) that just ended on
+ * the calling thread, logged when it lasted lock= or longer. */
+static void waited(struct fg_agent *a, JNIEnv *jni, jobject object, uint64_t ns, int park)
+{
+  if (ns < a->opts.lock_ns) {
+    atomic_fetch_add_explicit(&a->events.below, 1, memory_order_relaxed);
+    return;
+  }
+  struct fg_thread *t = fg_java_events_thread(a, jni);
+  jclass klass = t ? (*jni)->GetObjectClass(jni, object) : NULL;
+  fg_java_events_log(a, t, t ? fg_java_events_class(a, klass) : -1, FG_STACK_LOCK, ns, 1, park);
+  if (klass)
+    (*jni)->DeleteLocalRef(jni, klass);
+}
+
+void JNICALL fg_lock_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
+{
+  (void)jvmti;
+  (void)thread;
+  (void)object;
+  struct fg_agent *a = fg_agent_instance();
+  if (!fg_java_events_enter(a))
+    return;
+  struct fg_thread *t = fg_java_events_thread(a, jni);
+  if (t)
+    t->monitor_wait_ns = fg_clock_ns(CLOCK_MONOTONIC);
+  else
+    fg_event_log_lost(&a->events, FG_STACK_LOCK, 1);
+  fg_java_events_leave(a);
+}
+
+void JNICALL fg_lock_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
+{
+  (void)jvmti;
+  (void)thread;
+  struct fg_agent *a = fg_agent_instance();
+  if (!fg_java_events_enter(a))
+    return;
+  struct fg_thread *t = fg_java_events_thread(a, jni);
+  uint64_t began = t ? t->monitor_wait_ns : 0, now = fg_clock_ns(CLOCK_MONOTONIC);
+  if (t)
+    t->monitor_wait_ns = 0;
+  if (began >= a->events_since_ns && began <= now)   /* not a wait begun before this session */
+    waited(a, jni, object, now - began, 0);
+  fg_java_events_leave(a);
+}
+
+/* Unsafe.park while fgagent is bound: a park whose blocker is a lock is timed. */
+static void JNICALL park_hook(JNIEnv *jni, jobject unsafe, jboolean absolute, jlong time)
+{
+  struct fg_agent *a = park_agent;
+  jobject blocker = NULL;
+  jthread thread = NULL;
+  if (atomic_load_explicit(&park_armed, memory_order_acquire) &&
+      (*a->jvmti)->GetCurrentThread(a->jvmti, &thread) == JVMTI_ERROR_NONE && thread) {
+    blocker = (*jni)->GetObjectField(jni, thread, park_blocker);
+    (*jni)->DeleteLocalRef(jni, thread);
+    if (blocker && !(*jni)->IsInstanceOf(jni, blocker, owned_synchronizer)) {
+      (*jni)->DeleteLocalRef(jni, blocker);   /* a Condition's await, a pool's idle wait: no lock */
+      blocker = NULL;
+    }
+  }
+  if (!blocker) {
+    jvm_park(jni, unsafe, absolute, time);
+    return;
+  }
+  uint64_t began = fg_clock_ns(CLOCK_MONOTONIC);
+  jvm_park(jni, unsafe, absolute, time);   /* never inside enter/leave: a park may last for hours */
+  uint64_t ns = fg_clock_ns(CLOCK_MONOTONIC) - began;
+  if (fg_java_events_enter(a)) {
+    if (atomic_load_explicit(&park_armed, memory_order_acquire))
+      waited(a, jni, blocker, ns, 1);
+    fg_java_events_leave(a);
+  }
+  (*jni)->DeleteLocalRef(jni, blocker);
+}
+
+extern const unsigned char fg_park_binder_class[];   /* ParkBinder.class (build/gen/park_binder.c) */
+extern const unsigned fg_park_binder_class_len;
+static jclass unsafe_class;
+static int bound_rc = -1;
+
+/* ParkBinder.bind0: RegisterNatives called from a boot-loader class, as HotSpot wants it for a java.base class */
+static void JNICALL binder_bind0(JNIEnv *jni, jclass binder, jlong entry)
+{
+  (void)binder;
+  JNINativeMethod park = {(char *)"park", (char *)"(ZJ)V", (void *)(uintptr_t)entry};
+  bound_rc = (*jni)->RegisterNatives(jni, unsafe_class, &park, 1);
+}
+
+/* Binds Unsafe.park to park_hook, once: 0, or -1 with why. */
+static int bind_park(struct fg_agent *a, JNIEnv *jni, char *why, size_t len)
+{
+  struct fg_symbols *jvm = a->jvm_symbols ? a->jvm_symbols : fg_symbols_new();
+  jvm_park = (park_fn)fg_vm_function(jvm, "Unsafe_Park");
+  if (jvm != a->jvm_symbols)
+    fg_symbols_free(jvm);
+  if (!jvm_park) {
+    snprintf(why, len, "libjvm's symbol table has no Unsafe_Park");
+    return -1;
+  }
+  jclass unsafe = (*jni)->FindClass(jni, "jdk/internal/misc/Unsafe");
+  jclass thread = unsafe ? (*jni)->FindClass(jni, "java/lang/Thread") : NULL;
+  park_blocker = thread ? (*jni)->GetFieldID(jni, thread, "parkBlocker", "Ljava/lang/Object;") : NULL;
+  jclass aos = park_blocker ? (*jni)->FindClass(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer") : NULL;
+  owned_synchronizer = aos ? (*jni)->NewGlobalRef(jni, aos) : NULL;
+  unsafe_class = owned_synchronizer ? (*jni)->NewGlobalRef(jni, unsafe) : NULL;
+  if (!unsafe_class) {
+    (*jni)->ExceptionClear(jni);
+    snprintf(why, len, "this JVM has no jdk.internal.misc.Unsafe, Thread.parkBlocker or "
+                       "AbstractOwnableSynchronizer as JDK 9 and later have");
+    return -1;
+  }
+  jclass binder = (*jni)->DefineClass(jni, "fgagent/ParkBinder", NULL, (const jbyte *)fg_park_binder_class,
+                                      (jsize)fg_park_binder_class_len);
+  JNINativeMethod bind0 = {(char *)"bind0", (char *)"(J)V", (void *)binder_bind0};
+  jmethodID bind = binder && (*jni)->RegisterNatives(jni, binder, &bind0, 1) == 0
+                       ? (*jni)->GetStaticMethodID(jni, binder, "bind", "(J)V") : NULL;
+  if (bind)
+    (*jni)->CallStaticVoidMethod(jni, binder, bind, (jlong)(uintptr_t)park_hook);
+  if ((*jni)->ExceptionCheck(jni))
+    (*jni)->ExceptionClear(jni);
+  if (bound_rc != 0) {
+    snprintf(why, len, "JNI refused to bind Unsafe.park to fgagent's native (%s)",
+             bind ? "RegisterNatives failed" : "its helper class could not be defined");
+    return -1;
+  }
+  return 0;
+}
+
+int fg_lock_park_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)
+{
+  static int bound;   /* 1 bound, -1 refused (said once, not tried again) */
+  if (bound == 0)
+    bound = bind_park(a, jni, msg, len) == 0 ? 1 : -1;
+  else if (bound < 0)
+    snprintf(msg, len, "Unsafe.park could not be bound");
+  if (bound < 0)
+    return -1;
+  park_agent = a;
+  atomic_store_explicit(&park_armed, 1, memory_order_release);
+  return 0;
+}
+
+void fg_lock_park_stop(void)
+{
+  atomic_store_explicit(&park_armed, 0, memory_order_release);
+}

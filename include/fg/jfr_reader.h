@@ -1,0 +1,29 @@
+/* Reads a JDK Flight Recorder file (the JDK's own, -XX:StartFlightRecording
+ * or jcmd JFR.start, and fgagent's) into a profile: its CPU samples
+ * (jdk.ExecutionSample), allocation samples (jdk.ObjectAllocationSample,
+ * by weight, the class allocated as the leaf frame) and lock waits
+ * (jdk.JavaMonitorEnter and jdk.ThreadPark, by duration, the lock's class as
+ * the leaf), each under its thread, with its time in the timeline when the
+ * profile keeps one. Every chunk of the file is read; types are read from
+ * each chunk's metadata, so fields a JDK adds are skipped, not misread.
+ * A pure decoder over a byte buffer, bounds-checked at every read: a
+ * truncated or corrupt file is one error line, never a crash. */
+#ifndef FG_JFR_READER_H
+#define FG_JFR_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fg_profile;
+
+/* Whether data starts like a JFR file ("FLR\0"). */
+int fg_is_jfr(const uint8_t *data, size_t len);
+
+/* Adds the len bytes of the recording named source (for messages) to p,
+ * which must be initialised. 0, or -1 with "SOURCE: what is wrong" in err
+ * (what was read before stays in p). A recording with none of the events
+ * above is an error too. */
+int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, struct fg_profile *p, char *err,
+                 size_t errlen);
+
+#endif

@@ -1,0 +1,124 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import jdk.jfr.consumer.RecordedClass;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * fgprof reading JFR recordings: the JDK's own (-XX:StartFlightRecording), held to what the JDK's
+ * own reader (jdk.jfr.consumer.RecordingFile) finds in the same file, and fgagent's, read back to
+ * exactly the profile the agent wrote beside it. Run by IntegrationTests.
+ */
+final class JfrReadTests {
+  private JfrReadTests() {}
+
+  static Map<String, Long> convert(Path dir, String event, boolean threads, Path jfr, String out) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>(List.of("convert", "--event", event));
+    if (threads)
+      cmd.add("--threads");
+    cmd.add(jfr.toString());
+    cmd.add(dir.resolve(out).toString());
+    AttachTests.Result r = AttachTests.fgprof(dir, cmd.toArray(new String[0]));
+    IntegrationTests.check(r.exit() == 0, "fgprof " + cmd + ": " + r);
+    return IntegrationTests.collapsed(dir.resolve(out));
+  }
+
+  /** A class as fgagent's frames name it: "java/lang/Object", "byte[]". */
+  static String classFrame(RecordedClass c) {
+    if (c == null)
+      return "[no class]";
+    String n = c.getName().replace('.', '/');   /* "java.lang.Object", or an array's descriptor "[B" */
+    int dims = 0;
+    while (n.charAt(dims) == '[')
+      dims++;
+    if (dims == 0)
+      return n;
+    String elem = n.substring(dims);
+    elem = switch (elem.charAt(0)) {
+      case 'Z' -> "boolean"; case 'B' -> "byte"; case 'C' -> "char"; case 'S' -> "short";
+      case 'I' -> "int"; case 'J' -> "long"; case 'F' -> "float"; case 'D' -> "double";
+      default -> elem.substring(1, elem.length() - 1);
+    };
+    return elem + "[]".repeat(dims);
+  }
+
+  /**
+   * A recording the JDK made of Locks (monitors, a ReentrantLock, allocation) with its profile
+   * settings: fgprof convert reads every jdk.ExecutionSample as the JDK's reader reads it (every
+   * stack of every thread with its count, frame kinds marked), every jdk.ObjectAllocationSample's
+   * weight under its class, and every jdk.JavaMonitorEnter's and jdk.ThreadPark's duration.
+   */
+  static void jdkRecordingsAreRead(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, null, List.of("-XX:StartFlightRecording=filename=rec.jfr,"
+        + "settings=profile"), "Locks", "3", "2", "2", "alloc");
+    IntegrationTests.check(r.exit() == 0, "the recorded run failed:\n" + r.stderr());
+    Path rec = r.file("rec.jfr");
+    Map<String, Long> cpuWant = new HashMap<>(), allocWant = new HashMap<>();
+    long lockWant = 0, lockEvents = 0;
+    for (RecordedEvent e : RecordingFile.readAllEvents(rec)) {
+      switch (e.getEventType().getName()) {
+        case "jdk.ExecutionSample" -> cpuWant.merge(JfrTests.stackKey(e).replaceAll(":\\d+(_\\[|;|$)", "$1"), 1L,
+            Long::sum);   /* without line numbers: convert names methods as the agent does without lines */
+        case "jdk.ObjectAllocationSample" -> allocWant.merge(classFrame(e.getClass("objectClass")),
+            e.getLong("weight"), Long::sum);
+        case "jdk.JavaMonitorEnter", "jdk.ThreadPark" -> {
+          lockWant += e.getDuration().toNanos();
+          lockEvents++;
+        }
+        default -> {}
+      }
+    }
+    Map<String, Long> cpu = JfrTests.collapsedDotted(writeDotted(r.dir(), convert(r.dir(), "cpu", true, rec,
+        "cpu.collapsed")));
+    String diff = JfrTests.differences(cpu, cpuWant);
+    IntegrationTests.check(diff.isEmpty(), "fgprof's CPU samples differ from the JDK's reading: " + diff);
+    Map<String, Long> alloc = convert(r.dir(), "alloc", false, rec, "alloc.collapsed");
+    Map<String, Long> allocByClass = new HashMap<>();
+    alloc.forEach((k, v) -> allocByClass.merge(k.substring(k.lastIndexOf(';') + 1), v, Long::sum));
+    IntegrationTests.check(allocByClass.equals(allocWant), "fgprof's allocation weights by class " + allocByClass
+        + ", the JDK's " + allocWant);
+    long lock = IntegrationTests.sum(convert(r.dir(), "lock", false, rec, "lock.collapsed"), k -> true);
+    IntegrationTests.check(Math.abs(lock - lockWant) <= lockEvents, "fgprof's lock waits " + lock + " ns, the JDK's "
+        + lockWant);
+    System.out.printf("    %d CPU samples in %d stacks, %d allocation classes, %d lock waits (%.0f ms) as the JDK "
+        + "reads them%n", cpuWant.values().stream().mapToLong(Long::longValue).sum(), cpuWant.size(),
+        allocWant.size(), lockEvents, lockWant / 1e6);
+  }
+
+  static Path writeDotted(Path dir, Map<String, Long> stacks) throws Exception {
+    Path p = dir.resolve("cpu-dotted.collapsed");
+    StringBuilder b = new StringBuilder();
+    stacks.forEach((k, v) -> b.append(k).append(' ').append(v).append('\n'));
+    Files.writeString(p, b.toString());
+    return p;
+  }
+
+  /**
+   * One run of the agent writes each event's collapsed stacks and one .jfr: fgprof convert reads
+   * the .jfr back to exactly the stacks and counts of each collapsed file (cpu samples, alloc
+   * bytes, lock nanoseconds).
+   */
+  static void fgagentRecordingsReadBack(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk,
+        "event=cpu,interval=1ms,alloc=64k,lock,file={dir}/p-%e.collapsed,file={dir}/p.jfr", List.of(), "Locks", "3",
+        "2", "2", "alloc");
+    r.expectCleanRun();
+    for (String e : new String[] {"cpu", "alloc", "lock"}) {
+      Map<String, Long> want = IntegrationTests.collapsed(r.file("p-" + e + ".collapsed"));
+      Map<String, Long> got = convert(r.dir(), e, false, r.file("p.jfr"), "q-" + e + ".collapsed");
+      String diff = JfrTests.differences(want, got);
+      IntegrationTests.check(diff.isEmpty(), e + ": the .jfr read back differs from the agent's collapsed stacks: "
+          + diff);
+      System.out.printf("    %s: %d stacks, %d in all, read back exactly%n", e, want.size(),
+          want.values().stream().mapToLong(Long::longValue).sum());
+    }
+  }
+
+  static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("jdk_recordings_are_read", JfrReadTests::jdkRecordingsAreRead),
+      new IntegrationTests.Named("fgagent_recordings_read_back", JfrReadTests::fgagentRecordingsReadBack));
+}
