@@ -485,11 +485,12 @@ static void one_frame(struct rd *r, struct chunk *c, const struct jclass *elem, 
   read_object(r, c, elem, w, 2, 1);
   if (r->bad || fr->failed)
     return;
-  char *name = NULL, *cls = NULL, *description = NULL;
-  struct want m[] = {{.name = "type"}, {.name = "name"}};
-  if (w[0].has && read_entry(c, c->t_method, w[0].num, m, 2, 0) == 0) {
+  char *name = NULL, *cls = NULL, *description = NULL, *descriptor = NULL;
+  struct want m[] = {{.name = "type"}, {.name = "name"}, {.name = "descriptor"}};
+  if (w[0].has && read_entry(c, c->t_method, w[0].num, m, 3, 0) == 0) {
     name = m[1].has ? symbol(c, m[1].num) : NULL;
     cls = m[0].has && m[0].num ? class_name(c, m[0].num) : NULL;
+    descriptor = m[2].has ? symbol(c, m[2].num) : NULL;
   }
   struct want d[] = {{.name = "description"}};
   if (w[1].has && read_entry(c, c->t_frame_type, w[1].num, d, 1, 0) == 0)   /* key 0 is the JDK's Interpreted */
@@ -502,10 +503,14 @@ static void one_frame(struct rd *r, struct chunk *c, const struct jclass *elem, 
     snprintf(text, len, "%s%s%s", cls && *cls ? cls : "", cls && *cls ? "." : "", name ? name : "[unknown]");
     id = fg_profile_intern(c->p, text, kind_of(description));
   }
+  if (id >= 0 && descriptor && descriptor[0] == '(' && strcmp(descriptor, "()L;") != 0 &&
+      fg_profile_note_descriptor(c->p, (uint32_t)id, descriptor) != 0)
+    id = -1;
   free(text);
   free(name);
   free(cls);
   free(description);
+  free(descriptor);
   if (id < 0 || fg_grow_array((void **)&fr->ids, &fr->cap, sizeof *fr->ids, fr->n + 1) != 0) {
     fr->failed = 1;
     return;

@@ -293,7 +293,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
       continue;
     }
     for (uint64_t k = 0; k < weight; k++) {
-      jfr_sample(&body, e->time_ns, s->thread, e->stack, wall);
+      jfr_sample(&body, p, e->time_ns, e->stack, wall);
       jfr_put_event(&o, &body);
     }
   }
@@ -306,7 +306,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
       continue;
     }
     for (uint64_t k = timed[i]; k < p->stacks[i].count; k++) {
-      jfr_sample(&body, end, p->stacks[i].thread, i, wall);
+      jfr_sample(&body, p, end, i, wall);
       jfr_put_event(&o, &body);
     }
   }

@@ -29,9 +29,9 @@ void jfr_put_cstring(struct fg_bytes *o, const char *s);
 /* Appends body as an event (its size first, counting itself) and empties body. */
 void jfr_put_event(struct fg_bytes *o, struct fg_bytes *body);
 
-/* A jdk.ExecutionSample's body: at ticks, of thread (profile index), with
- * stack (profile index); event=wall samples say their thread state is unknown. */
-void jfr_sample(struct fg_bytes *body, uint64_t ticks, uint32_t thread, uint32_t stack, int wall);
+/* A jdk.ExecutionSample's body: at ticks, of stack (profile index) on its
+ * thread; event=wall samples give the state their stack's leaf names. */
+void jfr_sample(struct fg_bytes *body, const struct fg_profile *p, uint64_t ticks, uint32_t stack, int wall);
 
 /* The constant pools of a profile, built before its events (which name
  * their classes by the pools' keys), written after them. */

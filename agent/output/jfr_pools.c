@@ -3,8 +3,10 @@
  * event. A frame name becomes a Method: "pkg/C.m:42" is method m of class
  * pkg/C in package pkg at line 42; a native, kernel or marker frame is a
  * method of a class with an empty name; a class frame (alloc, lock) is its
- * event's class, not a frame. fgagent's names carry no signature, so every
- * descriptor is "()L;" (no parameters known, a return of unknown type). */
+ * event's class, not a frame. A method's descriptor is the one the agent
+ * noted for its name (fg_profile_descriptor); where it knows none (collapsed
+ * stacks, or overloads sharing a name) it is "()L;" (no parameters known, a
+ * return of unknown type). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,14 +17,29 @@
 #include "output/jfr_chunk.h"
 
 #define UNKNOWN_DESCRIPTOR "()L;"
-enum { STATE_RUNNABLE = 1, STATE_UNKNOWN = 2 };   /* ThreadState keys */
+enum { STATE_RUNNABLE = 1, STATE_UNKNOWN = 2, STATE_SLEEPING = 3 };   /* ThreadState keys */
 
-void jfr_sample(struct fg_bytes *body, uint64_t ticks, uint32_t thread, uint32_t stack, int wall)
+/* event=wall: the thread's state from its stack's leaf, the kernel's state
+ * the wall sampler read ("[state=sleeping]": waiting on anything, a lock,
+ * I/O or a sleep, which the kernel does not tell apart); running or
+ * runnable is RUNNABLE; any other, or none, UNKNOWN. */
+static uint64_t wall_state(const struct fg_profile *p, uint32_t stack)
+{
+  const struct fg_stack *s = &p->stacks[stack];
+  const char *leaf = s->nframes ? p->names[fg_stack_frames(p, s)[s->nframes - 1]] : "";
+  if (strcmp(leaf, "[state=running]") == 0 || strcmp(leaf, "[state=runnable]") == 0)
+    return STATE_RUNNABLE;
+  if (strcmp(leaf, "[state=sleeping]") == 0 || strcmp(leaf, "[state=uninterruptible]") == 0)
+    return STATE_SLEEPING;
+  return STATE_UNKNOWN;
+}
+
+void jfr_sample(struct fg_bytes *body, const struct fg_profile *p, uint64_t ticks, uint32_t stack, int wall)
 {
   jfr_put_long(body, T_EXECUTION_SAMPLE);
   jfr_put_long(body, ticks);
-  jfr_put_long(body, thread + 1);
-  jfr_put_long(body, wall ? STATE_UNKNOWN : STATE_RUNNABLE);
+  jfr_put_long(body, p->stacks[stack].thread + 1);
+  jfr_put_long(body, wall ? wall_state(p, stack) : STATE_RUNNABLE);
   jfr_put_long(body, stack + 1);
 }
 
@@ -101,9 +118,10 @@ static int java_kind(enum fg_frame_kind k)
 }
 
 /* The Method key of a frame name (its ":line" suffix taken off into *line). */
-static uint32_t method_key(struct jfr_pools *t, const char *name, enum fg_frame_kind kind, int32_t *line)
+static uint32_t method_key(struct jfr_pools *t, const char *name, enum fg_frame_kind kind, const char *descriptor,
+                           int32_t *line)
 {
-  char function[1024];
+  char function[1024], keyed[2100];
   int64_t l = fg_frame_split_line(name, function, sizeof function);
   *line = l > 0 && l <= INT32_MAX ? (int32_t)l : -1;
   struct fg_java_name j;
@@ -112,9 +130,11 @@ static uint32_t method_key(struct jfr_pools *t, const char *name, enum fg_frame_
              (java_kind(kind) || (kind == FG_KIND_NATIVE && memchr(j.cls, '/', j.cls_len)));
   if (!java)
     j = (struct fg_java_name){.cls = "", .method = function, .package = "", .method_len = strlen(function)};
-  /* the same text as a Java and as a C name are two methods */
+  /* the same text as a Java and as a C name are two methods, and so are overloads (lines apart) */
+  const char *d = java && descriptor ? descriptor : UNKNOWN_DESCRIPTOR;
+  snprintf(keyed, sizeof keyed, "%s %s", function, d);
   uint32_t before = t->methods.nnames;
-  int64_t id = fg_profile_intern(&t->methods, function, java ? FG_KIND_JAVA : FG_KIND_NATIVE);
+  int64_t id = fg_profile_intern(&t->methods, keyed, java ? FG_KIND_JAVA : FG_KIND_NATIVE);
   if (id < 0) {
     t->failed = 1;
     return 0;
@@ -125,8 +145,7 @@ static uint32_t method_key(struct jfr_pools *t, const char *name, enum fg_frame_
       t->failed = 1;
       return 0;
     }
-    t->method[key - 1] = (struct method_rec){class_key(t, &j), symbol(t, j.method, j.method_len),
-                                             symbol(t, UNKNOWN_DESCRIPTOR, strlen(UNKNOWN_DESCRIPTOR))};
+    t->method[key - 1] = (struct method_rec){class_key(t, &j), symbol(t, j.method, j.method_len), symbol(t, d, strlen(d))};
   }
   return key;
 }
@@ -162,7 +181,8 @@ struct jfr_pools *jfr_pools_new(const struct fg_profile *p)
     if (fg_profile_kind(p, i) == FG_KIND_CLASS)
       t->name_class[i] = class_frame_key(t, p->names[i]);
     else
-      t->name_method[i] = method_key(t, p->names[i], fg_profile_kind(p, i), &t->name_line[i]);
+      t->name_method[i] = method_key(t, p->names[i], fg_profile_kind(p, i), fg_profile_descriptor(p, i),
+                                     &t->name_line[i]);
   }
   return t;
 }
@@ -313,11 +333,13 @@ int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, struct jfr_po
   if (!t->failed && p->nstacks > 0) {
     pool_start(&pools, &npools, T_THREAD, p->nthreads);
     threads(&pools, p);
-    pool_start(&pools, &npools, T_THREAD_STATE, 2);
+    pool_start(&pools, &npools, T_THREAD_STATE, 3);
     jfr_put_long(&pools, STATE_RUNNABLE);
     jfr_put_cstring(&pools, "STATE_RUNNABLE");
     jfr_put_long(&pools, STATE_UNKNOWN);
-    jfr_put_cstring(&pools, "STATE_UNKNOWN");   /* event=wall: running or not */
+    jfr_put_cstring(&pools, "STATE_UNKNOWN");   /* event=wall: no state read */
+    jfr_put_long(&pools, STATE_SLEEPING);
+    jfr_put_cstring(&pools, "STATE_SLEEPING");   /* event=wall: off the CPU, waiting */
     pool_start(&pools, &npools, T_FRAME_TYPE, FG_KIND_COUNT);
     for (int k = 0; k < FG_KIND_COUNT; k++) {
       jfr_put_long(&pools, (uint64_t)k + 1);

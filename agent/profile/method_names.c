@@ -104,16 +104,19 @@ static int32_t line_of(struct fg_method_names *m, jvmtiEnv *jvmti, jmethodID met
   return line;
 }
 
-/* "pkg/Class.method" (":line" when line >= 0) into buf. 0, or -1 when JVMTI
- * no longer knows the method (its class was unloaded). */
-static int describe(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID method, int32_t line, char *buf, size_t len)
+/* "pkg/Class.method" (":line" when line >= 0) into buf, its descriptor
+ * ("(JJ)J") into desc. 0, or -1 when JVMTI no longer knows the method (its
+ * class was unloaded). */
+static int describe(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID method, int32_t line, char *buf, size_t len, char *desc,
+                    size_t desclen)
 {
   jclass klass = NULL;
-  char *sig = NULL, *name = NULL;
+  char *sig = NULL, *name = NULL, *msig = NULL;
   int rc = -1;
+  desc[0] = '\0';
   if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) == JVMTI_ERROR_NONE &&
       (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE &&
-      (*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) == JVMTI_ERROR_NONE) {
+      (*jvmti)->GetMethodName(jvmti, method, &name, &msig, NULL) == JVMTI_ERROR_NONE) {
     /* "Lpkg/Class;" -> "pkg/Class" */
     const char *cls = sig;
     size_t clen = strlen(sig);
@@ -125,8 +128,12 @@ static int describe(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID method, int32_t line
       snprintf(buf, len, "%.*s.%s:%d", (int)clen, cls, name, line);
     else
       snprintf(buf, len, "%.*s.%s", (int)clen, cls, name);
+    if (msig && strlen(msig) < desclen)
+      memcpy(desc, msig, strlen(msig) + 1);
     rc = 0;
   }
+  if (msig)
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)msig);
   if (sig)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
   if (name)
@@ -151,10 +158,12 @@ int64_t fg_method_name(struct fg_method_names *m, jvmtiEnv *jvmti, JNIEnv *jni,
     if (m->slots[i].method == method && m->slots[i].line == line)
       return m->slots[i].name;
 
-  char buf[1024];
+  char buf[1024], desc[1024];
   int64_t id;
-  if (describe(jvmti, jni, method, line, buf, sizeof buf) == 0) {
+  if (describe(jvmti, jni, method, line, buf, sizeof buf, desc, sizeof desc) == 0) {
     id = fg_profile_intern(p, buf, bci == BCI_NATIVE ? FG_KIND_NATIVE : FG_KIND_JAVA);
+    if (id >= 0 && desc[0] && fg_profile_note_descriptor(p, (uint32_t)id, desc) != 0)
+      id = -1;
   } else {
     m->unresolved++;
     id = fg_profile_intern(p, "[unloaded_method]", FG_KIND_MARKER);

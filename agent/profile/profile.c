@@ -70,8 +70,10 @@ void fg_profile_free(struct fg_profile *p)
   for (uint32_t i = 0; i < p->nnames; i++) {
     free(p->names[i]);
     free(p->files ? p->files[i] : NULL);
+    free(p->descriptors ? p->descriptors[i] : NULL);
   }
   free(p->files);
+  free(p->descriptors);
   for (uint32_t i = 0; i < p->nthreads; i++)
     free(p->threads[i].name);
   free(p->names);
@@ -124,6 +126,9 @@ int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, 
   cap = p->names_cap;
   if (fg_grow_array((void **)&p->files, &cap, sizeof *p->files, p->nnames + 1) != 0)
     return -1;
+  cap = p->names_cap;
+  if (fg_grow_array((void **)&p->descriptors, &cap, sizeof *p->descriptors, p->nnames + 1) != 0)
+    return -1;
   p->names_cap = cap;
   char *copy = strndup(name, len);
   if (!copy)
@@ -131,6 +136,7 @@ int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, 
   uint32_t id = p->nnames++;
   p->names[id] = copy;
   p->files[id] = NULL;
+  p->descriptors[id] = NULL;
   p->kinds[id] = (uint8_t)kind;
   p->name_hashes[id] = h;
   p->name_index.slots[i] = id + 1;
@@ -158,6 +164,37 @@ int fg_profile_set_file(struct fg_profile *p, uint32_t id, const char *file)
   free(p->files[id]);
   p->files[id] = copy;
   return 0;
+}
+
+const char *fg_profile_descriptor(const struct fg_profile *p, uint32_t id)
+{
+  return id < p->nnames && p->descriptors[id] && p->descriptors[id][0] ? p->descriptors[id] : NULL;
+}
+
+int fg_profile_note_descriptor(struct fg_profile *p, uint32_t id, const char *descriptor)
+{
+  if (id >= p->nnames || !descriptor)
+    return id < p->nnames ? 0 : -1;
+  char *d = p->descriptors[id];
+  if (d && (!d[0] || strcmp(d, descriptor) == 0))
+    return 0;   /* known, or already two */
+  char *copy = strdup(d ? "" : descriptor);   /* a second, other one (or ""): overloads under one name */
+  if (!copy)
+    return -1;
+  free(d);
+  p->descriptors[id] = copy;
+  return 0;
+}
+
+/* dst's name dst_id gets src's name src_id's file and descriptor. */
+static int copy_name_notes(struct fg_profile *dst, uint32_t dst_id, const struct fg_profile *src, uint32_t src_id)
+{
+  if (src->files[src_id] && fg_profile_set_file(dst, dst_id, src->files[src_id]) != 0)
+    return -1;
+  if (!src->descriptors[src_id])
+    return 0;
+  free(dst->descriptors[dst_id]);
+  return (dst->descriptors[dst_id] = strdup(src->descriptors[src_id])) ? 0 : -1;
 }
 
 const char *fg_kind_name(enum fg_frame_kind kind)
@@ -340,7 +377,7 @@ int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, st
   for (uint32_t i = 0; i < src->nnames; i++) {
     if (fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]) != (int64_t)i)
       return -1;
-    if (src->files[i] && fg_profile_set_file(dst, i, src->files[i]) != 0)
+    if (copy_name_notes(dst, i, src, i) != 0)
       return -1;
   }
   uint32_t *roots = calloc(src->nthreads ? src->nthreads : 1, sizeof *roots);
@@ -390,7 +427,7 @@ int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src)
   for (uint32_t i = 0; i < src->nnames; i++) {
     if (fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]) != (int64_t)i)
       return -1;
-    if (src->files[i] && fg_profile_set_file(dst, i, src->files[i]) != 0)
+    if (copy_name_notes(dst, i, src, i) != 0)
       return -1;
   }
   for (uint32_t t = 0; t < src->nthreads; t++) {
@@ -499,7 +536,7 @@ int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src)
   int rc = ids && frames && dst->nthreads > 0 ? 0 : -1;
   for (uint32_t i = 0; rc == 0 && i < src->nnames; i++) {
     int64_t id = fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]);
-    if (id < 0)
+    if (id < 0 || fg_profile_note_descriptor(dst, (uint32_t)id, src->descriptors[i]) != 0)
       rc = -1;
     else
       ids[i] = (uint32_t)id;

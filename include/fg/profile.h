@@ -85,6 +85,7 @@ struct fg_profile {
   enum fg_stack_event event;       /* after fg_profile_select: the event of every stack; else FG_STACK_CPU */
   char **names;
   char **files;                    /* source file of each name, or NULL */
+  char **descriptors;              /* a Java method's descriptor ("(JJ)J"); NULL unknown; "": several (overloads) */
   uint8_t *kinds;
   uint64_t *name_hashes;
   uint32_t nnames, names_cap;
@@ -115,6 +116,13 @@ const char *fg_profile_name(const struct fg_profile *p, uint32_t id);
 const char *fg_profile_file(const struct fg_profile *p, uint32_t id);
 int fg_profile_set_file(struct fg_profile *p, uint32_t id, const char *file);
 enum fg_frame_kind fg_profile_kind(const struct fg_profile *p, uint32_t id);
+/* The JVM descriptor of the method name id stands for ("(Ljava/lang/String;)V"),
+ * or NULL when unknown or when overloads with other descriptors share the
+ * name (the frames of text outputs name methods without signatures). */
+const char *fg_profile_descriptor(const struct fg_profile *p, uint32_t id);
+/* Notes that name id stood for a method of descriptor (NULL: nothing
+ * known; "": several). 0, or -1 when out of memory. */
+int fg_profile_note_descriptor(struct fg_profile *p, uint32_t id, const char *descriptor);
 
 /* A new thread's index; -1 if out of memory. */
 int64_t fg_profile_add_thread(struct fg_profile *p, int tid, const char *name);

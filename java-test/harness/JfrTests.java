@@ -106,6 +106,61 @@ final class JfrTests {
     System.out.printf("    burner's Java thread id %d: %d of its events with another%n", burnerId, burnerIdWrong);
     IntegrationTests.check(burnerIdWrong == 0, burnerIdWrong + " of burner's events do not carry its Java thread id "
         + burnerId);
+    descriptorsAreTheMethods(jdk, r.file("p.jfr"));
+  }
+
+  /** A method's JVM descriptor, "(JJ)J". */
+  static String descriptor(Class<?> ret, Class<?>[] params) {
+    return java.lang.invoke.MethodType.methodType(ret, params).toMethodDescriptorString();
+  }
+
+  /**
+   * Every Java method of the recording whose class the harness can load has a descriptor of a
+   * method of that name its class declares (reflection's), and "()L;" (unknown) only when the
+   * class declares several of that name: overloads, which share a frame name in fgagent's
+   * outputs. The JDK's own classes are checked when the run's JDK is the harness's (another
+   * JDK's java.lang.invoke declares other methods): then at least 20 methods, else the
+   * workload's, at least 3.
+   */
+  static void descriptorsAreTheMethods(IntegrationTests.Jdk jdk, Path jfr) throws Exception {
+    boolean sameJdk = jdk.home().toRealPath().equals(Path.of(System.getProperty("java.home")).toRealPath());
+    Map<String, String> methods = new HashMap<>();   /* "pkg.C.m" -> descriptor */
+    for (RecordedEvent e : RecordingFile.readAllEvents(jfr))
+      for (RecordedFrame f : e.getStackTrace().getFrames())
+        if (f.isJavaFrame() && !f.getMethod().getType().getName().isEmpty())
+          methods.put(f.getMethod().getType().getName() + "." + f.getMethod().getName(), f.getMethod().getDescriptor());
+    int checked = 0, unknown = 0;
+    List<String> wrong = new ArrayList<>();
+    for (Map.Entry<String, String> m : methods.entrySet()) {
+      String full = m.getKey(), cls = full.substring(0, full.lastIndexOf('.')), name = full.substring(cls.length() + 1);
+      Class<?> c;
+      try {
+        c = Class.forName(cls, false, JfrTests.class.getClassLoader());
+      } catch (ClassNotFoundException | LinkageError ex) {
+        continue;   /* a hidden class (a lambda's), or one of another loader */
+      }
+      java.util.Set<String> declared = new java.util.HashSet<>();
+      if (name.equals("<init>"))
+        for (java.lang.reflect.Constructor<?> k : c.getDeclaredConstructors())
+          declared.add(descriptor(void.class, k.getParameterTypes()));
+      else if (name.equals("<clinit>"))
+        declared.add("()V");
+      else
+        for (java.lang.reflect.Method x : c.getDeclaredMethods())
+          if (x.getName().equals(name))
+            declared.add(descriptor(x.getReturnType(), x.getParameterTypes()));
+      if (declared.isEmpty() || (!sameJdk && c.getClassLoader() != JfrTests.class.getClassLoader()))
+        continue;   /* a method reflection hides (a JDK-internal intrinsic, say), or another JDK's class */
+      checked++;
+      if (m.getValue().equals("()L;") && declared.size() > 1)
+        unknown++;
+      else if (!declared.contains(m.getValue()))
+        wrong.add(full + m.getValue() + " (declared: " + declared + ")");
+    }
+    System.out.printf("    %d methods' descriptors checked against reflection, %d overloads left unknown%n", checked,
+        unknown);
+    IntegrationTests.check(checked >= (sameJdk ? 20 : 3) && wrong.isEmpty(), checked + " methods checked; wrong "
+        + "descriptors: " + wrong);
   }
 
   /** Collapsed stacks with '/' as '.', as stackKey names JFR's. */

@@ -47,8 +47,8 @@ final class WallTests {
    * 8 points of spin's time and 18 of half's), and the line printed shows it.
    */
   static void wallAndSchedSeeOffCpuTime(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = IntegrationTests.run(jdk, "event=wall,interval=5ms,threads,sched,file={dir}/p.collapsed",
-        List.of(), "ComputeSleep", "4");
+    IntegrationTests.Run r = IntegrationTests.run(jdk,
+        "event=wall,interval=5ms,threads,sched,file={dir}/p.collapsed,file={dir}/p.jfr", List.of(), "ComputeSleep", "4");
     r.expectCleanRun();
     double truth = offCpuTruth(r, "half"), spinTruth = offCpuTruth(r, "spin");
     double taken = cpuClockOffPercent(r, "half") - truth, spinTaken = cpuClockOffPercent(r, "spin") - spinTruth;
@@ -72,6 +72,27 @@ final class WallTests {
         "the spinning thread is " + spinTruth + "% off-CPU by its own clock: wall " + wallSpin + "%, sched " + schedSpin + "%");
     IntegrationTests.check(parked > 400 && repeats >= parked * 0.95, "the parked thread was woken: " + parked + " samples, "
         + repeats + " repeats in all");
+    jfrStatesAreTheStacks(s, r.file("p.jfr"));
+  }
+
+  /**
+   * The .jfr's jdk.ExecutionSample states, read by the JDK: for each thread as many
+   * STATE_RUNNABLE events as samples whose state frame says running or runnable, as many
+   * STATE_SLEEPING as sleeping or uninterruptible.
+   */
+  static void jfrStatesAreTheStacks(Map<String, Long> collapsed, java.nio.file.Path jfr) throws Exception {
+    Map<String, Long> fromStacks = new java.util.TreeMap<>(), fromJfr = new java.util.TreeMap<>();
+    collapsed.forEach((k, v) -> {
+      String thread = k.substring(1, k.indexOf(" tid="));
+      String state = k.endsWith(";[state=running]") || k.endsWith(";[state=runnable]") ? "STATE_RUNNABLE"
+          : k.endsWith(";[state=sleeping]") || k.endsWith(";[state=uninterruptible]") ? "STATE_SLEEPING" : "STATE_UNKNOWN";
+      fromStacks.merge(thread + " " + state, v, Long::sum);
+    });
+    for (jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(jfr))
+      fromJfr.merge(e.getThread("sampledThread").getJavaName() + " " + e.getString("state"), 1L, Long::sum);
+    System.out.println("    .jfr states: " + fromJfr);
+    IntegrationTests.check(fromJfr.equals(fromStacks), "the .jfr's thread states " + fromJfr + ", the stacks' "
+        + fromStacks);
   }
 
   /** A stack in a monitor's queue: JDK 17's EnterI, JDK 25's enter_internal. */
