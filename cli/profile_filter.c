@@ -57,13 +57,11 @@ int fg_profile_filter(const struct fg_profile *src, const struct fg_filter *f, s
       e->weight += s->count;
       e->events += s->events;
     }
-    int64_t k = fg_profile_event_stack(dst, (enum fg_stack_event)s->event, s->thread, frames, s->nframes);
+    int64_t k = fg_profile_add_like(dst, s, s->thread, frames, s->nframes);
     if (k < 0) {
       rc = -1;
       break;
     }
-    dst->stacks[k].count += s->count;
-    dst->stacks[k].events += s->events;
     to[i] = (uint32_t)k;
   }
   if (rc == 0)   /* the kept stacks' samples in time order */

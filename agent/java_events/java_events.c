@@ -44,7 +44,7 @@ struct fg_thread *fg_java_events_thread(struct fg_agent *a, JNIEnv *jni)
 /* Frames asked of GetStackTrace without the heap: deeper stacks take a second call. */
 #define ON_STACK_FRAMES 128
 
-const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_id, uint32_t flags, int *no_stack)
+const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_id, uint32_t flags)
 {
   jvmtiFrameInfo local[ON_STACK_FRAMES];
   ASGCT_CallFrame frames_local[ON_STACK_FRAMES + 1];
@@ -78,7 +78,6 @@ const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_i
   int n = count > a->opts.depth ? a->opts.depth : count;
   if (count > a->opts.depth || (info == local && count == ON_STACK_FRAMES && want > ON_STACK_FRAMES))
     flags |= FG_SAMPLE_TRUNCATED;   /* deeper than depth, or than the first call's room when memory ran out */
-  *no_stack = n == 0;
   frames[0] = (ASGCT_CallFrame){.lineno = 0, .method_id = (jmethodID)(uintptr_t)class_id};
   types[0] = FG_FRAME_CLASS;
   for (int i = 0; i < n; i++) {
@@ -111,12 +110,11 @@ void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, en
     fg_event_log_lost(&a->events, e, !t);
     return;
   }
-  int no_stack;
   struct fg_event_record r = {
     .thread = t, .serial = t->serial, .time_ns = fg_clock_ns(CLOCK_MONOTONIC), .event = (uint8_t)e,
     .weight = weight, .events = events, .park = (uint8_t)park,
   };
-  r.trace = fg_java_events_stack(a, (uint32_t)cls, e == FG_STACK_ALLOC ? FG_SAMPLE_ALLOC : FG_SAMPLE_LOCK, &no_stack);
+  r.trace = fg_java_events_stack(a, (uint32_t)cls, e == FG_STACK_ALLOC ? FG_SAMPLE_ALLOC : FG_SAMPLE_LOCK);
   fg_event_log_add(&a->events, &r);
 }
 

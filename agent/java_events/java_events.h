@@ -48,8 +48,8 @@ void fg_java_events_stop(struct fg_agent *a);
 struct fg_thread *fg_java_events_thread(struct fg_agent *a, JNIEnv *jni);
 /* The calling thread's Java stack under the class frame class_id into the
  * trace table (flags: FG_SAMPLE_ALLOC or FG_SAMPLE_LOCK); NULL when the
- * table refused it. *no_stack is set when the JVM gave no frame. */
-const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_id, uint32_t flags, int *no_stack);
+ * table refused it. A stack the JVM gave no frame of is the class alone. */
+const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_id, uint32_t flags);
 /* The event log's id of klass's class; -1 when JVMTI does not say. */
 int64_t fg_java_events_class(struct fg_agent *a, jclass klass);
 /* Logs an event of the calling thread t (its stack taken now, under class cls). */

@@ -116,7 +116,7 @@ static int session_events(const struct fg_agent *a, enum fg_stack_event events[F
 static const char *session_event_name(const struct fg_agent *a, enum fg_stack_event e)
 {
   if (e != FG_STACK_CPU)
-    return fg_stack_event_name(NULL, e);
+    return fg_stack_event_name(e);
   return a->timer.event == FG_EVENT_WALL ? "wall" : a->timer.event == FG_EVENT_ITIMER ? "itimer" : "cpu";
 }
 
@@ -407,6 +407,7 @@ static void write_outputs(struct fg_agent *a)
 {
   enum fg_stack_event events[FG_STACK_EVENTS];
   int nevents = session_events(a, events);
+  unsigned present = fg_profile_events(&a->profile);   /* the events with stacks */
   a->outputs_failed = 0;
   for (int i = 0; i < a->opts.nfiles; i++) {
     const char *pattern = a->opts.files[i];
@@ -422,7 +423,6 @@ static void write_outputs(struct fg_agent *a)
       }
       struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline,
                                        .title = event_titles[e]};
-      unsigned present = fg_profile_events(&a->profile);
       if (all || (e == FG_STACK_CPU && !(present & ~1u))) {
         write_one(a, i, path, &a->profile, &cfg);   /* the profile as it is */
         continue;

@@ -41,7 +41,7 @@ static int included(const struct fg_profile *p, const struct fg_stack *s, uint32
 static int put_profile(FILE *out, const struct fg_profile *p, uint32_t thread, const char *name,
                        uint64_t weight)
 {
-  const char *unit = p->event == FG_STACK_ALLOC ? "bytes" : weight ? "nanoseconds" : "none";
+  const char *unit = p->event != FG_STACK_CPU ? fg_stack_event_unit(p->event) : weight ? "nanoseconds" : "none";
   uint64_t unit_weight = weight ? weight : 1, total = 0;
   for (uint32_t i = 0; i < p->nstacks; i++)
     if (included(p, &p->stacks[i], thread))

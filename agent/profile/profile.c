@@ -247,13 +247,9 @@ static uint64_t hash_stack(enum fg_stack_event e, uint32_t thread, const uint32_
 static int64_t stack_index(struct fg_profile *p, enum fg_stack_event e, uint32_t thread, const uint32_t *frames,
                            uint32_t n);
 
-const char *fg_stack_event_name(const struct fg_profile *p, enum fg_stack_event e)
+const char *fg_stack_event_name(enum fg_stack_event e)
 {
-  if (e == FG_STACK_ALLOC)
-    return "alloc";
-  if (e == FG_STACK_LOCK)
-    return "lock";
-  return p && p->stats.event[0] ? p->stats.event : "cpu";
+  return e == FG_STACK_ALLOC ? "alloc" : e == FG_STACK_LOCK ? "lock" : "cpu";
 }
 
 const char *fg_stack_event_unit(enum fg_stack_event e)
@@ -290,6 +286,17 @@ int64_t fg_profile_event_stack(struct fg_profile *p, enum fg_stack_event e, uint
                                uint32_t n)
 {
   return stack_index(p, e, thread, frames, n);
+}
+
+int64_t fg_profile_add_like(struct fg_profile *p, const struct fg_stack *like, uint32_t thread, const uint32_t *frames,
+                            uint32_t n)
+{
+  int64_t k = stack_index(p, (enum fg_stack_event)like->event, thread, frames, n);
+  if (k >= 0) {
+    p->stacks[k].count += like->count;
+    p->stacks[k].events += like->events;
+  }
+  return k;
 }
 
 unsigned fg_profile_events(const struct fg_profile *p)
@@ -403,13 +410,8 @@ int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, st
     if (thread_roots)
       frames[n++] = roots[s->thread];
     memcpy(frames + n, fg_stack_frames(src, s), s->nframes * sizeof *frames);
-    int64_t k = fg_profile_event_stack(dst, (enum fg_stack_event)s->event, 0, frames, n + s->nframes);
-    if (k < 0) {
+    if (fg_profile_add_like(dst, s, 0, frames, n + s->nframes) < 0)
       rc = -1;
-      break;
-    }
-    dst->stacks[k].count += s->count;
-    dst->stacks[k].events += s->events;
   }
   dst->event = src->event;
   free(roots);
@@ -452,13 +454,11 @@ int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struc
     to[i] = UINT32_MAX;
     if (s->event != e)
       continue;
-    int64_t k = fg_profile_event_stack(dst, e, s->thread, fg_stack_frames(src, s), s->nframes);
+    int64_t k = fg_profile_add_like(dst, s, s->thread, fg_stack_frames(src, s), s->nframes);
     if (k < 0) {
       rc = -1;
       break;
     }
-    dst->stacks[k].count += s->count;
-    dst->stacks[k].events += s->events;
     to[i] = (uint32_t)k;
   }
   if (rc == 0)

@@ -35,7 +35,6 @@ struct fg_thread_info {
 /* What a stack's count measures. A profile holds the stacks of every event
  * a session records; an output writes one event's (fg_profile_select), a
  * .jfr file all of them. */
-struct fg_profile;
 enum fg_stack_event {
   FG_STACK_CPU,    /* samples of event=cpu, itimer or wall (stats.event says which) */
   FG_STACK_ALLOC,  /* bytes allocated (estimated from samples); the leaf frame is the class */
@@ -43,8 +42,8 @@ enum fg_stack_event {
 };
 #define FG_STACK_EVENTS 3
 
-/* "cpu", "alloc", "lock" (for FG_STACK_CPU: the stats' event, cpu, itimer or wall). */
-const char *fg_stack_event_name(const struct fg_profile *p, enum fg_stack_event e);
+/* "cpu", "alloc", "lock" (FG_STACK_CPU's samples may be itimer's or wall's: stats.event says). */
+const char *fg_stack_event_name(enum fg_stack_event e);
 /* The unit of a count: "samples", "bytes", "nanoseconds". */
 const char *fg_stack_event_unit(enum fg_stack_event e);
 
@@ -144,6 +143,11 @@ int64_t fg_profile_stack(struct fg_profile *p, uint32_t thread, const uint32_t *
 /* The same for a stack of event e (fg_profile_stack's are FG_STACK_CPU's). */
 int64_t fg_profile_event_stack(struct fg_profile *p, enum fg_stack_event e, uint32_t thread, const uint32_t *frames,
                                uint32_t n);
+/* Adds stack like's count and events, of its event, as the stack
+ * frames[0..n) (root first) on thread: a stack copied into another profile.
+ * Its index, or -1 if out of memory. */
+int64_t fg_profile_add_like(struct fg_profile *p, const struct fg_stack *like, uint32_t thread, const uint32_t *frames,
+                            uint32_t n);
 /* Which events have stacks: bit e for event e. */
 unsigned fg_profile_events(const struct fg_profile *p);
 

@@ -1,4 +1,3 @@
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -72,8 +71,8 @@ final class JfrReadTests {
         default -> {}
       }
     }
-    Map<String, Long> cpu = JfrTests.collapsedDotted(writeDotted(r.dir(), convert(r.dir(), "cpu", true, rec,
-        "cpu.collapsed")));
+    convert(r.dir(), "cpu", true, rec, "cpu.collapsed");
+    Map<String, Long> cpu = JfrTests.collapsedDotted(r.dir().resolve("cpu.collapsed"));
     String diff = JfrTests.differences(cpu, cpuWant);
     IntegrationTests.check(diff.isEmpty(), "fgprof's CPU samples differ from the JDK's reading: " + diff);
     Map<String, Long> alloc = convert(r.dir(), "alloc", false, rec, "alloc.collapsed");
@@ -87,14 +86,6 @@ final class JfrReadTests {
     System.out.printf("    %d CPU samples in %d stacks, %d allocation classes, %d lock waits (%.0f ms) as the JDK "
         + "reads them%n", cpuWant.values().stream().mapToLong(Long::longValue).sum(), cpuWant.size(),
         allocWant.size(), lockEvents, lockWant / 1e6);
-  }
-
-  static Path writeDotted(Path dir, Map<String, Long> stacks) throws Exception {
-    Path p = dir.resolve("cpu-dotted.collapsed");
-    StringBuilder b = new StringBuilder();
-    stacks.forEach((k, v) -> b.append(k).append(' ').append(v).append('\n'));
-    Files.writeString(p, b.toString());
-    return p;
   }
 
   /**

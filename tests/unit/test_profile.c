@@ -75,7 +75,7 @@ static void events_keep_their_stacks_apart(void **state)
   assert_int_equal(one.threads[0].java_id, 21);
   assert_int_equal(one.stats.alloc.interval, 524288);
   assert_int_equal(fg_profile_events(&one), 1u << FG_STACK_ALLOC);
-  assert_string_equal(fg_stack_event_name(&one, FG_STACK_ALLOC), "alloc");
+  assert_string_equal(fg_stack_event_name(FG_STACK_ALLOC), "alloc");
   assert_string_equal(fg_stack_event_unit(FG_STACK_LOCK), "nanoseconds");
 
   struct fg_profile merged;   /* threads merged, as the HTML writer does per thread: the event stays */
