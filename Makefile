@@ -19,7 +19,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/profile_input.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
-           agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
+           agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
            agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/sched/switch_decoder.c agent/verify/call_site.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))

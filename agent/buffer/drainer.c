@@ -589,6 +589,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
       }
     }
     drainer_pass(d, jni);
+    fg_timer_keep_fd_room(d->timer);
     now = fg_clock_ns(CLOCK_MONOTONIC);
     if (d->loop_ns && now - d->interval_start_ns >= d->loop_ns) {
       fg_drainer_end_interval(d, jni);

@@ -164,7 +164,15 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   int rc = arm(t, asked, interval_ns, warn, warnlen);
   t->stopped = rc != 0;
   pthread_mutex_unlock(&t->lock);
+  if (rc == 0 && t->event == FG_EVENT_CPU)
+    fg_fd_room_keep(&t->fd_room);   /* before the threads already running get theirs */
   return rc;
+}
+
+void fg_timer_keep_fd_room(struct fg_timer *t)
+{
+  if (atomic_load_explicit(&t->fd_room.high, memory_order_relaxed) > 0)   /* counters were opened */
+    fg_fd_room_keep(&t->fd_room);
 }
 
 void fg_timer_release(struct fg_timer *t)

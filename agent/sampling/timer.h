@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "fg/options.h"
+#include "sampling/perf/fd_room.h"
 #include "sampling/perf/perf_threads.h"
 
 /* walker=copy: the stack each sample copies (it holds 99.3-99.9% of the
@@ -72,6 +73,7 @@ struct fg_timer {
   uint64_t fd_budget;            /* most descriptors the counters may hold: the open-file limit / FG_FD_SHARE */
   uint64_t no_fd;                /* threads left unsampled, the budget spent */
   uint32_t unsampled;            /* of the table's entries, FG_FD_NONE's now (under the lock) */
+  struct fg_fd_room fd_room;     /* the descriptor table grown ahead of the counters, kept across sessions */
   char detail[200];
 };
 
@@ -92,6 +94,9 @@ void fg_timer_init(struct fg_timer *t);
  * with a message in warn if nothing works. */
 int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, int kernel_frames,
                    uint32_t copy_bytes, char *warn, size_t warnlen);
+/* event=cpu: the descriptor table grown ahead of the counters (fd_room.h),
+ * from fgagent's drainer between passes. */
+void fg_timer_keep_fd_room(struct fg_timer *t);
 /* event=cpu: give the thread tid its own counter (replacing a stale one). */
 void fg_timer_thread_start(struct fg_timer *t, int tid);
 /* event=cpu: the thread tid is ending. */

@@ -131,6 +131,7 @@ static int add_copying(struct fg_timer *t, int tid)
                                          c, out);
     if (out >= 0 && fds[c] < 0)
       return close_all_of(fds, opened);
+    fg_fd_room_note(&t->fd_room, fds[c]);
     opened = c + 1;
   }
   if (fg_perf_threads_attach_cpus(t->perf, tid, fds) == 0) {
@@ -170,6 +171,7 @@ static int open_signalling(struct fg_timer *t, int tid)
     t->open_failures++;
     return -1;
   }
+  fg_fd_room_note(&t->fd_room, fd);
   fg_perf_threads_attach(t->perf, tid, fd);
   return fd;
 }
@@ -205,6 +207,7 @@ static void add_signalling(struct fg_timer *t, int tid)
   struct fg_perf_threads *perf = t->perf;   /* walker=vm's tables live as long as the agent */
   pthread_mutex_unlock(&t->lock);
   int fd = fg_perf_open(tid, interval, exclude_kernel, fg_perf_threads_rings(perf), 0, -1, -1);
+  fg_fd_room_note(&t->fd_room, fd);
   void *page = fd >= 0 && perf ? fg_perf_threads_map(perf, fd) : NULL;
   pthread_mutex_lock(&t->lock);
   t->opening--;
