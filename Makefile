@@ -19,7 +19,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/profile_input.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
-           agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
+           agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/cputimer/thread_timer.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
            agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/sched/switch_decoder.c agent/verify/call_site.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))
@@ -34,7 +34,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-alloc-lock stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-clocks bench-alloc-lock stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -58,7 +58,8 @@ help:
 	@echo "make bench-parts  the handler's cycles part by part at 1 ms on three works, writes results/handler-parts.md"
 	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
 	@echo "make bench-alloc-lock  what alloc and lock cost and how true they are; ASPROF=lib adds async-profiler; writes results/alloc-lock.md"
-	@echo "make bench-scale  many threads, thread ends and starts, CPU hoppers, virtual threads, retransformed classes; ASPROF=lib adds async-profiler; writes results/scale.md"
+	@echo "make bench-scale  many threads, thread ends and starts, CPU hoppers, handoffs, virtual threads, retransformed classes; ASPROF=lib adds async-profiler; writes results/scale.md"
+	@echo "make bench-clocks  what a perf_events counter and a POSIX CPU timer cost a thread at each context switch, writes results/clocks.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
 	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
@@ -224,6 +225,10 @@ build/floor_agent.so: scripts/bench/floor_agent.c scripts/bench/perf_counter.h a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
 
+build/switch_cost: scripts/bench/switch_cost.c agent/sampling/cputimer/thread_timer.c agent/sampling/cputimer/thread_timer.h
+	@mkdir -p build
+	$(CC) $(CFLAGS_COMMON) -pthread -o $@ scripts/bench/switch_cost.c agent/sampling/cputimer/thread_timer.c
+
 build/event_floor_agent.so: scripts/bench/event_floor_agent.c
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -shared -o $@ $<
@@ -341,6 +346,9 @@ bench-parts: deps lib java build/libfgagent-parts.so
 
 bench-scale: deps lib java
 	@bash scripts/bench-scale.sh
+
+bench-clocks:
+	@bash scripts/bench-clocks.sh
 
 bench-alloc-lock: deps lib java build/event_floor_agent.so
 	@bash scripts/bench-alloc-lock.sh

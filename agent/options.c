@@ -194,7 +194,7 @@ static bool is_flag(const char *key)
          strcmp(key, "verify") == 0 || strcmp(key, "kernel") == 0;
 }
 
-#define ACCEPTED_KEYS "interval, event, alloc, lock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
+#define ACCEPTED_KEYS "interval, event, clock, alloc, lock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
                       "timeline, " \
                       "wallthreads, " \
                       "threads, lines, ringsize, memlimit, loop, file, log"
@@ -252,6 +252,18 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       return fail(err, errlen, "fgagent: option walker='%s' is not valid; accepted: vm (fgagent's own "
                   "walker, AsyncGetCallTrace where it cannot walk), asgct (AsyncGetCallTrace only), copy "
                   "(fgagent's walker on a copy of the stack, off the thread; event=cpu)", value);
+  } else if (strcmp(key, "clock") == 0) {
+    o->clock_asked = true;
+    if (strcmp(value, "auto") == 0)
+      o->clock = FG_CLOCK_AUTO;
+    else if (strcmp(value, "perf") == 0)
+      o->clock = FG_CLOCK_PERF;
+    else if (strcmp(value, "posix") == 0)
+      o->clock = FG_CLOCK_POSIX;
+    else
+      return fail(err, errlen, "fgagent: option clock='%s' is not valid; accepted: auto (a POSIX CPU timer a "
+                  "thread, a perf_events counter for threads that run 2 ms or more between context switches), "
+                  "perf (a counter every thread), posix (a timer every thread)", value);
   } else if (strcmp(key, "wallthreads") == 0) {
     uint64_t d;
     const char *rest;
@@ -361,7 +373,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
                                  strcmp(key, "memlimit") == 0 || strcmp(key, "loop") == 0 ||
                                  strcmp(key, "file") == 0 || strcmp(key, "log") == 0 ||
                                  strcmp(key, "cstack") == 0 || strcmp(key, "wallthreads") == 0 ||
-                                 strcmp(key, "walker") == 0))
+                                 strcmp(key, "walker") == 0 || strcmp(key, "clock") == 0))
       return fail(err, errlen, "fgagent: option %s has no value; accepted: %s=VALUE", key, key);
     if (set_option(o, key, value, err, errlen) != 0)
       return -1;
@@ -392,6 +404,13 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   if (!o->walker_asked)   /* walker=copy loses to the signal's walker with many threads, virtual threads and
                              retransformed classes (results/scale.md): asked for only */
     o->walker = FG_WALKER_VM;
+  if (o->clock_asked && o->event != FG_EVENT_CPU)
+    return fail(err, errlen, "fgagent: option clock= chooses event=cpu's clock; accepted: clock= with event=cpu "
+                "(the default event), or no clock= with event=%s", o->event == FG_EVENT_WALL ? "wall" : "itimer");
+  if (o->clock_asked && o->clock != FG_CLOCK_PERF && o->walker == FG_WALKER_COPY)
+    return fail(err, errlen, "fgagent: option walker=copy takes its samples from perf_events counters only; "
+                "accepted: walker=copy alone or with clock=perf, or clock=%s with walker=vm",
+                o->clock == FG_CLOCK_AUTO ? "auto" : "posix");
   if (o->walker == FG_WALKER_COPY && o->event != FG_EVENT_CPU)
     return fail(err, errlen, "fgagent: option walker=copy needs event=cpu (its perf_events counters copy the "
                 "stacks); accepted: walker=copy with event=cpu, or walker=vm");

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sampler at scale and on every kind of thread (java-test/workloads/Scale.java): many live
-# threads, threads ending together, threads starting, threads hopping CPUs, virtual threads, a
-# class retransformed every 100 ms by a java agent. Each case runs with no profiler, with
-# fgagent's default, with walker=vm and walker=copy asked for, and with async-profiler when
+# threads, threads ending together, threads starting, threads hopping CPUs, pairs of threads
+# handing a token back and forth, virtual threads, a class retransformed every 100 ms by a java
+# agent. Each case runs with no profiler, with fgagent's default (clock=auto), with clock=perf
+# and walker=copy asked for, and with async-profiler when
 # ASPROF names its library, interleaved, ROUNDS times, at interval=1ms, on JDK 17 and Temurin 25
 # when installed. Per run: the workload's own time for the part a profiler can slow, the samples
 # of its worker threads over their own CPU time / 1 ms (the rate achieved), the share of those
@@ -22,7 +23,7 @@ make -s lib java >/dev/null
 jdks=("jdk17=$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)")
 t25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1)
 [ -n "$t25" ] && jdks+=("temurin25=$t25") || echo "bench-scale: no Temurin 25 JDK; JDK 17 only"
-modes=(none default vm copy)
+modes=(none default perf copy)
 [ -n "${ASPROF:-}" ] && [ -f "$ASPROF" ] && modes+=(asprof)
 
 # name|time key|threads whose samples count (a regex on the thread frame)|JVM flags and arguments
@@ -31,6 +32,7 @@ cases=(
   "3000 threads ending at once|END_MS|scale-|Scale end 3000"
   "600 threads started beside 4 busy ones|START_MS|scale-|Scale start 600 4"
   "200 threads changing CPU every 0.5 ms, 20 ms of CPU each|HOP_MS|scale-|Scale hop 200 20 $hoplib"
+  "2 pairs of threads handing a token back and forth 100 000 times|HANDOFF_MS|scale-|Scale handoff 2 100000"
   "1000 virtual threads, compute and 1 ms sleeps|VT_MS|ForkJoinPool|Scale vt 1000 10"
   "a hot class retransformed every 100 ms|HOT_MS|scale-|-javaagent:$classes/retransformer.jar Scale hot 3000"
 )
@@ -42,7 +44,8 @@ run() {
   local flag=()
   case $mode in
     default) flag=("-agentpath:$agent=interval=1ms,threads,file=$tag.collapsed,log=$tag.log") ;;
-    vm | copy) flag=("-agentpath:$agent=interval=1ms,walker=$mode,threads,file=$tag.collapsed,log=$tag.log") ;;
+    perf) flag=("-agentpath:$agent=interval=1ms,clock=perf,threads,file=$tag.collapsed,log=$tag.log") ;;
+    copy) flag=("-agentpath:$agent=interval=1ms,walker=copy,threads,file=$tag.collapsed,log=$tag.log") ;;
     asprof) flag=("-agentpath:$ASPROF=start,event=cpu,interval=1000000,threads,collapsed,file=$tag.collapsed") ;;
   esac
   "$java" "${flag[@]}" -cp "$classes" "$@" >"$tag.out" 2>"$tag.err"
@@ -64,7 +67,7 @@ value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 . scripts/bench/stats.sh   # median FILE: "nan" when it holds none
 
 {
-  echo "# The sampler at scale: many threads, ending, starting, hopping CPUs, virtual, retransformed"
+  echo "# The sampler at scale: many threads, ending, starting, hopping CPUs, handing off, virtual, retransformed"
   echo
   echo "\`scripts/bench-scale.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
   echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD), interval 1 ms. Each case ran $rounds times in each mode,"
@@ -127,6 +130,8 @@ done
   echo "|---|---|---|---|---|---|---|"
   cat "$work/rows"
   echo
-  echo "*default* is fgagent with no walker= given; *asprof* is async-profiler (${ASPROF:-not run})."
+  echo "*default* is fgagent with no clock= nor walker= given (clock=auto: a POSIX CPU timer a thread, a"
+  echo "perf_events counter for those running 2 ms or more between context switches); *perf* is clock=perf (a"
+  echo "counter every thread, the default before); *asprof* is async-profiler (${ASPROF:-not run})."
 } >>"$out"
 echo "bench-scale: wrote $out"

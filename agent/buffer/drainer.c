@@ -263,6 +263,25 @@ static void settle_carry(struct fg_drainer *d, struct fg_thread *t, uint32_t thr
   }
 }
 
+/* The intervals of CPU a thread on a POSIX timer ran after its last signal
+ * (its timer fires at the kernel's tick only): taken, and stored with its
+ * last sample as the back-off's carry is; lost when it stored none. */
+static void settle_tail(struct fg_drainer *d, struct fg_thread *t, uint32_t thread, int64_t thread_frame)
+{
+  uint64_t tail = atomic_exchange(&t->tail, 0);
+  if (tail == 0)
+    return;
+  struct fg_stats *st = &d->profile->stats;
+  st->taken += tail;
+  st->folded += tail;
+  if (t->last_trace && t->last_serial == t->serial && thread_frame != -2) {
+    add_trace(d, thread, thread_frame, t->last_trace, t->last_state, (uint32_t)tail, 0, 0);
+    st->tail_to_last += tail;
+  } else {
+    st->tail_lost += tail;
+  }
+}
+
 /* What t's handler counted since the last pass: signals, overruns, time,
  * the back-off's skips. ended: the handler is done with t, so its carry is
  * settled; thread and thread_frame: where its samples go (add_trace). */
@@ -270,16 +289,19 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended, 
                           int64_t thread_frame)
 {
   struct fg_stats *st = &d->profile->stats;
-  uint64_t taken_before = st->taken, skipped_before = st->skipped;
+  uint64_t taken_before = st->taken, skipped_before = st->skipped, folded_before = st->folded;
   add_growth(&st->taken, &t->taken, &t->counted_taken);
   add_growth(&st->skipped, &t->skipped, &t->counted_skipped);
   st->walks += (st->taken - taken_before) - (st->skipped - skipped_before);   /* the signals walked */
+  add_growth(&st->folded, &t->folded, &t->counted_folded);
+  st->taken += st->folded - folded_before;   /* in the weight of the samples they came with */
   add_growth(&st->overruns, &t->overruns, &t->counted_overruns);
   add_growth(&st->refused, &t->refused, &t->counted_refused);
   add_growth(&st->handler_ns, &t->handler_ns, &t->counted_handler_ns);
   add_growth(&st->depth_cuts, &t->depth_cuts, &t->counted_depth_cuts);
   if (ended || d->closing) {
     settle_carry(d, t, thread, thread_frame);
+    settle_tail(d, t, thread, thread_frame);
     st->overruns += atomic_exchange(&t->wall_owed, 0);   /* ticks joined to a signal never taken */
   }
 }
@@ -500,6 +522,37 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   st->memlimit = traces->limit;
 }
 
+/* t's wished-for clock, noted into tids and wishes (n of them so far, room
+ * for FG_CLOCK_WISHES); a wish past that waits for the next pass. */
+#define FG_CLOCK_WISHES 64
+static void note_clock_wish(struct fg_thread *t, int *tids, int *wishes, int *n)
+{
+  if (*n >= FG_CLOCK_WISHES || atomic_load(&t->state) != FG_THREAD_LIVE ||
+      atomic_load_explicit(&t->clock_wish, memory_order_relaxed) == FG_CLOCK_STAY)
+    return;
+  wishes[*n] = atomic_exchange_explicit(&t->clock_wish, FG_CLOCK_STAY, memory_order_relaxed);
+  tids[(*n)++] = t->tid;
+}
+
+/* clock=auto: the clocks the threads' handlers wished for, carried out
+ * outside the registry's lock (a counter's open takes tens of microseconds,
+ * and a starting thread waits for that lock). */
+static void carry_out_clock_wishes(struct fg_drainer *d)
+{
+  if (!d->sampler->clock_auto)
+    return;
+  int tids[FG_CLOCK_WISHES], wishes[FG_CLOCK_WISHES], n = 0;
+  struct fg_jvm_thread_records *jvm_records = d->sampler->jvm_records;
+  for (uint32_t i = 0; jvm_records && i < jvm_records->n; i++)
+    note_clock_wish(jvm_records->records[i], tids, wishes, &n);
+  pthread_mutex_lock(&d->registry->lock);
+  for (uint32_t i = 0; i < d->registry->n; i++)
+    note_clock_wish(d->registry->all[i], tids, wishes, &n);
+  pthread_mutex_unlock(&d->registry->lock);
+  for (int i = 0; i < n; i++)
+    fg_timer_set_clock(d->timer, tids[i], wishes[i]);
+}
+
 /* One pass over every ring, with jni the calling thread's. Takes the lock. */
 static void drainer_pass(struct fg_drainer *d, JNIEnv *jni)
 {
@@ -589,6 +642,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
       }
     }
     drainer_pass(d, jni);
+    carry_out_clock_wishes(d);
     fg_timer_keep_fd_room(d->timer);
     now = fg_clock_ns(CLOCK_MONOTONIC);
     if (d->loop_ns && now - d->interval_start_ns >= d->loop_ns) {

@@ -2,6 +2,8 @@
  * the last samples are drained and every output and the summary written. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -73,10 +75,36 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   char name[256];
   fg_session_thread_name(a, jni, thread, name, sizeof name);
   int tid = current_tid();
-  if (fg_registry_attach(&a->registry, jni, tid, fg_session_java_thread_id(jni, thread), name)) {
+  struct fg_thread *rec = fg_registry_attach(&a->registry, jni, tid, fg_session_java_thread_id(jni, thread), name);
+  if (rec) {
+    rec->cpu_base_ns = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    rec->cpu_base_session = a->timer.starts;
     fg_timer_thread_start(&a->timer, tid);
     fg_sched_thread_start(&a->sched, tid, name);
   }
+}
+
+/* A thread on a POSIX CPU timer, its timer just deleted: the intervals of
+ * CPU it ran since its last signal (the timer fires only at the kernel's
+ * tick, so up to a tick's worth, or more for a thread that ran in short
+ * bursts between ticks), left for the drainer to store with its last
+ * sample. They are what its CPU clock says it should have had since it
+ * registered in this session, less what its signals stood for. SIGPROF is
+ * blocked meanwhile: a signal already pending counts itself. */
+static void settle_timer_tail(struct fg_agent *a, struct fg_thread *t)
+{
+  if (!t || t->cpu_base_session != a->timer.starts || a->opts.loop_ns || !a->opts.interval_ns)
+    return;   /* registered in another session, or paused between loop='s intervals: no clock to count from */
+  sigset_t prof, old;
+  sigemptyset(&prof);
+  sigaddset(&prof, SIGPROF);
+  pthread_sigmask(SIG_BLOCK, &prof, &old);
+  uint64_t cpu = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  uint64_t due = cpu > t->cpu_base_ns ? (cpu - t->cpu_base_ns) / a->opts.interval_ns : 0;
+  uint64_t had = atomic_load(&t->taken) + atomic_load(&t->folded);
+  if (due > had)
+    atomic_store(&t->tail, due - had);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
@@ -94,7 +122,8 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   char name[256];
   fg_session_thread_name(a, jni, thread, name, sizeof name);
   fg_copy_engine_thread_end(&a->copy_engine, current_tid());   /* walker=copy: its last samples */
-  fg_timer_thread_end(&a->timer, current_tid());
+  if (fg_timer_thread_end(&a->timer, current_tid()))
+    settle_timer_tail(a, fg_current_thread);
   fg_sched_thread_end(&a->sched, current_tid(), name);
   fg_registry_detach(&a->registry, name);
 }
@@ -219,7 +248,7 @@ static int start_sampling(struct fg_agent *a)
   if (unregistered)
     fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
                     "fgagent replaced it, and that tool will record nothing\n");
-  if (fg_timer_start(&a->timer, a->opts.event, a->opts.interval_ns, a->opts.kernel,
+  if (fg_timer_start(&a->timer, a->opts.event, a->opts.clock, a->opts.interval_ns, a->opts.kernel,
                      a->opts.walker == FG_WALKER_COPY ? FG_COPY_STACK_BYTES : 0, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
     fg_sampler_shutdown(&a->sampler);
@@ -236,6 +265,7 @@ static int start_sampling(struct fg_agent *a)
     }
   }
   a->sampler.perf = a->timer.perf;
+  a->sampler.clock_auto = a->timer.event == FG_EVENT_CPU && a->timer.clock == FG_CLOCK_AUTO;
   if (a->opts.sched && !fg_sched_start(&a->sched, msg, sizeof msg))
     fprintf(stderr, "%s\n", msg);
   if (a->timer.event == FG_EVENT_WALL) {
@@ -328,6 +358,12 @@ static void fill_stats(struct fg_agent *a)
   s->copy_no_ring = a->timer.copy_no_ring;
   s->threads_no_fd = a->timer.no_fd;
   s->fd_budget = a->timer.fd_budget;
+  s->clock = (int)a->timer.clock;
+  fg_timer_clock_counts(&a->timer, &s->clock_timers, &s->clock_counters);
+  s->clock_to_counter = a->timer.to_counter;
+  s->clock_to_timer = a->timer.to_timer;
+  s->clock_timer_refused = a->timer.timer_refused;
+  s->clock_counter_refused = a->timer.counter_refused;
   s->copy_too_deep = a->timer.copy_too_deep;
   s->copy_held = atomic_load(&a->copy_engine.held_n);
   s->copy_held_failed = atomic_load(&a->copy_engine.held_failed);
@@ -558,5 +594,6 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
    * live in VMDeath, so the line tables it allocated go back to it. */
   fg_method_names_free(&a->names, a->jvmti);
   a->sampler.perf = NULL;
+  a->sampler.clock_auto = 0;
   fg_timer_release(&a->timer);   /* walker=copy's rings: nothing reads them until a next start */
 }

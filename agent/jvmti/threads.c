@@ -127,6 +127,8 @@ struct fg_thread *fg_jvm_thread_records_claim(struct fg_jvm_thread_records *p, i
     /* counters go on from the last claim (the drainer counts differences);
      * the back-off starts afresh: the drainer took its carry at ENDED */
     memset(&t->backoff, 0, sizeof t->backoff);
+    memset(&t->clock_watch, 0, sizeof t->clock_watch);   /* another thread's figures */
+    atomic_store(&t->clock_wish, FG_CLOCK_STAY);
     fg_thread_clear_overflow(t);
     atomic_store_explicit(&t->state, FG_THREAD_LIVE, memory_order_release);
     return t;
@@ -145,6 +147,11 @@ static void reset_counts(struct fg_thread *t)
   atomic_store(&t->skipped, 0);
   atomic_store(&t->depth_cuts, 0);
   memset(&t->backoff, 0, sizeof t->backoff);
+  memset(&t->clock_watch, 0, sizeof t->clock_watch);
+  atomic_store(&t->clock_wish, FG_CLOCK_STAY);
+  atomic_store(&t->folded, 0);
+  atomic_store(&t->tail, 0);
+  t->counted_folded = 0;
   fg_thread_clear_overflow(t);
   t->counted_taken = t->counted_overruns = t->counted_refused = t->counted_handler_ns = 0;
   t->counted_skipped = t->counted_depth_cuts = 0;

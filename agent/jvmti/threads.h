@@ -15,6 +15,7 @@
 #include "fg/forte.h"
 #include "fg/ring.h"
 #include "fg/trace_table.h"
+#include "sampling/cputimer/clock_choice.h"
 #include "sampling/signal/backoff.h"
 #include "sampling/perf/jitter.h"
 #include "walk/walk_cache.h"
@@ -70,6 +71,13 @@ struct fg_thread {
   _Atomic uint64_t depth_cuts;  /* times the time budget halved the walk depth */
   struct fg_backoff backoff;    /* zeroed with the record; read by the drainer once ENDED */
   struct fg_jitter jitter;      /* event=cpu: its counter's period; zeroed with the record */
+  _Atomic uint64_t folded;      /* event=cpu: intervals its timer's signals stood for beside their own */
+  _Atomic uint64_t tail;        /* event=cpu: intervals of CPU after its timer's last signal, as it ended
+                                   (fg_session_detach_thread), for the drainer to store with its last sample */
+  uint64_t cpu_base_ns;         /* its CPU clock as it registered, and the timer's session then: */
+  uint64_t cpu_base_session;    /* where the intervals it should have had count from */
+  struct fg_clock_watch clock_watch;   /* clock=auto: its figures at the last judgement */
+  _Atomic int clock_wish;       /* clock=auto: enum fg_clock_wish, carried out and cleared by the drainer */
 
   /* event=wall: the thread's kernel state, set by the wall sampler just
    * before it signals the thread; copied into the sample */
@@ -104,6 +112,7 @@ struct fg_thread {
   char name[256];
 
   /* drainer's */
+  uint64_t counted_folded;
   uint64_t counted_taken, counted_overruns, counted_refused, counted_handler_ns, counted_skipped, counted_depth_cuts;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint64_t last_serial;         /* the registration last_trace belongs to */

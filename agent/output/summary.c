@@ -6,6 +6,7 @@
 
 #include "fg/output.h"
 #include "fg/stats.h"
+#include "sampling/cputimer/clock_choice.h"
 #include "sampling/signal/backoff.h"
 #include "sampling/copy/copy_held.h"
 #include "hotspot/code_map.h"
@@ -31,10 +32,48 @@ static int print_rate(FILE *out, const struct fg_stats *s)
                    (double)s->cpu_ns / (double)s->taken / 1e6, (double)s->cpu_ns / 1e9, s->wall_per_tick,
                    s->wall_signals, s->wall_repeats, s->wall_joined) < 0 ? -1 : 0;
   double cpu_s = (double)s->cpu_ns / 1e9;
-  return fprintf(out, "  rate achieved:     %.1f samples per CPU-second, one every %.3f ms "
-                      "(%.3f s of CPU sampled)\n",
-                 (double)s->taken / cpu_s, (double)s->cpu_ns / (double)s->taken / 1e6,
-                 cpu_s) < 0 ? -1 : 0;
+  uint64_t signals = s->taken - s->folded;   /* folded: intervals a timer's signal stood for beside its own */
+  if (signals == 0)
+    return fprintf(out, "  rate achieved:     not measured (no signal)\n") < 0 ? -1 : 0;
+  if (fprintf(out, "  rate achieved:     %.1f signals per CPU-second, one every %.3f ms "
+                   "(%.3f s of CPU sampled)\n",
+              (double)signals / cpu_s, (double)s->cpu_ns / (double)signals / 1e6, cpu_s) < 0)
+    return -1;
+  if (s->folded &&
+      fprintf(out, "  folded intervals:  %" PRIu64 ": POSIX CPU timers fire at the kernel's tick, each signal standing "
+                   "for the intervals that ended since its thread's last (%.1f intervals per CPU-second in all)\n",
+              s->folded, (double)s->taken / cpu_s) < 0)
+    return -1;
+  if (s->tail_to_last &&
+      fprintf(out, "  thread ends:       %" PRIu64 " of those: CPU a thread on a timer ran after its last signal, "
+                   "stored with its last sample\n", s->tail_to_last) < 0)
+    return -1;
+  return 0;
+}
+
+/* event=cpu: which clock served the threads (clock=). */
+static int print_clocks(FILE *out, const struct fg_stats *s)
+{
+  static const char *const modes[] = {"auto", "perf", "posix"};
+  if (strcmp(s->event, "cpu") != 0 || s->clock < 0 || s->clock > 2 || s->clock_timers + s->clock_counters +
+      s->clock_to_counter + s->clock_to_timer == 0)
+    return 0;
+  if (fprintf(out, "  clocks:            clock=%s; at the end %" PRIu64 " threads on a POSIX CPU timer, %" PRIu64
+                   " on a perf_events counter", modes[s->clock], s->clock_timers, s->clock_counters) < 0)
+    return -1;
+  if (s->clock == 0 &&
+      fprintf(out, "; %" PRIu64 " moved to a counter (running %llu ms or more between context switches), %" PRIu64
+                   " back to a timer", s->clock_to_counter, (unsigned long long)(FG_CLOCK_COUNTER_NS / 1000000u),
+              s->clock_to_timer) < 0)
+    return -1;
+  if (s->clock_counter_refused &&
+      fprintf(out, "; %" PRIu64 " moves to a counter not made, the descriptor budget spent (%" PRIu64 ", a share of "
+                   "RLIMIT_NOFILE)", s->clock_counter_refused, s->fd_budget) < 0)
+    return -1;
+  if (s->clock_timer_refused &&
+      fprintf(out, "; %" PRIu64 " given a counter, their timer refused (RLIMIT_SIGPENDING)", s->clock_timer_refused) < 0)
+    return -1;
+  return fputc('\n', out) == EOF ? -1 : 0;
 }
 
 static int print_failures(FILE *out, const struct fg_stats *s)
@@ -138,7 +177,7 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
         print_rate(out, s) != 0)
       return -1;
   } else if (fprintf(out, "fgagent summary\n  event:             %s (%s)\n", s->event,
-                     s->event_detail) < 0 || print_rate(out, s) != 0) {
+                     s->event_detail) < 0 || print_rate(out, s) != 0 || print_clocks(out, s) != 0) {
     return -1;
   }
   if (fprintf(out, "  wall time:         %.3f s sampled; fgagent's own threads used %.3f s CPU\n",
@@ -167,10 +206,10 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
     return -1;
   if (s->event[0] && !copy && print_backoff(out, s) != 0)
     return -1;
-  if (fprintf(out, "  signals taken:     %" PRIu64 "\n"
+  if (fprintf(out, "  signals taken:     %" PRIu64 "%s\n"
                    "  samples stored:    %" PRIu64 " (%.2f%%)\n"
                    "    Java stacks:     %" PRIu64 " (%.2f%%)\n",
-              s->taken, stored, pct(stored, s->taken), s->java, pct(s->java, stored)) < 0)
+              s->taken, s->folded ? " (the folded intervals counted in)" : "", stored, pct(stored, s->taken), s->java, pct(s->java, stored)) < 0)
     return -1;
   /* "vm", or "vm; " and what it cannot walk through */
   int vm = strncmp(s->walker, "vm", 2) == 0 && (s->walker[2] == '\0' || s->walker[2] == ';');
@@ -238,6 +277,11 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
   if (s->repeats_lost &&
       fprintf(out, "    repeat ring:     %" PRIu64 " (event=wall: idle threads' ticks the sampler's ring "
                    "had no room for)\n", s->repeats_lost) < 0)
+    return -1;
+  if (s->tail_lost &&
+      fprintf(out, "    never signalled: %" PRIu64 " (intervals of CPU of threads on a POSIX timer that ended before "
+                   "its first signal: the kernel's tick never found them running past an interval)\n",
+              s->tail_lost) < 0)
     return -1;
   if (s->paused_lost &&
       fprintf(out, "    loop switch:     %" PRIu64 " (signals while loop= switched to the next interval)\n",

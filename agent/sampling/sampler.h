@@ -30,6 +30,7 @@ struct fg_sampler {
   struct fg_prior_threads *prior;      /* Java threads running before attach; NULL at -agentpath */
   struct fg_unregistered_threads *unregistered; /* counts for threads without a record */
   struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
+  int clock_auto;                     /* clock=auto: handlers judge which clock serves their thread */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   uint32_t session;                   /* counts sessions from 1: a record's back-off from an earlier one,
                                          sized by its depth, starts again (fg_backoff_for_session) */

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "sampling/timer.h"
+#include "sampling/cputimer/clock_choice.h"
+#include "sampling/cputimer/thread_timer.h"
 #include "sampling/perf/jitter.h"
 
 static int paranoid(void)
@@ -114,9 +116,16 @@ static int arm(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, ch
       char varied[48] = "";
       if (t->perf)
         snprintf(varied, sizeof varied, ", period varied +-50%% each %u samples", FG_JITTER_RUN);
-      snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s%s%s",
-               t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "", varied,
-               callchain ? ", with kernel frames" : "");
+      const char *kernel = t->exclude_kernel ? ", user time only (perf_event_paranoid)" : "";
+      const char *frames = callchain ? ", with kernel frames" : "";
+      if (t->clock == FG_CLOCK_PERF)
+        snprintf(t->detail, sizeof t->detail, "perf_events cpu-clock per thread%s%s%s", kernel, varied, frames);
+      else if (t->clock == FG_CLOCK_POSIX)
+        snprintf(t->detail, sizeof t->detail, "a POSIX CPU timer per thread, firing at the kernel's tick");
+      else
+        snprintf(t->detail, sizeof t->detail, "a POSIX CPU timer per thread (at the kernel's tick); a perf_events "
+                 "cpu-clock counter for threads running %llu ms or more between context switches%s%s%s",
+                 (unsigned long long)(FG_CLOCK_COUNTER_NS / 1000000u), kernel, varied, frames);
       if (t->kernel_frames && t->exclude_kernel)
         snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_paranoid=%d refuses kernel samples to "
                  "this user (1 or below, or CAP_PERFMON, allows them)", paranoid());
@@ -125,6 +134,18 @@ static int arm(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, ch
                  refused ? strerror(refused) : "no memory for their table");
       if (copy_warn[0])
         snprintf(warn, warnlen, "%s", copy_warn);
+      return 0;
+    }
+    if (t->clock != FG_CLOCK_PERF) {   /* a thread's timer needs no perf_events */
+      const char *why = strerror(errno);
+      t->event = FG_EVENT_CPU;
+      t->perf = NULL;
+      t->clock = FG_CLOCK_POSIX;
+      snprintf(t->detail, sizeof t->detail, "a POSIX CPU timer per thread, firing at the kernel's tick (no "
+               "counters: perf_event_open: %s)", why);
+      if (t->kernel_frames)
+        snprintf(warn, warnlen, "fgagent: kernel frames off: perf_event_open refused (%s); each thread is "
+                 "sampled by a POSIX CPU timer", why);
       return 0;
     }
     snprintf(warn, warnlen, "fgagent: warning: event=cpu unavailable (perf_event_open: %s); "
@@ -140,8 +161,8 @@ static int arm(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, ch
   return 0;
 }
 
-int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, int kernel_frames,
-                   uint32_t copy_bytes, char *warn, size_t warnlen)
+int fg_timer_start(struct fg_timer *t, enum fg_event asked, enum fg_clock_mode clock, uint64_t interval_ns,
+                   int kernel_frames, uint32_t copy_bytes, char *warn, size_t warnlen)
 {
   warn[0] = '\0';
   /* A thread starting or ending now waits here, and finds the timer
@@ -156,6 +177,11 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns
   t->perf = NULL;
   t->copy_no_ring = t->copy_too_deep = t->open_failures = t->no_fd = 0;
   t->fd_budget = fg_fd_budget();
+  t->clock = copy_bytes ? FG_CLOCK_PERF : clock;   /* walker=copy's samples come from counters */
+  t->timer_budget = fg_thread_timer_budget();
+  t->timers = 0;
+  t->to_counter = t->to_timer = t->timer_refused = t->counter_refused = 0;
+  t->timers_at_stop = t->counters_at_stop = 0;
   t->copy_threads = t->nfds = t->unsampled = 0;
   t->skip_tid = t->skip_tid2 = 0;
   t->generation = 0;

@@ -2,11 +2,16 @@
  * - itimer: setitimer(ITIMER_PROF), process-wide. The kernel checks CPU
  *   timers at its tick, so on a HZ=250 kernel it fires at most every 4 ms
  *   whatever the interval asked.
- * - cpu: a perf_events cpu-clock counter per thread, sampling period = the
- *   interval, its overflow delivered as SIGPROF to that very thread (O_ASYNC,
- *   F_SETSIG, F_SETOWN_EX). An hrtimer drives it, so 1 ms means 1 ms. Java
- *   threads get theirs at ThreadStart; others (GC, JIT, VM) are found by
- *   scanning /proc/self/task. Falls back to itimer when perf_events is refused.
+ * - cpu: each thread's own clock, by clock= (cputimer/clock_choice.h):
+ *   a POSIX CPU-time timer (cputimer/thread_timer.h), or a perf_events
+ *   cpu-clock counter, sampling period = the interval, its overflow
+ *   delivered as SIGPROF to that very thread (O_ASYNC, F_SETSIG,
+ *   F_SETOWN_EX). An hrtimer drives a counter, so 1 ms means 1 ms; a timer
+ *   fires at the kernel's tick. clock=auto starts every thread on a timer
+ *   and moves those that run long between context switches to a counter
+ *   (fg_timer_set_clock). Java threads get theirs at ThreadStart; others
+ *   (GC, JIT, VM) are found by scanning /proc/self/task. Falls back to
+ *   itimer when perf_events is refused.
  *   Each counter is entered in a table its thread's handler reads
  *   (perf_threads.h), which varies its period (jitter.h) and, with kernel
  *   frames, reads the kernel's callchain the counter records.
@@ -37,12 +42,15 @@
 
 struct fg_perf_fd {
   int tid;
-  int fd;            /* its counter; FG_FD_COPYING: walker=copy's, one a CPU (perf_threads); FG_FD_NONE: none */
+  int fd;            /* its counter; FG_FD_COPYING: walker=copy's, one a CPU (perf_threads); FG_FD_NONE: none;
+                        FG_FD_TIMER: a POSIX CPU timer */
   int seen;          /* scan generation that last saw tid */
+  int timer;         /* FG_FD_TIMER: the timer's id */
 };
 
 #define FG_FD_COPYING (-1)
 #define FG_FD_NONE (-2)   /* given no counter: the descriptor budget was spent as it came */
+#define FG_FD_TIMER (-3)
 
 struct fg_timer {
   enum fg_event event;           /* the one in use, after any fallback */
@@ -73,8 +81,15 @@ struct fg_timer {
   uint64_t fd_budget;            /* most descriptors the counters may hold: the open-file limit / FG_FD_SHARE */
   uint64_t no_fd;                /* threads left unsampled, the budget spent */
   uint32_t unsampled;            /* of the table's entries, FG_FD_NONE's now (under the lock) */
+  enum fg_clock_mode clock;      /* the session's clock= */
+  uint32_t timers;               /* of the table's entries, FG_FD_TIMER's now (under the lock) */
+  uint64_t timer_budget;         /* most timers at once: half of RLIMIT_SIGPENDING (thread_timer.h) */
+  uint64_t to_counter, to_timer; /* clock=auto: threads moved (fg_timer_set_clock) */
+  uint64_t timer_refused;        /* threads given a counter instead, their timer refused */
+  uint64_t counter_refused;      /* clock=auto: moves to a counter not made, the descriptor budget spent */
+  uint64_t timers_at_stop, counters_at_stop;   /* the threads on each as the session stopped */
   struct fg_fd_room fd_room;     /* the descriptor table grown ahead of the counters, kept across sessions */
-  char detail[200];
+  char detail[320];
 };
 
 /* fgagent's counters hold at most a half of the process's open-file limit
@@ -85,6 +100,9 @@ struct fg_timer {
 /* That budget now: RLIMIT_NOFILE's soft limit / FG_FD_SHARE. */
 uint64_t fg_fd_budget(void);
 
+/* The threads on a timer and on a counter now, or as the session stopped. */
+void fg_timer_clock_counts(struct fg_timer *t, uint64_t *timers, uint64_t *counters);
+
 /* Once, before any session: the lock, and a timer stopped. */
 void fg_timer_init(struct fg_timer *t);
 /* Arms the timer for the asked event, every session field set anew (the
@@ -92,15 +110,20 @@ void fg_timer_init(struct fg_timer *t);
  * callchain; copy_bytes: walker=copy's stack copy, 0 for signals. On a
  * fallback writes a warning line into warn (else warn[0] = 0). Returns -1
  * with a message in warn if nothing works. */
-int fg_timer_start(struct fg_timer *t, enum fg_event asked, uint64_t interval_ns, int kernel_frames,
-                   uint32_t copy_bytes, char *warn, size_t warnlen);
+int fg_timer_start(struct fg_timer *t, enum fg_event asked, enum fg_clock_mode clock, uint64_t interval_ns,
+                   int kernel_frames, uint32_t copy_bytes, char *warn, size_t warnlen);
+/* clock=auto: thread tid on the clock its handler wished for (enum
+ * fg_clock_wish): a counter opened for it and its timer deleted, or the
+ * other way round; nothing when it has neither any more, or the budget
+ * or the kernel refuses. fgagent's drainer only. */
+void fg_timer_set_clock(struct fg_timer *t, int tid, int wish);
 /* event=cpu: the descriptor table grown ahead of the counters (fd_room.h),
  * from fgagent's drainer between passes. */
 void fg_timer_keep_fd_room(struct fg_timer *t);
 /* event=cpu: give the thread tid its own counter (replacing a stale one). */
 void fg_timer_thread_start(struct fg_timer *t, int tid);
-/* event=cpu: the thread tid is ending. */
-void fg_timer_thread_end(struct fg_timer *t, int tid);
+/* event=cpu: the thread tid is ending. 1 when it was on a POSIX timer. */
+int fg_timer_thread_end(struct fg_timer *t, int tid);
 /* walker=copy: thread tid is signalled from now on, its stack walked in
  * its handler as with walker=vm (its stack went deeper than the copy). 1
  * when it was switched; 0 when it has no copying counters (any more). */

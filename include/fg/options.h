@@ -9,6 +9,8 @@
 enum fg_event { FG_EVENT_CPU, FG_EVENT_ITIMER, FG_EVENT_WALL };
 enum fg_cstack { FG_CSTACK_NATIVE, FG_CSTACK_NO };
 enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM, FG_WALKER_COPY };
+/* event=cpu: the clock that signals each thread (sampling/cputimer/clock_choice.h) */
+enum fg_clock_mode { FG_CLOCK_AUTO, FG_CLOCK_PERF, FG_CLOCK_POSIX };
 
 #define FG_MAX_FILES 8
 #define FG_DEFAULT_INTERVAL_NS 10000000ull /* 10 ms */
@@ -51,6 +53,10 @@ struct fg_options {
                                     copy: fgagent's on the kernel's copy of each sample's stack, off the
                                     thread, no signal (agent/sampling/copy/copy_engine.h); default: vm */
   bool walker_asked;             /* walker= was given */
+  enum fg_clock_mode clock;      /* event=cpu, signalled: auto (a POSIX CPU timer a thread, a perf_events counter
+                                    for those that run long between switches), perf (counters only), posix
+                                    (timers only) */
+  bool clock_asked;              /* clock= was given */
   bool verify;                   /* check every Java edge against the caller's bytecode (agent/verify) */
   bool sched;                    /* kernel context-switch records (perf_events) */
   bool timeline;                 /* .txt outputs: samples in time order per CPU */

@@ -70,6 +70,17 @@ struct fg_stats {
   uint64_t wall_joined;                    /* event=wall: ticks added to a pending signal's sample */
   uint64_t wall_per_tick;                  /* event=wall: most threads looked at per tick */
   uint64_t kernel_no_ring;                 /* event=cpu: threads given no kernel-frame ring (table full, mmap refused) */
+  uint64_t folded;                         /* event=cpu: of taken, intervals a POSIX CPU timer's signal stood for
+                                              beside its own (si_overrun: the kernel checks them at its tick) */
+  uint64_t tail_to_last;                   /* event=cpu: of folded, the CPU time a thread on a timer ran after its
+                                              last signal before it ended, in intervals, stored with its last sample */
+  uint64_t tail_lost;                      /* ... lost: the thread stored no sample */
+  int clock;                               /* event=cpu: enum fg_clock_mode asked (auto, perf, posix) */
+  uint64_t clock_timers, clock_counters;   /* event=cpu: threads on a POSIX CPU timer, on a counter, at the end */
+  uint64_t clock_to_counter, clock_to_timer;   /* clock=auto: threads moved to a counter, back to a timer */
+  uint64_t clock_counter_refused;          /* clock=auto: moves to a counter not made, the descriptor budget spent */
+  uint64_t clock_timer_refused;            /* event=cpu: threads given a counter, their timer refused
+                                              (RLIMIT_SIGPENDING, or half of it spent) */
 
   uint64_t interval_ns;                    /* asked */
   uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling
@@ -95,7 +106,7 @@ struct fg_stats {
   char event[16];                          /* "cpu", "itimer" or "wall" */
   int cpu_off;                             /* no event was sampled: alloc or lock alone */
   struct fg_event_stats alloc, lock;
-  char event_detail[200];                  /* how the timer was made, fallbacks */
+  char event_detail[320];                  /* how the timer was made, fallbacks */
 };
 
 static inline uint64_t fg_stats_failed_total(const struct fg_stats *s)
@@ -122,7 +133,7 @@ static inline uint64_t fg_stats_ns_per_sample(const struct fg_stats *s)
 
 static inline uint64_t fg_stats_lost(const struct fg_stats *s)
 {
-  return s->overruns + s->refused + s->no_slot + s->skipped_lost + s->paused_lost + s->repeats_lost;
+  return s->overruns + s->refused + s->no_slot + s->skipped_lost + s->paused_lost + s->repeats_lost + s->tail_lost;
 }
 
 #endif

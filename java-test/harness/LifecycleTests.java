@@ -19,7 +19,7 @@ final class LifecycleTests {
   /** One session's options, and what its profile of the deep thread must show. */
   record Session(String options, boolean cpuRate, boolean whole) {}
 
-  /* Each set differs from the one before in walker, cstack, depth, kernel, event or loop. */
+  /* Each set differs from the one before in walker, cstack, depth, kernel, clock, event or loop. */
   static final List<Session> SESSIONS = List.of(
       new Session("walker=vm,cstack=no", true, true),
       new Session("walker=copy", true, true),             /* the signal's walker to the copy's */
@@ -27,6 +27,8 @@ final class LifecycleTests {
       new Session("", true, true),
       new Session("walker=vm,cstack=native,depth=8192", true, true),
       new Session("kernel", true, true),
+      new Session("clock=perf", true, true),
+      new Session("clock=posix,cstack=no", true, true),
       new Session("walker=asgct,cstack=no", true, true),
       new Session("event=itimer,interval=4ms", false, true),
       new Session("", true, true),

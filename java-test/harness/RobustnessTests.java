@@ -138,28 +138,36 @@ final class RobustnessTests {
   /**
    * 300 threads under an open-file limit of 256, while main writes and reads files: fgagent's
    * counters stay within their budget (half the limit), so every one of the application's round
-   * trips works, with the default walker and with walker=copy; the threads past the budget are not
-   * sampled, said on stderr once and counted in the summary; the run is clean. event=wall keeps
+   * trips works, with clock=perf and with walker=copy; the threads past the budget are not
+   * sampled, said on stderr once and counted in the summary; the run is clean. The default
+   * (clock=auto) samples every thread: a timer takes no descriptor, and a thread stays on it when
+   * a counter would pass the budget. event=wall keeps
    * the /proc files it reads each thread's state from within the same budget (past it, it opens
    * and closes them at each look), and its round trips work too.
    */
   static void descriptorsStayTheApplications(IntegrationTests.Jdk jdk) throws Exception {
-    for (String walker : List.of("", "walker=copy,", "event=wall,")) {
+    for (String walker : List.of("", "clock=perf,", "walker=copy,", "event=wall,")) {
       IntegrationTests.Run r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=256:256", "--"), jdk,
           walker + "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "FileRoundTrips", "300", "3");
       r.expectCleanRun();
       java.util.regex.Matcher m = java.util.regex.Pattern.compile("round trips ok (\\d+) failed (\\d+)").matcher(r.stdout());
       IntegrationTests.check(m.find(), "the workload did not finish:\n" + r.stdout() + r.stderr());
       long ok = Long.parseLong(m.group(1)), failed = Long.parseLong(m.group(2));
-      boolean wall = walker.startsWith("event=wall");
-      long unsampled = wall ? 0 : r.numberBefore("threads given no counter");
+      boolean wall = walker.startsWith("event=wall"), timers = walker.isEmpty();
+      long unsampled = wall || timers ? 0 : r.numberBefore("threads given no counter");
       long busy = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")), k -> k.startsWith("[busy-"));
       System.out.printf("    %s: round trips %d ok, %d failed; %d threads not sampled; busy threads' samples %d%n",
           walker.isEmpty() ? "default" : walker.substring(0, walker.length() - 1), ok, failed, unsampled, busy);
       IntegrationTests.check(failed == 0 && ok >= 20, "the application's files failed with " + walker + ": "
           + r.stdout());
-      IntegrationTests.check(wall || (unsampled >= 1 && r.stderr().contains("the descriptor budget is spent")),
+      IntegrationTests.check(wall || timers || (unsampled >= 1 && r.stderr().contains("the descriptor budget is spent")),
           "the threads past the budget are not said:\n" + r.stderr());
+      if (timers) {   /* clock=auto: a thread's timer takes no descriptor, so every thread is sampled */
+        IntegrationTests.check(!r.stderr().contains("threads given no counter"), "threads left unsampled:\n" + r.stderr());
+        long onTimers = r.numberBefore("threads on a POSIX CPU timer"), onCounters = r.numberBefore("on a perf_events counter");
+        IntegrationTests.check(onTimers + onCounters >= 300, "only " + onTimers + " threads on timers and " + onCounters
+            + " on counters at the end:\n" + r.stderr());
+      }
       IntegrationTests.check(busy > 200, "only " + busy + " samples of the busy threads that were sampled");
     }
   }

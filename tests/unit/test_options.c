@@ -29,6 +29,12 @@ static void empty_string_gives_documented_defaults(void **state)
   assert_string_equal(o.files[0], "fgagent-%p.txt");
   assert_string_equal(o.log, "");
   assert_int_equal(o.walker, FG_WALKER_VM);     /* walker=copy only when asked: see docs/walker.md */
+  assert_int_equal(o.clock, FG_CLOCK_AUTO);     /* a POSIX timer a thread, a counter when it runs long */
+  assert_int_equal(fg_options_parse("clock=perf", &o, err, sizeof err), 0);
+  assert_int_equal(o.clock, FG_CLOCK_PERF);
+  assert_int_equal(fg_options_parse("clock=posix,walker=asgct", &o, err, sizeof err), 0);
+  assert_int_equal(o.clock, FG_CLOCK_POSIX);
+  assert_int_equal(fg_options_parse("clock=perf,walker=copy", &o, err, sizeof err), 0);
   assert_int_equal(fg_options_parse("event=wall", &o, err, sizeof err), 0);
   assert_int_equal(o.walker, FG_WALKER_VM);      /* a signal from the wall sampler */
   assert_int_equal(fg_options_parse("event=itimer", &o, err, sizeof err), 0);
@@ -90,6 +96,11 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("walker", "walker has no value", "walker=VALUE");
   assert_rejected("walker=jfr", "walker='jfr'", "copy (fgagent's walker on a copy of the stack");
   assert_rejected("walker=copy,event=itimer", "walker=copy needs event=cpu", "walker=copy with event=cpu");
+  assert_rejected("clock=hpet", "clock='hpet'", "auto (a POSIX CPU timer a thread");
+  assert_rejected("clock", "clock has no value", "clock=VALUE");
+  assert_rejected("clock=perf,event=wall", "clock= chooses event=cpu's clock", "no clock= with event=wall");
+  assert_rejected("walker=copy,clock=posix", "walker=copy takes its samples from perf_events counters",
+                  "clock=posix with walker=vm");
   assert_rejected("event=wall,walker=copy", "walker=copy needs event=cpu", "or walker=vm");
   assert_rejected("wallthreads=0", "wallthreads='0'", "from 1 to 100000");
   assert_rejected("ann=sometimes", "ann='sometimes'", "true/false");
@@ -107,7 +118,7 @@ static void bad_values_name_option_value_and_accepted(void **state)
   assert_rejected("loop=0s", "loop='0s'", "unit s, m or h");
   assert_rejected("loop=25h", "loop='25h'", "from 1s to 24h");
   assert_rejected("loop=60s,sched", "loop and sched cannot be combined", "one of them");
-  assert_rejected("colour=red", "unknown option 'colour'", "interval, event, alloc, lock, depth");
+  assert_rejected("colour=red", "unknown option 'colour'", "interval, event, clock, alloc, lock, depth");
   assert_rejected("interval", "option interval has no value", "interval=VALUE");
   assert_rejected("interval=1ms,,depth=3", "empty option", "separated by single commas");
   assert_rejected("interval=1ms,", "empty option", "separated by single commas");

@@ -315,6 +315,45 @@ static void summary_says_which_walker(void **state)
   free(text);
 }
 
+/* POSIX CPU timers: the rate is the signals', the intervals they stood for
+ * beside their own and those of threads' ends are counted in taken, stored
+ * with a sample or lost, and the clocks said. */
+static void summary_accounts_for_timers(void **state)
+{
+  (void)state;
+  struct fg_stats s = {0};
+  s.interval_ns = 1000000;
+  s.cpu_ns = 2000000000;   /* 2 s: 2000 intervals */
+  s.folded = 1500;         /* 500 signals standing for 1950 intervals, and 50 intervals of thread ends */
+  s.tail_to_last = 30;
+  s.tail_lost = 20;
+  s.taken = 2000;
+  s.java = 1980;
+  s.walks = 450;
+  s.clock = 0;
+  s.clock_timers = 12;
+  s.clock_counters = 2;
+  s.clock_to_counter = 3;
+  s.clock_to_timer = 1;
+  snprintf(s.event, sizeof s.event, "cpu");
+  snprintf(s.event_detail, sizeof s.event_detail, "timers");
+  char *text;
+  CAPTURE(text, fg_write_summary(out, &s));
+  static const char *const expected[] = {
+    "rate achieved:     250.0 signals per CPU-second, one every 4.000 ms (2.000 s of CPU sampled)\n",
+    "folded intervals:  1500: POSIX CPU timers fire at the kernel's tick",
+    "(1000.0 intervals per CPU-second in all)\n",
+    "thread ends:       30 of those: CPU a thread on a timer ran after its last signal, stored with its last sample\n",
+    "clocks:            clock=auto; at the end 12 threads on a POSIX CPU timer, 2 on a perf_events counter; 3 moved "
+    "to a counter (running 2 ms or more between context switches), 1 back to a timer\n",
+    "signals taken:     2000 (the folded intervals counted in)\n",
+    "never signalled: 20 (intervals of CPU of threads on a POSIX timer that ended before its first signal",
+    "accounting:        taken 2000 = stored 1980 + lost 20: OK",
+  };
+  expect_all(text, expected, sizeof expected / sizeof expected[0]);
+  free(text);
+}
+
 static void summary_accounts_for_every_signal(void **state)
 {
   (void)state;
@@ -338,7 +377,7 @@ static void summary_accounts_for_every_signal(void **state)
   static const char *const expected[] = {
     "event:             cpu (perf_events cpu-clock)",
     "interval asked:    1.000 ms",
-    "rate achieved:     1000.0 samples per CPU-second, one every 1.000 ms",
+    "rate achieved:     1000.0 signals per CPU-second, one every 1.000 ms",
     "handler time:      4.50 us per stack walk on average (0.004 s in all, 0.43% of the CPU sampled, the period "
     "changes included)",
     "back-off:          0 signals skipped after walks costing over 5% of the interval, their time credited to "
@@ -410,6 +449,7 @@ int main(void)
     cmocka_unit_test(callgraph_folds_only_what_keeps_every_count),
     cmocka_unit_test(callgraph_grows_linearly_with_depth),
     cmocka_unit_test(summary_accounts_for_every_signal),
+    cmocka_unit_test(summary_accounts_for_timers),
     cmocka_unit_test(summary_says_which_walker),
   };
   return cmocka_run_group_tests_name("outputs", tests, NULL, NULL);

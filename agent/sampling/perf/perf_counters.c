@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "sampling/copy/copy_record.h"
+#include "sampling/cputimer/clock_choice.h"
+#include "sampling/cputimer/thread_timer.h"
 #include "sampling/timer.h"
 
 int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes, int cpu,
@@ -77,7 +79,10 @@ static void remove_at(struct fg_timer *t, uint32_t i)
   int fd = t->fds[i].fd;
   if (fd == FG_FD_COPYING)
     t->copy_threads--;
-  if (fd == FG_FD_NONE)
+  if (fd == FG_FD_TIMER) {
+    fg_thread_timer_delete(t->fds[i].timer);
+    t->timers--;
+  } else if (fd == FG_FD_NONE)
     t->unsampled--;
   else if (t->perf)
     fg_perf_threads_detach(t->perf, t->fds[i].tid);
@@ -102,7 +107,8 @@ static int close_all_of(const int *fds, int n)
 static uint64_t fds_held(const struct fg_timer *t)
 {
   uint64_t nrings = t->copy_bytes && t->perf ? (uint64_t)t->perf->rings.nrings : 0;
-  return (t->nfds - t->copy_threads - t->unsampled) + (uint64_t)t->copy_threads * nrings + nrings + t->opening;
+  return (t->nfds - t->copy_threads - t->unsampled - t->timers) + (uint64_t)t->copy_threads * nrings + nrings +
+         t->opening;
 }
 
 /* Whether n more descriptors keep the counters within want of the budget
@@ -147,7 +153,7 @@ static int add_copying(struct fg_timer *t, int tid)
  * lock, with room in the table. */
 static void refuse(struct fg_timer *t, int tid)
 {
-  t->fds[t->nfds++] = (struct fg_perf_fd){tid, FG_FD_NONE, t->generation};
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, FG_FD_NONE, t->generation, -1};
   t->unsampled++;
   t->no_fd++;
   if (t->no_fd == 1)
@@ -193,24 +199,39 @@ static int make_room(struct fg_timer *t)
   return 0;
 }
 
-/* Thread tid's signalling counter, opened, set up and mapped
- * outside the lock (35-60 us of system calls a thread that starting
- * threads would otherwise wait for one after another), its descriptor
- * reserved from the budget first and the entry made after, unless the
- * session stopped or restarted meanwhile or a scan gave tid one. Entered
- * and left with the lock held, room and budget checked by add. */
-static void add_signalling(struct fg_timer *t, int tid)
+/* Thread tid's signalling counter, opened, set up and mapped with the lock
+ * let go (tens of microseconds a starting thread would otherwise wait for),
+ * counted in the budget meanwhile: its fd or -1, *page its mapping (NULL:
+ * none), *session the session it was opened for. Entered and left with the
+ * lock held. */
+static int open_unlocked(struct fg_timer *t, int tid, void **page, uint64_t *session)
 {
   t->opening++;
-  uint64_t session = t->starts, interval = t->interval_ns;
+  *session = t->starts;
+  uint64_t interval = t->interval_ns;
   int exclude_kernel = t->exclude_kernel;
   struct fg_perf_threads *perf = t->perf;   /* walker=vm's tables live as long as the agent */
   pthread_mutex_unlock(&t->lock);
   int fd = fg_perf_open(tid, interval, exclude_kernel, fg_perf_threads_rings(perf), 0, -1, -1);
   fg_fd_room_note(&t->fd_room, fd);
-  void *page = fd >= 0 && perf ? fg_perf_threads_map(perf, fd) : NULL;
+  *page = fd >= 0 && perf ? fg_perf_threads_map(perf, fd) : NULL;
   pthread_mutex_lock(&t->lock);
   t->opening--;
+  return fd;
+}
+
+/* Thread tid's signalling counter (open_unlocked: the system calls outside
+ * the lock, which starting threads would otherwise wait for one after
+ * another), its descriptor reserved from the budget first and the entry
+ * made after, unless the
+ * session stopped or restarted meanwhile or a scan gave tid one. Entered
+ * and left with the lock held, room and budget checked by add. */
+static void add_signalling(struct fg_timer *t, int tid)
+{
+  struct fg_perf_threads *perf = t->perf;
+  void *page;
+  uint64_t session;
+  int fd = open_unlocked(t, tid, &page, &session);
   if (fd < 0) {
     t->open_failures++;   /* the thread may have just ended */
     return;
@@ -222,7 +243,24 @@ static void add_signalling(struct fg_timer *t, int tid)
   }
   if (perf)   /* if refused, the thread is sampled without jitter or kernel frames */
     fg_perf_threads_put(perf, tid, fd, page);
-  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation, -1};
+}
+
+/* tid's POSIX CPU timer, entered in the table. 0, or -1 with errno when
+ * the kernel refused it or half of RLIMIT_SIGPENDING is spent (EAGAIN).
+ * Under the lock, with room in the table. */
+static int add_timer(struct fg_timer *t, int tid)
+{
+  if (t->timers >= t->timer_budget) {
+    errno = EAGAIN;
+    return -1;
+  }
+  int id = fg_thread_timer_create(tid, t->interval_ns);
+  if (id < 0)
+    return -1;
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, FG_FD_TIMER, t->generation, id};
+  t->timers++;
+  return 0;
 }
 
 /* tid's counters, entered in the table: walker=copy's under the lock,
@@ -234,6 +272,15 @@ static void add(struct fg_timer *t, int tid)
     return;
   if (make_room(t) != 0)
     return;
+  if (!t->copy_bytes && t->clock != FG_CLOCK_PERF) {
+    if (add_timer(t, tid) == 0)
+      return;
+    if (errno == EINVAL || errno == ESRCH) {   /* it has just ended */
+      t->open_failures++;
+      return;
+    }
+    t->timer_refused++;   /* a counter instead, when the descriptors allow */
+  }
   if (!within_budget(t, 1, t->fd_budget)) {   /* not even a signalling counter */
     refuse(t, tid);
     return;
@@ -258,7 +305,7 @@ static void add(struct fg_timer *t, int tid)
     }
     t->copy_no_ring++;
   }
-  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation};
+  t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, t->generation, -1};
 }
 
 /* Closes tid's counter if it has one. Under the lock. */
@@ -281,12 +328,18 @@ void fg_timer_thread_start(struct fg_timer *t, int tid)
   pthread_mutex_unlock(&t->lock);
 }
 
-void fg_timer_thread_end(struct fg_timer *t, int tid)
+int fg_timer_thread_end(struct fg_timer *t, int tid)
 {
+  int on_timer = 0;
   pthread_mutex_lock(&t->lock);
-  if (t->event == FG_EVENT_CPU)
-    drop(t, tid);
+  if (t->event == FG_EVENT_CPU) {
+    int i = find(t, tid);
+    on_timer = i >= 0 && t->fds[i].fd == FG_FD_TIMER && !t->stopped;
+    if (i >= 0)
+      remove_at(t, (uint32_t)i);
+  }
   pthread_mutex_unlock(&t->lock);
+  return on_timer;
 }
 
 int fg_timer_signal_instead(struct fg_timer *t, int tid)
@@ -298,7 +351,7 @@ int fg_timer_signal_instead(struct fg_timer *t, int tid)
     remove_at(t, (uint32_t)i);   /* its counters closed, what they lost untold counted with no thread's */
     int fd = open_signalling(t, tid);
     if (fd >= 0) {
-      t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, seen};   /* room: one was just removed */
+      t->fds[t->nfds++] = (struct fg_perf_fd){tid, fd, seen, -1};   /* room: one was just removed */
       t->copy_too_deep++;
       done = 1;
     }
@@ -351,11 +404,87 @@ void fg_timer_scan(struct fg_timer *t)
   pthread_mutex_unlock(&t->lock);
 }
 
+/* clock=auto: tid's timer replaced by a signalling counter, opened outside
+ * the lock (as add_signalling does) and entered only if tid is still on the
+ * timer it had in this session. Under the lock, tid on a timer. */
+static void timer_to_counter(struct fg_timer *t, int tid)
+{
+  if (!within_budget(t, 1, t->fd_budget)) {
+    t->counter_refused++;   /* the descriptors are the application's: it stays on its timer */
+    return;
+  }
+  struct fg_perf_threads *perf = t->perf;
+  void *page;
+  uint64_t session;
+  int fd = open_unlocked(t, tid, &page, &session);
+  int i = find(t, tid);
+  if (fd < 0 || t->stopped || t->starts != session || i < 0 || t->fds[i].fd != FG_FD_TIMER) {
+    if (fd >= 0) {
+      fg_perf_threads_unmap(perf, page);
+      close(fd);
+    }
+    return;
+  }
+  if (perf)
+    fg_perf_threads_put(perf, tid, fd, page);
+  fg_thread_timer_delete(t->fds[i].timer);   /* after the counter is armed: no CPU time goes unsampled */
+  t->timers--;
+  t->fds[i].fd = fd;
+  t->fds[i].timer = -1;
+  t->to_counter++;
+}
+
+/* clock=auto: tid's signalling counter replaced by a timer. Under the lock. */
+static void counter_to_timer(struct fg_timer *t, uint32_t i)
+{
+  if (t->timers >= t->timer_budget)
+    return;
+  int id = fg_thread_timer_create(t->fds[i].tid, t->interval_ns);
+  if (id < 0)
+    return;
+  if (t->perf)
+    fg_perf_threads_detach(t->perf, t->fds[i].tid);
+  close(t->fds[i].fd);
+  t->fds[i].fd = FG_FD_TIMER;
+  t->fds[i].timer = id;
+  t->timers++;
+  t->to_timer++;
+}
+
+void fg_timer_set_clock(struct fg_timer *t, int tid, int wish)
+{
+  pthread_mutex_lock(&t->lock);
+  int i = find(t, tid);
+  if (i >= 0 && !t->stopped && t->event == FG_EVENT_CPU && t->clock == FG_CLOCK_AUTO) {
+    if (wish == FG_CLOCK_TO_COUNTER && t->fds[i].fd == FG_FD_TIMER)
+      timer_to_counter(t, tid);
+    else if (wish == FG_CLOCK_TO_TIMER && t->fds[i].fd >= 0)
+      counter_to_timer(t, (uint32_t)i);
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
+void fg_timer_clock_counts(struct fg_timer *t, uint64_t *timers, uint64_t *counters)
+{
+  pthread_mutex_lock(&t->lock);
+  *timers = t->stopped ? t->timers_at_stop : t->timers;
+  *counters = t->stopped ? t->counters_at_stop : t->nfds - t->timers - t->unsampled;
+  pthread_mutex_unlock(&t->lock);
+}
+
 void fg_perf_close_all(struct fg_timer *t)
 {
   pthread_mutex_lock(&t->lock);
+  if (!t->stopped) {
+    t->timers_at_stop = t->timers;
+    t->counters_at_stop = t->nfds - t->timers - t->unsampled;
+  }
   t->stopped = 1;
   for (uint32_t i = 0; i < t->nfds; i++) {
+    if (t->fds[i].fd == FG_FD_TIMER) {
+      fg_thread_timer_delete(t->fds[i].timer);
+      continue;
+    }
     if (t->fds[i].fd >= 0)
       ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     if (t->perf && t->fds[i].fd != FG_FD_NONE)
@@ -364,6 +493,6 @@ void fg_perf_close_all(struct fg_timer *t)
       close(t->fds[i].fd);
   }
   t->nfds = 0;
-  t->copy_threads = t->unsampled = 0;
+  t->copy_threads = t->unsampled = t->timers = 0;
   pthread_mutex_unlock(&t->lock);
 }

@@ -90,6 +90,13 @@ static inline int fg_backoff_skip(struct fg_backoff *b)
   return 1;
 }
 
+/* n more intervals for the next sample stored (a timer's signal skipped
+ * that stood for them beside its own). */
+static inline void fg_backoff_carry_more(struct fg_backoff *b, uint32_t n)
+{
+  b->carry += n;
+}
+
 /* The weight of a sample stored now (1 + the signals skipped before it); the
  * carry starts again from zero. */
 static inline uint32_t fg_backoff_take_weight(struct fg_backoff *b)

@@ -4,7 +4,7 @@
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * the native unwind tables' step, which may write on the unwind refresher's
  * eventfd, guarded reads), the thread's kept last walk (walk_cache.h),
- * fg_trace_table_put_known (which may mmap), the fg_perf_threads calls on its own thread's counter (looked up
+ * fg_trace_table_put_known (which may mmap), fg_clock_look (getrusage, every few signals), the fg_perf_threads calls on its own thread's counter (looked up
  * once a signal: its kernel frames, its page's sequence, its next period:
  * one ioctl), the fg_ring producer
  * functions, write on the drainer's eventfd, fg_unregistered_add, fg_jvm_thread_records_claim, fg_sample_encode, the fg_backoff
@@ -25,6 +25,7 @@
 
 #include "fg/clock.h"
 #include "fg/sample_record.h"
+#include "sampling/cputimer/clock_choice.h"
 #include "sampling/signal/handler_parts.h"
 #include "sampling/perf/jitter.h"
 #include "sampling/perf/perf_threads.h"
@@ -131,10 +132,40 @@ static int counts_from_entry(const struct fg_sampler *s, int entered_seq, uint32
   return !s->perf || (entered_seq && now_seq && seq_now == seq_entered);
 }
 
+/* Which clock sent this signal, and the intervals it stands for beside
+ * its own: a POSIX CPU timer's (SI_TIMER) comes at the kernel's tick, and
+ * si_overrun counts the intervals that ended since its last one. */
+struct signal_clock {
+  int on_timer;
+  uint32_t folded;
+};
+
+static struct signal_clock clock_of(const siginfo_t *info)
+{
+  struct signal_clock c = {0, 0};
+  if (info && info->si_code == SI_TIMER) {
+    c.on_timer = 1;
+    c.folded = info->si_overrun > 0 ? (uint32_t)info->si_overrun : 0;
+  }
+  return c;
+}
+
+/* clock=auto: every few signals, whether t would be better served by the
+ * other clock; the drainer carries the wish out. */
+static void watch_clock(struct fg_sampler *s, struct fg_thread *t, struct signal_clock c)
+{
+  if (!s->clock_auto)
+    return;
+  enum fg_clock_wish wish = fg_clock_look(&t->clock_watch, c.on_timer);
+  if (wish != FG_CLOCK_STAY)
+    atomic_store_explicit(&t->clock_wish, (int)wish, memory_order_relaxed);
+}
+
 /* One signal's sample of t; perf: its counter, looked up (event=cpu), else
- * NULL; entered: CLOCK_MONOTONIC as the handler began. */
+ * NULL; entered: CLOCK_MONOTONIC as the handler began; c: the clock that
+ * sent it. */
 static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucontext, const struct fg_perf_reach *perf,
-                           uint64_t entered)
+                           uint64_t entered, struct signal_clock c)
 {
   struct fg_parts_clock parts;   /* make bench-parts only */
   fg_parts_begin(&parts);
@@ -145,7 +176,10 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   uint32_t seq_entered = 0;
   int entered_seq = s->perf && fg_perf_threads_seq(perf, &seq_entered);
   fg_store_add(&t->taken, 1);
-  if (s->perf) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
+  if (c.folded)
+    fg_store_add(&t->folded, c.folded);
+  watch_clock(s, t, c);
+  if (s->perf && !c.on_timer) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
     uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)t->tid);
     if (period)
       fg_perf_threads_period(perf, period);
@@ -155,7 +189,9 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   fg_backoff_for_session(b, s->session, s->walker.depth);
   if (fg_backoff_skip(b)) {   /* the last walk was costly: this interval goes to the next sample */
     fg_store_add(&t->skipped, 1);
-    drop_kernel_frames(s, perf);
+    fg_backoff_carry_more(b, c.folded);   /* the intervals it stood for go to the next sample too */
+    if (!c.on_timer)
+      drop_kernel_frames(s, perf);
     keep_for_repeats(t, NULL);
     uint32_t seq_now = 0;
     int now_seq = s->perf && fg_perf_threads_seq(perf, &seq_now);
@@ -176,7 +212,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   int fits = room->capacity - s->scratch_reserve;   /* Java frames the room holds */
   int depth = b->depth < fits ? b->depth : fits;
   fg_parts_mark(&parts, FG_PART_BEFORE);
-  int k = kernel_frames(s, perf, room->frames, room->types, FG_MAX_KERNEL_FRAMES);   /* scratch_reserve has room */
+  /* a timer's signal has no callchain: the counter's ring is another signal's */
+  int k = c.on_timer ? 0 : kernel_frames(s, perf, room->frames, room->types, FG_MAX_KERNEL_FRAMES);
   fg_parts_mark(&parts, FG_PART_KERNEL);
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext,
                                       lo, hi, &room->kept, room->frames + k, room->types + k);
@@ -199,7 +236,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
                                                           (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
   fg_walk_cache_commit(&room->kept, trace);   /* the next walk may stop where it meets this one */
   fg_parts_mark(&parts, FG_PART_TRACE);
-  int in_ring = fg_store_sample(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t), cpu,
+  int in_ring = fg_store_sample(s, t, trace, start, fg_backoff_take_weight(b) + take_owed(t) + c.folded, cpu,
                       atomic_load_explicit(&t->wall_state, memory_order_relaxed));
   fg_parts_mark(&parts, FG_PART_RING);
   keep_for_repeats(t, in_ring && !cut_by_room ? trace : NULL);   /* a cut stack is walked again once there is room */
@@ -221,8 +258,8 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
 static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
 {
   (void)signo;
-  (void)info;
   int saved_errno = errno;
+  struct signal_clock clock = clock_of(info);
   /* the handler's time counts from here: the lookups before it are in the
    * "before the walk" part of make bench-parts (results/handler-parts.md) */
   uint64_t entered = fg_clock_ns(CLOCK_MONOTONIC);
@@ -234,7 +271,7 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
       if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
         keep_for_repeats(fg_current_thread, NULL);
-        if (s->perf) {
+        if (s->perf && !clock.on_timer) {
           struct fg_perf_reach perf;
           fg_perf_threads_enter(s->perf, fg_current_thread->tid, &perf);
           drop_kernel_frames(s, &perf);
@@ -263,10 +300,10 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
       if (t && s->perf) {   /* its counter looked up once for the whole signal */
         struct fg_perf_reach perf;
         fg_perf_threads_enter(s->perf, t->tid, &perf);
-        walk_and_store(s, t, ucontext, &perf, entered);
+        walk_and_store(s, t, ucontext, &perf, entered, clock);
         fg_perf_threads_leave(&perf);
       } else if (t) {
-        walk_and_store(s, t, ucontext, NULL, entered);
+        walk_and_store(s, t, ucontext, NULL, entered, clock);
       }
     }
     atomic_fetch_sub(&s->in_handler, 1);

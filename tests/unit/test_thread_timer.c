@@ -1,0 +1,207 @@
+/* POSIX CPU timers a thread: SIGPROF to that very thread each interval of
+ * its CPU time, from SI_TIMER, the signals and their si_overrun adding up to
+ * the thread's CPU time / interval; made for another thread of the process;
+ * silent once deleted; and the clock choice's verdicts on real figures. */
+#include "unit.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampling/cputimer/clock_choice.h"
+#include "sampling/cputimer/thread_timer.h"
+
+static _Atomic int signals, intervals, other_tid, wrong_code;
+
+static void on_prof(int sig, siginfo_t *info, void *uc)
+{
+  (void)sig;
+  (void)uc;
+  if (info->si_code != SI_TIMER)
+    atomic_fetch_add(&wrong_code, 1);
+  if ((int)syscall(SYS_gettid) != atomic_load(&other_tid))
+    return;   /* counted only on the thread the timer is for */
+  atomic_fetch_add(&signals, 1);
+  atomic_fetch_add(&intervals, 1 + (info->si_overrun > 0 ? info->si_overrun : 0));
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static volatile uint64_t sink;
+
+static void burn_ns(uint64_t ns)
+{
+  uint64_t until = thread_cpu_ns() + ns;
+  uint64_t x = 1;
+  while (thread_cpu_ns() < until)
+    for (int i = 0; i < 10000; i++)
+      x = x * 6364136223846793005u + 1442695040888963407u;
+  sink = x;
+}
+
+static void install(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_prof;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigaction(SIGPROF, &sa, NULL);
+  atomic_store(&signals, 0);
+  atomic_store(&intervals, 0);
+  atomic_store(&wrong_code, 0);
+}
+
+static void signals_add_up_to_the_threads_cpu_time(void **state)
+{
+  (void)state;
+  install();
+  atomic_store(&other_tid, (int)syscall(SYS_gettid));
+  int id = fg_thread_timer_create((int)syscall(SYS_gettid), 1000000);
+  assert_true(id >= 0);
+  burn_ns(300000000);   /* 300 intervals */
+  fg_thread_timer_delete(id);
+  int n = atomic_load(&intervals);
+  assert_true(n >= 285 && n <= 301);   /* the last interval's part may not have come yet, nor up to a tick */
+  assert_true(atomic_load(&signals) >= 300 / 20);   /* at most a tick apart: HZ 100 or more */
+  assert_int_equal(atomic_load(&wrong_code), 0);
+  int before = atomic_load(&intervals);
+  burn_ns(50000000);
+  assert_int_equal(atomic_load(&intervals), before);   /* deleted: silent */
+}
+
+static _Atomic int spin_go, spin_tid;
+
+static void *spinner(void *arg)
+{
+  (void)arg;
+  atomic_store(&spin_tid, (int)syscall(SYS_gettid));
+  while (!atomic_load(&spin_go))
+    ;
+  burn_ns(200000000);
+  return NULL;
+}
+
+/* Made by one thread for another, as fgagent's drainer does for threads it
+ * finds: the other thread's CPU time is counted and it gets the signals. */
+static void made_for_another_thread(void **state)
+{
+  (void)state;
+  install();
+  pthread_t th;
+  atomic_store(&spin_tid, 0);
+  atomic_store(&spin_go, 0);
+  assert_int_equal(pthread_create(&th, NULL, spinner, NULL), 0);
+  while (!atomic_load(&spin_tid))
+    ;
+  atomic_store(&other_tid, atomic_load(&spin_tid));
+  int id = fg_thread_timer_create(atomic_load(&spin_tid), 2000000);
+  assert_true(id >= 0);
+  atomic_store(&spin_go, 1);
+  pthread_join(th, NULL);
+  fg_thread_timer_delete(id);
+  int n = atomic_load(&intervals);
+  assert_true(n >= 90 && n <= 101);   /* 200 ms at 2 ms; the spin before the start counted in too */
+}
+
+static void a_dead_thread_gets_none(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_thread_timer_create(0x3fffffff, 1000000), -1);
+}
+
+static void the_budget_is_half_the_pending_signal_limit(void **state)
+{
+  (void)state;
+  struct rlimit r;
+  assert_int_equal(getrlimit(RLIMIT_SIGPENDING, &r), 0);
+  if (r.rlim_cur != RLIM_INFINITY)
+    assert_int_equal(fg_thread_timer_budget(), r.rlim_cur / 2);
+}
+
+/* The verdicts on figures: CPU per switch against the two bounds, the
+ * window waited for. */
+static void clock_verdicts(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_clock_decide(20000000, 5, 1), FG_CLOCK_TO_COUNTER);   /* 4 ms a switch */
+  assert_int_equal(fg_clock_decide(20000000, 0, 1), FG_CLOCK_TO_COUNTER);
+  assert_int_equal(fg_clock_decide(20000000, 20, 1), FG_CLOCK_STAY);        /* 1 ms: between the bounds */
+  assert_int_equal(fg_clock_decide(20000000, 50, 0), FG_CLOCK_TO_TIMER);    /* 0.4 ms */
+  assert_int_equal(fg_clock_decide(20000000, 20, 0), FG_CLOCK_STAY);
+  assert_int_equal(fg_clock_decide(20000000, 0, 0), FG_CLOCK_STAY);
+  struct fg_clock_watch w = {0};
+  assert_int_equal(fg_clock_judge(&w, 5000000, 10, 1), FG_CLOCK_STAY);   /* the window starts */
+  assert_int_equal(fg_clock_judge(&w, 15000000, 10, 1), FG_CLOCK_STAY);  /* 10 ms: not yet judged */
+  assert_int_equal(w.cpu_ns, 5000000);
+  assert_int_equal(fg_clock_judge(&w, 30000000, 12, 1), FG_CLOCK_TO_COUNTER);   /* 25 ms, 2 switches */
+  assert_int_equal(w.cpu_ns, 30000000);
+  assert_int_equal(fg_clock_judge(&w, 52000000, 112, 0), FG_CLOCK_TO_TIMER);     /* 22 ms, 100 switches */
+}
+
+static _Atomic int ping;
+
+static void *ponger(void *arg)
+{
+  (void)arg;
+  for (int i = 0; i < 20000; i++) {
+    while (atomic_load(&ping) != 1)
+      sched_yield();
+    atomic_store(&ping, 0);
+  }
+  return NULL;
+}
+
+/* fg_clock_look on the calling thread's own figures: a thread that only
+ * computes earns a counter; one that hands off every few microseconds is
+ * sent back to a timer. */
+static void looks_judge_the_threads_own_figures(void **state)
+{
+  (void)state;
+  struct fg_clock_watch w = {0};
+  enum fg_clock_wish v = FG_CLOCK_STAY;
+  for (int i = 0; i < 50 && v == FG_CLOCK_STAY; i++) {
+    burn_ns(1000000);
+    v = fg_clock_look(&w, 1);
+  }
+  assert_int_equal(v, FG_CLOCK_TO_COUNTER);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  sched_setaffinity(0, sizeof one, &one);   /* both on one CPU: each handoff a switch */
+  pthread_t th;
+  atomic_store(&ping, 0);
+  assert_int_equal(pthread_create(&th, NULL, ponger, NULL), 0);
+  memset(&w, 0, sizeof w);
+  v = FG_CLOCK_STAY;
+  for (int i = 0; i < 20000; i++) {
+    atomic_store(&ping, 1);
+    while (atomic_load(&ping) != 0)
+      sched_yield();
+    if (v == FG_CLOCK_STAY)
+      v = fg_clock_look(&w, 0);
+  }
+  pthread_join(th, NULL);
+  assert_int_equal(v, FG_CLOCK_TO_TIMER);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(signals_add_up_to_the_threads_cpu_time),
+      cmocka_unit_test(made_for_another_thread),
+      cmocka_unit_test(a_dead_thread_gets_none),
+      cmocka_unit_test(the_budget_is_half_the_pending_signal_limit),
+      cmocka_unit_test(clock_verdicts),
+      cmocka_unit_test(looks_judge_the_threads_own_figures),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
