@@ -256,7 +256,8 @@ fuzz: build/fuzz_collapsed_reader build/fuzz_switch_decoder
 	@mkdir -p build/fuzz-switch-corpus
 	build/fuzz_switch_decoder -max_total_time=$${FUZZ_SECONDS:-60} -max_len=2048 build/fuzz-switch-corpus tests/fuzz/switch-corpus
 
-java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test/retransformer.jar
+java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test-jni/libnoperf.so \
+      build/java-test/retransformer.jar
 
 build/java-test/.built: $(JAVA_SRC)
 	@mkdir -p build/java-test
@@ -279,6 +280,11 @@ build/java-test-jni/.built: java-test/jni/JniSpinner.java java-test/jni/fgspin.c
 build/java-test-jni/libfghop.so: java-test/jni/fghop.c
 	@mkdir -p build/java-test-jni
 	$(CC) -shared -fPIC -O2 -Wall -Wextra -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ $<
+
+# perf_event_open refused in a JVM it is preloaded into (RobustnessTests).
+build/java-test-jni/libnoperf.so: java-test/jni/noperf.c
+	@mkdir -p build/java-test-jni
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -o $@ $< -ldl
 
 # A java agent retransforming a class every 100 ms, as APM agents do (Scale's hot mode).
 build/java-test/retransformer.jar: java-test/agent/Retransformer.java

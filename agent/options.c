@@ -262,7 +262,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
       o->clock = FG_CLOCK_POSIX;
     else
       return fail(err, errlen, "fgagent: option clock='%s' is not valid; accepted: auto (a POSIX CPU timer a "
-                  "thread, a perf_events counter for threads that run 2 ms or more between context switches), "
+                  "thread, a perf_events counter for threads that run 1 ms or more between context switches), "
                   "perf (a counter every thread), posix (a timer every thread)", value);
   } else if (strcmp(key, "wallthreads") == 0) {
     uint64_t d;

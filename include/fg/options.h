@@ -54,7 +54,7 @@ struct fg_options {
                                     thread, no signal (agent/sampling/copy/copy_engine.h); default: vm */
   bool walker_asked;             /* walker= was given */
   enum fg_clock_mode clock;      /* event=cpu, signalled: auto (a POSIX CPU timer a thread, a perf_events counter
-                                    for those that run long between switches), perf (counters only), posix
+                                    for those that run long between context switches), perf (counters only), posix
                                     (timers only) */
   bool clock_asked;              /* clock= was given */
   bool verify;                   /* check every Java edge against the caller's bytecode (agent/verify) */

@@ -214,6 +214,15 @@ public final class IntegrationTests {
     checkBurnerRate(jdk, "event=cpu,interval=1ms", 1, "3", "perf_events cpu-clock");
   }
 
+  /**
+   * clock=posix at 1 ms, below the kernel tick: each thread's POSIX CPU timer fires at the tick,
+   * each sample weighted by the intervals since the last, so the burner's samples still come to
+   * its CPU time / 1 ms.
+   */
+  static void posixTimersWeighTheirTicks(Jdk jdk) throws Exception {
+    checkBurnerRate(jdk, "event=cpu,clock=posix,interval=1ms", 1, "3", "a POSIX CPU timer per thread");
+  }
+
   /** event=itimer at 20 ms (above the kernel tick): the classic path. */
   static void itimerEventSamplesAtItsInterval(Jdk jdk) throws Exception {
     checkBurnerRate(jdk, "event=itimer,interval=20ms", 20, "4", "setitimer ITIMER_PROF");
@@ -522,6 +531,7 @@ public final class IntegrationTests {
   static final List<Named> TESTS = List.of(
       new Named("three_hot_method_shares", IntegrationTests::threeHotMethodShares),
       new Named("cpu_event_achieves_1ms", IntegrationTests::cpuEventAchievesOneMillisecond),
+      new Named("posix_timers_weigh_their_ticks", IntegrationTests::posixTimersWeighTheirTicks),
       new Named("repeating_loop_shares", IntegrationTests::repeatingLoopShares),
       new Named("itimer_event_samples_at_interval", IntegrationTests::itimerEventSamplesAtItsInterval),
       new Named("deep_recursion_truncated", IntegrationTests::deepRecursionIsTruncatedAtDepth),

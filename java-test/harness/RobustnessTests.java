@@ -172,7 +172,36 @@ final class RobustnessTests {
     }
   }
 
+  /**
+   * perf_event_open refused altogether (a container's seccomp profile; here a preloaded shim,
+   * java-test/jni/noperf.c): the default samples with POSIX CPU timers alone and says so in one
+   * line, the burner's samples still its CPU time / 1 ms within 10%; clock=perf falls back to
+   * itimer, as event=cpu did before clock= existed.
+   */
+  static void timersSampleWhenPerfIsRefused(IntegrationTests.Jdk jdk) throws Exception {
+    String shim = "LD_PRELOAD=" + IntegrationTests.classes.resolveSibling("java-test-jni").resolve("libnoperf.so");
+    IntegrationTests.Run r = IntegrationTests.runUnder(List.of("env", shim), jdk,
+        "interval=1ms,threads,file={dir}/p.collapsed", List.of(), "CpuBurn", "2");
+    r.expectCleanRun();
+    IntegrationTests.check(r.stderr().contains("perf_event_open refused (Permission denied); each thread is sampled by a "
+        + "POSIX CPU timer"), "the refusal is not said:\n" + r.stderr());
+    IntegrationTests.check(r.stderr().contains("a POSIX CPU timer per thread, firing at the kernel's tick (no counters"),
+        "the summary does not name the timers:\n" + r.stderr());
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("THREAD_CPU_NS burner (\\d+)").matcher(r.stdout());
+    IntegrationTests.check(m.find(), "workload printed no CPU time");
+    double expected = Long.parseLong(m.group(1)) / 1e6;
+    long samples = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p.collapsed")), k -> k.startsWith("[burner tid="));
+    System.out.printf("    perf_event_open refused: burner %d samples, %.1f expected%n", samples, expected);
+    IntegrationTests.check(Math.abs(samples / expected - 1) <= 0.10, "samples/expected = " + samples / expected);
+    IntegrationTests.Run perf = IntegrationTests.runUnder(List.of("env", shim), jdk,
+        "clock=perf,interval=1ms,file={dir}/p.collapsed", List.of(), "CpuBurn", "0.5");
+    perf.expectCleanRun();
+    IntegrationTests.check(perf.stderr().contains("falling back to event=itimer"), "clock=perf did not fall back to "
+        + "itimer:\n" + perf.stderr());
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("timers_sample_when_perf_is_refused", RobustnessTests::timersSampleWhenPerfIsRefused),
       new IntegrationTests.Named("descriptors_stay_the_applications", RobustnessTests::descriptorsStayTheApplications),
       new IntegrationTests.Named("full_log_falls_back_to_stderr", RobustnessTests::fullLogFallsBackToStderr),
       new IntegrationTests.Named("second_load_is_refused", RobustnessTests::secondLoadIsRefused),

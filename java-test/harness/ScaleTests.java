@@ -65,61 +65,38 @@ final class ScaleTests {
   }
 
   /**
-   * Pairs of threads handing a token back and forth, a context switch every few microseconds:
-   * the default keeps them on POSIX CPU timers, which cost nothing at a switch, so the handoffs
-   * take at most 1.5 times as long as unprofiled (plus 300 ms for a busy host); a perf_events
-   * counter a thread (clock=perf) made them take 3 times as long on this project's VM. Their
-   * samples, at the kernel's tick and standing for the intervals since, come to 0.85-1.15 of
-   * the threads' own CPU time / 1 ms.
+   * Pairs of threads handing a token back and forth for 2 s, a context switch every few
+   * microseconds: the default keeps them on POSIX CPU timers, which cost nothing at a switch, so
+   * they make at least 2/3 as many handoffs a second as unprofiled; a perf_events counter a
+   * thread (clock=perf) made them 2.7-2.8 times slower on this project's VM. Their samples, at
+   * the kernel's tick and standing for the intervals since, come to 0.85-1.15 of the threads' own
+   * CPU time / 1 ms.
    */
   static void handoffsCostLittle(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run bare = IntegrationTests.run(jdk, null, List.of(), "Scale", "handoff", "2", "100000");
+    IntegrationTests.Run bare = IntegrationTests.run(jdk, null, List.of(), "Scale", "handoff", "2", "10000000", "2000");
     IntegrationTests.check(bare.exit() == 0, "the unprofiled run failed:\n" + bare.stderr());
     IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
-        "Scale", "handoff", "2", "100000");
+        "Scale", "handoff", "2", "10000000", "2000");
     r.expectCleanRun();
-    long without = value(bare, "HANDOFF_MS"), with = value(r, "HANDOFF_MS"), cpu = value(r, "CPU_NS");
+    double without = value(bare, "HANDOFFS") / (double) value(bare, "HANDOFF_MS"),
+        with = value(r, "HANDOFFS") / (double) value(r, "HANDOFF_MS");
+    long cpu = value(r, "CPU_NS");
     long[] s = samples(IntegrationTests.collapsed(r.file("p.collapsed")), "scale-");
     double rate = s[0] / (cpu / 1e6);
-    System.out.printf("    handoffs took %d ms profiled, %d ms not; %d samples for %.0f ms of their CPU: %.3f a ms%n",
+    System.out.printf("    %.1f handoffs a ms profiled, %.1f not; %d samples for %.0f ms of their CPU: %.3f a ms%n",
         with, without, s[0], cpu / 1e6, rate);
-    IntegrationTests.check(with <= 1.5 * without + 300, "the handoffs took " + with + " ms, " + without
-        + " ms unprofiled");
+    IntegrationTests.check(with * 1.5 >= without, with + " handoffs a ms profiled, " + without + " unprofiled");
+    if (cpu < 500_000_000L) {   /* beside busy processes JDK 17's handoffs crawl: a few ticks' samples */
+      System.out.println("    too little CPU to judge the samples by");
+      return;
+    }
     IntegrationTests.check(rate >= 0.85 && rate <= 1.15, "the handing threads' samples are " + rate
         + " of their CPU / 1 ms");
     IntegrationTests.check(s[1] * 50 <= s[0], s[1] + " of " + s[0] + " samples failed");
   }
 
-  /**
-   * 2000 threads started while 4 others work: the median of three profiled runs takes at most
-   * 1.2 times the median of three unprofiled ones (plus 10 ms), the runs interleaved. A thread's
-   * POSIX CPU timer is two system calls; a perf_events counter (clock=perf) made it 1.4 times,
-   * most of it the counter's cost at each context switch of the threads starting and waiting.
-   */
-  static void threadStartsCostLittle(IntegrationTests.Jdk jdk) throws Exception {
-    double[] without = new double[3], with = new double[3];
-    for (int i = 0; i < 3; i++) {
-      IntegrationTests.Run bare = IntegrationTests.run(jdk, null, List.of(), "Scale", "start", "2000", "4");
-      IntegrationTests.check(bare.exit() == 0, "the unprofiled run failed:\n" + bare.stderr());
-      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,file={dir}/p.collapsed", List.of(), "Scale",
-          "start", "2000", "4");
-      r.expectCleanRun();
-      without[i] = startMs(bare);
-      with[i] = startMs(r);
-    }
-    java.util.Arrays.sort(without);
-    java.util.Arrays.sort(with);
-    System.out.printf("    2000 threads started in %.1f ms profiled (median of %s), %.1f ms not (%s)%n", with[1],
-        java.util.Arrays.toString(with), without[1], java.util.Arrays.toString(without));
-    IntegrationTests.check(with[1] <= 1.2 * without[1] + 10, "the starts took " + with[1] + " ms, " + without[1]
-        + " ms unprofiled");
-  }
 
-  static double startMs(IntegrationTests.Run r) {
-    Matcher m = Pattern.compile("(?m)^START_MS ([0-9.]+)").matcher(r.stdout());
-    IntegrationTests.check(m.find(), "the workload did not print START_MS:\n" + r.stdout() + r.stderr());
-    return Double.parseDouble(m.group(1));
-  }
+
 
   /**
    * 3000 threads that end at once: their end costs the profiled run at most twice the unprofiled
@@ -205,7 +182,6 @@ final class ScaleTests {
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("many_live_threads_keep_their_samples", ScaleTests::manyLiveThreadsKeepTheirSamples),
       new IntegrationTests.Named("thread_ends_cost_little", ScaleTests::threadEndsCostLittle),
-      new IntegrationTests.Named("thread_starts_cost_little", ScaleTests::threadStartsCostLittle),
       new IntegrationTests.Named("handoffs_cost_little", ScaleTests::handoffsCostLittle),
       new IntegrationTests.Named("threads_hopping_cpus_keep_their_samples",
           ScaleTests::threadsHoppingCpusKeepTheirSamples),

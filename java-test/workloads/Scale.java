@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   hop THREADS MILLIS LIB   threads that change CPU every 0.5 ms (sched_setaffinity through LIB,
  *                            java-test/jni/fghop.c), each working MILLIS ms of its own CPU
  *   vt THREADS ROUNDS        virtual threads (JDK 21+; exits 3 before), each ROUNDS x (work, 1 ms sleep)
- *   handoff PAIRS ROUNDS     PAIRS pairs of threads passing a token back and forth ROUNDS times, a
- *                            little work at each pass (a context switch every few microseconds):
- *                            HANDOFF_MS
+ *   handoff PAIRS ROUNDS [MILLIS]  PAIRS pairs of threads passing a token back and forth ROUNDS
+ *                            times, a little work at each pass (a context switch every few
+ *                            microseconds), or until MILLIS ms have passed: HANDOFF_MS, HANDOFFS
  *   hot MILLIS               one thread in ScaleHot.spin for MILLIS ms of its CPU; run it with
  *                            -javaagent:retransformer.jar to have the class retransformed each 100 ms
  *
@@ -206,30 +206,35 @@ public final class Scale {
     System.out.println("MAIN_CPU_NS " + (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0));
   }
 
-  static void handoff(int pairs, int rounds) throws Exception {
+  static void handoff(int pairs, int rounds, long millis) throws Exception {
     List<Thread> ts = new ArrayList<>();
     CountDownLatch go = new CountDownLatch(1);
+    AtomicLong done = new AtomicLong();
+    long[] until = new long[1];
     for (int p = 0; p < pairs; p++) {
       java.util.concurrent.SynchronousQueue<Long> there = new java.util.concurrent.SynchronousQueue<>(),
           back = new java.util.concurrent.SynchronousQueue<>();
       ts.add(worker(2 * p, () -> {
         await(go);
         long s = 1;
+        int r = 0;
         try {
-          for (int r = 0; r < rounds; r++) {
+          for (; r < rounds && System.nanoTime() < until[0]; r++) {
             there.put(work(s, 2));
             s = back.take();
           }
+          there.put(-1L);   /* the last: its partner stops */
         } catch (InterruptedException e) {
           throw new RuntimeException(e);
         }
+        done.addAndGet(r);
         sink += s;
       }));
       ts.add(worker(2 * p + 1, () -> {
         await(go);
         try {
-          for (int r = 0; r < rounds; r++)
-            back.put(work(there.take(), 2));
+          for (long v; (v = there.take()) != -1L;)
+            back.put(work(v, 2));
         } catch (InterruptedException e) {
           throw new RuntimeException(e);
         }
@@ -238,9 +243,11 @@ public final class Scale {
     for (Thread t : ts)
       t.start();
     long t0 = System.nanoTime();
+    until[0] = millis > 0 ? t0 + millis * 1_000_000L : Long.MAX_VALUE;
     go.countDown();
     joinAll(ts);
     System.out.println("HANDOFF_MS " + (System.nanoTime() - t0) / 1_000_000);
+    System.out.println("HANDOFFS " + done.get());
   }
 
   static void hot(int millis) throws Exception {
@@ -264,7 +271,8 @@ public final class Scale {
       case "start": start(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
       case "hop": hop(Integer.parseInt(a[1]), Integer.parseInt(a[2]), a[3]); break;
       case "vt": vt(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
-      case "handoff": handoff(Integer.parseInt(a[1]), Integer.parseInt(a[2])); break;
+      case "handoff": handoff(Integer.parseInt(a[1]), Integer.parseInt(a[2]), a.length > 3 ? Long.parseLong(a[3]) : 0);
+        break;
       case "hot": hot(Integer.parseInt(a[1])); break;
       default: throw new IllegalArgumentException("mode: live|end|start|hop|vt|handoff|hot, not " + a[0]);
     }

@@ -345,7 +345,7 @@ static void summary_accounts_for_timers(void **state)
     "(1000.0 intervals per CPU-second in all)\n",
     "thread ends:       30 of those: CPU a thread on a timer ran after its last signal, stored with its last sample\n",
     "clocks:            clock=auto; at the end 12 threads on a POSIX CPU timer, 2 on a perf_events counter; 3 moved "
-    "to a counter (running 2 ms or more between context switches), 1 back to a timer\n",
+    "to a counter (running 1 ms or more between context switches), 1 back to a timer\n",
     "signals taken:     2000 (the folded intervals counted in)\n",
     "never signalled: 20 (intervals of CPU of threads on a POSIX timer that ended before its first signal",
     "accounting:        taken 2000 = stored 1980 + lost 20: OK",

@@ -134,9 +134,10 @@ static void clock_verdicts(void **state)
   (void)state;
   assert_int_equal(fg_clock_decide(20000000, 5, 1), FG_CLOCK_TO_COUNTER);   /* 4 ms a switch */
   assert_int_equal(fg_clock_decide(20000000, 0, 1), FG_CLOCK_TO_COUNTER);
-  assert_int_equal(fg_clock_decide(20000000, 20, 1), FG_CLOCK_STAY);        /* 1 ms: between the bounds */
-  assert_int_equal(fg_clock_decide(20000000, 50, 0), FG_CLOCK_TO_TIMER);    /* 0.4 ms */
-  assert_int_equal(fg_clock_decide(20000000, 20, 0), FG_CLOCK_STAY);
+  assert_int_equal(fg_clock_decide(20000000, 20, 1), FG_CLOCK_TO_COUNTER);  /* 1 ms */
+  assert_int_equal(fg_clock_decide(20000000, 40, 1), FG_CLOCK_STAY);        /* 0.5 ms: between the bounds */
+  assert_int_equal(fg_clock_decide(20000000, 100, 0), FG_CLOCK_TO_TIMER);   /* 0.2 ms */
+  assert_int_equal(fg_clock_decide(20000000, 40, 0), FG_CLOCK_STAY);
   assert_int_equal(fg_clock_decide(20000000, 0, 0), FG_CLOCK_STAY);
   struct fg_clock_watch w = {0};
   assert_int_equal(fg_clock_judge(&w, 5000000, 10, 1), FG_CLOCK_STAY);   /* the window starts */

@@ -5,16 +5,20 @@
  * between context switches earns a perf_events counter instead: 1 ms means
  * 1 ms, the kernel's callchain, a varied period; it costs that thread a few
  * microseconds at each switch (thread_timer.h has the figures), which is
- * under 0.5% of its CPU time when it runs FG_CLOCK_COUNTER_NS or more
+ * under 1% of its CPU time when it runs FG_CLOCK_COUNTER_NS or more
  * between two switches. A thread on a counter that comes to switch every
  * FG_CLOCK_TIMER_NS or sooner (a handoff between threads, a lock passed
  * back and forth) goes back to a timer; between the two it stays where it is.
  *
  * Each FG_CLOCK_LOOK_EVERY signals the handler reads its thread's CPU time
- * and context switches (getrusage RUSAGE_THREAD, one system call; both kinds
- * of switch, as a preemption restarts the counter's hrtimer too) and judges
- * the last FG_CLOCK_WINDOW_NS of CPU or more. The wish is carried out by
- * fgagent's drainer (fg_timer_set_clock), never in the handler. */
+ * and context switches (getrusage RUSAGE_THREAD, one system call) and judges
+ * the last FG_CLOCK_WINDOW_NS of CPU or more. Both kinds of switch count: a
+ * preemption restarts the counter's hrtimer too, and a thread spinning for
+ * a handoff is preempted as often as one that parks switches. A thread
+ * computing beside busy ones is preempted at the end of its slice, 1.5 ms
+ * or more (EEVDF's base slice on 2 CPUs), so it still earns its counter.
+ * The wish is carried out by fgagent's drainer (fg_timer_set_clock), never
+ * in the handler. */
 #ifndef FG_CLOCK_CHOICE_H
 #define FG_CLOCK_CHOICE_H
 
@@ -25,8 +29,8 @@
 
 #define FG_CLOCK_LOOK_EVERY 8
 #define FG_CLOCK_WINDOW_NS 20000000ull
-#define FG_CLOCK_COUNTER_NS 2000000ull
-#define FG_CLOCK_TIMER_NS 500000ull
+#define FG_CLOCK_COUNTER_NS 1000000ull
+#define FG_CLOCK_TIMER_NS 250000ull
 
 enum fg_clock_wish { FG_CLOCK_STAY = 0, FG_CLOCK_TO_COUNTER = 1, FG_CLOCK_TO_TIMER = 2 };
 

@@ -223,9 +223,9 @@ static int open_unlocked(struct fg_timer *t, int tid, void **page, uint64_t *ses
 /* Thread tid's signalling counter (open_unlocked: the system calls outside
  * the lock, which starting threads would otherwise wait for one after
  * another), its descriptor reserved from the budget first and the entry
- * made after, unless the
- * session stopped or restarted meanwhile or a scan gave tid one. Entered
- * and left with the lock held, room and budget checked by add. */
+ * made after, unless the session stopped or restarted meanwhile or a scan
+ * gave tid one. Entered and left with the lock held, room and budget
+ * checked by add. */
 static void add_signalling(struct fg_timer *t, int tid)
 {
   struct fg_perf_threads *perf = t->perf;
