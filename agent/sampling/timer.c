@@ -190,8 +190,8 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, enum fg_clock_mode c
   int rc = arm(t, asked, interval_ns, warn, warnlen);
   t->stopped = rc != 0;
   pthread_mutex_unlock(&t->lock);
-  if (rc == 0 && t->event == FG_EVENT_CPU)
-    fg_fd_room_keep(&t->fd_room);   /* before the threads already running get theirs */
+  if (rc == 0 && t->event == FG_EVENT_CPU && t->clock == FG_CLOCK_PERF)
+    fg_fd_room_keep(&t->fd_room);   /* a counter for every thread: room before the running ones get theirs */
   return rc;
 }
 

@@ -15,7 +15,8 @@
  *   thread gets at most one signal a tick (4 ms on a HZ=250 kernel); the
  *   intervals that passed meanwhile come as the signal's si_overrun, and its
  *   sample stands for them all. A thread's CPU time since its last signal
- *   is not sampled when it ends or the session stops.
+ *   is counted when it ends (settle_timer_tail, jvmti/session.c), not when
+ *   the session stops.
  * - No kernel callchain, no period to vary.
  * Each timer holds a signal queued in advance, counted in RLIMIT_SIGPENDING
  * (timer_create fails with EAGAIN past it): fgagent takes at most half. */

@@ -464,11 +464,17 @@ void fg_timer_set_clock(struct fg_timer *t, int tid, int wish)
   pthread_mutex_unlock(&t->lock);
 }
 
+/* The table's threads with counters now. Under the lock. */
+static uint64_t counters_now(const struct fg_timer *t)
+{
+  return t->nfds - t->timers - t->unsampled;
+}
+
 void fg_timer_clock_counts(struct fg_timer *t, uint64_t *timers, uint64_t *counters)
 {
   pthread_mutex_lock(&t->lock);
   *timers = t->stopped ? t->timers_at_stop : t->timers;
-  *counters = t->stopped ? t->counters_at_stop : t->nfds - t->timers - t->unsampled;
+  *counters = t->stopped ? t->counters_at_stop : counters_now(t);
   pthread_mutex_unlock(&t->lock);
 }
 
@@ -477,7 +483,7 @@ void fg_perf_close_all(struct fg_timer *t)
   pthread_mutex_lock(&t->lock);
   if (!t->stopped) {
     t->timers_at_stop = t->timers;
-    t->counters_at_stop = t->nfds - t->timers - t->unsampled;
+    t->counters_at_stop = counters_now(t);
   }
   t->stopped = 1;
   for (uint32_t i = 0; i < t->nfds; i++) {
