@@ -210,6 +210,11 @@ build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/hotspo
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/hotspot/method_map.o -lcmocka -o $@
 
+# alloc and lock's event log: its shards and the threads' class caches.
+build/tests/test_event_log: tests/unit/test_event_log.c build/obj/agent/java_events/event_log.o build/libfgcore.a tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/java_events/event_log.o build/libfgcore.a -lcmocka -o $@
+
 # The ELF symbol reader, on the test program's own functions.
 build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o tests/unit/unit.h
 	@mkdir -p build/tests

@@ -3,7 +3,8 @@
 # ASPROF names its library. Cost: fixed work timed by the workload's own clock, with no
 # profiler, with fgagent and with async-profiler, interleaved, ROUNDS times, the ratio of each
 # mode's median to no profiler's (and the median's 95% interval from order statistics):
-#   an allocation-heavy run (AllocSites: 2 threads, 17 GB) at alloc=512k;
+#   an allocation-heavy run (AllocSites: one thread, 34 GB) at alloc=512k (one thread: two on two
+#   cores compete with G1's workers and spread the times over 20%, one over 3-4%);
 #   a contended one (LockWork: 4 threads on a monitor, 4 on a ReentrantLock) at lock=10us.
 # The floor, in the same rounds: build/event_floor_agent.so turns on the same JVM events with
 # callbacks that only count (scripts/bench/event_floor_agent.c), what any JVMTI profiler pays.
@@ -74,7 +75,7 @@ for jdk in "${jdks[@]}"; do
   for i in $(seq 1 "$rounds"); do
     for mode in "${modes[@]}"; do
       t=$work/$label-$mode-$i
-      run "$java" "$mode" alloc "$t-alloc" AllocSites 2 2400000
+      run "$java" "$mode" alloc "$t-alloc" AllocSites 1 4800000
       value WORK_MS "$t-alloc.out" >>"$work/$label-$mode-alloc.ms"
       run "$java" "$mode" lock "$t-lock" LockWork 4 80000
       value WORK_MS "$t-lock.out" >>"$work/$label-$mode-lock.ms"

@@ -2,9 +2,11 @@
  * thread like a CPU sample, with the accounting of the summary's alloc and
  * lock sections (fg/stats.h: taken == stored + no_thread + no_memory). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "buffer/drainer_internal.h"
 #include "fg/sample_record.h"
+#include "java_events/java_events.h"
 #include "jvmti/threads.h"
 
 static void add_counts(struct fg_event_stats *to, const struct fg_event_stats *from)
@@ -13,6 +15,8 @@ static void add_counts(struct fg_event_stats *to, const struct fg_event_stats *f
   to->no_thread += from->no_thread;
   to->no_memory += from->no_memory;
   to->below += from->below;
+  if (!to->difference[0])
+    memcpy(to->difference, from->difference, sizeof to->difference);
 }
 
 void fg_drainer_drain_events(struct fg_drainer *d)
@@ -48,6 +52,8 @@ void fg_drainer_drain_events(struct fg_drainer *d)
     es->events += r->events;
     es->no_stack += r->trace->n == 1;   /* the class frame alone */
     es->parks += r->park;
+    es->walked += r->walk != FG_EVENT_WALK_JVM;
+    es->differ += r->walk == FG_EVENT_WALK_DIFFERS;
   }
   free(records);
 }

@@ -12,23 +12,37 @@ int fg_event_log_init(struct fg_event_log *l)
 {
   memset(l, 0, sizeof *l);
   fg_profile_init(&l->classes);
-  return pthread_mutex_init(&l->lock, NULL) == 0 ? 0 : -1;
+  int failed = pthread_mutex_init(&l->classes_lock, NULL) != 0;
+  for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++)
+    failed |= pthread_mutex_init(&l->shards[i].lock, NULL) != 0;
+  return failed ? -1 : 0;
 }
 
 void fg_event_log_destroy(struct fg_event_log *l)
 {
-  free(l->records);
+  for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++) {
+    free(l->shards[i].records);
+    pthread_mutex_destroy(&l->shards[i].lock);
+  }
   fg_profile_free(&l->classes);
-  pthread_mutex_destroy(&l->lock);
+  pthread_mutex_destroy(&l->classes_lock);
+}
+
+static struct fg_event_shard *shard_of(struct fg_event_log *l, uint64_t key)
+{
+  return &l->shards[key % FG_EVENT_LOG_SHARDS];
 }
 
 void fg_event_log_reset(struct fg_event_log *l)
 {
-  pthread_mutex_lock(&l->lock);
-  l->n = 0;
-  memset(l->counts, 0, sizeof l->counts);
+  for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++) {
+    struct fg_event_shard *s = &l->shards[i];
+    pthread_mutex_lock(&s->lock);
+    s->n = 0;
+    memset(s->counts, 0, sizeof s->counts);
+    pthread_mutex_unlock(&s->lock);
+  }
   atomic_store(&l->below, 0);
-  pthread_mutex_unlock(&l->lock);
 }
 
 int64_t fg_event_log_class(struct fg_event_log *l, const char *sig)
@@ -36,53 +50,136 @@ int64_t fg_event_log_class(struct fg_event_log *l, const char *sig)
   char name[512];
   if (fg_class_frame_name(sig, name, sizeof name) != 0)
     return -1;
-  pthread_mutex_lock(&l->lock);
+  pthread_mutex_lock(&l->classes_lock);
   int64_t id = fg_profile_intern(&l->classes, name, FG_KIND_CLASS);
-  pthread_mutex_unlock(&l->lock);
+  pthread_mutex_unlock(&l->classes_lock);
+  return id;
+}
+
+/* FNV-1a, the length folded in: two signatures meeting in one thread's
+ * four ways by chance is a 2^-64 event. */
+static uint64_t sig_hash(const char *sig)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t n = 0;
+  for (; sig[n]; n++)
+    h = (h ^ (uint8_t)sig[n]) * 0x100000001b3ull;
+  return h ^ ((uint64_t)n << 48) ^ 1;   /* never 0, an empty way's */
+}
+
+int64_t fg_event_log_class_cached(struct fg_event_log *l, struct fg_class_cache *c, const char *sig)
+{
+  if (!c)
+    return fg_event_log_class(l, sig);
+  uint64_t h = sig_hash(sig);
+  for (int i = 0; i < FG_CLASS_CACHE_WAYS; i++)
+    if (c->hash[i] == h)
+      return c->id[i];
+  int64_t id = fg_event_log_class(l, sig);
+  if (id >= 0) {
+    uint32_t way = c->next++ % FG_CLASS_CACHE_WAYS;
+    c->hash[way] = h;
+    c->id[way] = id;
+  }
   return id;
 }
 
 void fg_event_log_class_name(struct fg_event_log *l, uint32_t id, char *out, size_t len)
 {
-  pthread_mutex_lock(&l->lock);
+  pthread_mutex_lock(&l->classes_lock);
   fg_utf8_copy(out, len, id < l->classes.nnames ? l->classes.names[id] : "[unknown class]");
-  pthread_mutex_unlock(&l->lock);
+  pthread_mutex_unlock(&l->classes_lock);
 }
 
-void fg_event_log_add(struct fg_event_log *l, const struct fg_event_record *r)
+void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_event_record *r)
 {
-  pthread_mutex_lock(&l->lock);
-  struct fg_event_stats *c = &l->counts[r->event];
+  struct fg_event_shard *s = shard_of(l, key);
+  pthread_mutex_lock(&s->lock);
+  struct fg_event_stats *c = &s->counts[r->event];
   c->taken++;
-  if (!r->trace || l->n >= FG_EVENT_LOG_MAX ||
-      fg_grow_array((void **)&l->records, &l->cap, sizeof *l->records, l->n + 1) != 0)
+  if (!r->trace || s->n >= FG_EVENT_LOG_MAX ||
+      fg_grow_array((void **)&s->records, &s->cap, sizeof *s->records, s->n + 1) != 0)
     c->no_memory++;
   else
-    l->records[l->n++] = *r;
-  pthread_mutex_unlock(&l->lock);
+    s->records[s->n++] = *r;
+  pthread_mutex_unlock(&s->lock);
 }
 
-void fg_event_log_lost(struct fg_event_log *l, enum fg_stack_event e, int no_thread)
+void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, int no_thread)
 {
-  pthread_mutex_lock(&l->lock);
-  l->counts[e].taken++;
+  struct fg_event_shard *s = shard_of(l, key);
+  pthread_mutex_lock(&s->lock);
+  s->counts[e].taken++;
   if (no_thread)
-    l->counts[e].no_thread++;
+    s->counts[e].no_thread++;
   else
-    l->counts[e].no_memory++;
-  pthread_mutex_unlock(&l->lock);
+    s->counts[e].no_memory++;
+  pthread_mutex_unlock(&s->lock);
+}
+
+void fg_event_log_difference(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, const char *why)
+{
+  struct fg_event_shard *s = shard_of(l, key);
+  pthread_mutex_lock(&s->lock);
+  if (!s->counts[e].difference[0])
+    fg_utf8_copy(s->counts[e].difference, sizeof s->counts[e].difference, why);
+  pthread_mutex_unlock(&s->lock);
+}
+
+static void add_counts(struct fg_event_stats *to, const struct fg_event_stats *from)
+{
+  to->taken += from->taken;
+  to->no_thread += from->no_thread;
+  to->no_memory += from->no_memory;
+  if (!to->difference[0])
+    memcpy(to->difference, from->difference, sizeof to->difference);
 }
 
 void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uint32_t *n,
                        struct fg_event_stats counts[FG_STACK_EVENTS])
 {
-  pthread_mutex_lock(&l->lock);
-  *out = l->records;
-  *n = l->n;
-  l->records = NULL;
-  l->n = l->cap = 0;
-  memcpy(counts, l->counts, sizeof l->counts);
-  memset(l->counts, 0, sizeof l->counts);
+  struct fg_event_record *taken[FG_EVENT_LOG_SHARDS];
+  uint32_t sizes[FG_EVENT_LOG_SHARDS], total = 0, holding = 0;
+  memset(counts, 0, FG_STACK_EVENTS * sizeof *counts);
+  for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++) {
+    struct fg_event_shard *s = &l->shards[i];
+    pthread_mutex_lock(&s->lock);
+    taken[i] = s->records;
+    sizes[i] = s->n;
+    s->records = NULL;
+    s->n = s->cap = 0;
+    for (int e = 0; e < FG_STACK_EVENTS; e++)
+      add_counts(&counts[e], &s->counts[e]);
+    memset(s->counts, 0, sizeof s->counts);
+    pthread_mutex_unlock(&s->lock);
+    total += sizes[i];
+    holding += sizes[i] > 0;
+  }
   counts[FG_STACK_LOCK].below = atomic_exchange(&l->below, 0);
-  pthread_mutex_unlock(&l->lock);
+  *out = NULL;
+  *n = 0;
+  if (holding <= 1) {   /* one shard's records as they are */
+    for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++) {
+      if (sizes[i] > 0) {
+        *out = taken[i];
+        *n = sizes[i];
+      } else {
+        free(taken[i]);
+      }
+    }
+    return;
+  }
+  struct fg_event_record *all = malloc((size_t)total * sizeof *all);
+  for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++) {
+    if (all && sizes[i] > 0) {
+      memcpy(all + *n, taken[i], (size_t)sizes[i] * sizeof *all);
+      *n += sizes[i];
+    } else if (!all) {   /* the heap refused the merge: the records are lost, and counted */
+      for (int e = 0; e < FG_STACK_EVENTS; e++)
+        for (uint32_t k = 0; k < sizes[i]; k++)
+          counts[e].no_memory += taken[i][k].event == e;
+    }
+    free(taken[i]);
+  }
+  *out = all;
 }

@@ -32,18 +32,28 @@ struct fg_event_record {
   uint64_t events;              /* the objects or waits it stands for */
   uint8_t event;                /* enum fg_stack_event */
   uint8_t park;                 /* lock: a park on a java.util.concurrent lock, not a monitor */
+  uint8_t walk;                 /* enum fg_event_walk: how its stack was walked */
 };
 
-/* Most records between two drainer passes (50 ms): 2 M events a second; past
- * it an event is counted lost, never waited for. */
+/* Most records a shard keeps between two drainer passes (50 ms): 2 M events
+ * a second; past it an event is counted lost, never waited for. */
 #define FG_EVENT_LOG_MAX (1u << 17)
+/* Threads log into shards of their own (by their record's serial), so that
+ * two threads allocating on two CPUs do not pass one lock's line back and
+ * forth at every sample. */
+#define FG_EVENT_LOG_SHARDS 8
 
-struct fg_event_log {
+struct fg_event_shard {
   pthread_mutex_t lock;
   struct fg_event_record *records;
   uint32_t n, cap;
   struct fg_event_stats counts[FG_STACK_EVENTS];   /* taken and lost since the last take */
+} __attribute__((aligned(64)));
+
+struct fg_event_log {
+  struct fg_event_shard shards[FG_EVENT_LOG_SHARDS];
   _Atomic uint64_t below;       /* lock: waits shorter than lock= since the last take (no lock taken for them) */
+  pthread_mutex_t classes_lock;
   /* class ids: names[i] is class i's frame name ("java.lang.String", "byte[]") */
   struct fg_profile classes;    /* used as a string table: id = index */
 };
@@ -54,21 +64,38 @@ void fg_event_log_destroy(struct fg_event_log *l);
 void fg_event_log_reset(struct fg_event_log *l);
 
 /* The id of the class with JVM signature sig, added if new; -1 when it is
- * not a signature or memory ran out. */
+ * not a signature or memory ran out. Ids are never reused: a thread may
+ * keep the ones it met (fg_class_cache). */
 int64_t fg_event_log_class(struct fg_event_log *l, const char *sig);
 /* The frame name of class id into out ("[unknown class]" for an id never
  * given). */
 void fg_event_log_class_name(struct fg_event_log *l, uint32_t id, char *out, size_t len);
 
-/* Adds r (r->trace NULL: its stack was refused, counted lost). */
-void fg_event_log_add(struct fg_event_log *l, const struct fg_event_record *r);
+/* Adds r into the shard of key (the thread's; r->trace NULL: its stack was
+ * refused, counted lost). */
+void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_event_record *r);
 /* Counts an event that never got as far as a record: no thread record,
  * no stack. */
-void fg_event_log_lost(struct fg_event_log *l, enum fg_stack_event e, int no_thread);
+void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, int no_thread);
 
-/* Takes the records so far (the caller frees *out) and the counts since
- * the last take. */
+/* Takes the records so far of every shard (the caller frees *out) and the
+ * counts since the last take. */
 void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uint32_t *n,
                        struct fg_event_stats counts[FG_STACK_EVENTS]);
+
+/* verify: notes that event e's stack fgagent walked differs from the JVM's
+ * (the first one's description is kept for the summary). */
+void fg_event_log_difference(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, const char *why);
+
+/* A thread's last classes met, so that an event of a class it met needs no
+ * lock: keyed by a hash of the class's signature and its length. */
+#define FG_CLASS_CACHE_WAYS 4
+struct fg_class_cache {
+  uint64_t hash[FG_CLASS_CACHE_WAYS];
+  int64_t id[FG_CLASS_CACHE_WAYS];
+  uint32_t next;
+};
+/* fg_event_log_class through the thread's cache c (NULL: none). */
+int64_t fg_event_log_class_cached(struct fg_event_log *l, struct fg_class_cache *c, const char *sig);
 
 #endif

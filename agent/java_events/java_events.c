@@ -10,6 +10,7 @@
 #include "fg/clock.h"
 #include "fg/sample_record.h"
 #include "jvmti/agent.h"
+#include "jvmti/threads.h"
 
 void fg_java_events_callbacks(jvmtiEventCallbacks *cb)
 {
@@ -41,64 +42,12 @@ struct fg_thread *fg_java_events_thread(struct fg_agent *a, JNIEnv *jni)
   return t && t->env == jni ? t : NULL;
 }
 
-/* Frames asked of GetStackTrace without the heap: deeper stacks take a second call. */
-#define ON_STACK_FRAMES 128
-
-const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_id, uint32_t flags)
-{
-  jvmtiFrameInfo local[ON_STACK_FRAMES];
-  ASGCT_CallFrame frames_local[ON_STACK_FRAMES + 1];
-  uint8_t types_local[ON_STACK_FRAMES + 1];
-  int want = a->opts.depth + 1;   /* one more than depth tells a cut stack */
-  jvmtiFrameInfo *info = local;
-  ASGCT_CallFrame *frames = frames_local;
-  uint8_t *types = types_local;
-  jint count = 0;
-  jvmtiError e = (*a->jvmti)->GetStackTrace(a->jvmti, NULL, 0, want < ON_STACK_FRAMES ? want : ON_STACK_FRAMES,
-                                            info, &count);
-  if (e == JVMTI_ERROR_NONE && count == ON_STACK_FRAMES && want > ON_STACK_FRAMES) {   /* deeper: all of it */
-    jvmtiFrameInfo *all_info = malloc((size_t)want * sizeof *all_info);
-    ASGCT_CallFrame *all_frames = malloc((size_t)(want + 1) * sizeof *all_frames);
-    uint8_t *all_types = malloc((size_t)want + 1);
-    jint all = 0;
-    if (all_info && all_frames && all_types &&
-        (*a->jvmti)->GetStackTrace(a->jvmti, NULL, 0, want, all_info, &all) == JVMTI_ERROR_NONE) {
-      info = all_info;
-      frames = all_frames;
-      types = all_types;
-      count = all;
-    } else {   /* the first ON_STACK_FRAMES, cut */
-      free(all_info);
-      free(all_frames);
-      free(all_types);
-    }
-  }
-  if (e != JVMTI_ERROR_NONE || count < 0)
-    count = 0;
-  int n = count > a->opts.depth ? a->opts.depth : count;
-  if (count > a->opts.depth || (info == local && count == ON_STACK_FRAMES && want > ON_STACK_FRAMES))
-    flags |= FG_SAMPLE_TRUNCATED;   /* deeper than depth, or than the first call's room when memory ran out */
-  frames[0] = (ASGCT_CallFrame){.lineno = 0, .method_id = (jmethodID)(uintptr_t)class_id};
-  types[0] = FG_FRAME_CLASS;
-  for (int i = 0; i < n; i++) {
-    frames[i + 1] = (ASGCT_CallFrame){.lineno = (jint)info[i].location, .method_id = info[i].method};
-    types[i + 1] = FG_FRAME_JAVA;
-  }
-  const struct fg_trace *tr = fg_trace_table_put(&a->traces, frames, types, (uint32_t)n + 1, flags);
-  if (info != local) {
-    free(info);
-    free(frames);
-    free(types);
-  }
-  return tr;
-}
-
-int64_t fg_java_events_class(struct fg_agent *a, jclass klass)
+int64_t fg_java_events_class(struct fg_agent *a, struct fg_thread *t, jclass klass)
 {
   char *sig = NULL;
   if (!klass || (*a->jvmti)->GetClassSignature(a->jvmti, klass, &sig, NULL) != JVMTI_ERROR_NONE || !sig)
     return -1;
-  int64_t id = fg_event_log_class(&a->events, sig);
+  int64_t id = fg_event_log_class_cached(&a->events, t ? &t->classes : NULL, sig);
   (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)sig);
   return id;
 }
@@ -107,15 +56,17 @@ void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, en
                         uint64_t events, int park)
 {
   if (!t || cls < 0) {
-    fg_event_log_lost(&a->events, e, !t);
+    fg_event_log_lost(&a->events, t ? t->serial : 0, e, !t);
     return;
   }
   struct fg_event_record r = {
     .thread = t, .serial = t->serial, .time_ns = fg_clock_ns(CLOCK_MONOTONIC), .event = (uint8_t)e,
     .weight = weight, .events = events, .park = (uint8_t)park,
   };
-  r.trace = fg_java_events_stack(a, (uint32_t)cls, e == FG_STACK_ALLOC ? FG_SAMPLE_ALLOC : FG_SAMPLE_LOCK);
-  fg_event_log_add(&a->events, &r);
+  enum fg_event_walk walk;
+  r.trace = fg_java_events_stack(a, t, (uint32_t)cls, e == FG_STACK_ALLOC ? FG_SAMPLE_ALLOC : FG_SAMPLE_LOCK, &walk);
+  r.walk = (uint8_t)walk;
+  fg_event_log_add(&a->events, t->serial, &r);
 }
 
 int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)

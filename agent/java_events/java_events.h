@@ -20,8 +20,9 @@
  *    with a compiled native wrapper races with running callers); a session
  *    without lock passes straight through.
  *
- * Stacks come from JVMTI GetStackTrace on the thread itself: the JVM's own
- * walk at a point where it is exact (inlined frames included). */
+ * Stacks are walked on the thread itself, in the callback, where the stack
+ * stands still: by fgagent's walker from the thread's frame anchor, or by
+ * JVMTI GetStackTrace where it cannot (java_events/event_stack.c). */
 #ifndef FG_JAVA_EVENTS_H
 #define FG_JAVA_EVENTS_H
 
@@ -46,12 +47,21 @@ void fg_java_events_stop(struct fg_agent *a);
 
 /* Internal to java_events/: the calling thread's record, or NULL. */
 struct fg_thread *fg_java_events_thread(struct fg_agent *a, JNIEnv *jni);
-/* The calling thread's Java stack under the class frame class_id into the
- * trace table (flags: FG_SAMPLE_ALLOC or FG_SAMPLE_LOCK); NULL when the
- * table refused it. A stack the JVM gave no frame of is the class alone. */
-const struct fg_trace *fg_java_events_stack(struct fg_agent *a, uint32_t class_id, uint32_t flags);
-/* The event log's id of klass's class; -1 when JVMTI does not say. */
-int64_t fg_java_events_class(struct fg_agent *a, jclass klass);
+/* How an event's stack was walked (the summary counts each). */
+enum fg_event_walk {
+  FG_EVENT_WALK_JVM = 0,       /* JVMTI GetStackTrace */
+  FG_EVENT_WALK_OWN = 1,       /* fgagent's walker from the thread's frame anchor */
+  FG_EVENT_WALK_DIFFERS = 2,   /* fgagent's, and verify found GetStackTrace's different */
+};
+/* The calling thread t's Java stack under the class frame class_id into the
+ * trace table (flags: FG_SAMPLE_ALLOC or FG_SAMPLE_LOCK), walked as *walk
+ * says (java_events/event_stack.c); NULL when the table refused it. A stack
+ * with no Java frame is the class alone. */
+const struct fg_trace *fg_java_events_stack(struct fg_agent *a, struct fg_thread *t, uint32_t class_id,
+                                            uint32_t flags, enum fg_event_walk *walk);
+/* The event log's id of klass's class (through t's cache of the classes it
+ * met, t may be NULL); -1 when JVMTI does not say. */
+int64_t fg_java_events_class(struct fg_agent *a, struct fg_thread *t, jclass klass);
 /* Logs an event of the calling thread t (its stack taken now, under class cls). */
 void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, enum fg_stack_event e, uint64_t weight,
                         uint64_t events, int park);

@@ -29,7 +29,7 @@ static void waited(struct fg_agent *a, JNIEnv *jni, jobject object, uint64_t ns,
   }
   struct fg_thread *t = fg_java_events_thread(a, jni);
   jclass klass = t ? (*jni)->GetObjectClass(jni, object) : NULL;
-  fg_java_events_log(a, t, t ? fg_java_events_class(a, klass) : -1, FG_STACK_LOCK, ns, 1, park);
+  fg_java_events_log(a, t, t ? fg_java_events_class(a, t, klass) : -1, FG_STACK_LOCK, ns, 1, park);
   if (klass)
     (*jni)->DeleteLocalRef(jni, klass);
 }
@@ -46,7 +46,7 @@ void JNICALL fg_lock_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
   if (t)
     t->monitor_wait_ns = fg_clock_ns(CLOCK_MONOTONIC);
   else
-    fg_event_log_lost(&a->events, FG_STACK_LOCK, 1);
+    fg_event_log_lost(&a->events, 0, FG_STACK_LOCK, 1);
   fg_java_events_leave(a);
 }
 

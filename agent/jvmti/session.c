@@ -348,6 +348,7 @@ static void fill_stats(struct fg_agent *a)
   s->alloc.interval = a->opts.alloc_bytes;
   s->lock.on = a->lock_on;
   s->lock.interval = a->opts.lock_ns;
+  s->alloc.verified = s->lock.verified = a->opts.verify;
   if (a->timer.event == FG_EVENT_WALL) {
     s->cpu_ns = atomic_load(&a->wall.sampled_ns) - a->wall_sampled_before;   /* what the samples stand for */
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;

@@ -15,6 +15,7 @@
 #include "fg/forte.h"
 #include "fg/ring.h"
 #include "fg/trace_table.h"
+#include "java_events/event_log.h"
 #include "sampling/cputimer/clock_choice.h"
 #include "sampling/signal/backoff.h"
 #include "sampling/perf/jitter.h"
@@ -91,6 +92,8 @@ struct fg_thread {
   /* lock: when this thread began to wait for a contended monitor
    * (MonitorContendedEnter), read at MonitorContendedEntered; this thread's */
   uint64_t monitor_wait_ns;
+  /* alloc and lock: the classes this thread's events met last; this thread's */
+  struct fg_class_cache classes;
 
   /* after every field each signal reads, so that those share few cache
    * lines: at 1 ms apart the handler finds them all cold */

@@ -324,6 +324,13 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
               alloc ? "samples taken:" : "waits taken:", e->taken, e->stored, pct(e->stored, e->taken), e->no_stack,
               lost, pct(lost, e->taken), e->no_thread, e->no_memory) < 0)
     return -1;
+  if (fprintf(out, "  stacks:            %" PRIu64 " walked by fgagent from the thread's frame anchor, %" PRIu64
+                   " by the JVM (GetStackTrace)\n", e->walked, e->stored - e->walked) < 0)
+    return -1;
+  if (e->verified && fprintf(out, "  verified:          %" PRIu64 " of fgagent's %" PRIu64 " stacks differ from the "
+                                  "JVM's (GetStackTrace at the same point)%s%s\n", e->differ, e->walked,
+                             e->difference[0] ? "; the first: " : "", e->difference) < 0)
+    return -1;
   return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64 ": %s\n", e->taken,
                  e->stored, lost, e->taken == e->stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
 }

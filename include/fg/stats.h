@@ -29,6 +29,10 @@ struct fg_event_stats {
   uint64_t no_stack;                       /* stored with no Java frame: the JVM gave no stack */
   uint64_t below;                          /* lock: waits shorter than the threshold, not recorded */
   uint64_t parks;                          /* lock: stored parks on java.util.concurrent locks (the rest: monitors) */
+  int verified;                            /* option verify: stacks fgagent walked were checked (differ) */
+  uint64_t walked;                         /* stored with a stack fgagent's walker took (the rest: GetStackTrace's) */
+  uint64_t differ;                         /* verify: of those, stacks GetStackTrace gave otherwise */
+  char difference[320];                    /* verify: the first such, described; "" when none */
 };
 
 struct fg_stats {

@@ -137,6 +137,48 @@ final class AllocLockTests {
         + " monitor and " + parks + " park events for " + stored + " waits:\n" + summary);
   }
 
+  /**
+   * Allocation and lock stacks walked by fgagent's own walker from the thread's frame anchor are
+   * the JVM's own: with verify, each is compared in the callback with GetStackTrace's at the same
+   * point (method and bytecode index, frame by frame). On three allocation sites in compiled code
+   * and on a monitor and a ReentrantLock (parked through the Unsafe.park hook) whose holders
+   * allocate: no stack differs, and fgagent walked at least 90% of them (the rest: code whose
+   * CompiledMethodLoad had not come yet, walked by the JVM).
+   */
+  static void eventStacksAreTheJvms(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run sites = IntegrationTests.run(jdk, "alloc=4k,verify,file={dir}/a.collapsed", List.of(),
+        "AllocSites", "2", "40000");
+    sites.expectCleanRun();
+    IntegrationTests.Run locks = IntegrationTests.run(jdk, "alloc=16k,lock=0,verify,file={dir}/l-%e.collapsed",
+        List.of(), "Locks", "3", "2", "2", "alloc");
+    locks.expectCleanRun();
+    String[][] sections = {{"AllocSites alloc", section(sites, "alloc: heap")}, {"Locks alloc", section(locks,
+        "alloc: heap")}, {"Locks lock", section(locks, "lock: waits")}};
+    for (String[] s : sections) {
+      long stored = field(s[1], "stored:\\s+(\\d+)"), walked = field(s[1], "(\\d+) walked by fgagent"),
+          differ = field(s[1], "verified:\\s+(\\d+) of fgagent's");
+      System.out.printf("    %s: %d stored, %d walked by fgagent, %d differ from GetStackTrace%n", s[0], stored,
+          walked, differ);
+      IntegrationTests.check(differ == 0, s[0] + ": fgagent's stacks differ from the JVM's:\n" + s[1]);
+      IntegrationTests.check(stored >= 100 && walked >= 0.9 * stored, s[0] + ": fgagent walked " + walked + " of "
+          + stored + " stacks:\n" + s[1]);
+    }
+  }
+
+  /** The summary's section that starts with head, to the next section. */
+  static String section(IntegrationTests.Run r, String head) {
+    int at = r.stderr().indexOf("\n" + head);
+    IntegrationTests.check(at >= 0, "no " + head + " section:\n" + r.stderr());
+    int end = r.stderr().indexOf("\n  accounting:", at);
+    return r.stderr().substring(at + 1, end < 0 ? r.stderr().length() : end);
+  }
+
+  static long field(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    IntegrationTests.check(m.find(), "no " + regex + " in:\n" + text);
+    return Long.parseLong(m.group(1));
+  }
+
   static long countEvents(String jfrSummary, String type) {
     Matcher m = Pattern.compile("(?m)^\\s*" + Pattern.quote(type) + "\\s+(\\d+)").matcher(jfrSummary);
     return m.find() ? Long.parseLong(m.group(1)) : 0;
@@ -237,5 +279,6 @@ final class AllocLockTests {
       new IntegrationTests.Named("alloc_sites_weigh_their_bytes", AllocLockTests::allocSitesWeighTheirBytes),
       new IntegrationTests.Named("lock_waits_match_the_jvms_accounting", AllocLockTests::lockWaitsMatchTheJvmsAccounting),
       new IntegrationTests.Named("events_combine_in_one_run", AllocLockTests::eventsCombineInOneRun),
+      new IntegrationTests.Named("event_stacks_are_the_jvms", AllocLockTests::eventStacksAreTheJvms),
       new IntegrationTests.Named("events_restart_on_a_running_jvm", AllocLockTests::eventsRestartOnARunningJvm));
 }
