@@ -402,6 +402,12 @@ static struct fg_unregistered_name *unregistered_name(struct fg_drainer *d, int 
   return &d->unregistered_names[j];
 }
 
+uint32_t fg_drainer_unregistered_thread(struct fg_drainer *d, int tid)
+{
+  struct fg_unregistered_name *f = unregistered_name(d, tid);
+  return f ? f->profile_thread : 0;
+}
+
 static void add_unregistered(void *ctx, int tid, uint64_t samples)
 {
   struct fg_drainer *d = ctx;

@@ -35,11 +35,11 @@ void fg_drainer_drain_events(struct fg_drainer *d)
     struct fg_event_stats *es = r->event == FG_STACK_ALLOC ? &st->alloc : &st->lock;
     /* a record is never freed, only taken again by a new thread: then its
      * serial says the event was another registration's */
-    if (r->thread->serial != r->serial) {
+    if (r->thread && r->thread->serial != r->serial) {
       es->no_thread++;
       continue;
     }
-    uint32_t thread = fg_drainer_profile_thread(d, r->thread);
+    uint32_t thread = r->thread ? fg_drainer_profile_thread(d, r->thread) : fg_drainer_unregistered_thread(d, r->tid);
     int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, -1, r->trace, 0);
     if (idx < 0) {
       es->no_memory++;

@@ -12,6 +12,9 @@ int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i);
 void fg_drainer_count_joined(struct fg_drainer *d);
 /* The profile thread a record's samples go to (new per registration). */
 uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t);
+/* The profile thread of a thread with no record (its name from the kernel);
+ * 0 when memory ran out. */
+uint32_t fg_drainer_unregistered_thread(struct fg_drainer *d, int tid);
 /* alloc and lock: the event log's records into the profile (drainer_events.c). Under the registry's lock. */
 void fg_drainer_drain_events(struct fg_drainer *d);
 /* loop=: the interval's profile written (rotate) and replaced by an empty one. */

@@ -17,7 +17,7 @@ void JNICALL fg_alloc_sampled(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
   /* sampled with probability p = 1 - exp(-size / interval): it stands for size / p bytes, 1 / p objects */
   double s = size > 0 ? (double)size : 1.0, interval = (double)a->opts.alloc_bytes;
   double p = interval > 0 ? -expm1(-s / interval) : 1.0;
-  fg_java_events_log(a, t, t ? fg_java_events_class(a, t, klass) : -1, FG_STACK_ALLOC, (uint64_t)llround(s / p),
+  fg_java_events_log(a, t, fg_java_events_class(a, t, klass), FG_STACK_ALLOC, (uint64_t)llround(s / p),
                      (uint64_t)llround(1.0 / p), 0);
   fg_java_events_leave(a);
 }

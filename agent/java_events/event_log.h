@@ -24,8 +24,10 @@
 struct fg_thread;
 
 struct fg_event_record {
-  struct fg_thread *thread;     /* the registry's record of the thread it happened on */
+  struct fg_thread *thread;     /* the registry's record of the thread it happened on; NULL: a thread
+                                   with none (one attaching, still in its Thread's constructor) */
   uint64_t serial;              /* that record's registration then */
+  int tid;                      /* the thread's */
   const struct fg_trace *trace; /* the class (frame 0), then the Java frames, leaf first */
   uint64_t time_ns;             /* CLOCK_MONOTONIC at its end */
   uint64_t weight;              /* bytes (alloc), nanoseconds waited (lock) */

@@ -29,6 +29,8 @@
 static int own_walk(const struct fg_agent *a, const struct fg_thread *t, ASGCT_CallFrame *f, uint8_t *types,
                     int java_room)
 {
+  if (!t)
+    return -1;   /* a thread with no record: no stack bounds */
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
   const struct fg_walker *w = &a->sampler.walker;
   if (!w->use_vm || !hi || !t->env)

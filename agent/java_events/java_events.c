@@ -3,6 +3,8 @@
 #include "java_events/java_events.h"
 
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,18 +57,21 @@ int64_t fg_java_events_class(struct fg_agent *a, struct fg_thread *t, jclass kla
 void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, enum fg_stack_event e, uint64_t weight,
                         uint64_t events, int park)
 {
-  if (!t || cls < 0) {
-    fg_event_log_lost(&a->events, t ? t->serial : 0, e, !t);
+  /* a thread with no record (attaching, in its Thread's constructor) goes under its tid */
+  int tid = t ? t->tid : (int)syscall(SYS_gettid);
+  uint64_t key = t ? t->serial : (uint64_t)tid;
+  if (cls < 0) {
+    fg_event_log_lost(&a->events, key, e, 0);
     return;
   }
   struct fg_event_record r = {
-    .thread = t, .serial = t->serial, .time_ns = fg_clock_ns(CLOCK_MONOTONIC), .event = (uint8_t)e,
-    .weight = weight, .events = events, .park = (uint8_t)park,
+    .thread = t, .serial = t ? t->serial : 0, .tid = tid, .time_ns = fg_clock_ns(CLOCK_MONOTONIC),
+    .event = (uint8_t)e, .weight = weight, .events = events, .park = (uint8_t)park,
   };
   enum fg_event_walk walk;
   r.trace = fg_java_events_stack(a, t, (uint32_t)cls, e == FG_STACK_ALLOC ? FG_SAMPLE_ALLOC : FG_SAMPLE_LOCK, &walk);
   r.walk = (uint8_t)walk;
-  fg_event_log_add(&a->events, t->serial, &r);
+  fg_event_log_add(&a->events, key, &r);
 }
 
 int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)

@@ -53,7 +53,7 @@ enum fg_event_walk {
   FG_EVENT_WALK_OWN = 1,       /* fgagent's walker from the thread's frame anchor */
   FG_EVENT_WALK_DIFFERS = 2,   /* fgagent's, and verify found GetStackTrace's different */
 };
-/* The calling thread t's Java stack under the class frame class_id into the
+/* The calling thread's Java stack (t: its record, or NULL) under the class frame class_id into the
  * trace table (flags: FG_SAMPLE_ALLOC or FG_SAMPLE_LOCK), walked as *walk
  * says (java_events/event_stack.c); NULL when the table refused it. A stack
  * with no Java frame is the class alone. */
@@ -62,7 +62,8 @@ const struct fg_trace *fg_java_events_stack(struct fg_agent *a, struct fg_thread
 /* The event log's id of klass's class (through t's cache of the classes it
  * met, t may be NULL); -1 when JVMTI does not say. */
 int64_t fg_java_events_class(struct fg_agent *a, struct fg_thread *t, jclass klass);
-/* Logs an event of the calling thread t (its stack taken now, under class cls). */
+/* Logs an event of the calling thread (t: its record, or NULL: kept under
+ * its tid), its stack taken now, under class cls. */
 void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, enum fg_stack_event e, uint64_t weight,
                         uint64_t events, int park);
 /* Whether a callback may log now; each such callback ends with fg_java_events_leave. */

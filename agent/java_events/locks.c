@@ -18,6 +18,9 @@ static jfieldID park_blocker;            /* java.lang.Thread.parkBlocker */
 static jclass owned_synchronizer;        /* java.util.concurrent.locks.AbstractOwnableSynchronizer */
 static struct fg_agent *park_agent;
 static _Atomic int park_armed;           /* this session records parks */
+/* When this thread began to wait for a contended monitor (MonitorContendedEnter),
+ * read at MonitorContendedEntered: a thread's own, record or not. */
+static __thread uint64_t monitor_wait_ns;
 
 /* A wait of ns on object (a monitor, or a park's blocker) that just ended on
  * the calling thread, logged when it lasted lock= or longer. */
@@ -28,8 +31,8 @@ static void waited(struct fg_agent *a, JNIEnv *jni, jobject object, uint64_t ns,
     return;
   }
   struct fg_thread *t = fg_java_events_thread(a, jni);
-  jclass klass = t ? (*jni)->GetObjectClass(jni, object) : NULL;
-  fg_java_events_log(a, t, t ? fg_java_events_class(a, t, klass) : -1, FG_STACK_LOCK, ns, 1, park);
+  jclass klass = (*jni)->GetObjectClass(jni, object);
+  fg_java_events_log(a, t, fg_java_events_class(a, t, klass), FG_STACK_LOCK, ns, 1, park);
   if (klass)
     (*jni)->DeleteLocalRef(jni, klass);
 }
@@ -42,11 +45,8 @@ void JNICALL fg_lock_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
   struct fg_agent *a = fg_agent_instance();
   if (!fg_java_events_enter(a))
     return;
-  struct fg_thread *t = fg_java_events_thread(a, jni);
-  if (t)
-    t->monitor_wait_ns = fg_clock_ns(CLOCK_MONOTONIC);
-  else
-    fg_event_log_lost(&a->events, 0, FG_STACK_LOCK, 1);
+  (void)jni;
+  monitor_wait_ns = fg_clock_ns(CLOCK_MONOTONIC);
   fg_java_events_leave(a);
 }
 
@@ -57,10 +57,8 @@ void JNICALL fg_lock_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
   struct fg_agent *a = fg_agent_instance();
   if (!fg_java_events_enter(a))
     return;
-  struct fg_thread *t = fg_java_events_thread(a, jni);
-  uint64_t began = t ? t->monitor_wait_ns : 0, now = fg_clock_ns(CLOCK_MONOTONIC);
-  if (t)
-    t->monitor_wait_ns = 0;
+  uint64_t began = monitor_wait_ns, now = fg_clock_ns(CLOCK_MONOTONIC);
+  monitor_wait_ns = 0;
   if (began >= a->events_since_ns && began <= now)   /* not a wait begun before this session */
     waited(a, jni, object, now - began, 0);
   fg_java_events_leave(a);

@@ -89,9 +89,6 @@ struct fg_thread {
   _Atomic uint64_t cpu_at_sample; /* the thread's CPU clock as its last wall sample ended */
   _Atomic(const struct fg_trace *) wall_trace;   /* that sample's stack if it reached the ring, else NULL */
 
-  /* lock: when this thread began to wait for a contended monitor
-   * (MonitorContendedEnter), read at MonitorContendedEntered; this thread's */
-  uint64_t monitor_wait_ns;
   /* alloc and lock: the classes this thread's events met last; this thread's */
   struct fg_class_cache classes;
 

@@ -21,8 +21,8 @@ struct fg_event_stats {
                                               wait recorded, ns */
   uint64_t taken;                          /* events the JVM reported (lock: waits at least that long) */
   uint64_t stored;                         /* in the profile */
-  uint64_t no_thread;                      /* lost: on a thread with no record (an agent's own, or a record
-                                              taken by a new thread before the drainer came) */
+  uint64_t no_thread;                      /* lost: its thread's record taken by a new thread before the drainer
+                                              came (a thread with no record at all is kept under its tid) */
   uint64_t no_memory;                      /* lost: the event log was full, or a new stack over memlimit */
   uint64_t weight;                         /* what the stored stand for: bytes, or nanoseconds waited */
   uint64_t events;                         /* ... and objects, or waits */

@@ -165,6 +165,24 @@ final class AllocLockTests {
     }
   }
 
+  /**
+   * Every allocation, alloc=0, of a program that only says hello: the thread that attaches at exit
+   * to run the shutdown hooks (DestroyJavaVM) builds its Thread object on itself before the JVM
+   * tells fgagent it started, so those allocations come from a thread with no record; they are
+   * kept under the thread's tid, not lost.
+   */
+  static void eventsOfThreadsWithNoRecordAreKept(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=0,threads,file={dir}/h.collapsed", List.of(), "Hello");
+    r.expectCleanRun();
+    String alloc = section(r, "alloc: heap");
+    long taken = field(alloc, "samples taken:\\s+(\\d+)"), stored = field(alloc, "stored:\\s+(\\d+)");
+    Map<String, Long> s = IntegrationTests.collapsed(r.file("h.collapsed"));
+    long others = IntegrationTests.sum(s, k -> !k.startsWith("[main "));
+    System.out.printf("    %d of %d allocations stored, %d bytes on threads other than main%n", stored, taken, others);
+    IntegrationTests.check(stored == taken, stored + " of " + taken + " allocations stored:\n" + alloc);
+    IntegrationTests.check(others > 0, "no allocation kept on the exiting thread: " + s.keySet());
+  }
+
   /** The summary's section that starts with head, to the next section. */
   static String section(IntegrationTests.Run r, String head) {
     int at = r.stderr().indexOf("\n" + head);
@@ -280,5 +298,7 @@ final class AllocLockTests {
       new IntegrationTests.Named("lock_waits_match_the_jvms_accounting", AllocLockTests::lockWaitsMatchTheJvmsAccounting),
       new IntegrationTests.Named("events_combine_in_one_run", AllocLockTests::eventsCombineInOneRun),
       new IntegrationTests.Named("event_stacks_are_the_jvms", AllocLockTests::eventStacksAreTheJvms),
+      new IntegrationTests.Named("events_of_threads_with_no_record_are_kept",
+          AllocLockTests::eventsOfThreadsWithNoRecordAreKept),
       new IntegrationTests.Named("events_restart_on_a_running_jvm", AllocLockTests::eventsRestartOnARunningJvm));
 }

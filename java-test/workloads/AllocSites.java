@@ -12,6 +12,11 @@
  * THREADS threads run ITERATIONS each; every array is kept in a ring of 64 so that escape
  * analysis cannot remove it. Prints per site SITE name bytes, the work's own time WORK_MS n,
  * then DONE.
+ * This class holds no string constant (the driver, AllocSitesDriver, prints and names the
+ * threads): when a thread's C1 code asks for a method of it to be compiled at a higher tier,
+ * HotSpot interns the class's string constants on that thread first
+ * (CompileBroker::compile_method -> ConstantPool::resolve_string_constants), and those Strings
+ * and their byte[]s are sampled under whichever site the thread was in.
  * Run: AllocSites THREADS ITERATIONS
  */
 public final class AllocSites {
@@ -31,14 +36,27 @@ public final class AllocSites {
     }
   }
 
+  static Runnable worker(int i, long iterations) {
+    Object[] keep = KEEP[i] = new Object[64];
+    return () -> work(iterations, keep);
+  }
+
   public static void main(String[] args) throws Exception {
+    AllocSitesDriver.run(args);
+  }
+}
+
+/** AllocSites's threads, clock and figures, apart from its string-free class. */
+final class AllocSitesDriver {
+  private AllocSitesDriver() {}
+
+  static void run(String[] args) throws Exception {
     int threads = Integer.parseInt(args[0]);
     long iterations = Long.parseLong(args[1]);
     Thread[] t = new Thread[threads];
     long began = System.nanoTime();
     for (int i = 0; i < threads; i++) {
-      Object[] keep = KEEP[i] = new Object[64];
-      t[i] = new Thread(() -> work(iterations, keep), "allocator-" + i);
+      t[i] = new Thread(AllocSites.worker(i, iterations), "allocator-" + i);
       t[i].start();
     }
     for (Thread x : t)
