@@ -194,10 +194,29 @@ static void looks_judge_the_threads_own_figures(void **state)
   assert_int_equal(v, FG_CLOCK_TO_TIMER);
 }
 
+/* A thread computing from its start, looked at once a tick (4 ms) as its
+ * timer signals it: a counter after its first window of CPU (20 ms past the
+ * first look), not 8 ticks after that. */
+static void a_computing_thread_earns_its_counter_within_a_window(void **state)
+{
+  (void)state;
+  struct fg_clock_watch w = {0};
+  int looks = 0;
+  enum fg_clock_wish v = FG_CLOCK_STAY;
+  while (looks < 20 && v == FG_CLOCK_STAY) {
+    burn_ns(4000000);
+    v = fg_clock_look(&w, 1);
+    looks++;
+  }
+  assert_int_equal(v, FG_CLOCK_TO_COUNTER);
+  assert_true(looks <= 7);   /* the first look, then 20 ms more at 4 ms a look, and one for a switch or two */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(signals_add_up_to_the_threads_cpu_time),
+      cmocka_unit_test(a_computing_thread_earns_its_counter_within_a_window),
       cmocka_unit_test(made_for_another_thread),
       cmocka_unit_test(a_dead_thread_gets_none),
       cmocka_unit_test(the_budget_is_half_the_pending_signal_limit),

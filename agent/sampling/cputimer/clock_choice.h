@@ -10,9 +10,13 @@
  * FG_CLOCK_TIMER_NS or sooner (a handoff between threads, a lock passed
  * back and forth) goes back to a timer; between the two it stays where it is.
  *
- * Each FG_CLOCK_LOOK_EVERY signals the handler reads its thread's CPU time
- * and context switches (getrusage RUSAGE_THREAD, one system call) and judges
- * the last FG_CLOCK_WINDOW_NS of CPU or more. Both kinds of switch count: a
+ * At each signal of a thread on a timer (one a kernel tick at most), and
+ * each FG_CLOCK_LOOK_EVERY signals of one on a counter, the handler reads its
+ * thread's CPU time and context switches (getrusage RUSAGE_THREAD, one system
+ * call) and judges the last FG_CLOCK_WINDOW_NS of CPU or more. A thread that
+ * computes from its start so earns its counter after about that much CPU:
+ * until then a timer's samples come folded, a tick's intervals on one stack,
+ * which adds to the spread of a short run's shares. Both kinds of switch count: a
  * preemption restarts the counter's hrtimer too, and a thread spinning for
  * a handoff is preempted as often as one that parks switches. A thread
  * computing beside busy ones is preempted at the end of its slice, 1.5 ms
@@ -67,11 +71,11 @@ static inline enum fg_clock_wish fg_clock_judge(struct fg_clock_watch *w, uint64
   return v;
 }
 
-/* At a signal of the thread's (async-signal-safe): every FG_CLOCK_LOOK_EVERY
- * signals, its figures read and judged. */
+/* At a signal of the thread's (async-signal-safe): on a timer at every
+ * signal, on a counter every FG_CLOCK_LOOK_EVERY, its figures read and judged. */
 static inline enum fg_clock_wish fg_clock_look(struct fg_clock_watch *w, int on_timer)
 {
-  if (++w->signals < FG_CLOCK_LOOK_EVERY)
+  if (!on_timer && ++w->signals < FG_CLOCK_LOOK_EVERY)
     return FG_CLOCK_STAY;
   w->signals = 0;
   struct rusage u;
