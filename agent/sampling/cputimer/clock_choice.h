@@ -71,13 +71,22 @@ static inline enum fg_clock_wish fg_clock_judge(struct fg_clock_watch *w, uint64
   return v;
 }
 
-/* At a signal of the thread's (async-signal-safe): on a timer at every
- * signal, on a counter every FG_CLOCK_LOOK_EVERY, its figures read and judged. */
-static inline enum fg_clock_wish fg_clock_look(struct fg_clock_watch *w, int on_timer)
+/* Whether this signal of the thread's is one it looks at: on a timer every
+ * one, on a counter every FG_CLOCK_LOOK_EVERY. Pure. */
+static inline int fg_clock_looks_now(struct fg_clock_watch *w, int on_timer)
 {
   if (!on_timer && ++w->signals < FG_CLOCK_LOOK_EVERY)
-    return FG_CLOCK_STAY;
+    return 0;
   w->signals = 0;
+  return 1;
+}
+
+/* At a signal of the thread's (async-signal-safe): when it looks, its
+ * figures read and judged. */
+static inline enum fg_clock_wish fg_clock_look(struct fg_clock_watch *w, int on_timer)
+{
+  if (!fg_clock_looks_now(w, on_timer))
+    return FG_CLOCK_STAY;
   struct rusage u;
   if (syscall(SYS_getrusage, RUSAGE_THREAD, &u) != 0)
     return FG_CLOCK_STAY;
