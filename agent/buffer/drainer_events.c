@@ -2,22 +2,11 @@
  * thread like a CPU sample, with the accounting of the summary's alloc and
  * lock sections (fg/stats.h: taken == stored + no_thread + no_memory). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "buffer/drainer_internal.h"
 #include "fg/sample_record.h"
 #include "java_events/java_events.h"
 #include "jvmti/threads.h"
-
-static void add_counts(struct fg_event_stats *to, const struct fg_event_stats *from)
-{
-  to->taken += from->taken;
-  to->no_thread += from->no_thread;
-  to->no_memory += from->no_memory;
-  to->below += from->below;
-  if (!to->difference[0])
-    memcpy(to->difference, from->difference, sizeof to->difference);
-}
 
 void fg_drainer_drain_events(struct fg_drainer *d)
 {
@@ -28,8 +17,8 @@ void fg_drainer_drain_events(struct fg_drainer *d)
   struct fg_event_stats counts[FG_STACK_EVENTS];
   fg_event_log_take(d->events, &records, &n, counts);
   struct fg_stats *st = &d->profile->stats;
-  add_counts(&st->alloc, &counts[FG_STACK_ALLOC]);
-  add_counts(&st->lock, &counts[FG_STACK_LOCK]);
+  fg_event_stats_add_counts(&st->alloc, &counts[FG_STACK_ALLOC]);
+  fg_event_stats_add_counts(&st->lock, &counts[FG_STACK_LOCK]);
   for (uint32_t i = 0; i < n; i++) {
     const struct fg_event_record *r = &records[i];
     struct fg_event_stats *es = r->event == FG_STACK_ALLOC ? &st->alloc : &st->lock;

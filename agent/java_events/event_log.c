@@ -105,15 +105,12 @@ void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_even
   pthread_mutex_unlock(&s->lock);
 }
 
-void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, int no_thread)
+void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e)
 {
   struct fg_event_shard *s = shard_of(l, key);
   pthread_mutex_lock(&s->lock);
   s->counts[e].taken++;
-  if (no_thread)
-    s->counts[e].no_thread++;
-  else
-    s->counts[e].no_memory++;
+  s->counts[e].no_memory++;
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -124,15 +121,6 @@ void fg_event_log_difference(struct fg_event_log *l, uint64_t key, enum fg_stack
   if (!s->counts[e].difference[0])
     fg_utf8_copy(s->counts[e].difference, sizeof s->counts[e].difference, why);
   pthread_mutex_unlock(&s->lock);
-}
-
-static void add_counts(struct fg_event_stats *to, const struct fg_event_stats *from)
-{
-  to->taken += from->taken;
-  to->no_thread += from->no_thread;
-  to->no_memory += from->no_memory;
-  if (!to->difference[0])
-    memcpy(to->difference, from->difference, sizeof to->difference);
 }
 
 void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uint32_t *n,
@@ -149,7 +137,7 @@ void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uin
     s->records = NULL;
     s->n = s->cap = 0;
     for (int e = 0; e < FG_STACK_EVENTS; e++)
-      add_counts(&counts[e], &s->counts[e]);
+      fg_event_stats_add_counts(&counts[e], &s->counts[e]);
     memset(s->counts, 0, sizeof s->counts);
     pthread_mutex_unlock(&s->lock);
     total += sizes[i];

@@ -76,9 +76,9 @@ void fg_event_log_class_name(struct fg_event_log *l, uint32_t id, char *out, siz
 /* Adds r into the shard of key (the thread's; r->trace NULL: its stack was
  * refused, counted lost). */
 void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_event_record *r);
-/* Counts an event that never got as far as a record: no thread record,
- * no stack. */
-void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, int no_thread);
+/* Counts an event that never got as far as a record (JVMTI did not name its
+ * class, or memory ran out), as no_memory; no_thread is the drainer's. */
+void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e);
 
 /* Takes the records so far of every shard (the caller frees *out) and the
  * counts since the last take. */

@@ -35,12 +35,11 @@ static int own_walk(const struct fg_agent *a, const struct fg_thread *t, ASGCT_C
   const struct fg_walker *w = &a->sampler.walker;
   if (!w->use_vm || !hi || !t->env)
     return -1;
-  struct fg_walker live = *w;   /* the live stack, never a copy's */
-  live.from_copy = live.copy_cut = 0;
+  /* the sampler's walker walks live stacks (fg_walk_copy sets from_copy on a copy of its own) */
   struct fg_bounds b = {t->stack_lo, hi, 0, 0};
   struct fg_regs unknown;
   int stubs = 0, copy_end = 0;
-  int n = fg_vm_walk(&live, t->env, NULL, NULL, b, NULL, f, types, java_room, &stubs, &unknown, &copy_end);
+  int n = fg_vm_walk(w, t->env, NULL, NULL, b, NULL, f, types, java_room, &stubs, &unknown, &copy_end);
   if (n <= 0 || unknown.pc)
     return -1;   /* a caller with no record yet (its CompiledMethodLoad to come): the JVM's walk */
   if (stubs) {   /* the runtime stub the allocation or lock called the VM through: no Java frame */

@@ -61,7 +61,7 @@ void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, en
   int tid = t ? t->tid : (int)syscall(SYS_gettid);
   uint64_t key = t ? t->serial : (uint64_t)tid;
   if (cls < 0) {
-    fg_event_log_lost(&a->events, key, e, 0);
+    fg_event_log_lost(&a->events, key, e);
     return;
   }
   struct fg_event_record r = {

@@ -319,8 +319,8 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
   }
   if (fprintf(out, "  %-19s%" PRIu64 "\n"
                    "  stored:            %" PRIu64 " (%.2f%%), %" PRIu64 " with no Java frame (the JVM gave no stack)\n"
-                   "  lost:              %" PRIu64 " (%.2f%%): %" PRIu64 " whose thread's record was taken by a new thread before the drainer came, %"
-                   PRIu64 " over the memory limits\n",
+                   "  lost:              %" PRIu64 " (%.2f%%): %" PRIu64 " whose thread's record was taken by a new "
+                   "thread before the drainer came, %" PRIu64 " over the memory limits\n",
               alloc ? "samples taken:" : "waits taken:", e->taken, e->stored, pct(e->stored, e->taken), e->no_stack,
               lost, pct(lost, e->taken), e->no_thread, e->no_memory) < 0)
     return -1;

@@ -9,6 +9,8 @@
 #define FG_STATS_H
 
 #include <stdint.h>
+#include <string.h>
+
 #include "fg/forte.h"
 
 #define FG_VERIFY_EXAMPLES 3
@@ -34,6 +36,19 @@ struct fg_event_stats {
   uint64_t differ;                         /* verify: of those, stacks GetStackTrace gave otherwise */
   char difference[320];                    /* verify: the first such, described; "" when none */
 };
+
+/* Adds from's counts of events taken and lost, and its first difference
+ * when to has none, to to's: an event log's shards into one take, takes
+ * into the session's stats. */
+static inline void fg_event_stats_add_counts(struct fg_event_stats *to, const struct fg_event_stats *from)
+{
+  to->taken += from->taken;
+  to->no_thread += from->no_thread;
+  to->no_memory += from->no_memory;
+  to->below += from->below;
+  if (!to->difference[0])
+    memcpy(to->difference, from->difference, sizeof to->difference);
+}
 
 struct fg_stats {
   uint64_t taken;                          /* signals that reached the handler */

@@ -27,7 +27,7 @@ static void takes_every_shards_records_once(void **state)
   }
   struct fg_event_record refused = {.trace = NULL, .event = FG_STACK_ALLOC};
   fg_event_log_add(&l, 5, &refused);
-  fg_event_log_lost(&l, 7, FG_STACK_LOCK, 1);
+  fg_event_log_lost(&l, 7, FG_STACK_LOCK);
   fg_event_log_difference(&l, 3, FG_STACK_ALLOC, "frame 1 of 4");
   fg_event_log_difference(&l, 4, FG_STACK_ALLOC, "frame 2 of 4");
   struct fg_event_record *out;
@@ -43,7 +43,7 @@ static void takes_every_shards_records_once(void **state)
   assert_int_equal(counts[FG_STACK_ALLOC].taken, 3 * FG_EVENT_LOG_SHARDS / 2 + 1);
   assert_int_equal(counts[FG_STACK_ALLOC].no_memory, 1);
   assert_int_equal(counts[FG_STACK_LOCK].taken, 3 * FG_EVENT_LOG_SHARDS / 2 + 1);
-  assert_int_equal(counts[FG_STACK_LOCK].no_thread, 1);
+  assert_int_equal(counts[FG_STACK_LOCK].no_memory, 1);
   assert_true(strstr(counts[FG_STACK_ALLOC].difference, "frame ") != NULL);
   fg_event_log_take(&l, &out, &n, counts);   /* taken once */
   assert_int_equal(n, 0);
