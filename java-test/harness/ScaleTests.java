@@ -68,9 +68,9 @@ final class ScaleTests {
    * Pairs of threads handing a token back and forth for 2 s, a context switch every few
    * microseconds: the default keeps them on POSIX CPU timers, which cost nothing at a switch, so
    * they make at least 2/3 as many handoffs a second as unprofiled; a perf_events counter a
-   * thread (clock=perf) made them 2.7-2.8 times slower on this project's VM. Their samples, at
-   * the kernel's tick and standing for the intervals since, come to 0.85-1.15 of the threads' own
-   * CPU time / 1 ms.
+   * thread (clock=perf) made them about 3 times slower on this project's VM (results/scale.md).
+   * Their samples, at the kernel's tick and standing for the intervals since, come to 0.85-1.15
+   * of the threads' own CPU time / 1 ms.
    */
   static void handoffsCostLittle(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run bare = IntegrationTests.run(jdk, null, List.of(), "Scale", "handoff", "2", "10000000", "2000");
