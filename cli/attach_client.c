@@ -220,15 +220,22 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
         unlink(trigger);
       return fg_attach_fail(err, len, "cannot signal process %d: %s", t->pid, strerror(e));
     }
-    /* a JVM still starting may take the signal as a thread dump request,
-     * the trigger not looked at yet: as the JDK's own client does, it gets
-     * the signal once more at half the wait */
-    long again = now_ms() + timeout_ms / 2;
+    /* The signal can come to nothing on a JVM still starting: HotSpot's
+     * Signal Dispatcher may open the listener before the main thread's
+     * AttachListener::vm_start() unlinks a "stale" socket of that name, the
+     * very one just made. Signalled again while the socket is absent, a JVM
+     * whose listener is up but has no socket file restarts it
+     * (AttachListener::check_socket_file, JDK 11+) and one whose listener is
+     * not up starts it; neither prints a thread dump. So the signal is
+     * repeated at 0.5, 1, 2, 4... s, not only at half the wait as the JDK's
+     * client does, which is too late for a JVM that lives a few seconds. */
+    long pause = 500, again = now_ms() + pause;
     while ((state = check_socket(t, addr.sun_path, err, len)) == 1 && now_ms() < deadline) {
-      if (again && now_ms() >= again) {
-        again = 0;
+      if (now_ms() >= again) {
         if (fg_attach_target_catches_quit(t))
           kill(t->pid, SIGQUIT);
+        pause *= 2;
+        again = now_ms() + pause;
       }
       sleep_ms(20);
     }
