@@ -276,7 +276,7 @@ static void stack_traces(struct fg_bytes *o, const struct fg_profile *p, const u
       uint32_t name = frames[f];
       jfr_put_long(o, methods[name]);
       jfr_put_int(o, lines[name]);
-      jfr_put_int(o, -1);   /* bytecode index: not kept */
+      jfr_put_int(o, fg_profile_bci(p, name));   /* -1 unless interned at one (lines) */
       jfr_put_long(o, (uint64_t)fg_profile_kind(p, name) + 1);
     }
   }

@@ -116,5 +116,18 @@ int fg_write_profile_file(const char *path, const struct fg_profile *p,
              fg_format_extensions());
     return -1;
   }
-  return fg_write_file_atomically(path, write_format, &w, err, errlen);
+  if (p->nbcis == 0 || w.format == FG_FORMAT_JFR)
+    return fg_write_file_atomically(path, write_format, &w, err, errlen);
+  /* only JFR frames carry a bytecode index: every other format names a
+   * line's frames once */
+  struct fg_profile merged;
+  int rc = fg_profile_merge_bcis(p, &merged);
+  if (rc != 0)
+    snprintf(err, errlen, "fgagent: cannot write '%s': out of memory", path);
+  else {
+    w.p = &merged;
+    rc = fg_write_file_atomically(path, write_format, &w, err, errlen);
+  }
+  fg_profile_free(&merged);
+  return rc;
 }

@@ -1,5 +1,6 @@
 /* Resolves and caches frame names: "java/util/HashMap.get", or with lines
- * "java/util/HashMap.get:572". */
+ * "java/util/HashMap.get:572", a name of its own for each bytecode index
+ * (fg_profile_intern_at) so that JFR can say it. */
 #include "profile/method_names.h"
 
 #include <stdio.h>
@@ -26,9 +27,9 @@ void fg_method_names_free(struct fg_method_names *m, jvmtiEnv *jvmti)
   memset(m, 0, sizeof *m);
 }
 
-static uint32_t hash_key(jmethodID method, int32_t line)
+static uint32_t hash_key(jmethodID method, int32_t bci)
 {
-  uint64_t h = (uint64_t)(uintptr_t)method * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)line;
+  uint64_t h = (uint64_t)(uintptr_t)method * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)bci;
   return (uint32_t)(h ^ (h >> 29));
 }
 
@@ -42,7 +43,7 @@ static int grow_slots(struct fg_method_names *m)
     struct fg_method_entry *e = &m->slots[i];
     if (!e->method)
       continue;
-    uint32_t j = hash_key(e->method, e->line) & (cap - 1);
+    uint32_t j = hash_key(e->method, e->bci) & (cap - 1);
     while (slots[j].method)
       j = (j + 1) & (cap - 1);
     slots[j] = *e;
@@ -150,18 +151,19 @@ int64_t fg_method_name(struct fg_method_names *m, jvmtiEnv *jvmti, JNIEnv *jni,
 {
   if (!method)
     return fg_profile_intern(p, "[unknown_method_id]", FG_KIND_MARKER);
-  int32_t line = bci == BCI_NATIVE ? -1 : line_of(m, jvmti, method, bci);
+  int32_t key = m->lines && bci >= 0 ? bci : -1;   /* a name a bci with lines, else one a method */
   if ((m->used + 1) * 2 > m->capacity && grow_slots(m) != 0)
     return -1;
-  uint32_t i = hash_key(method, line) & (m->capacity - 1);
+  uint32_t i = hash_key(method, key) & (m->capacity - 1);
   for (; m->slots[i].method; i = (i + 1) & (m->capacity - 1))
-    if (m->slots[i].method == method && m->slots[i].line == line)
+    if (m->slots[i].method == method && m->slots[i].bci == key)
       return m->slots[i].name;
 
+  int32_t line = key >= 0 ? line_of(m, jvmti, method, key) : -1;
   char buf[1024], desc[1024];
   int64_t id;
   if (describe(jvmti, jni, method, line, buf, sizeof buf, desc, sizeof desc) == 0) {
-    id = fg_profile_intern(p, buf, bci == BCI_NATIVE ? FG_KIND_NATIVE : FG_KIND_JAVA);
+    id = fg_profile_intern_at(p, buf, bci == BCI_NATIVE ? FG_KIND_NATIVE : FG_KIND_JAVA, key);
     if (id >= 0 && desc[0] && fg_profile_note_descriptor(p, (uint32_t)id, desc) != 0)
       id = -1;
   } else {
@@ -170,7 +172,7 @@ int64_t fg_method_name(struct fg_method_names *m, jvmtiEnv *jvmti, JNIEnv *jni,
   }
   if (id < 0)
     return -1;
-  m->slots[i] = (struct fg_method_entry){method, line, (uint32_t)id};
+  m->slots[i] = (struct fg_method_entry){method, key, (uint32_t)id};
   m->used++;
   return id;
 }

@@ -13,7 +13,7 @@ struct fg_profile;
 
 struct fg_method_entry {
   jmethodID method;          /* NULL = empty slot */
-  int32_t line;              /* source line, or -1 when lines are off / unknown */
+  int32_t bci;               /* the frame's bytecode index with lines, else -1 */
   uint32_t name;             /* profile name id */
 };
 

@@ -78,6 +78,7 @@ void fg_profile_free(struct fg_profile *p)
     free(p->threads[i].name);
   free(p->names);
   free(p->kinds);
+  free(p->bcis);
   free(p->name_hashes);
   free(p->name_index.slots);
   free(p->threads);
@@ -93,25 +94,30 @@ int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_
   return fg_profile_intern_n(p, name, strlen(name), kind);
 }
 
-int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind)
+/* The id of name (len bytes) of kind at bci (-1: none), added if new. */
+static int64_t intern_key(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind, int32_t bci)
 {
   if (!fg_utf8_valid(name, len)) {   /* names are kept as strict UTF-8, so every output is */
     size_t clean_len;
     char *clean = fg_utf8_sanitize(name, len, &clean_len);
     if (!clean)
       return -1;
-    int64_t id = fg_profile_intern_n(p, clean, clean_len, kind);
+    int64_t id = intern_key(p, clean, clean_len, kind, bci);
     free(clean);
     return id;
   }
+  if (bci < 0)
+    bci = -1;
   uint64_t h = hash_bytes(name, len, kind);
+  if (bci >= 0)
+    h = mix(h, (uint64_t)bci + 1);
   if (index_reserve(&p->name_index, p->name_hashes, name_hash_of, p->nnames) != 0)
     return -1;
   uint32_t mask = p->name_index.capacity - 1, i = (uint32_t)h & mask;
   for (; p->name_index.slots[i]; i = (i + 1) & mask) {
     uint32_t id = p->name_index.slots[i] - 1;
-    if (p->name_hashes[id] == h && p->kinds[id] == kind && strncmp(p->names[id], name, len) == 0 &&
-        p->names[id][len] == '\0')
+    if (p->name_hashes[id] == h && p->kinds[id] == kind && p->bcis[id] == bci &&
+        strncmp(p->names[id], name, len) == 0 && p->names[id][len] == '\0')
       return id;
   }
   uint32_t cap = p->names_cap;
@@ -119,6 +125,9 @@ int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, 
     return -1;
   cap = p->names_cap;
   if (fg_grow_array((void **)&p->kinds, &cap, sizeof *p->kinds, p->nnames + 1) != 0)
+    return -1;
+  cap = p->names_cap;
+  if (fg_grow_array((void **)&p->bcis, &cap, sizeof *p->bcis, p->nnames + 1) != 0)
     return -1;
   cap = p->names_cap;
   if (fg_grow_array((void **)&p->name_hashes, &cap, sizeof *p->name_hashes, p->nnames + 1) != 0)
@@ -138,15 +147,32 @@ int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, 
   p->files[id] = NULL;
   p->descriptors[id] = NULL;
   p->kinds[id] = (uint8_t)kind;
+  p->bcis[id] = bci;
+  p->nbcis += bci >= 0;
   p->name_hashes[id] = h;
   p->name_index.slots[i] = id + 1;
   p->name_index.used++;
   return id;
 }
 
+int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind)
+{
+  return intern_key(p, name, len, kind, -1);
+}
+
+int64_t fg_profile_intern_at(struct fg_profile *p, const char *name, enum fg_frame_kind kind, int32_t bci)
+{
+  return intern_key(p, name, strlen(name), kind, bci);
+}
+
 const char *fg_profile_name(const struct fg_profile *p, uint32_t id)
 {
   return id < p->nnames ? p->names[id] : "[bad_frame]";
+}
+
+int32_t fg_profile_bci(const struct fg_profile *p, uint32_t id)
+{
+  return id < p->nnames ? p->bcis[id] : -1;
 }
 
 const char *fg_profile_file(const struct fg_profile *p, uint32_t id)
@@ -186,16 +212,6 @@ int fg_profile_note_descriptor(struct fg_profile *p, uint32_t id, const char *de
   return 0;
 }
 
-/* dst's name dst_id gets src's name src_id's file and descriptor. */
-static int copy_name_notes(struct fg_profile *dst, uint32_t dst_id, const struct fg_profile *src, uint32_t src_id)
-{
-  if (src->files[src_id] && fg_profile_set_file(dst, dst_id, src->files[src_id]) != 0)
-    return -1;
-  if (!src->descriptors[src_id])
-    return 0;
-  free(dst->descriptors[dst_id]);
-  return (dst->descriptors[dst_id] = strdup(src->descriptors[src_id])) ? 0 : -1;
-}
 
 const char *fg_kind_name(enum fg_frame_kind kind)
 {
@@ -375,111 +391,9 @@ uint64_t fg_profile_total(const struct fg_profile *p)
   return n;
 }
 
-int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, struct fg_profile *dst)
-{
-  fg_profile_init(dst);
-  dst->stats = src->stats;
-  if (fg_profile_add_thread(dst, 0, "all") < 0)
-    return -1;
-  for (uint32_t i = 0; i < src->nnames; i++) {
-    if (fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]) != (int64_t)i)
-      return -1;
-    if (copy_name_notes(dst, i, src, i) != 0)
-      return -1;
-  }
-  uint32_t *roots = calloc(src->nthreads ? src->nthreads : 1, sizeof *roots);
-  size_t longest = 0;
-  for (uint32_t i = 0; i < src->nstacks; i++)
-    if (src->stacks[i].nframes > longest)
-      longest = src->stacks[i].nframes;
-  uint32_t *frames = malloc((longest + 1) * sizeof *frames);
-  int rc = roots && frames ? 0 : -1;
-  for (uint32_t t = 0; rc == 0 && thread_roots && t < src->nthreads; t++) {
-    char cut[256], name[300];   /* a long name is cut on a character boundary */
-    snprintf(name, sizeof name, "[%s tid=%d]", fg_utf8_copy(cut, sizeof cut, src->threads[t].name),
-             src->threads[t].tid);
-    int64_t id = fg_profile_intern(dst, name, FG_KIND_THREAD);
-    if (id < 0)
-      rc = -1;
-    else
-      roots[t] = (uint32_t)id;
-  }
-  for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
-    const struct fg_stack *s = &src->stacks[i];
-    uint32_t n = 0;
-    if (thread_roots)
-      frames[n++] = roots[s->thread];
-    memcpy(frames + n, fg_stack_frames(src, s), s->nframes * sizeof *frames);
-    if (fg_profile_add_like(dst, s, 0, frames, n + s->nframes) < 0)
-      rc = -1;
-  }
-  dst->event = src->event;
-  free(roots);
-  free(frames);
-  return rc;
-}
 
-int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src)
-{
-  fg_profile_init(dst);
-  dst->stats = src->stats;
-  dst->event = src->event;
-  dst->timeline.max = src->timeline.max;
-  dst->timeline.dropped = src->timeline.dropped;
-  for (uint32_t i = 0; i < src->nnames; i++) {
-    if (fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]) != (int64_t)i)
-      return -1;
-    if (copy_name_notes(dst, i, src, i) != 0)
-      return -1;
-  }
-  for (uint32_t t = 0; t < src->nthreads; t++) {
-    if (fg_profile_add_thread(dst, src->threads[t].tid, src->threads[t].name) != (int64_t)t)
-      return -1;
-    dst->threads[t].java_id = src->threads[t].java_id;
-  }
-  return 0;
-}
 
-int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
-{
-  if (fg_profile_copy_frame(dst, src) != 0)
-    return -1;
-  dst->event = e;
-  uint32_t *to = malloc((src->nstacks ? src->nstacks : 1) * sizeof *to);   /* src's stack -> dst's, or UINT32_MAX */
-  if (!to)
-    return -1;
-  int rc = 0;
-  for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
-    const struct fg_stack *s = &src->stacks[i];
-    to[i] = UINT32_MAX;
-    if (s->event != e)
-      continue;
-    int64_t k = fg_profile_add_like(dst, s, s->thread, fg_stack_frames(src, s), s->nframes);
-    if (k < 0) {
-      rc = -1;
-      break;
-    }
-    to[i] = (uint32_t)k;
-  }
-  if (rc == 0)
-    rc = fg_profile_copy_timeline(dst, src, to);
-  free(to);
-  return rc;
-}
 
-int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *src, const uint32_t *to)
-{
-  for (uint32_t i = 0; i < src->timeline.n; i++) {
-    struct fg_timeline_entry entry = src->timeline.entries[i];
-    if (entry.stack >= src->nstacks || to[entry.stack] == UINT32_MAX)
-      continue;
-    entry.stack = to[entry.stack];
-    if (fg_grow_array((void **)&dst->timeline.entries, &dst->timeline.cap, sizeof entry, dst->timeline.n + 1) != 0)
-      return -1;
-    dst->timeline.entries[dst->timeline.n++] = entry;
-  }
-  return 0;
-}
 
 int fg_is_known_marker(const char *name)
 {
@@ -525,42 +439,3 @@ void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, u
   s->java += count;
 }
 
-int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src)
-{
-  uint32_t *ids = malloc((src->nnames ? src->nnames : 1) * sizeof *ids);
-  size_t longest = 1;
-  for (uint32_t i = 0; i < src->nstacks; i++)
-    if (src->stacks[i].nframes > longest)
-      longest = src->stacks[i].nframes;
-  uint32_t *frames = malloc(longest * sizeof *frames);
-  int rc = ids && frames && dst->nthreads > 0 ? 0 : -1;
-  for (uint32_t i = 0; rc == 0 && i < src->nnames; i++) {
-    int64_t id = fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]);
-    if (id < 0 || fg_profile_note_descriptor(dst, (uint32_t)id, src->descriptors[i]) != 0)
-      rc = -1;
-    else
-      ids[i] = (uint32_t)id;
-  }
-  for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
-    const struct fg_stack *s = &src->stacks[i];
-    const uint32_t *in = fg_stack_frames(src, s);
-    for (uint32_t k = 0; k < s->nframes; k++)
-      frames[k] = ids[in[k]];
-    rc = fg_profile_add(dst, 0, frames, s->nframes, s->count);
-  }
-  if (rc == 0) {
-    struct fg_stats *d = &dst->stats;
-    const struct fg_stats *s = &src->stats;
-    d->taken += s->taken;
-    d->java += s->java;
-    d->no_jnienv += s->no_jnienv;
-    d->overruns += s->overruns;
-    d->no_slot += s->no_slot;
-    d->truncated += s->truncated;
-    for (int t = 0; t <= FG_TICK_COUNT; t++)
-      d->failed[t] += s->failed[t];
-  }
-  free(ids);
-  free(frames);
-  return rc;
-}

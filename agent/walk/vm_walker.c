@@ -319,7 +319,7 @@ static enum step entering_frame(struct walk *k, struct fg_regs *r)
       {at_sp, t->r13, r->fp}, {t->rax, t->r13, r->fp}, {above_fp, sender_sp, link}, {above_fp, t->r13, link}};
   for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
     if (tries[i].pc && tries[i].sp > r->sp && tries[i].sp < k->b.hi && fg_vm_at_java_call(k, &tries[i])) {
-      emit(k, -1, e->id, FG_FRAME_INTERPRETED);
+      emit(k, 0, e->id, FG_FRAME_INTERPRETED);   /* being entered: bci 0, as for a frame being set up */
       *r = tries[i];
       return STEP_NEXT;
     }
@@ -342,7 +342,8 @@ enum step fg_vm_interpreted_frame(struct walk *k, int top, struct fg_regs *r)
   if (!bci_of(e, bcp, &bci)) {
     if (!top)
       return STEP_FAIL;
-    bci = -1;   /* a frame being set up: the method is known, its bci not yet */
+    bci = 0;   /* a frame being set up: its method is being entered; HotSpot's stack walks say bci 0
+                  there too (vframeStreamCommon::fill_from_interpreter_frame) */
   }
   emit(k, bci, e->id, FG_FRAME_INTERPRETED);
   if (sender_sp <= r->fp)

@@ -86,6 +86,8 @@ struct fg_profile {
   char **files;                    /* source file of each name, or NULL */
   char **descriptors;              /* a Java method's descriptor ("(JJ)J"); NULL unknown; "": several (overloads) */
   uint8_t *kinds;
+  int32_t *bcis;                   /* the bytecode index a Java frame name was interned at, or -1 */
+  uint32_t nbcis;                  /* names with a bytecode index (lines: fg_profile_intern_at) */
   uint64_t *name_hashes;
   uint32_t nnames, names_cap;
   struct fg_id_index name_index;
@@ -110,7 +112,14 @@ void fg_profile_free(struct fg_profile *p);
 int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind);
 /* The same for the len bytes at name (no NUL needed). */
 int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind);
+/* The id of a Java frame's name at bytecode index bci: with bci >= 0, one
+ * name of that text for each bci, so that a .jfr file says where in a line
+ * each sample was; every other output merges them (fg_profile_merge_bcis).
+ * bci < 0 is fg_profile_intern. */
+int64_t fg_profile_intern_at(struct fg_profile *p, const char *name, enum fg_frame_kind kind, int32_t bci);
 const char *fg_profile_name(const struct fg_profile *p, uint32_t id);
+/* The bytecode index name id was interned at, or -1. */
+int32_t fg_profile_bci(const struct fg_profile *p, uint32_t id);
 /* The source file of a frame name, NULL if unknown; set it once known. */
 const char *fg_profile_file(const struct fg_profile *p, uint32_t id);
 int fg_profile_set_file(struct fg_profile *p, uint32_t id, const char *file);
@@ -185,6 +194,13 @@ int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *sr
 /* Adds every stack of src to dst's thread 0 (which must exist), frame names
  * interned by their text; adds src's stats too. 0, or -1 when out of memory. */
 int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src);
+
+/* dst (uninitialised) becomes src with the names that differ only by their
+ * bytecode index merged into one name without it, their stacks and counts
+ * merged too (timeline entries kept, their stacks renumbered); threads, stats
+ * and event carry over. The profile every output but JFR writes. 0, or -1
+ * when out of memory. */
+int fg_profile_merge_bcis(const struct fg_profile *src, struct fg_profile *dst);
 
 /* dst (uninitialised) becomes src with every thread merged into one, named
  * "all"; with thread_roots each stack first gets a "[name tid=N]" frame.

@@ -55,7 +55,8 @@ final class JfrTests {
   static void jfrHoldsTheCollapsedSamples(IntegrationTests.Jdk jdk) throws Exception {
     Instant launched = Instant.now();
     IntegrationTests.Run r = IntegrationTests.run(jdk,
-        "event=cpu,interval=1ms,threads,lines,file={dir}/p.collapsed,file={dir}/p.jfr", List.of(), "CpuBurn", "3");
+        "event=cpu,interval=1ms,threads,lines,file={dir}/p.collapsed,file={dir}/p.jfr", JfrOracle.JVM_ARGS, "CpuBurn",
+        "3");
     Instant exited = Instant.now();
     r.expectCleanRun();
     Map<String, Long> collapsed = collapsedDotted(r.file("p.collapsed"));
@@ -107,6 +108,75 @@ final class JfrTests {
     IntegrationTests.check(burnerIdWrong == 0, burnerIdWrong + " of burner's events do not carry its Java thread id "
         + burnerId);
     descriptorsAreTheMethods(jdk, r.file("p.jfr"));
+    bytecodeIndexesAreTheJdks(jdk, r);
+  }
+
+  /**
+   * With lines, every Java frame of fgagent's .jfr has a bytecode index but a leaf in compiled
+   * code past its method's last debug record (the method known, not where in it; a caller's
+   * frame always stops at a call, which has its record), and where the JDK's own
+   * recording of the same JVM (jdk.ExecutionSample) has a frame of the same method (by its
+   * descriptor: overloads, which share a name and so "()L;" in fgagent's file, are left out) at
+   * the same index, both give it the same line: the index is where in the method the thread was,
+   * not a stand-in. At least 3 such places, the burner's hottest among them.
+   */
+  static void bytecodeIndexesAreTheJdks(IntegrationTests.Jdk jdk, IntegrationTests.Run r) throws Exception {
+    Map<String, Integer> jdkLines = new HashMap<>();   /* "pkg/C.m(desc) bci" -> line, JFR's own */
+    Process p = new ProcessBuilder(jdk.java().toString(), "-cp", IntegrationTests.classes.toString(), "JfrStacks",
+        "--frames", r.file(JfrOracle.RECORDING).toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    for (String line : new String(p.getInputStream().readAllBytes()).split("\n")) {
+      String[] f = line.split(" ");
+      if (f.length == 3)
+        jdkLines.put(f[0] + " " + f[1], Integer.parseInt(f[2]));
+    }
+    IntegrationTests.check(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "JfrStacks --frames failed");
+    Map<String, Long> ours = new HashMap<>();   /* "pkg/C.m(desc) bci line" -> frames */
+    long frames = 0, leafNoBci = 0;
+    String firstNoBci = null;
+    for (RecordedEvent e : RecordingFile.readAllEvents(r.file("p.jfr"))) {
+      boolean leaf = true;   /* no Java frame yet, from the leaf */
+      for (RecordedFrame f : e.getStackTrace().getFrames()) {
+        String cls = f.getMethod().getType().getName();
+        if (cls.isEmpty() || f.getType().equals("Native"))
+          continue;   /* C, kernel and marker frames; Java methods declared native */
+        frames++;
+        boolean top = leaf;
+        leaf = false;
+        String place = cls.replace('.', '/') + "." + f.getMethod().getName() + f.getMethod().getDescriptor();
+        if (f.getBytecodeIndex() < 0) {
+          leafNoBci += top ? 1 : 0;
+          if (!top)
+            firstNoBci = firstNoBci == null ? place + " (" + f.getType() + ")" : firstNoBci;
+          continue;
+        }
+        if (f.getMethod().getDescriptor().equals("()L;"))
+          continue;   /* overloads under one name */
+        ours.merge(place + " " + f.getBytecodeIndex() + " " + f.getLineNumber(), 1L, Long::sum);
+      }
+    }
+    int shared = 0;
+    boolean hottestShared = false;
+    String hottest = ours.entrySet().stream().filter(x -> x.getKey().startsWith("Work.mix("))
+        .max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse("none");
+    List<String> wrong = new ArrayList<>();
+    for (String place : ours.keySet()) {
+      int cut = place.lastIndexOf(' ');
+      Integer line = jdkLines.get(place.substring(0, cut));
+      if (line == null)
+        continue;
+      shared++;
+      hottestShared |= place.equals(hottest);
+      if (line != Integer.parseInt(place.substring(cut + 1)))
+        wrong.add(place + " (the JDK: line " + line + ")");
+    }
+    System.out.printf("    %d Java frames, %d leaves without a bytecode index; %d places (method, index), %d also "
+        + "in the JDK's recording (%d), %d with another line; hottest %s%n", frames, leafNoBci, ours.size(), shared,
+        jdkLines.size(), wrong.size(), hottest);
+    IntegrationTests.check(frames > 1000 && firstNoBci == null, "a caller's frame without a bytecode index: "
+        + firstNoBci);
+    IntegrationTests.check(wrong.isEmpty(), "places whose line is not the JDK's: " + wrong);
+    IntegrationTests.check(shared >= 3 && hottestShared, shared + " places shared with the JDK's recording; the "
+        + "burner's hottest (" + hottest + ") among them: " + hottestShared);
   }
 
   /** A method's JVM descriptor, "(JJ)J". */

@@ -190,11 +190,29 @@ static void java_names_split_into_class_method_package(void **state)
   assert_string_equal(f, "std::x");
 }
 
+/* A frame interned at a bytecode index (lines) says it in its StackFrame:
+ * method, line 12, bytecode index 17, type JIT compiled (kind 5 + 1). */
+static void frames_carry_their_bytecode_index(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  uint32_t t = (uint32_t)fg_profile_add_thread(&p, 100, "main");
+  uint32_t a[] = {(uint32_t)fg_profile_intern_at(&p, "pkg/Main.hot:12", FG_KIND_COMPILED, 17)};
+  assert_int_equal(fg_profile_add(&p, t, a, 1, 1), 0);
+  size_t len;
+  char *buf = write_jfr(&p, &len);
+  assert_non_null(memmem(buf, len, "\x0c\x11\x06", 3));
+  free(buf);
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(longs_use_the_ninth_byte_whole),
     cmocka_unit_test(one_event_per_sample_at_its_time),
+    cmocka_unit_test(frames_carry_their_bytecode_index),
     cmocka_unit_test(an_empty_profile_is_a_valid_chunk),
     cmocka_unit_test(java_names_split_into_class_method_package),
   };

@@ -81,7 +81,7 @@ static int write_marker(FILE *out, void *ctx)
 
 static char *read_all(const char *path)
 {
-  static char buf[256];
+  static char buf[8192];
   FILE *f = fopen(path, "r");
   if (!f)
     return NULL;
@@ -247,6 +247,38 @@ static void another_users_link_or_temporary_is_refused(void **state)
   rmdir(dir);
 }
 
+/* A line's frames at several bytecode indexes (lines) are one frame in every
+ * format but JFR: one collapsed line with their sum, one speedscope frame. */
+static void a_lines_bytecode_indexes_are_one_frame_in_a_file(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  assert_int_equal(fg_profile_add_thread(&p, 7, "main"), 0);
+  uint32_t run = (uint32_t)fg_profile_intern(&p, "Main.run:3", FG_KIND_JAVA);
+  uint32_t a[] = {run, (uint32_t)fg_profile_intern_at(&p, "Main.hot:12", FG_KIND_JAVA, 5)};
+  uint32_t b[] = {run, (uint32_t)fg_profile_intern_at(&p, "Main.hot:12", FG_KIND_JAVA, 9)};
+  assert_int_equal(fg_profile_add(&p, 0, a, 2, 2), 0);
+  assert_int_equal(fg_profile_add(&p, 0, b, 2, 5), 0);
+  struct fg_output_settings cfg = {0};
+  char dir[] = "/tmp/fgagent-unit-XXXXXX", path[256], err[256];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/out.collapsed", dir);
+  assert_int_equal(fg_write_profile_file(path, &p, &cfg, err, sizeof err), 0);
+  assert_string_equal(read_all(path), "Main.run:3;Main.hot:12 7\n");
+  unlink(path);
+  snprintf(path, sizeof path, "%s/out.speedscope.json", dir);
+  assert_int_equal(fg_write_profile_file(path, &p, &cfg, err, sizeof err), 0);
+  const char *json = read_all(path);
+  const char *first = strstr(json, "Main.hot:12");
+  assert_non_null(first);
+  assert_null(strstr(first + 1, "Main.hot:12"));
+  unlink(path);
+  rmdir(dir);
+  assert_int_equal(p.nstacks, 2);   /* the profile itself is left as it was */
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -257,6 +289,7 @@ int main(void)
     cmocka_unit_test(links_are_followed_and_kept),
     cmocka_unit_test(fifos_devices_and_proc_are_written_in_place),
     cmocka_unit_test(another_users_link_or_temporary_is_refused),
+    cmocka_unit_test(a_lines_bytecode_indexes_are_one_frame_in_a_file),
   };
   return cmocka_run_group_tests_name("output_files", tests, NULL, NULL);
 }

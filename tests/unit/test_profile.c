@@ -148,6 +148,83 @@ static void call_tree_totals_and_order(void **state)
   fg_profile_free(&p);
 }
 
+/* With lines, each bytecode index of a line is a name of its own (JFR says
+ * it); merged, they are one name again, their stacks one stack with the sum
+ * of their counts and events, the timeline's entries on the merged stacks,
+ * descriptors and files kept, and a name at no bci is the same name. */
+static void bytecode_indexes_are_names_apart_until_merged(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 16;
+  assert_int_equal(fg_profile_add_thread(&p, 7, "worker"), 0);
+  assert_int_equal(fg_profile_add_thread(&p, 8, "other"), 1);
+  p.threads[1].java_id = 33;
+  int64_t run = fg_profile_intern(&p, "Main.run:3", FG_KIND_JAVA);
+  int64_t at5 = fg_profile_intern_at(&p, "Main.hot:12", FG_KIND_COMPILED, 5);
+  int64_t at9 = fg_profile_intern_at(&p, "Main.hot:12", FG_KIND_COMPILED, 9);
+  int64_t none = fg_profile_intern(&p, "Main.hot:12", FG_KIND_COMPILED);
+  assert_true(run >= 0 && at5 >= 0 && at9 >= 0 && none >= 0);
+  assert_int_not_equal(at5, at9);
+  assert_int_not_equal(at5, none);
+  assert_int_equal(fg_profile_intern_at(&p, "Main.hot:12", FG_KIND_COMPILED, 9), at9);
+  assert_int_equal(fg_profile_intern_at(&p, "Main.hot:12", FG_KIND_COMPILED, -1), none);
+  assert_int_equal(fg_profile_bci(&p, (uint32_t)at9), 9);
+  assert_int_equal(fg_profile_bci(&p, (uint32_t)none), -1);
+  assert_int_equal(fg_profile_bci(&p, (uint32_t)run), -1);
+  assert_int_equal(p.nbcis, 2);
+  assert_int_equal(fg_profile_note_descriptor(&p, (uint32_t)at5, "(J)J"), 0);
+  assert_int_equal(fg_profile_note_descriptor(&p, (uint32_t)at9, "(J)J"), 0);
+  assert_int_equal(fg_profile_set_file(&p, (uint32_t)at9, "Main.java"), 0);
+
+  uint32_t a[] = {(uint32_t)run, (uint32_t)at5}, b[] = {(uint32_t)run, (uint32_t)at9};
+  int64_t sa = fg_profile_stack(&p, 0, a, 2), sb = fg_profile_stack(&p, 0, b, 2);
+  int64_t sc = fg_profile_stack(&p, 1, b, 2);   /* another thread's stays its own */
+  int64_t sd = fg_profile_event_stack(&p, FG_STACK_ALLOC, 0, a, 2);
+  assert_int_not_equal(sa, sb);
+  fg_profile_count(&p, (uint32_t)sa, 2, 100, 0);
+  fg_profile_count(&p, (uint32_t)sb, 5, 200, 1);
+  fg_profile_count(&p, (uint32_t)sc, 1, 0, 0);
+  fg_profile_count(&p, (uint32_t)sd, 4096, 300, 0);
+  p.stacks[sd].events = 3;
+
+  struct fg_profile m;
+  assert_int_equal(fg_profile_merge_bcis(&p, &m), 0);
+  assert_int_equal(m.nbcis, 0);
+  assert_int_equal(m.nthreads, 2);
+  assert_int_equal(m.threads[1].java_id, 33);
+  assert_int_equal(m.nstacks, 3);
+  int64_t hot = fg_profile_intern(&m, "Main.hot:12", FG_KIND_COMPILED);
+  assert_int_equal(m.nnames, 2);   /* nothing new: the three names are one */
+  assert_string_equal(fg_profile_descriptor(&m, (uint32_t)hot), "(J)J");
+  assert_string_equal(fg_profile_file(&m, (uint32_t)hot), "Main.java");
+  uint64_t counts[2][FG_STACK_EVENTS] = {{0}};
+  for (uint32_t i = 0; i < m.nstacks; i++) {
+    const uint32_t *f = fg_stack_frames(&m, &m.stacks[i]);
+    assert_int_equal(m.stacks[i].nframes, 2);
+    assert_int_equal(f[1], hot);
+    counts[m.stacks[i].thread][m.stacks[i].event] += m.stacks[i].count;
+    if (m.stacks[i].event == FG_STACK_ALLOC)
+      assert_int_equal(m.stacks[i].events, 3);
+  }
+  assert_int_equal(counts[0][FG_STACK_CPU], 7);
+  assert_int_equal(counts[1][FG_STACK_CPU], 1);
+  assert_int_equal(counts[0][FG_STACK_ALLOC], 4096);
+  assert_int_equal(m.timeline.n, 3);
+  assert_int_equal(m.timeline.entries[0].stack, m.timeline.entries[1].stack);
+  assert_int_equal(m.stacks[m.timeline.entries[2].stack].event, FG_STACK_ALLOC);
+  fg_profile_free(&m);
+
+  /* a copy keeps the names apart, each at its own id */
+  struct fg_profile c;
+  assert_int_equal(fg_profile_copy_frame(&c, &p), 0);
+  assert_int_equal(c.nnames, p.nnames);
+  assert_int_equal(fg_profile_bci(&c, (uint32_t)at9), 9);
+  fg_profile_free(&c);
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -155,6 +232,7 @@ int main(void)
     cmocka_unit_test(identical_stacks_merge_per_thread),
     cmocka_unit_test(events_keep_their_stacks_apart),
     cmocka_unit_test(call_tree_totals_and_order),
+    cmocka_unit_test(bytecode_indexes_are_names_apart_until_merged),
   };
   return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }
