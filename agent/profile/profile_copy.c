@@ -17,8 +17,12 @@ static int copy_name_notes(struct fg_profile *dst, uint32_t dst_id, const struct
     return -1;
   if (!src->descriptors[src_id])
     return 0;
+  char *copy = strdup(src->descriptors[src_id]);
+  if (!copy)
+    return -1;
   free(dst->descriptors[dst_id]);
-  return (dst->descriptors[dst_id] = strdup(src->descriptors[src_id])) ? 0 : -1;
+  dst->descriptors[dst_id] = copy;
+  return 0;
 }
 
 int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, struct fg_profile *dst)
