@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# What alloc=512k costs real programs, beside async-profiler: H2 (Debian libh2-java) running
+# scripts/bench/h2-work.sql in memory, which allocates about 2 GB, and javac compiling the
+# java.management module (330 files) from the running JDK's own src.zip. Fixed work timed end
+# to end (the process's wall time), with no profiler, with the JVM's allocation events and
+# a callback that only counts (build/event_floor_agent.so, what any JVMTI profiler pays), with
+# fgagent alloc and with async-profiler alloc=512k when ASPROF names its library. Interleaved,
+# ROUNDS times; each mode's median (95% interval of the median) and its ratio to no profiler's.
+# Also fgagent's own figures of its runs: the bytes it estimated over the run's time (the
+# program's allocation rate) and its samples per second. A small heap is fixed (-Xms512m
+# -Xmx512m). JDK 17 and Temurin 25 when installed. Writes results/alloc-real.md.
+# Usage: scripts/bench-alloc-real.sh [ROUNDS]   (default 15)   Environment: ASPROF=/path/libasyncProfiler.so
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-15}
+module=java.management
+agent=$(pwd)/build/libfgagent.so
+out=results/alloc-real.md
+sql=$(pwd)/scripts/bench/h2-work.sql
+h2=/usr/share/java/h2.jar
+[ -f "$h2" ] || { echo "bench-alloc-real: $h2 not found (package libh2-java)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+make -s lib build/event_floor_agent.so >/dev/null || exit 1
+floor=$(pwd)/build/event_floor_agent.so
+# shellcheck source=scripts/bench/stats.sh
+. scripts/bench/stats.sh
+
+jdks=("jdk17=$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)")
+t25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1)
+[ -n "$t25" ] && jdks+=("temurin25=$t25") || echo "bench-alloc-real: no Temurin 25 JDK; JDK 17 only"
+modes=(none floor fgagent)
+[ -n "${ASPROF:-}" ] && [ -f "$ASPROF" ] && modes+=(asprof)
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# run PROGRAM HOME MODE TAG: one run (javac in $src); its wall time in ms appended to the
+# mode's file, TAG.ms1 alone
+run() {
+  local program=$1 home=$2 mode=$3 tag=$4 flag=()
+  case $mode in
+    floor) flag=("-agentpath:$floor=alloc") ;;
+    fgagent) flag=("-agentpath:$agent=alloc,file=$tag.collapsed,log=$tag.log") ;;
+    asprof) flag=("-agentpath:$ASPROF=start,alloc=512k,total,collapsed,file=$tag.collapsed") ;;
+  esac
+  rm -rf "$src/out"
+  local t0 t1 rc
+  t0=$(now_ms)
+  case $program in
+    javac) (cd "$src" && "$home/bin/java" -Xms512m -Xmx512m "${flag[@]}" -m jdk.compiler/com.sun.tools.javac.Main \
+              -nowarn --module-source-path . -m "$module" -d out >"$tag.out" 2>&1 &&
+            [ -f out/$module/module-info.class ]) ;;
+    h2) "$home/bin/java" -Xms512m -Xmx512m "${flag[@]}" -cp "$h2" org.h2.tools.RunScript -url jdbc:h2:mem:bench \
+          -script "$sql" >"$tag.out" 2>&1 ;;
+  esac
+  rc=$?
+  t1=$(now_ms)
+  [ $rc -eq 0 ] || { echo "bench-alloc-real: $program $mode failed:" >&2; tail -n 5 "$tag.out" >&2; exit 1; }
+  echo $((t1 - t0)) >>"${tag%-*}.ms"
+  echo $((t1 - t0)) >"$tag.ms1"
+}
+
+{
+  echo "# alloc on real programs: what it costs, beside async-profiler"
+  echo
+  echo "\`scripts/bench-alloc-real.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD)$([ -n "${ASPROF:-}" ] && echo ", async-profiler from $ASPROF")."
+  echo "H2 runs scripts/bench/h2-work.sql in memory; javac compiles the $module module from the running"
+  echo "JDK's src.zip; both -Xms512m -Xmx512m. Every mode ran $rounds times, interleaved. *time*: the process's wall time for the run, the median"
+  echo "(95% interval of the median) and its ratio to no profiler's median. *the JVM's events alone*:"
+  echo "SampledObjectAlloc at 512 KiB with a callback that only counts. fgagent's *rate*: the bytes it"
+  echo "estimated over the run's time, and its allocation samples a second (medians of its runs)."
+  echo
+} >"$out"
+
+for jdk in "${jdks[@]}"; do
+  label=${jdk%%=*}
+  home=${jdk#*=}
+  src=$work/$label-src
+  mkdir -p "$src"
+  if ! (cd "$src" && unzip -q "$home/lib/src.zip" "$module/*"); then
+    echo "bench-alloc-real: $home/lib/src.zip has no $module; $label skipped" >&2
+    continue
+  fi
+  for program in h2 javac; do
+    run "$program" "$home" none "$work/warm-0"   # the page cache warm for the program and the JDK
+    for i in $(seq 1 "$rounds"); do
+      for mode in "${modes[@]}"; do
+        t=$work/$label-$program-$mode-$i
+        run "$program" "$home" "$mode" "$t"
+        [ "$mode" = fgagent ] || continue
+        bytes=$(awk '{ s += $NF } END { printf "%.0f", s }' "$t.collapsed")
+        samples=$(awk '$1 == "samples" && $2 == "taken:" { print $3; exit }' "$t.log")
+        ms=$(cat "$t.ms1")
+        awk -v b="$bytes" -v m="$ms" 'BEGIN { printf "%.3f\n", b / m / 1e6 }' >>"$work/$label-$program-gbs"
+        awk -v n="${samples:-0}" -v m="$ms" 'BEGIN { printf "%.0f\n", n * 1000 / m }' >>"$work/$label-$program-sps"
+      done
+    done
+  done
+  {
+    echo "## $label ($("$home/bin/java" -version 2>&1 | head -n 1))"
+    echo
+    echo "| mode | H2, ms | ratio | javac, ms | ratio |"
+    echo "|---|---|---|---|---|"
+    for mode in "${modes[@]}"; do
+      case $mode in
+        none) row="| no profiler" ;;
+        floor) row="| the JVM's events alone" ;;
+        fgagent) row="| fgagent alloc" ;;
+        asprof) row="| async-profiler alloc=512k" ;;
+      esac
+      for program in h2 javac; do
+        ci=$(median_ci "$work/$label-$program-$mode.ms" | awk '{ printf "%d (%d .. %d)", $1, $3, $5 }')
+        ratio=$(awk -v m="$(median "$work/$label-$program-$mode.ms")" -v n="$(median "$work/$label-$program-none.ms")" \
+          'BEGIN { printf "%.3f", m / n }')
+        row="$row | $ci | $ratio"
+      done
+      echo "$row |"
+    done
+    echo
+    for program in h2 javac; do
+      echo "fgagent's $program runs: $(median "$work/$label-$program-gbs") GB/s estimated allocated, $(median "$work/$label-$program-sps") samples a second."
+    done
+    echo
+  } >>"$out"
+done
+echo "wrote $out"
