@@ -227,8 +227,9 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
      * whose listener is up but has no socket file restarts it
      * (AttachListener::check_socket_file, JDK 11+) and one whose listener is
      * not up starts it; neither prints a thread dump. So the signal is
-     * repeated at 0.5, 1, 2, 4... s, not only at half the wait as the JDK's
-     * client does, which is too late for a JVM that lives a few seconds. */
+     * repeated 0.5 s on, then at doubling intervals (1, 2, 4 s...), not
+     * only past half the wait as the JDK's client does, which is too late
+     * for a JVM that lives a few seconds. */
     long pause = 500, again = now_ms() + pause;
     while ((state = check_socket(t, addr.sun_path, err, len)) == 1 && now_ms() < deadline) {
       if (now_ms() >= again) {

@@ -212,7 +212,6 @@ int fg_profile_note_descriptor(struct fg_profile *p, uint32_t id, const char *de
   return 0;
 }
 
-
 const char *fg_kind_name(enum fg_frame_kind kind)
 {
   static const char *const names[FG_KIND_COUNT] = {
@@ -391,10 +390,6 @@ uint64_t fg_profile_total(const struct fg_profile *p)
   return n;
 }
 
-
-
-
-
 int fg_is_known_marker(const char *name)
 {
   static const char *const others[] = {"[truncated]", "[unknown_method_id]", "[unloaded_method]",
@@ -438,4 +433,3 @@ void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, u
     s->truncated += count;
   s->java += count;
 }
-

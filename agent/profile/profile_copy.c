@@ -25,6 +25,30 @@ static int copy_name_notes(struct fg_profile *dst, uint32_t dst_id, const struct
   return 0;
 }
 
+/* ids[i] becomes the id in dst of src's name i by its text and kind alone
+ * (a bytecode index dropped), its descriptor noted and its file kept. */
+static int map_names(struct fg_profile *dst, const struct fg_profile *src, uint32_t *ids)
+{
+  for (uint32_t i = 0; i < src->nnames; i++) {
+    int64_t id = fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]);
+    if (id < 0 || fg_profile_note_descriptor(dst, (uint32_t)id, src->descriptors[i]) != 0 ||
+        (src->files[i] && !dst->files[id] && fg_profile_set_file(dst, (uint32_t)id, src->files[i]) != 0))
+      return -1;
+    ids[i] = (uint32_t)id;
+  }
+  return 0;
+}
+
+/* The frames of src's longest stack, at least 1. */
+static size_t longest_stack(const struct fg_profile *src)
+{
+  size_t longest = 1;
+  for (uint32_t i = 0; i < src->nstacks; i++)
+    if (src->stacks[i].nframes > longest)
+      longest = src->stacks[i].nframes;
+  return longest;
+}
+
 int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, struct fg_profile *dst)
 {
   fg_profile_init(dst);
@@ -38,11 +62,7 @@ int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, st
       return -1;
   }
   uint32_t *roots = calloc(src->nthreads ? src->nthreads : 1, sizeof *roots);
-  size_t longest = 0;
-  for (uint32_t i = 0; i < src->nstacks; i++)
-    if (src->stacks[i].nframes > longest)
-      longest = src->stacks[i].nframes;
-  uint32_t *frames = malloc((longest + 1) * sizeof *frames);
+  uint32_t *frames = malloc((longest_stack(src) + 1) * sizeof *frames);
   int rc = roots && frames ? 0 : -1;
   for (uint32_t t = 0; rc == 0 && thread_roots && t < src->nthreads; t++) {
     char cut[256], name[300];   /* a long name is cut on a character boundary */
@@ -135,30 +155,6 @@ int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *sr
     dst->timeline.entries[dst->timeline.n++] = entry;
   }
   return 0;
-}
-
-/* ids[i] becomes the id in dst of src's name i by its text and kind alone
- * (a bytecode index dropped), its descriptor noted and its file kept. */
-static int map_names(struct fg_profile *dst, const struct fg_profile *src, uint32_t *ids)
-{
-  for (uint32_t i = 0; i < src->nnames; i++) {
-    int64_t id = fg_profile_intern(dst, src->names[i], (enum fg_frame_kind)src->kinds[i]);
-    if (id < 0 || fg_profile_note_descriptor(dst, (uint32_t)id, src->descriptors[i]) != 0 ||
-        (src->files[i] && !dst->files[id] && fg_profile_set_file(dst, (uint32_t)id, src->files[i]) != 0))
-      return -1;
-    ids[i] = (uint32_t)id;
-  }
-  return 0;
-}
-
-/* The frames of src's longest stack, at least 1. */
-static size_t longest_stack(const struct fg_profile *src)
-{
-  size_t longest = 1;
-  for (uint32_t i = 0; i < src->nstacks; i++)
-    if (src->stacks[i].nframes > longest)
-      longest = src->stacks[i].nframes;
-  return longest;
 }
 
 int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src)
