@@ -133,7 +133,7 @@ static int read_runs(const char *const *paths, size_t n, struct fg_profile *runs
   for (size_t i = 0; i < n; i++) {
     char err[1024];
     fg_profile_init(&runs[i]);
-    if (fg_read_profile_input(paths[i], &runs[i], err, sizeof err) != 0) {
+    if (fg_read_profile_input(paths[i], false, &runs[i], err, sizeof err) != 0) {
       fprintf(stderr, "fgprof diff: %s\n", err);
       return -1;
     }

@@ -58,6 +58,8 @@ static const char usage[] =
   "                     graph, pprof and speedscope show time, not only samples\n"
   "  --event E          a recording's cpu, alloc or lock events (the first it has)\n"
   "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
+  "  --lines            a recording's Java frames at their source lines (pkg/C.m:42);\n"
+  "                     a .jfr OUT keeps their bytecode indexes too\n"
   "REGEX is a POSIX extended regular expression matched against frame names.\n"
   "\n"
   "fgprof diff compares two sets of runs (collapsed stacks or recordings, one file\n"
@@ -105,7 +107,7 @@ struct args {
   const char *in, *out, *title;
   const char *include, *exclude;
   const char *event;        /* --event: which of a recording's events; NULL: the first it has */
-  bool reverse, threads;
+  bool reverse, threads, lines;
   double minwidth;
   uint64_t interval_ns;
 };
@@ -185,9 +187,12 @@ static int parse_args(int argc, char **argv, struct args *a)
     } else if (strcmp(arg, "--threads") == 0) {
       a->threads = true;
       continue;
+    } else if (strcmp(arg, "--lines") == 0) {
+      a->lines = true;
+      continue;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option '%s'; accepted: --title, --include, --exclude, --reverse, "
-                 "--minwidth, --interval, --event, --threads", arg);
+                 "--minwidth, --interval, --event, --threads, --lines", arg);
     } else {
       if (npos == 2)
         return bad("one argument too many: '%s'; accepted: IN OUT", arg);
@@ -288,7 +293,7 @@ int fg_cmd_convert(int argc, char **argv)
   if (fg_format_for_path(a.out) == FG_FORMAT_JFR)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
-  if (fg_read_profile_input(a.in, &in, err, sizeof err) != 0) {
+  if (fg_read_profile_input(a.in, a.lines, &in, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
     rc = 2;
   }

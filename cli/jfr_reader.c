@@ -68,6 +68,7 @@ struct chunk {
   struct fg_u64_map thread_ids; /* thread key + 1 -> profile thread */
   struct fg_u64_map class_ids;  /* class key + 1 -> frame name id */
   struct fg_profile *p;
+  bool lines;                   /* Java frames named at their lines, interned at their bcis */
 };
 
 /* ---- reading ---- */
@@ -481,8 +482,8 @@ struct frames {
 static void one_frame(struct rd *r, struct chunk *c, const struct jclass *elem, void *ctx)
 {
   struct frames *fr = ctx;
-  struct want w[] = {{.name = "method"}, {.name = "type"}};
-  read_object(r, c, elem, w, 2, 1);
+  struct want w[] = {{.name = "method"}, {.name = "type"}, {.name = "lineNumber"}, {.name = "bytecodeIndex"}};
+  read_object(r, c, elem, w, 4, 1);
   if (r->bad || fr->failed)
     return;
   char *name = NULL, *cls = NULL, *description = NULL, *descriptor = NULL;
@@ -496,12 +497,19 @@ static void one_frame(struct rd *r, struct chunk *c, const struct jclass *elem, 
   if (w[1].has && read_entry(c, c->t_frame_type, w[1].num, d, 1, 0) == 0)   /* key 0 is the JDK's Interpreted */
     description = d[0].str, d[0].str = NULL;
   free_wants(d, 1);
-  size_t len = (cls ? strlen(cls) + 1 : 0) + (name ? strlen(name) : 9) + 1;
+  enum fg_frame_kind kind = kind_of(description);
+  /* with lines, a Java method's frame at its line and bytecode index (JFR's int fields, as varints) */
+  int java = cls && *cls && name && kind != FG_KIND_NATIVE && kind != FG_KIND_KERNEL && kind != FG_KIND_MARKER;
+  int32_t line = c->lines && java && w[2].has ? (int32_t)w[2].num : -1;
+  int32_t bci = c->lines && java && w[3].has ? (int32_t)w[3].num : -1;
+  size_t len = (cls ? strlen(cls) + 1 : 0) + (name ? strlen(name) : 9) + 13;
   char *text = malloc(len);
   int64_t id = -1;
   if (text) {
-    snprintf(text, len, "%s%s%s", cls && *cls ? cls : "", cls && *cls ? "." : "", name ? name : "[unknown]");
-    id = fg_profile_intern(c->p, text, kind_of(description));
+    int n = snprintf(text, len, "%s%s%s", cls && *cls ? cls : "", cls && *cls ? "." : "", name ? name : "[unknown]");
+    if (line >= 0)
+      snprintf(text + n, len - (size_t)n, ":%d", line);
+    id = fg_profile_intern_at(c->p, text, kind, bci);
   }
   if (id >= 0 && descriptor && descriptor[0] == '(' && strcmp(descriptor, "()L;") != 0 &&
       fg_profile_note_descriptor(c->p, (uint32_t)id, descriptor) != 0)
@@ -737,8 +745,8 @@ int fg_is_jfr(const uint8_t *data, size_t len)
 
 /* One chunk at data (len bytes from it to the file's end): its events into
  * p; its size in *size. 0, or -1 with the message in err. */
-static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *source, struct fg_profile *p,
-                      uint64_t *known, uint64_t *size, char *err, size_t errlen)
+static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *source, bool lines,
+                      struct fg_profile *p, uint64_t *known, uint64_t *size, char *err, size_t errlen)
 {
   if (len < HEADER_BYTES || !fg_is_jfr(data, len))
     return fail(err, errlen, "%s: byte %zu: not a JFR chunk (no \"FLR\" header of 68 bytes); accepted: a JDK Flight "
@@ -754,8 +762,8 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
     return fail(err, errlen, "%s: byte %zu: integers are not compressed; accepted: recordings with compressed "
                 "integers, as every JDK writes them", source, base);
   *size = chunk;
-  struct chunk c = {.b = data, .size = chunk, .p = p, .start_ns = be(data + 32, 8), .start_ticks = be(data + 48, 8),
-                    .ticks_per_s = be(data + 56, 8)};
+  struct chunk c = {.b = data, .size = chunk, .p = p, .lines = lines, .start_ns = be(data + 32, 8),
+                    .start_ticks = be(data + 48, 8), .ticks_per_s = be(data + 56, 8)};
   fg_u64_map_init(&c.cls_index);
   fg_u64_map_init(&c.stack_ids);
   fg_u64_map_init(&c.thread_ids);
@@ -816,7 +824,7 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   return rc;
 }
 
-int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, struct fg_profile *p, char *err,
+int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines, struct fg_profile *p, char *err,
                  size_t errlen)
 {
   uint64_t known = 0;
@@ -824,7 +832,7 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, struct fg_
   snprintf(p->stats.event_detail, sizeof p->stats.event_detail, "read from a JFR recording: %s", source);
   for (size_t at = 0; at < len;) {
     uint64_t size = 0;
-    if (read_chunk(data + at, len - at, at, source, p, &known, &size, err, errlen) != 0)
+    if (read_chunk(data + at, len - at, at, source, lines, p, &known, &size, err, errlen) != 0)
       return -1;
     at += size;
   }

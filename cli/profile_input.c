@@ -10,7 +10,7 @@
 #include "fg/jfr_reader.h"
 #include "fg/profile.h"
 
-int fg_read_profile_input(const char *path, struct fg_profile *p, char *err, size_t errlen)
+int fg_read_profile_input(const char *path, bool lines, struct fg_profile *p, char *err, size_t errlen)
 {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) {
@@ -49,7 +49,7 @@ int fg_read_profile_input(const char *path, struct fg_profile *p, char *err, siz
              "per line, or a JFR recording", path);
     rc = -1;
   } else if (fg_is_jfr((const uint8_t *)data, len)) {
-    rc = fg_parse_jfr((const uint8_t *)data, len, path, p, err, errlen);
+    rc = fg_parse_jfr((const uint8_t *)data, len, path, lines, p, err, errlen);
   } else {
     rc = fg_parse_collapsed(data, len, path, p, err, errlen);
     if (rc == 0 && p->nstacks == 0) {

@@ -4,6 +4,7 @@
 #ifndef FG_COLLAPSED_READER_H
 #define FG_COLLAPSED_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,9 +24,9 @@ int fg_parse_collapsed(const char *data, size_t len, const char *source, struct 
                        char *err, size_t errlen);
 
 /* Reads a whole file (path "-" reads standard input) and parses it: a JFR
- * recording (fg/jfr_reader.h) when it starts like one, else collapsed
- * stacks. An empty file, or one with no stack, is an error too
- * (cli/profile_input.c). */
-int fg_read_profile_input(const char *path, struct fg_profile *p, char *err, size_t errlen);
+ * recording (fg/jfr_reader.h, its Java frames at their lines with lines)
+ * when it starts like one, else collapsed stacks, named as they are. An
+ * empty file, or one with no stack, is an error too (cli/profile_input.c). */
+int fg_read_profile_input(const char *path, bool lines, struct fg_profile *p, char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 #ifndef FG_JFR_READER_H
 #define FG_JFR_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,10 +21,11 @@ struct fg_profile;
 int fg_is_jfr(const uint8_t *data, size_t len);
 
 /* Adds the len bytes of the recording named source (for messages) to p,
- * which must be initialised. 0, or -1 with "SOURCE: what is wrong" in err
+ * which must be initialised; with lines, a Java frame is named at its line
+ * ("pkg/C.m:42") and interned at its bytecode index (fg_profile_intern_at). 0, or -1 with "SOURCE: what is wrong" in err
  * (what was read before stays in p). A recording with none of the events
  * above is an error too. */
-int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, struct fg_profile *p, char *err,
+int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines, struct fg_profile *p, char *err,
                  size_t errlen);
 
 #endif

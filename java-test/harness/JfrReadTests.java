@@ -16,9 +16,17 @@ final class JfrReadTests {
   private JfrReadTests() {}
 
   static Map<String, Long> convert(Path dir, String event, boolean threads, Path jfr, String out) throws Exception {
+    return convert(dir, event, threads, false, jfr, out);
+  }
+
+  /** The same, with --lines when lines. */
+  static Map<String, Long> convert(Path dir, String event, boolean threads, boolean lines, Path jfr, String out)
+      throws Exception {
     List<String> cmd = new java.util.ArrayList<>(List.of("convert", "--event", event));
     if (threads)
       cmd.add("--threads");
+    if (lines)
+      cmd.add("--lines");
     cmd.add(jfr.toString());
     cmd.add(dir.resolve(out).toString());
     AttachTests.Result r = AttachTests.fgprof(dir, cmd.toArray(new String[0]));
@@ -48,7 +56,7 @@ final class JfrReadTests {
   /**
    * A recording the JDK made of Locks (monitors, a ReentrantLock, allocation) with its profile
    * settings: fgprof convert reads every jdk.ExecutionSample as the JDK's reader reads it (every
-   * stack of every thread with its count, frame kinds marked), every jdk.ObjectAllocationSample's
+   * stack of every thread with its count, frame kinds marked; with --lines each frame at its line), every jdk.ObjectAllocationSample's
    * weight under its class, and every jdk.JavaMonitorEnter's and jdk.ThreadPark's duration.
    */
   static void jdkRecordingsAreRead(IntegrationTests.Jdk jdk) throws Exception {
@@ -56,12 +64,15 @@ final class JfrReadTests {
         + "settings=profile"), "Locks", "3", "2", "2", "alloc");
     IntegrationTests.check(r.exit() == 0, "the recorded run failed:\n" + r.stderr());
     Path rec = r.file("rec.jfr");
-    Map<String, Long> cpuWant = new HashMap<>(), allocWant = new HashMap<>();
+    Map<String, Long> cpuWant = new HashMap<>(), cpuLinesWant = new HashMap<>(), allocWant = new HashMap<>();
     long lockWant = 0, lockEvents = 0;
     for (RecordedEvent e : RecordingFile.readAllEvents(rec)) {
       switch (e.getEventType().getName()) {
-        case "jdk.ExecutionSample" -> cpuWant.merge(JfrTests.stackKey(e).replaceAll(":\\d+(_\\[|;|$)", "$1"), 1L,
-            Long::sum);   /* without line numbers: convert names methods as the agent does without lines */
+        case "jdk.ExecutionSample" -> {
+          cpuWant.merge(JfrTests.stackKey(e).replaceAll(":\\d+(_\\[|;|$)", "$1"), 1L,
+              Long::sum);   /* without line numbers: convert names methods as the agent does without lines */
+          cpuLinesWant.merge(JfrTests.stackKey(e), 1L, Long::sum);
+        }
         case "jdk.ObjectAllocationSample" -> allocWant.merge(classFrame(e.getClass("objectClass")),
             e.getLong("weight"), Long::sum);
         case "jdk.JavaMonitorEnter", "jdk.ThreadPark" -> {
@@ -72,9 +83,15 @@ final class JfrReadTests {
       }
     }
     convert(r.dir(), "cpu", true, rec, "cpu.collapsed");
+    convert(r.dir(), "cpu", true, true, rec, "cpu-lines.collapsed");
     Map<String, Long> cpu = JfrTests.collapsedDotted(r.dir().resolve("cpu.collapsed"));
     String diff = JfrTests.differences(cpu, cpuWant);
     IntegrationTests.check(diff.isEmpty(), "fgprof's CPU samples differ from the JDK's reading: " + diff);
+    Map<String, Long> cpuLines = JfrTests.collapsedDotted(r.dir().resolve("cpu-lines.collapsed"));
+    diff = JfrTests.differences(cpuLines, cpuLinesWant);
+    IntegrationTests.check(diff.isEmpty(), "with --lines, fgprof's CPU samples differ from the JDK's reading: " + diff);
+    IntegrationTests.check(cpuLines.keySet().stream().anyMatch(k -> k.matches(".*\\.\\w+:\\d+(_\\[.\\])?(;.*|$)")),
+        "--lines named no frame at a line: " + cpuLines.keySet());
     Map<String, Long> alloc = convert(r.dir(), "alloc", false, rec, "alloc.collapsed");
     Map<String, Long> allocByClass = new HashMap<>();
     alloc.forEach((k, v) -> allocByClass.merge(k.substring(k.lastIndexOf(';') + 1), v, Long::sum));

@@ -112,15 +112,15 @@ static void files_empty_missing_or_without_stacks(void **state)
   struct fg_profile p;
   fg_profile_init(&p);
   char err[512];
-  assert_int_equal(fg_read_profile_input(path, &p, err, sizeof err), -1);
+  assert_int_equal(fg_read_profile_input(path, false, &p, err, sizeof err), -1);
   assert_non_null(strstr(err, "the file is empty"));
   FILE *f = fopen(path, "w");
   fputs("# only a comment\n\n", f);
   fclose(f);
-  assert_int_equal(fg_read_profile_input(path, &p, err, sizeof err), -1);
+  assert_int_equal(fg_read_profile_input(path, false, &p, err, sizeof err), -1);
   assert_non_null(strstr(err, "no stack in the file"));
   unlink(path);
-  assert_int_equal(fg_read_profile_input(path, &p, err, sizeof err), -1);
+  assert_int_equal(fg_read_profile_input(path, false, &p, err, sizeof err), -1);
   assert_non_null(strstr(err, "cannot open"));
   fg_profile_free(&p);
 }

@@ -81,7 +81,7 @@ static void fgagents_recordings_read_back_exactly(void **state)
   fg_profile_init(&p);
   p.timeline.max = 100;
   char err[512];
-  if (fg_parse_jfr(data, len, "rec.jfr", &p, err, sizeof err) != 0)
+  if (fg_parse_jfr(data, len, "rec.jfr", false, &p, err, sizeof err) != 0)
     fail_msg("%s", err);
   const char *hot[] = {"Main.main", "Main.hot"};
   const char *alloc[] = {"Main.main", "Main.alloc", "byte[]"};
@@ -128,7 +128,7 @@ static void cut_or_corrupt_recordings_are_refused(void **state)
     fg_profile_init(&p);
     memcpy(copy, data, cut);
     err[0] = '\0';
-    assert_int_equal(fg_parse_jfr(copy, cut, "cut.jfr", &p, err, sizeof err), -1);
+    assert_int_equal(fg_parse_jfr(copy, cut, "cut.jfr", false, &p, err, sizeof err), -1);
     if (!strstr(err, "cut.jfr: ") || strchr(err, '\n'))
       fail_msg("prefix of %zu bytes: '%s'", cut, err);
     fg_profile_free(&p);
@@ -139,7 +139,7 @@ static void cut_or_corrupt_recordings_are_refused(void **state)
       fg_profile_init(&p);
       memcpy(copy, data, len);
       copy[at] ^= (unsigned char)bits;
-      if (fg_parse_jfr(copy, len, "bad.jfr", &p, err, sizeof err) != 0 && !strstr(err, "bad.jfr: "))
+      if (fg_parse_jfr(copy, len, "bad.jfr", false, &p, err, sizeof err) != 0 && !strstr(err, "bad.jfr: "))
         fail_msg("byte %zu flipped: '%s'", at, err);
       fg_profile_free(&p);
     }
@@ -162,11 +162,65 @@ static void a_recording_without_known_events_is_refused(void **state)
   struct fg_profile p;
   fg_profile_init(&p);
   char err[512];
-  assert_int_equal(fg_parse_jfr(data, len, "empty.jfr", &p, err, sizeof err), -1);
+  assert_int_equal(fg_parse_jfr(data, len, "empty.jfr", false, &p, err, sizeof err), -1);
   assert_non_null(strstr(err, "no jdk.ExecutionSample"));
   assert_false(fg_is_jfr((const uint8_t *)"Main.main 1\n", 12));
   fg_profile_free(&p);
   fg_profile_free(&empty);
+  free(data);
+}
+
+/* Read with lines, a recording's Java frames are named at their lines and
+ * kept apart by their bytecode indexes (what a .jfr written from them says
+ * again); read without, a method is one frame whatever its line. */
+static void lines_name_frames_at_their_lines_and_bcis(void **state)
+{
+  (void)state;
+  struct fg_profile w;
+  fg_profile_init(&w);
+  assert_int_equal(fg_profile_add_thread(&w, 7, "main"), 0);
+  snprintf(w.stats.event, sizeof w.stats.event, "cpu");
+  uint32_t run = (uint32_t)fg_profile_intern(&w, "pkg/Main.run:3", FG_KIND_JAVA);
+  uint32_t a[] = {run, (uint32_t)fg_profile_intern_at(&w, "pkg/Main.hot:12", FG_KIND_JAVA, 5)};
+  uint32_t b[] = {run, (uint32_t)fg_profile_intern_at(&w, "pkg/Main.hot:12", FG_KIND_JAVA, 9)};
+  assert_int_equal(fg_profile_add(&w, 0, a, 2, 2), 0);
+  assert_int_equal(fg_profile_add(&w, 0, b, 2, 4), 0);
+  char *data;
+  size_t len;
+  FILE *out = open_memstream(&data, &len);
+  struct fg_output_settings cfg = {0};
+  assert_int_equal(fg_write_jfr(out, &w, &cfg), 0);
+  fclose(out);
+  fg_profile_free(&w);
+
+  char err[512];
+  struct fg_profile p;
+  fg_profile_init(&p);
+  if (fg_parse_jfr((const uint8_t *)data, len, "lines.jfr", false, &p, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  const char *methods[] = {"pkg/Main.run", "pkg/Main.hot"};
+  assert_int_equal(count_of(&p, FG_STACK_CPU, methods, 2), 6);
+  assert_int_equal(p.nbcis, 0);
+  fg_profile_free(&p);
+
+  fg_profile_init(&p);
+  if (fg_parse_jfr((const uint8_t *)data, len, "lines.jfr", true, &p, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  assert_int_equal(p.nbcis, 2);
+  uint64_t by_bci[10] = {0};
+  for (uint32_t i = 0; i < p.nstacks; i++) {
+    const uint32_t *f = fg_stack_frames(&p, &p.stacks[i]);
+    assert_int_equal(p.stacks[i].nframes, 2);
+    assert_string_equal(p.names[f[0]], "pkg/Main.run:3");
+    assert_int_equal(fg_profile_bci(&p, f[0]), -1);
+    assert_string_equal(p.names[f[1]], "pkg/Main.hot:12");
+    int32_t bci = fg_profile_bci(&p, f[1]);
+    assert_true(bci == 5 || bci == 9);
+    by_bci[bci] += p.stacks[i].count;
+  }
+  assert_int_equal(by_bci[5], 2);
+  assert_int_equal(by_bci[9], 4);
+  fg_profile_free(&p);
   free(data);
 }
 
@@ -176,6 +230,7 @@ int main(void)
     cmocka_unit_test(fgagents_recordings_read_back_exactly),
     cmocka_unit_test(cut_or_corrupt_recordings_are_refused),
     cmocka_unit_test(a_recording_without_known_events_is_refused),
+    cmocka_unit_test(lines_name_frames_at_their_lines_and_bcis),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
