@@ -192,7 +192,22 @@ final class AttachTests {
     Result sched = fgprof(dir, "attach", pid, "start,sched");
     IntegrationTests.check(sched.exit == 1 && sched.out.contains("option sched is not available when attaching"),
         "sched at attach: " + sched);
-    new ProcessBuilder("kill", "-STOP", pid).start().waitFor();
+    IntegrationTests.check(new ProcessBuilder("kill", "-STOP", pid).start().waitFor() == 0, "kill -STOP " + pid);
+    /* a stop is taken by each thread as it next runs: wait until the kernel says every one stopped */
+    String running = "";
+    for (int i = 0; i < 200; i++, Thread.sleep(10)) {
+      running = "";
+      try (var tasks = Files.list(Paths.get("/proc/" + pid + "/task"))) {
+        for (Path t : (Iterable<Path>) tasks::iterator) {
+          String stat = Files.readString(t.resolve("stat"));
+          if (stat.charAt(stat.lastIndexOf(')') + 2) != 'T')
+            running += " " + t.getFileName();
+        }
+      }
+      if (running.isEmpty())
+        break;
+    }
+    IntegrationTests.check(running.isEmpty(), "the JVM did not stop: threads" + running + " still not stopped");
     Result late = fgprof(dir, "attach", "--timeout", "1s", pid, "status");
     new ProcessBuilder("kill", "-CONT", pid).start().waitFor();
     IntegrationTests.check(late.exit == 2 && late.err.contains("within 1000 ms"), "stopped JVM: " + late);
