@@ -88,10 +88,9 @@ static struct fg_line_table *line_table(struct fg_method_names *m, jvmtiEnv *jvm
   return t;
 }
 
+/* The source line of bci (>= 0) in method, -1 when it has no line table. */
 static int32_t line_of(struct fg_method_names *m, jvmtiEnv *jvmti, jmethodID method, int32_t bci)
 {
-  if (!m->lines || bci < 0)
-    return -1;
   struct fg_line_table *t = line_table(m, jvmti, method);
   if (!t || t->count <= 0)
     return -1;

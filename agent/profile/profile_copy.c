@@ -10,18 +10,18 @@
 #include "fg/grow_array.h"
 #include "fg/utf8.h"
 
-/* dst's name dst_id gets src's name src_id's file and descriptor. */
-static int copy_name_notes(struct fg_profile *dst, uint32_t dst_id, const struct fg_profile *src, uint32_t src_id)
+/* dst (with no name yet) gets every name of src at the same id, with its
+ * bytecode index, file and descriptor. */
+static int copy_names(struct fg_profile *dst, const struct fg_profile *src)
 {
-  if (src->files[src_id] && fg_profile_set_file(dst, dst_id, src->files[src_id]) != 0)
-    return -1;
-  if (!src->descriptors[src_id])
-    return 0;
-  char *copy = strdup(src->descriptors[src_id]);
-  if (!copy)
-    return -1;
-  free(dst->descriptors[dst_id]);
-  dst->descriptors[dst_id] = copy;
+  for (uint32_t i = 0; i < src->nnames; i++) {
+    if (fg_profile_intern_at(dst, src->names[i], (enum fg_frame_kind)src->kinds[i], src->bcis[i]) != (int64_t)i)
+      return -1;
+    if (src->files[i] && fg_profile_set_file(dst, i, src->files[i]) != 0)
+      return -1;
+    if (src->descriptors[i] && !(dst->descriptors[i] = strdup(src->descriptors[i])))
+      return -1;
+  }
   return 0;
 }
 
@@ -53,14 +53,8 @@ int fg_profile_merge_threads(const struct fg_profile *src, bool thread_roots, st
 {
   fg_profile_init(dst);
   dst->stats = src->stats;
-  if (fg_profile_add_thread(dst, 0, "all") < 0)
+  if (fg_profile_add_thread(dst, 0, "all") < 0 || copy_names(dst, src) != 0)
     return -1;
-  for (uint32_t i = 0; i < src->nnames; i++) {
-    if (fg_profile_intern_at(dst, src->names[i], (enum fg_frame_kind)src->kinds[i], src->bcis[i]) != (int64_t)i)
-      return -1;
-    if (copy_name_notes(dst, i, src, i) != 0)
-      return -1;
-  }
   uint32_t *roots = calloc(src->nthreads ? src->nthreads : 1, sizeof *roots);
   uint32_t *frames = malloc((longest_stack(src) + 1) * sizeof *frames);
   int rc = roots && frames ? 0 : -1;
@@ -107,13 +101,7 @@ static int copy_threads(struct fg_profile *dst, const struct fg_profile *src)
 int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src)
 {
   fg_profile_init(dst);
-  for (uint32_t i = 0; i < src->nnames; i++) {
-    if (fg_profile_intern_at(dst, src->names[i], (enum fg_frame_kind)src->kinds[i], src->bcis[i]) != (int64_t)i)
-      return -1;
-    if (copy_name_notes(dst, i, src, i) != 0)
-      return -1;
-  }
-  return copy_threads(dst, src);
+  return copy_names(dst, src) != 0 ? -1 : copy_threads(dst, src);
 }
 
 int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
