@@ -28,9 +28,9 @@ floor=$(pwd)/build/event_floor_agent.so
 # shellcheck source=scripts/bench/stats.sh
 . scripts/bench/stats.sh
 
-jdks=("jdk17=$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)")
-t25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1)
-[ -n "$t25" ] && jdks+=("temurin25=$t25") || echo "bench-alloc-lock: no Temurin 25 JDK; JDK 17 only"
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
+bench_jdks bench-alloc-lock
 modes=(none floor fgagent)
 [ -n "${ASPROF:-}" ] && [ -f "$ASPROF" ] && modes+=(asprof)
 heap=(-Xms1g -Xmx1g -XX:+AlwaysPreTouch)
@@ -58,7 +58,7 @@ through() { awk -v f="$2" '{ n = $NF; if (index(";" $0, ";" f ";")) s += n } END
 {
   echo "# alloc and lock: their cost and their truth, beside async-profiler"
   echo
-  echo "\`scripts/bench-alloc-lock.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  bench_ran bench-alloc-lock.sh "$rounds"
   echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD)$([ -n "${ASPROF:-}" ] && echo ", async-profiler from $ASPROF"). Every mode ran"
   echo "$rounds times, interleaved, with -Xms1g -Xmx1g -XX:+AlwaysPreTouch. *cost*: the workload's own time for its"
   echo "fixed work, the median (95% interval of the median) and its ratio to no profiler's median."

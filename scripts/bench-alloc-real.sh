@@ -26,9 +26,9 @@ floor=$(pwd)/build/event_floor_agent.so
 # shellcheck source=scripts/bench/stats.sh
 . scripts/bench/stats.sh
 
-jdks=("jdk17=$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)")
-t25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1)
-[ -n "$t25" ] && jdks+=("temurin25=$t25") || echo "bench-alloc-real: no Temurin 25 JDK; JDK 17 only"
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
+bench_jdks bench-alloc-real
 modes=(none floor fgagent)
 [ -n "${ASPROF:-}" ] && [ -f "$ASPROF" ] && modes+=(asprof)
 
@@ -63,7 +63,7 @@ run() {
 {
   echo "# alloc on real programs: what it costs, beside async-profiler"
   echo
-  echo "\`scripts/bench-alloc-real.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  bench_ran bench-alloc-real.sh "$rounds"
   echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD)$([ -n "${ASPROF:-}" ] && echo ", async-profiler from $ASPROF")."
   echo "H2 runs scripts/bench/h2-work.sql in memory; javac compiles the $module module from the running"
   echo "JDK's src.zip; both -Xms512m -Xmx512m. Every mode ran $rounds times, interleaved. *time*: the process's wall time for the run, the median"

@@ -14,6 +14,8 @@ trap 'rm -rf "$work"' EXIT
 make -s build/switch_cost >/dev/null || exit 1
 # shellcheck source=scripts/bench/stats.sh
 . scripts/bench/stats.sh
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 clocks=(none perf-1000000 perf-10000000 perf-100000000 posix-1000000)
 for ((r = 1; r <= rounds; r++)); do
   for c in "${clocks[@]}"; do
@@ -24,7 +26,7 @@ none=$(median "$work/none")
 {
   echo "# What a thread's clock costs at each context switch"
   echo
-  echo "\`scripts/bench-clocks.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  bench_ran bench-clocks.sh "$rounds"
   echo "kernel $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a virtual machine'). Two threads pinned to one CPU pass a byte"
   echo "back and forth over pipes, 20 000 rounds a run (two context switches a round), each thread with"
   echo "the clock named; the clocks interleaved, $rounds runs each. *round*: the median time of a round"

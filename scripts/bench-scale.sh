@@ -20,9 +20,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 make -s lib java >/dev/null
 
-jdks=("jdk17=$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)")
-t25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1)
-[ -n "$t25" ] && jdks+=("temurin25=$t25") || echo "bench-scale: no Temurin 25 JDK; JDK 17 only"
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
+bench_jdks bench-scale
 modes=(none default perf copy)
 [ -n "${ASPROF:-}" ] && [ -f "$ASPROF" ] && modes+=(asprof)
 
@@ -69,7 +69,7 @@ value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 {
   echo "# The sampler at scale: many threads, ending, starting, hopping CPUs, handing off, virtual, retransformed"
   echo
-  echo "\`scripts/bench-scale.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  bench_ran bench-scale.sh "$rounds"
   echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD), interval 1 ms. Each case ran $rounds times in each mode,"
   echo "the modes interleaved. *time*: the workload's own clock for the part a profiler can slow (the"
   echo "median, and its ratio to no profiler's median); *rate*: the worker threads' samples over their own"

@@ -13,9 +13,9 @@ out=results/stress.md
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-jdks=("jdk17=$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)")
-t25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1)
-[ -n "$t25" ] && jdks+=("temurin25=$t25") || echo "stress: no Temurin 25 JDK; JDK 17 only"
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
+bench_jdks stress
 
 # name|agent options|main class and arguments
 cases=(
