@@ -509,11 +509,10 @@ static void one_frame(struct rd *r, struct chunk *c, const struct jclass *elem, 
     int n = snprintf(text, len, "%s%s%s", cls && *cls ? cls : "", cls && *cls ? "." : "", name ? name : "[unknown]");
     if (line >= 0)
       snprintf(text + n, len - (size_t)n, ":%d", line);
-    id = fg_profile_intern_at(c->p, text, kind, bci);
+    /* a descriptor of the method's own, not a writer's stand-in: overloads apart */
+    int own = descriptor && descriptor[0] == '(' && strcmp(descriptor, "()L;") != 0;
+    id = fg_profile_intern_method(c->p, text, kind, bci, own ? descriptor : NULL);
   }
-  if (id >= 0 && descriptor && descriptor[0] == '(' && strcmp(descriptor, "()L;") != 0 &&
-      fg_profile_note_descriptor(c->p, (uint32_t)id, descriptor) != 0)
-    id = -1;
   free(text);
   free(name);
   free(cls);

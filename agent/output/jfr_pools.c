@@ -3,10 +3,10 @@
  * event. A frame name becomes a Method: "pkg/C.m:42" is method m of class
  * pkg/C in package pkg at line 42; a native, kernel or marker frame is a
  * method of a class with an empty name; a class frame (alloc, lock) is its
- * event's class, not a frame. A method's descriptor is the one the agent
- * noted for its name (fg_profile_descriptor); where it knows none (collapsed
- * stacks, or overloads sharing a name) it is "()L;" (no parameters known, a
- * return of unknown type). */
+ * event's class, not a frame. A method's descriptor is the one its name
+ * was interned with, or noted for it (fg_profile_descriptor); where none is
+ * known (collapsed stacks) it is "()L;" (no parameters known, a return of
+ * unknown type). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +130,7 @@ static uint32_t method_key(struct jfr_pools *t, const char *name, enum fg_frame_
              (java_kind(kind) || (kind == FG_KIND_NATIVE && memchr(j.cls, '/', j.cls_len)));
   if (!java)
     j = (struct fg_java_name){.cls = "", .method = function, .package = "", .method_len = strlen(function)};
-  /* the same text as a Java and as a C name are two methods, and so are overloads (lines apart) */
+  /* the same text as a Java and as a C name are two methods, and so are overloads */
   const char *d = java && descriptor ? descriptor : UNKNOWN_DESCRIPTOR;
   snprintf(keyed, sizeof keyed, "%s %s", function, d);
   uint32_t before = t->methods.nnames;

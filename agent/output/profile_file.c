@@ -116,12 +116,12 @@ int fg_write_profile_file(const char *path, const struct fg_profile *p,
              fg_format_extensions());
     return -1;
   }
-  if (p->nbcis == 0 || w.format == FG_FORMAT_JFR)
+  if (p->nvariants == 0 || w.format == FG_FORMAT_JFR)
     return fg_write_file_atomically(path, write_format, &w, err, errlen);
-  /* only JFR frames carry a bytecode index: every other format names a
-   * line's frames once */
+  /* only JFR frames carry a bytecode index and a method's descriptor: every
+   * other format names a line's frames, and overloads, once */
   struct fg_profile merged;
-  int rc = fg_profile_merge_bcis(p, &merged);
+  int rc = fg_profile_merge_variants(p, &merged);
   if (rc != 0)
     snprintf(err, errlen, "fgagent: cannot write '%s': out of memory", path);
   else {

@@ -162,9 +162,7 @@ int64_t fg_method_name(struct fg_method_names *m, jvmtiEnv *jvmti, JNIEnv *jni,
   char buf[1024], desc[1024];
   int64_t id;
   if (describe(jvmti, jni, method, line, buf, sizeof buf, desc, sizeof desc) == 0) {
-    id = fg_profile_intern_at(p, buf, bci == BCI_NATIVE ? FG_KIND_NATIVE : FG_KIND_JAVA, key);
-    if (id >= 0 && desc[0] && fg_profile_note_descriptor(p, (uint32_t)id, desc) != 0)
-      id = -1;
+    id = fg_profile_intern_method(p, buf, bci == BCI_NATIVE ? FG_KIND_NATIVE : FG_KIND_JAVA, key, desc);
   } else {
     m->unresolved++;
     id = fg_profile_intern(p, "[unloaded_method]", FG_KIND_MARKER);

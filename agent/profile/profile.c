@@ -79,6 +79,7 @@ void fg_profile_free(struct fg_profile *p)
   free(p->names);
   free(p->kinds);
   free(p->bcis);
+  free(p->keyed);
   free(p->name_hashes);
   free(p->name_index.slots);
   free(p->threads);
@@ -94,61 +95,82 @@ int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_
   return fg_profile_intern_n(p, name, strlen(name), kind);
 }
 
-/* The id of name (len bytes) of kind at bci (-1: none), added if new. */
-static int64_t intern_key(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind, int32_t bci)
+/* Room in every per-name array for one name more. */
+static int grow_names(struct fg_profile *p)
+{
+  uint32_t n = p->nnames + 1, cap = p->names_cap;
+  if (fg_grow_array((void **)&p->names, &cap, sizeof *p->names, n) != 0)
+    return -1;
+#define GROW(a)                                                    \
+  do {                                                             \
+    cap = p->names_cap;                                            \
+    if (fg_grow_array((void **)&p->a, &cap, sizeof *p->a, n) != 0) \
+      return -1;                                                   \
+  } while (0)
+  GROW(kinds);
+  GROW(bcis);
+  GROW(name_hashes);
+  GROW(files);
+  GROW(descriptors);
+  GROW(keyed);
+#undef GROW
+  p->names_cap = cap;
+  return 0;
+}
+
+/* The id of name (len bytes) of kind at bci (-1: none) for the method of
+ * descriptor (NULL: none), added if new. A name's hash leaves its descriptor
+ * out, so that the names of one text, kind and bci share a probe sequence
+ * and a new one finds its overloads on the way. */
+static int64_t intern_key(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind, int32_t bci,
+                          const char *descriptor)
 {
   if (!fg_utf8_valid(name, len)) {   /* names are kept as strict UTF-8, so every output is */
     size_t clean_len;
     char *clean = fg_utf8_sanitize(name, len, &clean_len);
     if (!clean)
       return -1;
-    int64_t id = intern_key(p, clean, clean_len, kind, bci);
+    int64_t id = intern_key(p, clean, clean_len, kind, bci, descriptor);
     free(clean);
     return id;
   }
   if (bci < 0)
     bci = -1;
+  if (descriptor && !descriptor[0])
+    descriptor = NULL;
   uint64_t h = hash_bytes(name, len, kind);
   if (bci >= 0)
     h = mix(h, (uint64_t)bci + 1);
   if (index_reserve(&p->name_index, p->name_hashes, name_hash_of, p->nnames) != 0)
     return -1;
   uint32_t mask = p->name_index.capacity - 1, i = (uint32_t)h & mask;
+  int overload = 0;   /* the same text, kind and bci for a method of another descriptor */
   for (; p->name_index.slots[i]; i = (i + 1) & mask) {
     uint32_t id = p->name_index.slots[i] - 1;
-    if (p->name_hashes[id] == h && p->kinds[id] == kind && p->bcis[id] == bci &&
-        strncmp(p->names[id], name, len) == 0 && p->names[id][len] == '\0')
+    if (p->name_hashes[id] != h || p->kinds[id] != kind || p->bcis[id] != bci ||
+        strncmp(p->names[id], name, len) != 0 || p->names[id][len] != '\0')
+      continue;
+    const char *d = p->keyed[id] ? p->descriptors[id] : NULL;
+    if (d == descriptor || (d && descriptor && strcmp(d, descriptor) == 0))
       return id;
+    overload = 1;
   }
-  uint32_t cap = p->names_cap;
-  if (fg_grow_array((void **)&p->names, &cap, sizeof *p->names, p->nnames + 1) != 0)
+  if (grow_names(p) != 0)
     return -1;
-  cap = p->names_cap;
-  if (fg_grow_array((void **)&p->kinds, &cap, sizeof *p->kinds, p->nnames + 1) != 0)
+  char *copy = strndup(name, len), *desc = descriptor ? strdup(descriptor) : NULL;
+  if (!copy || (descriptor && !desc)) {
+    free(copy);
+    free(desc);
     return -1;
-  cap = p->names_cap;
-  if (fg_grow_array((void **)&p->bcis, &cap, sizeof *p->bcis, p->nnames + 1) != 0)
-    return -1;
-  cap = p->names_cap;
-  if (fg_grow_array((void **)&p->name_hashes, &cap, sizeof *p->name_hashes, p->nnames + 1) != 0)
-    return -1;
-  cap = p->names_cap;
-  if (fg_grow_array((void **)&p->files, &cap, sizeof *p->files, p->nnames + 1) != 0)
-    return -1;
-  cap = p->names_cap;
-  if (fg_grow_array((void **)&p->descriptors, &cap, sizeof *p->descriptors, p->nnames + 1) != 0)
-    return -1;
-  p->names_cap = cap;
-  char *copy = strndup(name, len);
-  if (!copy)
-    return -1;
+  }
   uint32_t id = p->nnames++;
   p->names[id] = copy;
   p->files[id] = NULL;
-  p->descriptors[id] = NULL;
+  p->descriptors[id] = desc;
+  p->keyed[id] = desc != NULL;
   p->kinds[id] = (uint8_t)kind;
   p->bcis[id] = bci;
-  p->nbcis += bci >= 0;
+  p->nvariants += bci >= 0 || overload;
   p->name_hashes[id] = h;
   p->name_index.slots[i] = id + 1;
   p->name_index.used++;
@@ -157,12 +179,18 @@ static int64_t intern_key(struct fg_profile *p, const char *name, size_t len, en
 
 int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind)
 {
-  return intern_key(p, name, len, kind, -1);
+  return intern_key(p, name, len, kind, -1, NULL);
 }
 
 int64_t fg_profile_intern_at(struct fg_profile *p, const char *name, enum fg_frame_kind kind, int32_t bci)
 {
-  return intern_key(p, name, strlen(name), kind, bci);
+  return intern_key(p, name, strlen(name), kind, bci, NULL);
+}
+
+int64_t fg_profile_intern_method(struct fg_profile *p, const char *name, enum fg_frame_kind kind, int32_t bci,
+                                 const char *descriptor)
+{
+  return intern_key(p, name, strlen(name), kind, bci, descriptor);
 }
 
 const char *fg_profile_name(const struct fg_profile *p, uint32_t id)
@@ -202,8 +230,8 @@ int fg_profile_note_descriptor(struct fg_profile *p, uint32_t id, const char *de
   if (id >= p->nnames || !descriptor)
     return id < p->nnames ? 0 : -1;
   char *d = p->descriptors[id];
-  if (d && (!d[0] || strcmp(d, descriptor) == 0))
-    return 0;   /* known, or already two */
+  if (p->keyed[id] || (d && (!d[0] || strcmp(d, descriptor) == 0)))
+    return 0;   /* its own (fg_profile_intern_method), known, or already two */
   char *copy = strdup(d ? "" : descriptor);   /* a second, other one (or ""): overloads under one name */
   if (!copy)
     return -1;

@@ -1,6 +1,6 @@
 /* Profiles made from profiles: one event's stacks, every thread merged into
- * one, the names of one line's bytecode indexes merged, one appended to
- * another. Names keep their files and descriptors on the way. */
+ * one, the names of one line's bytecode indexes and of overloads merged, one
+ * appended to another. Names keep their files and descriptors on the way. */
 #include "fg/profile.h"
 
 #include <stdio.h>
@@ -11,22 +11,25 @@
 #include "fg/utf8.h"
 
 /* dst (with no name yet) gets every name of src at the same id, with its
- * bytecode index, file and descriptor. */
+ * bytecode index, file and descriptor (part of its key or not). */
 static int copy_names(struct fg_profile *dst, const struct fg_profile *src)
 {
   for (uint32_t i = 0; i < src->nnames; i++) {
-    if (fg_profile_intern_at(dst, src->names[i], (enum fg_frame_kind)src->kinds[i], src->bcis[i]) != (int64_t)i)
+    const char *keyed = src->keyed[i] ? src->descriptors[i] : NULL;
+    if (fg_profile_intern_method(dst, src->names[i], (enum fg_frame_kind)src->kinds[i], src->bcis[i], keyed) !=
+        (int64_t)i)
       return -1;
     if (src->files[i] && fg_profile_set_file(dst, i, src->files[i]) != 0)
       return -1;
-    if (src->descriptors[i] && !(dst->descriptors[i] = strdup(src->descriptors[i])))
+    if (!keyed && fg_profile_note_descriptor(dst, i, src->descriptors[i]) != 0)
       return -1;
   }
   return 0;
 }
 
 /* ids[i] becomes the id in dst of src's name i by its text and kind alone
- * (a bytecode index dropped), its descriptor noted and its file kept. */
+ * (a bytecode index and a descriptor key dropped), its descriptor noted and
+ * its file kept. */
 static int map_names(struct fg_profile *dst, const struct fg_profile *src, uint32_t *ids)
 {
   for (uint32_t i = 0; i < src->nnames; i++) {
@@ -174,7 +177,7 @@ int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src)
   return rc;
 }
 
-int fg_profile_merge_bcis(const struct fg_profile *src, struct fg_profile *dst)
+int fg_profile_merge_variants(const struct fg_profile *src, struct fg_profile *dst)
 {
   fg_profile_init(dst);
   if (copy_threads(dst, src) != 0)

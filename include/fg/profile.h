@@ -85,9 +85,11 @@ struct fg_profile {
   char **names;
   char **files;                    /* source file of each name, or NULL */
   char **descriptors;              /* a Java method's descriptor ("(JJ)J"); NULL unknown; "": several (overloads) */
+  uint8_t *keyed;                  /* 1: the name was interned with its descriptor (fg_profile_intern_method) */
   uint8_t *kinds;
   int32_t *bcis;                   /* the bytecode index a Java frame name was interned at, or -1 */
-  uint32_t nbcis;                  /* names with a bytecode index (lines: fg_profile_intern_at) */
+  uint32_t nvariants;              /* names a text output merges with others: with a bytecode index, or
+                                      interned beside an overload (fg_profile_merge_variants) */
   uint64_t *name_hashes;
   uint32_t nnames, names_cap;
   struct fg_id_index name_index;
@@ -114,9 +116,14 @@ int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_
 int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind);
 /* The id of a Java frame's name at bytecode index bci: with bci >= 0, one
  * name of that text for each bci, so that a .jfr file says where in a line
- * each sample was; every other output merges them (fg_profile_merge_bcis).
+ * each sample was; every other output merges them (fg_profile_merge_variants).
  * bci < 0 is fg_profile_intern. */
 int64_t fg_profile_intern_at(struct fg_profile *p, const char *name, enum fg_frame_kind kind, int32_t bci);
+/* The same for the method of descriptor ("(J)J"; NULL or "": unknown): one
+ * name for each descriptor too, so that a .jfr file names overloads apart
+ * (without lines they share text and bci); every other output merges them. */
+int64_t fg_profile_intern_method(struct fg_profile *p, const char *name, enum fg_frame_kind kind, int32_t bci,
+                                 const char *descriptor);
 const char *fg_profile_name(const struct fg_profile *p, uint32_t id);
 /* The bytecode index name id was interned at, or -1. */
 int32_t fg_profile_bci(const struct fg_profile *p, uint32_t id);
@@ -129,7 +136,8 @@ enum fg_frame_kind fg_profile_kind(const struct fg_profile *p, uint32_t id);
  * name (the frames of text outputs name methods without signatures). */
 const char *fg_profile_descriptor(const struct fg_profile *p, uint32_t id);
 /* Notes that name id stood for a method of descriptor (NULL: nothing
- * known; "": several). 0, or -1 when out of memory. */
+ * known; "": several); a name interned with its own keeps it. 0, or -1 when
+ * out of memory. */
 int fg_profile_note_descriptor(struct fg_profile *p, uint32_t id, const char *descriptor);
 
 /* A new thread's index; -1 if out of memory. */
@@ -196,11 +204,12 @@ int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *sr
 int fg_profile_append(struct fg_profile *dst, const struct fg_profile *src);
 
 /* dst (uninitialised) becomes src with the names that differ only by their
- * bytecode index merged into one name without it, their stacks and counts
- * merged too (timeline entries kept, their stacks renumbered); threads, stats
- * and event carry over. The profile every output but JFR writes. 0, or -1
- * when out of memory. */
-int fg_profile_merge_bcis(const struct fg_profile *src, struct fg_profile *dst);
+ * bytecode index or descriptor merged into one name without them (its
+ * descriptor "" when they had several), their stacks and counts merged too
+ * (timeline entries kept, their stacks renumbered); threads, stats and event
+ * carry over. The profile every output but JFR writes. 0, or -1 when out of
+ * memory. */
+int fg_profile_merge_variants(const struct fg_profile *src, struct fg_profile *dst);
 
 /* dst (uninitialised) becomes src with every thread merged into one, named
  * "all"; with thread_roots each stack first gets a "[name tid=N]" frame.

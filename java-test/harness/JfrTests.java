@@ -56,7 +56,7 @@ final class JfrTests {
     Instant launched = Instant.now();
     IntegrationTests.Run r = IntegrationTests.run(jdk,
         "event=cpu,interval=1ms,threads,lines,file={dir}/p.collapsed,file={dir}/p.jfr", JfrOracle.JVM_ARGS, "CpuBurn",
-        "3");
+        "3", "overloads");
     Instant exited = Instant.now();
     r.expectCleanRun();
     Map<String, Long> collapsed = collapsedDotted(r.file("p.collapsed"));
@@ -112,12 +112,52 @@ final class JfrTests {
   }
 
   /**
+   * Without lines, two overloads have one frame name ("Work.mix") at one bytecode index (none):
+   * the .jfr file still holds them as two methods, each with its descriptor, and so does the
+   * .jfr `fgprof convert` writes from it; the collapsed stacks of the same run name them once
+   * (their samples merged, every stack of every thread with its count as the JFR's). With
+   * lines and ann, every Java caller's frame still has its bytecode index (a frame's kind is a
+   * name of its own, which once lost the index).
+   */
+  static void jfrKeepsOverloadsApart(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed,file={dir}/p.jfr",
+        java.util.List.of(), "CpuBurn", "1", "overloads");
+    r.expectCleanRun();
+    descriptorsAreTheMethods(jdk, r.file("p.jfr"));
+    String differ = differences(collapsedDotted(r.file("p.collapsed")), jfrStacks(r.file("p.jfr")));
+    IntegrationTests.check(differ.isEmpty(), differ);
+    AttachTests.Result c = AttachTests.fgprof(r.dir(), "convert", r.file("p.jfr").toString(),
+        r.file("again.jfr").toString());
+    IntegrationTests.check(c.exit() == 0, "fgprof convert p.jfr again.jfr: " + c);
+    descriptorsAreTheMethods(jdk, r.file("again.jfr"));
+
+    IntegrationTests.Run a = IntegrationTests.run(jdk, "interval=1ms,lines,ann,file={dir}/p.jfr", java.util.List.of(),
+        "CpuBurn", "1", "overloads");
+    a.expectCleanRun();
+    long callers = 0, noBci = 0, interpreted = 0;
+    for (RecordedEvent e : RecordingFile.readAllEvents(a.file("p.jfr"))) {
+      List<RecordedFrame> frames = e.getStackTrace().getFrames();
+      for (int i = 1; i < frames.size(); i++) {   /* from the leaf's caller */
+        RecordedFrame f = frames.get(i);
+        if (f.getMethod().getType().getName().isEmpty() || !f.isJavaFrame() || f.getType().equals("Native"))
+          continue;
+        callers++;
+        noBci += f.getBytecodeIndex() < 0 ? 1 : 0;
+        interpreted += f.getType().equals("Interpreted") ? 1 : 0;
+      }
+    }
+    System.out.printf("    lines,ann: %d Java callers' frames (%d interpreted), %d without a bytecode index%n", callers,
+        interpreted, noBci);
+    IntegrationTests.check(callers > 500 && interpreted > 0 && noBci == 0, callers + " Java callers' frames, "
+        + interpreted + " interpreted, " + noBci + " without a bytecode index");
+  }
+
+  /**
    * With lines, every Java frame of fgagent's .jfr has a bytecode index but a leaf in compiled
    * code past its method's last debug record (the method known, not where in it; a caller's
    * frame always stops at a call, which has its record), and where the JDK's own
    * recording of the same JVM (jdk.ExecutionSample) has a frame of the same method (by its
-   * descriptor: overloads, which share a name and so "()L;" in fgagent's file, are left out) at
-   * the same index, both give it the same line: the index is where in the method the thread was,
+   * descriptor, so overloads apart) at the same index, both give it the same line: the index is where in the method the thread was,
    * not a stand-in. At least 3 such places, the burner's hottest among them.
    */
   static void bytecodeIndexesAreTheJdks(IntegrationTests.Jdk jdk, IntegrationTests.Run r) throws Exception {
@@ -149,8 +189,6 @@ final class JfrTests {
             firstNoBci = firstNoBci == null ? place + " (" + f.getType() + ")" : firstNoBci;
           continue;
         }
-        if (f.getMethod().getDescriptor().equals("()L;"))
-          continue;   /* overloads under one name */
         ours.merge(place + " " + f.getBytecodeIndex() + " " + f.getLineNumber(), 1L, Long::sum);
       }
     }
@@ -185,23 +223,24 @@ final class JfrTests {
   }
 
   /**
-   * Every Java method of the recording whose class the harness can load has a descriptor of a
-   * method of that name its class declares (reflection's), and "()L;" (unknown) only when the
-   * class declares several of that name: overloads, which share a frame name in fgagent's
-   * outputs. The JDK's own classes are checked when the run's JDK is the harness's (another
-   * JDK's java.lang.invoke declares other methods): then at least 20 methods, else the
-   * workload's, at least 3.
+   * Every Java method of the recording whose class the harness can load has the descriptor of a
+   * method of that name its class declares (reflection's), never "()L;" (unknown), overloads
+   * each with its own: the burner's two Work.mix, which share a frame name in every other
+   * output, are two methods here. The JDK's own classes are checked when the run's JDK is the
+   * harness's (another JDK's java.lang.invoke declares other methods): then at least 20 methods,
+   * else the workload's, at least 3.
    */
   static void descriptorsAreTheMethods(IntegrationTests.Jdk jdk, Path jfr) throws Exception {
     boolean sameJdk = jdk.home().toRealPath().equals(Path.of(System.getProperty("java.home")).toRealPath());
-    Map<String, String> methods = new HashMap<>();   /* "pkg.C.m" -> descriptor */
+    Map<String, java.util.Set<String>> methods = new HashMap<>();   /* "pkg.C.m" -> descriptors */
     for (RecordedEvent e : RecordingFile.readAllEvents(jfr))
       for (RecordedFrame f : e.getStackTrace().getFrames())
         if (f.isJavaFrame() && !f.getMethod().getType().getName().isEmpty())
-          methods.put(f.getMethod().getType().getName() + "." + f.getMethod().getName(), f.getMethod().getDescriptor());
-    int checked = 0, unknown = 0;
+          methods.computeIfAbsent(f.getMethod().getType().getName() + "." + f.getMethod().getName(),
+              k -> new TreeSet<>()).add(f.getMethod().getDescriptor());
+    int checked = 0, overloaded = 0;
     List<String> wrong = new ArrayList<>();
-    for (Map.Entry<String, String> m : methods.entrySet()) {
+    for (Map.Entry<String, java.util.Set<String>> m : methods.entrySet()) {
       String full = m.getKey(), cls = full.substring(0, full.lastIndexOf('.')), name = full.substring(cls.length() + 1);
       Class<?> c;
       try {
@@ -222,15 +261,18 @@ final class JfrTests {
       if (declared.isEmpty() || (!sameJdk && c.getClassLoader() != JfrTests.class.getClassLoader()))
         continue;   /* a method reflection hides (a JDK-internal intrinsic, say), or another JDK's class */
       checked++;
-      if (m.getValue().equals("()L;") && declared.size() > 1)
-        unknown++;
-      else if (!declared.contains(m.getValue()))
-        wrong.add(full + m.getValue() + " (declared: " + declared + ")");
+      overloaded += m.getValue().size() > 1 ? 1 : 0;
+      for (String d : m.getValue())
+        if (!declared.contains(d))
+          wrong.add(full + d + " (declared: " + declared + ")");
     }
-    System.out.printf("    %d methods' descriptors checked against reflection, %d overloads left unknown%n", checked,
-        unknown);
+    java.util.Set<String> mix = methods.getOrDefault("Work.mix", java.util.Set.of());
+    System.out.printf("    %d methods' descriptors checked against reflection, %d with several (overloads); "
+        + "Work.mix: %s%n", checked, overloaded, mix);
     IntegrationTests.check(checked >= (sameJdk ? 20 : 3) && wrong.isEmpty(), checked + " methods checked; wrong "
         + "descriptors: " + wrong);
+    IntegrationTests.check(mix.equals(java.util.Set.of("(JI)J", "(J)J")), "the burner's two Work.mix are not "
+        + "two methods: " + mix);
   }
 
   /** Collapsed stacks with '/' as '.', as stackKey names JFR's. */

@@ -18,6 +18,18 @@ final class Work {
     return x;
   }
 
+  /** mix(seed, 1) with other shifts: an overload of the same work. */
+  static long mix(long seed) {
+    long x = seed;
+    for (int i = 0; i < 20_000; i++) {
+      x ^= x << 21;
+      x ^= x >>> 35;
+      x ^= x << 4;
+      x += i;
+    }
+    return x;
+  }
+
   static long threadCpuNanos() {
     return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }

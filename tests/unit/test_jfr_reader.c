@@ -170,28 +170,43 @@ static void a_recording_without_known_events_is_refused(void **state)
   free(data);
 }
 
+/* A leaf frame's bytecode index and descriptor (NULL: none). */
+struct leaf {
+  int32_t bci;
+  const char *descriptor;
+};
+
+/* A recording (into *data) of thread main with two stacks, run;leaf 2
+ * samples at leaves[0] and 4 at leaves[1]. */
+static void two_leaves(char **data, size_t *len, const char *run, const char *leaf, const struct leaf *leaves)
+{
+  struct fg_profile w;
+  fg_profile_init(&w);
+  assert_int_equal(fg_profile_add_thread(&w, 7, "main"), 0);
+  snprintf(w.stats.event, sizeof w.stats.event, "cpu");
+  uint32_t root = (uint32_t)fg_profile_intern(&w, run, FG_KIND_JAVA);
+  for (int i = 0; i < 2; i++) {
+    int64_t id = fg_profile_intern_method(&w, leaf, FG_KIND_JAVA, leaves[i].bci, leaves[i].descriptor);
+    assert_true(id >= 0);
+    uint32_t frames[] = {root, (uint32_t)id};
+    assert_int_equal(fg_profile_add(&w, 0, frames, 2, i == 0 ? 2 : 4), 0);
+  }
+  FILE *out = open_memstream(data, len);
+  struct fg_output_settings cfg = {0};
+  assert_int_equal(fg_write_jfr(out, &w, &cfg), 0);
+  fclose(out);
+  fg_profile_free(&w);
+}
+
 /* Read with lines, a recording's Java frames are named at their lines and
  * kept apart by their bytecode indexes (what a .jfr written from them says
  * again); read without, a method is one frame whatever its line. */
 static void lines_name_frames_at_their_lines_and_bcis(void **state)
 {
   (void)state;
-  struct fg_profile w;
-  fg_profile_init(&w);
-  assert_int_equal(fg_profile_add_thread(&w, 7, "main"), 0);
-  snprintf(w.stats.event, sizeof w.stats.event, "cpu");
-  uint32_t run = (uint32_t)fg_profile_intern(&w, "pkg/Main.run:3", FG_KIND_JAVA);
-  uint32_t a[] = {run, (uint32_t)fg_profile_intern_at(&w, "pkg/Main.hot:12", FG_KIND_JAVA, 5)};
-  uint32_t b[] = {run, (uint32_t)fg_profile_intern_at(&w, "pkg/Main.hot:12", FG_KIND_JAVA, 9)};
-  assert_int_equal(fg_profile_add(&w, 0, a, 2, 2), 0);
-  assert_int_equal(fg_profile_add(&w, 0, b, 2, 4), 0);
   char *data;
   size_t len;
-  FILE *out = open_memstream(&data, &len);
-  struct fg_output_settings cfg = {0};
-  assert_int_equal(fg_write_jfr(out, &w, &cfg), 0);
-  fclose(out);
-  fg_profile_free(&w);
+  two_leaves(&data, &len, "pkg/Main.run:3", "pkg/Main.hot:12", (const struct leaf[]){{5, NULL}, {9, NULL}});
 
   char err[512];
   struct fg_profile p;
@@ -200,13 +215,13 @@ static void lines_name_frames_at_their_lines_and_bcis(void **state)
     fail_msg("%s", err);
   const char *methods[] = {"pkg/Main.run", "pkg/Main.hot"};
   assert_int_equal(count_of(&p, FG_STACK_CPU, methods, 2), 6);
-  assert_int_equal(p.nbcis, 0);
+  assert_int_equal(p.nvariants, 0);
   fg_profile_free(&p);
 
   fg_profile_init(&p);
   if (fg_parse_jfr((const uint8_t *)data, len, "lines.jfr", true, &p, err, sizeof err) != 0)
     fail_msg("%s", err);
-  assert_int_equal(p.nbcis, 2);
+  assert_int_equal(p.nvariants, 2);
   uint64_t by_bci[10] = {0};
   for (uint32_t i = 0; i < p.nstacks; i++) {
     const uint32_t *f = fg_stack_frames(&p, &p.stacks[i]);
@@ -224,6 +239,50 @@ static void lines_name_frames_at_their_lines_and_bcis(void **state)
   free(data);
 }
 
+/* A recording's overloads (one name, two descriptors) are read as two
+ * names, each with its descriptor, so a .jfr written from them holds two
+ * methods again; a collapsed file written from them names them once. */
+static void overloads_are_read_apart(void **state)
+{
+  (void)state;
+  char *data;
+  size_t len;
+  two_leaves(&data, &len, "pkg/Work.run", "pkg/Work.mix", (const struct leaf[]){{-1, "(JI)J"}, {-1, "(J)J"}});
+
+  char err[512];
+  struct fg_profile p;
+  fg_profile_init(&p);
+  if (fg_parse_jfr((const uint8_t *)data, len, "overloads.jfr", false, &p, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  assert_int_equal(p.nstacks, 2);
+  assert_int_equal(p.nvariants, 1);
+  uint64_t by[2] = {0};
+  for (uint32_t i = 0; i < p.nstacks; i++) {
+    const uint32_t *f = fg_stack_frames(&p, &p.stacks[i]);
+    assert_string_equal(p.names[f[1]], "pkg/Work.mix");
+    assert_null(fg_profile_descriptor(&p, f[0]));
+    const char *d = fg_profile_descriptor(&p, f[1]);
+    assert_non_null(d);
+    by[strcmp(d, "(J)J") == 0] += p.stacks[i].count;
+  }
+  assert_int_equal(by[0], 2);
+  assert_int_equal(by[1], 4);
+
+  char *text;
+  size_t text_len;
+  FILE *out = open_memstream(&text, &text_len);
+  struct fg_output_settings cfg = {0};
+  struct fg_profile m;
+  assert_int_equal(fg_profile_merge_variants(&p, &m), 0);
+  assert_int_equal(fg_write_collapsed(out, &m, &cfg), 0);
+  fclose(out);
+  assert_string_equal(text, "pkg/Work.run;pkg/Work.mix 6\n");
+  free(text);
+  fg_profile_free(&m);
+  fg_profile_free(&p);
+  free(data);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -231,6 +290,7 @@ int main(void)
     cmocka_unit_test(cut_or_corrupt_recordings_are_refused),
     cmocka_unit_test(a_recording_without_known_events_is_refused),
     cmocka_unit_test(lines_name_frames_at_their_lines_and_bcis),
+    cmocka_unit_test(overloads_are_read_apart),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

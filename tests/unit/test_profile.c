@@ -173,7 +173,7 @@ static void bytecode_indexes_are_names_apart_until_merged(void **state)
   assert_int_equal(fg_profile_bci(&p, (uint32_t)at9), 9);
   assert_int_equal(fg_profile_bci(&p, (uint32_t)none), -1);
   assert_int_equal(fg_profile_bci(&p, (uint32_t)run), -1);
-  assert_int_equal(p.nbcis, 2);
+  assert_int_equal(p.nvariants, 2);
   assert_int_equal(fg_profile_note_descriptor(&p, (uint32_t)at5, "(J)J"), 0);
   assert_int_equal(fg_profile_note_descriptor(&p, (uint32_t)at9, "(J)J"), 0);
   assert_int_equal(fg_profile_set_file(&p, (uint32_t)at9, "Main.java"), 0);
@@ -190,8 +190,8 @@ static void bytecode_indexes_are_names_apart_until_merged(void **state)
   p.stacks[sd].events = 3;
 
   struct fg_profile m;
-  assert_int_equal(fg_profile_merge_bcis(&p, &m), 0);
-  assert_int_equal(m.nbcis, 0);
+  assert_int_equal(fg_profile_merge_variants(&p, &m), 0);
+  assert_int_equal(m.nvariants, 0);
   assert_int_equal(m.nthreads, 2);
   assert_int_equal(m.threads[1].java_id, 33);
   assert_int_equal(m.nstacks, 3);
@@ -225,6 +225,62 @@ static void bytecode_indexes_are_names_apart_until_merged(void **state)
   fg_profile_free(&p);
 }
 
+/* Overloads, interned with their descriptors, are names apart (the same
+ * text and bci), each keeping its own descriptor, and so are they in a copy;
+ * merged they are one name whose descriptor says several. */
+static void overloads_are_names_apart_until_merged(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  assert_int_equal(fg_profile_add_thread(&p, 7, "worker"), 0);
+  int64_t run = fg_profile_intern_method(&p, "Work.run", FG_KIND_JAVA, -1, "()V");
+  int64_t two = fg_profile_intern_method(&p, "Work.mix", FG_KIND_JAVA, -1, "(JI)J");
+  assert_int_equal(p.nvariants, 0);   /* no name of another's text yet */
+  int64_t one = fg_profile_intern_method(&p, "Work.mix", FG_KIND_JAVA, -1, "(J)J");
+  int64_t none = fg_profile_intern_method(&p, "Work.mix", FG_KIND_JAVA, -1, "");
+  assert_true(run >= 0 && two >= 0 && one >= 0 && none >= 0);
+  assert_int_not_equal(two, one);
+  assert_int_not_equal(none, one);
+  assert_int_equal(fg_profile_intern(&p, "Work.mix", FG_KIND_JAVA), none);
+  assert_int_equal(fg_profile_intern_method(&p, "Work.mix", FG_KIND_JAVA, -1, "(J)J"), one);
+  assert_int_equal(p.nvariants, 2);
+  assert_string_equal(fg_profile_descriptor(&p, (uint32_t)two), "(JI)J");
+  assert_string_equal(fg_profile_descriptor(&p, (uint32_t)one), "(J)J");
+  assert_null(fg_profile_descriptor(&p, (uint32_t)none));
+  assert_int_equal(fg_profile_note_descriptor(&p, (uint32_t)one, "(JI)J"), 0);   /* its own stays */
+  assert_string_equal(fg_profile_descriptor(&p, (uint32_t)one), "(J)J");
+  /* its own descriptor is not a noted one: a plain name of that text is still found apart */
+  assert_int_equal(fg_profile_note_descriptor(&p, (uint32_t)none, "(J)J"), 0);
+  assert_int_equal(fg_profile_intern(&p, "Work.mix", FG_KIND_JAVA), none);
+
+  uint32_t a[] = {(uint32_t)run, (uint32_t)two}, b[] = {(uint32_t)run, (uint32_t)one};
+  assert_int_equal(fg_profile_add(&p, 0, a, 2, 3), 0);
+  assert_int_equal(fg_profile_add(&p, 0, b, 2, 5), 0);
+  assert_int_equal(p.nstacks, 2);
+
+  struct fg_profile c;
+  assert_int_equal(fg_profile_copy_frame(&c, &p), 0);
+  assert_int_equal(c.nnames, p.nnames);
+  assert_int_equal(c.nvariants, p.nvariants);
+  assert_string_equal(fg_profile_descriptor(&c, (uint32_t)one), "(J)J");
+  assert_string_equal(fg_profile_descriptor(&c, (uint32_t)none), "(J)J");
+  assert_int_equal(fg_profile_intern_method(&c, "Work.mix", FG_KIND_JAVA, -1, "(JI)J"), two);
+  fg_profile_free(&c);
+
+  struct fg_profile m;
+  assert_int_equal(fg_profile_merge_variants(&p, &m), 0);
+  assert_int_equal(m.nvariants, 0);
+  assert_int_equal(m.nstacks, 1);
+  assert_int_equal(m.stacks[0].count, 8);
+  const uint32_t *f = fg_stack_frames(&m, &m.stacks[0]);
+  assert_string_equal(m.names[f[1]], "Work.mix");
+  assert_null(fg_profile_descriptor(&m, f[1]));   /* several: none said */
+  assert_string_equal(fg_profile_descriptor(&m, f[0]), "()V");
+  fg_profile_free(&m);
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -233,6 +289,7 @@ int main(void)
     cmocka_unit_test(events_keep_their_stacks_apart),
     cmocka_unit_test(call_tree_totals_and_order),
     cmocka_unit_test(bytecode_indexes_are_names_apart_until_merged),
+    cmocka_unit_test(overloads_are_names_apart_until_merged),
   };
   return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }
