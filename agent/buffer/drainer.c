@@ -300,6 +300,7 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended, 
   add_growth(&st->overruns, &t->overruns, &t->counted_overruns);
   add_growth(&st->refused, &t->refused, &t->counted_refused);
   add_growth(&st->handler_ns, &t->handler_ns, &t->counted_handler_ns);
+  add_growth(&st->unproven, &t->unproven, &t->counted_unproven);
   add_growth(&st->depth_cuts, &t->depth_cuts, &t->counted_depth_cuts);
   if (ended || d->closing) {
     settle_carry(d, t, thread, thread_frame);

@@ -144,6 +144,7 @@ static void reset_counts(struct fg_thread *t)
   atomic_store(&t->overruns, 0);
   atomic_store(&t->refused, 0);
   atomic_store(&t->handler_ns, 0);
+  atomic_store(&t->unproven, 0);
   atomic_store(&t->skipped, 0);
   atomic_store(&t->depth_cuts, 0);
   memset(&t->backoff, 0, sizeof t->backoff);
@@ -153,7 +154,7 @@ static void reset_counts(struct fg_thread *t)
   atomic_store(&t->tail, 0);
   t->counted_folded = 0;
   fg_thread_clear_overflow(t);
-  t->counted_taken = t->counted_overruns = t->counted_refused = t->counted_handler_ns = 0;
+  t->counted_taken = t->counted_overruns = t->counted_refused = t->counted_handler_ns = t->counted_unproven = 0;
   t->counted_skipped = t->counted_depth_cuts = 0;
 }
 

@@ -168,6 +168,25 @@ static int print_storage(FILE *out, const struct fg_stats *s)
   return 0;
 }
 
+/* The handler's time a walk, from the walks whose time is its own; those
+ * slow by the wall clock alone count at the average (a thread switched out
+ * inside the handler, as many are among hundreds of runnable threads, would
+ * otherwise add the time others ran). */
+static int print_handler_time(FILE *out, const struct fg_stats *s)
+{
+  uint64_t timed = s->walks > s->unproven ? s->walks - s->unproven : 0;
+  double per = timed ? (double)s->handler_ns / (double)timed : 0, all = per * (double)s->walks;
+  if (fprintf(out, "  handler time:      %.2f us per stack walk on average (%.3f s in all, %.2f%% of the "
+                   "CPU sampled, the period changes included); the kernel's signal delivery comes on top\n",
+              per / 1e3, all / 1e9, s->cpu_ns ? 100.0 * all / (double)s->cpu_ns : 0.0) < 0)
+    return -1;
+  if (s->unproven && fprintf(out, "    left out:        %" PRIu64 " walks (%.2f%%) slow by the wall clock alone, "
+                                  "counted at the average: their thread most likely switched out meanwhile\n",
+                             s->unproven, pct(s->unproven, s->walks)) < 0)
+    return -1;
+  return 0;
+}
+
 /* The sampled event's part: every signal accounted for. */
 static int write_sampled(FILE *out, const struct fg_stats *s)
 {
@@ -186,11 +205,7 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
   /* walker=copy ("copy", or "copy; " and what it cannot walk through): no
    * handler, an engine thread walks */
   int copy = strncmp(s->walker, "copy", 4) == 0 && (s->walker[4] == '\0' || s->walker[4] == ';');
-  if (s->walks > 0 && !copy &&
-      fprintf(out, "  handler time:      %.2f us per stack walk on average (%.3f s in all, %.2f%% of the "
-                   "CPU sampled, the period changes included); the kernel's signal delivery comes on top\n",
-              (double)s->handler_ns / (double)s->walks / 1e3, (double)s->handler_ns / 1e9,
-              pct(s->handler_ns, s->cpu_ns)) < 0)
+  if (s->walks > 0 && !copy && print_handler_time(out, s) != 0)
     return -1;
   if (s->walks > 0 && copy &&
       fprintf(out, "  walk time:         %.2f us per stack walk on average on the copy engine's thread (%.3f s "

@@ -105,8 +105,11 @@ struct fg_stats {
   uint64_t cpu_ns;                         /* CPU time of the profiled threads while sampling
                                               (event=wall: the threads' wall time sampled) */
   uint64_t profiler_cpu_ns;                /* CPU time of fgagent's own thread */
-  uint64_t handler_ns;                     /* the handler's time, from the period change to its last counter */
+  uint64_t handler_ns;                     /* the handler's time, from the period change to its last counter,
+                                              of the walks timed but those unproven */
   uint64_t walks;                          /* signals on registered threads: walks timed */
+  uint64_t unproven;                       /* walks slow by the wall clock alone, left out of handler_ns: the
+                                              thread was most likely switched out inside the handler */
   uint64_t wall_ns;                        /* how long sampling ran */
   uint64_t start_ns;                       /* CLOCK_MONOTONIC when it began (samples' times are on it) */
   uint64_t start_epoch_ns;                 /* CLOCK_REALTIME then: ns since 1970, 0 unknown */

@@ -91,6 +91,27 @@ static void the_first_slow_walk_is_proven_on_the_cpu_clock(void **state)
   assert_int_equal(fg_backoff_take_weight(&b), 1);
 }
 
+/* Only a walk timed on the wall clock alone, and slow (over its share of
+ * the interval or over the budget), is unproven: its time is left out of the
+ * handler's, and the next walks are timed on the CPU clock. */
+static void only_slow_wall_clock_walks_are_unproven(void **state)
+{
+  (void)state;
+  assert_true(fg_walk_time_unproven(4 * MS, 1 * MS, FG_TIMED_WALL));
+  assert_true(fg_walk_time_unproven(60 * US, 1 * MS, FG_TIMED_WALL));    /* 19 x 60 us > 1 ms */
+  assert_false(fg_walk_time_unproven(50 * US, 1 * MS, FG_TIMED_WALL));   /* 19 x 50 us < 1 ms */
+  assert_true(fg_walk_time_unproven(2 * MS, 100 * MS, FG_TIMED_WALL));   /* over the budget */
+  assert_false(fg_walk_time_unproven(900 * US, 100 * MS, FG_TIMED_WALL));
+  assert_false(fg_walk_time_unproven(4 * MS, 1 * MS, FG_TIMED_CPU));
+  assert_false(fg_walk_time_unproven(4 * MS, 1 * MS, FG_TIMED_ALONE));
+  struct fg_backoff b;
+  fg_backoff_reset(&b, 2048);
+  fg_backoff_after_walk(&b, 50 * US, 1 * MS, 2048, FG_TIMED_WALL);
+  assert_false(fg_backoff_precise(&b));
+  fg_backoff_after_walk(&b, 60 * US, 1 * MS, 2048, FG_TIMED_WALL);
+  assert_true(fg_backoff_precise(&b));
+}
+
 /* A walk its thread ran without being switched out (its counter page's
  * sequence did not move) is its own time: a slow one skips signals at once,
  * with no walk timed on the CPU clock, and a cheap one leaves all as it was. */
@@ -215,6 +236,7 @@ int main(void)
     cmocka_unit_test(cheap_walks_are_never_skipped),
     cmocka_unit_test(any_walk_cost_keeps_the_share_bounded),
     cmocka_unit_test(the_first_slow_walk_is_proven_on_the_cpu_clock),
+    cmocka_unit_test(only_slow_wall_clock_walks_are_unproven),
     cmocka_unit_test(a_walk_not_switched_out_needs_no_proof),
     cmocka_unit_test(one_slow_walk_alone_keeps_the_depth),
     cmocka_unit_test(the_budget_halves_depth_and_fast_walks_restore_it),

@@ -112,6 +112,17 @@ static inline int fg_backoff_precise(const struct fg_backoff *b)
   return b->precise_left > 0;
 }
 
+/* Whether a walk that took ns, measured as timing says, is slow by the wall
+ * clock alone: over its share of interval_ns or over the budget, and not
+ * proven the walk's own. Such a walk makes the next ones be timed on the CPU
+ * clock, and its time is left out of the handler's (it is most likely time
+ * the thread spent switched out). */
+static inline int fg_walk_time_unproven(uint64_t ns, uint64_t interval_ns, enum fg_walk_timing timing)
+{
+  uint64_t factor = 100 / FG_SHARE_LIMIT_PCT - 1;
+  return timing == FG_TIMED_WALL && ((interval_ns > 0 && ns * factor > interval_ns) || ns > FG_WALK_BUDGET_NS);
+}
+
 /* After a walk that took ns, measured as timing says, with interval_ns
  * between signals and max_depth the option. */
 static inline struct fg_backoff_verdict fg_backoff_after_walk(struct fg_backoff *b, uint64_t ns,
@@ -125,7 +136,7 @@ static inline struct fg_backoff_verdict fg_backoff_after_walk(struct fg_backoff 
   int proven = timing != FG_TIMED_WALL;
   if (timing == FG_TIMED_CPU && b->precise_left > 0)
     b->precise_left--;
-  if (timing != FG_TIMED_ALONE && (over_share || over_budget))
+  if (fg_walk_time_unproven(ns, interval_ns, timing) || (timing == FG_TIMED_CPU && (over_share || over_budget)))
     b->precise_left = FG_PRECISE_WALKS;   /* prove it (again) on the CPU clock */
   if (proven && over_share) {
     uint64_t quiet = ns * factor;

@@ -246,11 +246,16 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   /* not switched out meanwhile: the wall time was the walk's own */
   int end_seq = s->perf && fg_perf_threads_seq(perf, &seq_end);
   alone = alone && end_seq && seq_end == seq_start;
-  struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth,
-                                                      precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL);
+  enum fg_walk_timing timing = precise ? FG_TIMED_CPU : alone ? FG_TIMED_ALONE : FG_TIMED_WALL;
+  struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth, timing);
   if (v.cut)
     fg_store_add(&t->depth_cuts, 1);
-  fg_store_add(&t->handler_ns, now - (counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end) ? entered : start));
+  if (fg_walk_time_unproven(measured, s->interval_ns, timing))
+    fg_store_add(&t->unproven, 1);   /* most likely switched out meanwhile: not the handler's time */
+  else if (precise)
+    fg_store_add(&t->handler_ns, start - entered + measured);
+  else
+    fg_store_add(&t->handler_ns, now - (counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end) ? entered : start));
   fg_parts_mark(&parts, FG_PART_AFTER);
   fg_parts_add(&parts);
 }
