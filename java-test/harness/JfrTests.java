@@ -217,6 +217,17 @@ final class JfrTests {
         + "burner's hottest (" + hottest + ") among them: " + hottestShared);
   }
 
+  /**
+   * Whether m is signature polymorphic (MethodHandle.linkToStatic, VarHandle.get, ...: native,
+   * varargs, of one of those two classes): the JVM links each call site's descriptor to a method
+   * of its own, and names it with that descriptor, not the declared (Object[])Object.
+   */
+  static boolean signaturePolymorphic(java.lang.reflect.Method m) {
+    Class<?> c = m.getDeclaringClass();
+    return java.lang.reflect.Modifier.isNative(m.getModifiers()) && m.isVarArgs()
+        && (c == java.lang.invoke.MethodHandle.class || c == java.lang.invoke.VarHandle.class);
+  }
+
   /** A method's JVM descriptor, "(JJ)J". */
   static String descriptor(Class<?> ret, Class<?>[] params) {
     return java.lang.invoke.MethodType.methodType(ret, params).toMethodDescriptorString();
@@ -256,7 +267,7 @@ final class JfrTests {
         declared.add("()V");
       else
         for (java.lang.reflect.Method x : c.getDeclaredMethods())
-          if (x.getName().equals(name))
+          if (x.getName().equals(name) && !signaturePolymorphic(x))
             declared.add(descriptor(x.getReturnType(), x.getParameterTypes()));
       if (declared.isEmpty() || (!sameJdk && c.getClassLoader() != JfrTests.class.getClassLoader()))
         continue;   /* a method reflection hides (a JDK-internal intrinsic, say), or another JDK's class */

@@ -250,12 +250,13 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   struct fg_backoff_verdict v = fg_backoff_after_walk(b, measured, s->interval_ns, s->walker.depth, timing);
   if (v.cut)
     fg_store_add(&t->depth_cuts, 1);
+  int from_entry = counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end);
   if (fg_walk_time_unproven(measured, s->interval_ns, timing))
     fg_store_add(&t->unproven, 1);   /* most likely switched out meanwhile: not the handler's time */
-  else if (precise)
-    fg_store_add(&t->handler_ns, start - entered + measured);
+  else if (precise)   /* the walk on the CPU clock, what came before it as the wall clock allows */
+    fg_store_add(&t->handler_ns, measured + (from_entry ? start - entered : 0));
   else
-    fg_store_add(&t->handler_ns, now - (counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end) ? entered : start));
+    fg_store_add(&t->handler_ns, now - (from_entry ? entered : start));
   fg_parts_mark(&parts, FG_PART_AFTER);
   fg_parts_add(&parts);
 }
