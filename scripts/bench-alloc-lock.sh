@@ -108,21 +108,21 @@ for jdk in "${jdks[@]}"; do
     echo "| mode | alloc=512k cost, ms | ratio | lock=10us cost, ms | ratio | sites (${site_truth[0]} / ${site_truth[1]} / ${site_truth[2]}% counted) | bytes | monitor share (profile vs JVM) |"
     echo "|---|---|---|---|---|---|---|---|"
     for mode in "${modes[@]}"; do
-      a=$(median_ci "$work/$label-$mode-alloc.ms")
-      l=$(median_ci "$work/$label-$mode-lock.ms")
+      a=$(median_ci "$work/$label-$mode-alloc.ms" | awk '{ printf "%d (%d .. %d)", $1, $3, $5 }')
+      l=$(median_ci "$work/$label-$mode-lock.ms" | awk '{ printf "%d (%d .. %d)", $1, $3, $5 }')
       ra=$(awk -v m="$(median "$work/$label-$mode-alloc.ms")" -v n="$(median "$work/$label-none-alloc.ms")" 'BEGIN { printf "%.3f", m / n }')
       rl=$(awk -v m="$(median "$work/$label-$mode-lock.ms")" -v n="$(median "$work/$label-none-lock.ms")" 'BEGIN { printf "%.3f", m / n }')
       if [ "$mode" = none ]; then
-        echo "| no profiler | ${a//|/(} ) | 1 | ${l//|/(} ) | 1 | - | - | - |"
+        echo "| no profiler | $a | 1 | $l | 1 | - | - | - |"
         continue
       fi
       if [ "$mode" = floor ]; then   # the JVM's own reporting, callbacks that only count
-        echo "| the JVM's events alone | ${a//|/(} ) | $ra | ${l//|/(} ) | $rl | - | - | - |"
+        echo "| the JVM's events alone | $a | $ra | $l | $rl | - | - | - |"
         continue
       fi
       sites=$(for s in siteBytes siteInts siteLongs; do printf '%.1f / ' "$(median "$work/$label-$mode-$s.pct")"; done)
       mon=$(awk '{ p[NR] = $1; j[NR] = $2 } END { for (i = 1; i <= NR; i++) printf("%s%.1f vs %.1f", (i > 1 ? ", " : ""), p[i], j[i]) }' "$work/$label-$mode-monitor.pct")
-      echo "| $mode | ${a//|/(} ) | $ra | ${l//|/(} ) | $rl | ${sites% / }% | $(median "$work/$label-$mode-bytes.ratio") | $mon |"
+      echo "| $mode | $a | $ra | $l | $rl | ${sites% / }% | $(median "$work/$label-$mode-bytes.ratio") | $mon |"
     done
     echo
   } >>"$out"

@@ -4,7 +4,11 @@
  * this agent's are what fgagent itself costs (the stack, the class name, the
  * log) above what the JVM costs to report the events at all. The park hook
  * has no floor here: without fgagent's binding the JVM reports no park.
- *   java -agentpath:build/event_floor_agent.so=alloc[=BYTES]|lock ...
+ * With code, the events fgagent's code map takes, CompiledMethodLoad (for
+ * which HotSpot builds each compiled method's inline records, and with which
+ * it records debug information at every pc, as DebugNonSafepoints does):
+ * what the CPU sampler's JVM side costs a JIT-heavy program's start.
+ *   java -agentpath:build/event_floor_agent.so=alloc[=BYTES]|lock|code ...
  * At VM death it prints to stderr: FLOOR_EVENTS n. */
 #include <jvmti.h>
 #include <stdatomic.h>
@@ -26,6 +30,13 @@ static void JNICALL contended(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
   atomic_fetch_add_explicit(&events, 1, memory_order_relaxed);
 }
 
+static void JNICALL compiled(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
+                             jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+  (void)jvmti, (void)method, (void)code_size, (void)code_addr, (void)map_length, (void)map, (void)compile_info;
+  atomic_fetch_add_explicit(&events, 1, memory_order_relaxed);
+}
+
 static void JNICALL death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
   (void)jvmti, (void)jni;
@@ -39,15 +50,18 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK)
     return JNI_ERR;
   int alloc = options && strncmp(options, "alloc", 5) == 0, lock = options && strcmp(options, "lock") == 0;
-  if (!alloc && !lock) {
-    fprintf(stderr, "event_floor_agent: options alloc[=BYTES] or lock, not '%s'\n", options ? options : "");
+  int code = options && strcmp(options, "code") == 0;
+  if (!alloc && !lock && !code) {
+    fprintf(stderr, "event_floor_agent: options alloc[=BYTES], lock or code, not '%s'\n", options ? options : "");
     return JNI_ERR;
   }
   jvmtiCapabilities caps = {0};
   caps.can_generate_sampled_object_alloc_events = (unsigned)alloc;
   caps.can_generate_monitor_events = (unsigned)lock;
+  caps.can_generate_compiled_method_load_events = (unsigned)code;
   jvmtiEventCallbacks cb = {0};
   cb.SampledObjectAlloc = sampled;
+  cb.CompiledMethodLoad = compiled;
   cb.MonitorContendedEnter = contended;
   cb.MonitorContendedEntered = contended;
   cb.VMDeath = death;
@@ -58,6 +72,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
   if (alloc) {
     (*jvmti)->SetHeapSamplingInterval(jvmti, options[5] == '=' ? atoi(options + 6) : 512 * 1024);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+  } else if (code) {
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
   } else {
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
