@@ -115,12 +115,11 @@ int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
   int64_t id = fg_method_name(d->names, d->jvmti, d->jni, d->profile, fg_trace_method(tr, i), fg_trace_bcis(tr)[i]);
   enum fg_frame_kind kind = kind_of_type(type);
   if (id >= 0 && kind != FG_KIND_JAVA && fg_profile_kind(d->profile, (uint32_t)id) == FG_KIND_JAVA) {
-    struct fg_profile *p = d->profile;   /* the same method, how it ran told: its bci and descriptor with it */
+    /* the same method, how it ran told: its bci and descriptor (fg_method_name's key) with it */
+    struct fg_profile *p = d->profile;
     uint32_t plain = (uint32_t)id;
     id = fg_profile_intern_method(p, fg_profile_name(p, plain), kind, fg_profile_bci(p, plain),
                                   p->keyed[plain] ? p->descriptors[plain] : NULL);
-    if (id >= 0 && !p->keyed[plain] && fg_profile_note_descriptor(p, (uint32_t)id, p->descriptors[plain]) != 0)
-      id = -1;
   }
   return id;
 }

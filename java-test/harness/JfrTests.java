@@ -157,8 +157,8 @@ final class JfrTests {
    * code past its method's last debug record (the method known, not where in it; a caller's
    * frame always stops at a call, which has its record), and where the JDK's own
    * recording of the same JVM (jdk.ExecutionSample) has a frame of the same method (by its
-   * descriptor, so overloads apart) at the same index, both give it the same line: the index is where in the method the thread was,
-   * not a stand-in. At least 3 such places, the burner's hottest among them.
+   * descriptor, so overloads apart) at the same index, both give it the same line: the index is
+   * where in the method the thread was, not a stand-in. At least 3 such places, the burner's hottest among them.
    */
   static void bytecodeIndexesAreTheJdks(IntegrationTests.Jdk jdk, IntegrationTests.Run r) throws Exception {
     Map<String, Integer> jdkLines = new HashMap<>();   /* "pkg/C.m(desc) bci" -> line, JFR's own */

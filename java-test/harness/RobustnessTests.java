@@ -16,11 +16,16 @@ import java.util.regex.Pattern;
 final class RobustnessTests {
   private RobustnessTests() {}
 
-  /** The summary's handler share: "(... s in all, X% of the CPU sampled)". */
-  static double handlerShare(IntegrationTests.Run r) {
-    Matcher m = Pattern.compile("in all, ([0-9.]+)% of the CPU sampled").matcher(r.stderr());
-    IntegrationTests.check(m.find(), "no handler share in the summary:\n" + r.stderr());
-    return Double.parseDouble(m.group(1));
+  /** The summary's handler time: its us a walk, ms in all and share of the CPU sampled. */
+  record HandlerTime(double usPerWalk, double msInAll, double share) {}
+
+  /** The summary's "handler time: U us per stack walk on average (S s in all, X% of the CPU sampled". */
+  static HandlerTime handlerTime(IntegrationTests.Run r) {
+    Matcher m = Pattern.compile("handler time: +([0-9.]+) us per stack walk on average \\(([0-9.]+) s in all, "
+        + "([0-9.]+)% of the CPU sampled").matcher(r.stderr());
+    IntegrationTests.check(m.find(), "no handler time in the summary:\n" + r.stderr());
+    return new HandlerTime(Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)) * 1e3,
+        Double.parseDouble(m.group(3)));
   }
 
   /**
@@ -68,7 +73,7 @@ final class RobustnessTests {
         "DeepRecursion", "3000", "2");
     r.expectCleanRun();
     long skipped = r.numberBefore("signals skipped after walks");
-    double share = handlerShare(r);
+    double share = handlerTime(r).share();
     Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
     long deep = IntegrationTests.sum(s, k -> k.startsWith("[deep tid="));
     long whole = IntegrationTests.sum(s, k -> k.startsWith("[deep tid=") && k.split(";").length > 3000);

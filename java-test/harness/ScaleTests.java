@@ -66,12 +66,10 @@ final class ScaleTests {
         IntegrationTests.check(lost * 100 <= taken, lost + " of " + taken + " samples lost");
       }
       IntegrationTests.check(s[1] * 50 <= s[0], s[1] + " of " + s[0] + " samples failed");
-      Matcher h = Pattern.compile("handler time: +([0-9.]+) us per stack walk on average \\(([0-9.]+) s in all")
-          .matcher(r.stderr());
-      IntegrationTests.check(h.find(), "no handler time in the summary:\n" + r.stderr());
-      double handlerMs = Double.parseDouble(h.group(2)) * 1e3, grew = cpu / 1e6 - bareCpuMs;
-      System.out.printf("    handler time %s us a walk, %.0f ms in all; the workers' CPU %.0f ms, unprofiled %.0f ms%n",
-          h.group(1), handlerMs, cpu / 1e6, bareCpuMs);
+      RobustnessTests.HandlerTime h = RobustnessTests.handlerTime(r);
+      double handlerMs = h.msInAll(), grew = cpu / 1e6 - bareCpuMs;
+      System.out.printf("    handler time %.2f us a walk, %.0f ms in all; the workers' CPU %.0f ms, unprofiled %.0f ms%n",
+          h.usPerWalk(), handlerMs, cpu / 1e6, bareCpuMs);
       IntegrationTests.check(handlerMs <= Math.max(0, grew) + 0.05 * bareCpuMs, "the summary's handler time, "
           + handlerMs + " ms, is more than the workers' CPU grew by (" + grew + " ms of " + bareCpuMs + ")");
     }
