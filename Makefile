@@ -144,11 +144,14 @@ build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unw
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
 
+# What the VM walker reads of a method the code map has not read yet (code_heap.c, vm_deopt.c).
+HEAP_READ_OBJ = build/obj/agent/hotspot/code_heap.o build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/vm_structs.o \
+                build/obj/agent/native/symbols.o
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/signal/handler.o build/obj/agent/sampling/sample_store.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/prior_threads.o \
               build/obj/agent/walk/walker.o build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o build/obj/agent/walk/x86/frame_pop.o \
               build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/hotspot/method_map.o build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o \
-              $(UNWIND_OBJ)
+              $(HEAP_READ_OBJ) $(UNWIND_OBJ)
 build/tests/test_handler: tests/unit/test_handler.c $(HANDLER_OBJ) build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(HANDLER_OBJ) build/libfgcore.a -lcmocka -o $@
@@ -168,6 +171,12 @@ build/tests/test_code_map: tests/unit/test_code_map.c build/obj/agent/hotspot/co
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o -lcmocka -o $@
 
+# Compiled methods read from a fake code heap, and the code map's wants and sweep.
+CODE_HEAP_OBJ = build/obj/agent/hotspot/code_heap.o build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o
+build/tests/test_code_heap: tests/unit/test_code_heap.c $(CODE_HEAP_OBJ) tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(CODE_HEAP_OBJ) -lcmocka -o $@
+
 # Compiled methods' debug records and their block directory.
 build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/hotspot/pc_scopes.o tests/unit/unit.h
 	@mkdir -p build/tests
@@ -176,7 +185,7 @@ build/tests/test_pc_scopes: tests/unit/test_pc_scopes.c build/obj/agent/hotspot/
 # The VM walker on synthetic frames (it calls fg_walk_scopes_at in walker.o).
 VM_WALKER_OBJ = build/obj/agent/walk/vm_walker.o build/obj/agent/walk/vm_stub_frames.o build/obj/agent/walk/walker.o build/obj/agent/walk/x86/frame_pop.o \
                 build/obj/agent/hotspot/code_map.o build/obj/agent/hotspot/pc_scopes.o build/obj/agent/walk/x86/frame_layout.o build/obj/agent/hotspot/method_map.o \
-                build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o $(UNWIND_OBJ)
+                build/obj/agent/walk/pc_cache.o build/obj/agent/walk/walk_cache.o $(HEAP_READ_OBJ) $(UNWIND_OBJ)
 build/tests/test_vm_walker build/tests/test_vm_walker_stubs: build/tests/%: tests/unit/%.c $(VM_WALKER_OBJ) build/libfgcore.a \
     tests/unit/vm_walker_fixture.h tests/unit/unit.h
 	@mkdir -p build/tests

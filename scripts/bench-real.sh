@@ -4,8 +4,8 @@
 # javac compiling the java.management module (330 files) from the running JDK's own src.zip,
 # both JIT-heavy from their first second. Fixed work timed end to end: the process's wall
 # time and its CPU time (user + system, the JVM's and the profiler's threads together). Modes:
-# no profiler; CompiledMethodLoad with a callback that only counts (what fgagent's code map asks
-# of the JVM); the CPU sampler with no option given (fgagent's default, event=cpu at 10 ms); alloc=512k
+# no profiler; CompiledMethodLoad with a callback that only counts (what a code map filled by the
+# JVM's events costs it; fgagent's reads the code heap instead); the CPU sampler with no option given (fgagent's default, event=cpu at 10 ms); alloc=512k
 # (fgagent alloc); the JVM's allocation events with a callback that only counts
 # (build/event_floor_agent.so, what any JVMTI allocation profiler pays); and async-profiler's
 # event=cpu (its default interval, 10 ms) and alloc=512k when ASPROF names its library.
@@ -86,8 +86,8 @@ run() {
   echo "time for the run, *CPU*: its user and system time, each the median (95% interval of the median)"
   echo "and its ratio to no profiler's median. *fgagent cpu*: no option but file= (event=cpu, 10 ms);"
   echo "async-profiler's event=cpu at its default interval (10 ms). *the JVM's code events alone*:"
-  echo "CompiledMethodLoad with a callback that only counts (the events fgagent's code map takes;"
-  echo "async-profiler reads the code cache instead). *the JVM's events alone*:"
+  echo "CompiledMethodLoad with a callback that only counts (what a code map filled by them costs; fgagent"
+  echo "and async-profiler read the code cache instead). *the JVM's events alone*:"
   echo "SampledObjectAlloc at 512 KiB with a callback that only counts. fgagent alloc's *rate*: the bytes it"
   echo "estimated over the run's time, and its allocation samples a second (medians of its runs)."
   echo

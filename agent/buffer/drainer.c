@@ -30,16 +30,12 @@ int fg_drainer_init(struct fg_drainer *d)
 {
   d->symbols = fg_symbols_new();
   fg_u64_map_init(&d->native_names);
-  struct fg_stack_namer namer = {fg_drainer_frame_name, fg_wall_state_frame, d};
+  struct fg_stack_namer namer = {fg_drainer_frame_name, fg_wall_state_frame, d, fg_drainer_frame_expand,
+                                 &d->java_depth};
   if (fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer) != 0 || !d->symbols ||
       pthread_mutex_init(&d->lock, NULL) != 0)
     return -1;
   return 0;
-}
-
-static int64_t intern(struct fg_drainer *d, const char *name, enum fg_frame_kind kind)
-{
-  return fg_profile_intern(d->profile, name, kind);
 }
 
 uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t)
@@ -52,76 +48,6 @@ uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t)
     t->profile_serial = t->serial;
   }
   return t->profile_thread;
-}
-
-/* The kernel function holding pc, from /proc/kallsyms (read at the first kernel frame). */
-static void kernel_symbol(struct fg_drainer *d, uint64_t pc, char *name, size_t len)
-{
-  if (!d->ksyms_read) {
-    d->ksyms_read = 1;
-    if (fg_ksyms_load(&d->ksyms, "/proc/kallsyms") != 0 || d->ksyms.hidden)
-      fprintf(stderr, "fgagent: kernel frames are named [kernel]: /proc/kallsyms %s (kptr_restrict; "
-              "root with kptr_restrict 0 or 1 shows them)\n", d->ksyms.hidden ? "shows no addresses" : "cannot be read");
-  }
-  fg_ksyms_name(&d->ksyms, pc, name, len);
-}
-
-/* The name id of a native (user or kernel) pc, looked up once per pc. */
-static int64_t pc_name(struct fg_drainer *d, uint64_t pc, enum fg_frame_kind kind)
-{
-  uint32_t id;
-  if (fg_u64_map_get(&d->native_names, pc, &id))
-    return id;
-  char name[512];
-  if (kind == FG_KIND_KERNEL)
-    kernel_symbol(d, pc, name, sizeof name);
-  else
-    fg_symbols_name(d->symbols, (uintptr_t)pc, name, sizeof name);
-  int64_t got = intern(d, name, kind);
-  if (got >= 0)
-    fg_u64_map_put(&d->native_names, pc, (uint32_t)got);
-  return got;
-}
-
-static enum fg_frame_kind kind_of_type(uint8_t type)
-{
-  switch (type) {
-  case FG_FRAME_INTERPRETED: return FG_KIND_INTERPRETED;
-  case FG_FRAME_COMPILED: return FG_KIND_COMPILED;
-  case FG_FRAME_INLINED: return FG_KIND_INLINED;
-  default: return FG_KIND_JAVA;
-  }
-}
-
-/* The name id of frame i of a trace (the drainer is ctx; Java names are
- * read with the pass's JNIEnv). */
-int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
-{
-  struct fg_drainer *d = ctx;
-  uint8_t type = fg_trace_types(tr)[i];
-  if (type == FG_FRAME_NATIVE_PC)
-    return pc_name(d, fg_trace_methods(tr)[i], FG_KIND_NATIVE);
-  if (type == FG_FRAME_KERNEL_PC)
-    return pc_name(d, fg_trace_methods(tr)[i], FG_KIND_KERNEL);
-  if (type == FG_FRAME_CLASS) {
-    char name[512];
-    fg_event_log_class_name(d->events, (uint32_t)fg_trace_methods(tr)[i], name, sizeof name);
-    return intern(d, name, FG_KIND_CLASS);
-  }
-  if (type == FG_FRAME_STUB) {
-    const struct fg_code_blob *stub = (const struct fg_code_blob *)(uintptr_t)fg_trace_methods(tr)[i];
-    return intern(d, stub->name[0] ? stub->name : "[stub]", FG_KIND_NATIVE);
-  }
-  int64_t id = fg_method_name(d->names, d->jvmti, d->jni, d->profile, fg_trace_method(tr, i), fg_trace_bcis(tr)[i]);
-  enum fg_frame_kind kind = kind_of_type(type);
-  if (id >= 0 && kind != FG_KIND_JAVA && fg_profile_kind(d->profile, (uint32_t)id) == FG_KIND_JAVA) {
-    /* the same method, how it ran told: its bci and descriptor (fg_method_name's key) with it */
-    struct fg_profile *p = d->profile;
-    uint32_t plain = (uint32_t)id;
-    id = fg_profile_intern_method(p, fg_profile_name(p, plain), kind, fg_profile_bci(p, plain),
-                                  p->keyed[plain] ? p->descriptors[plain] : NULL);
-  }
-  return id;
 }
 
 /* weight samples of trace tr on thread in state, into the stats and the
@@ -396,7 +322,7 @@ static struct fg_unregistered_name *unregistered_name(struct fg_drainer *d, int 
   thread_comm(tid, comm, sizeof comm);
   snprintf(frame, sizeof frame, "[%s]", comm);
   int64_t thread = fg_profile_add_thread(d->profile, tid, comm);
-  int64_t id = intern(d, frame, FG_KIND_THREAD);
+  int64_t id = fg_profile_intern(d->profile, frame, FG_KIND_THREAD);
   if (thread < 0 || id < 0)
     return NULL;
   d->unregistered_names[j] = (struct fg_unregistered_name){tid, (uint32_t)thread, (uint32_t)id};
@@ -649,6 +575,8 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
                         "the two cannot share SIGPROF, use one of them\n");
       }
     }
+    if (d->discovery)   /* first: a want woke it, and samples meet that code meanwhile */
+      fg_code_discovery_pass(d->discovery);
     drainer_pass(d, jni);
     carry_out_clock_wishes(d);
     fg_timer_keep_fd_room(d->timer);

@@ -23,6 +23,7 @@
 #include "sampling/timer.h"
 #include "verify/edge_verifier.h"
 #include "java_events/event_log.h"
+#include "hotspot/code_discovery.h"
 
 struct fg_unregistered_name {
   int tid;                     /* 0 = empty */
@@ -42,7 +43,9 @@ struct fg_drainer {
   struct fg_wall *wall;        /* event=wall: its ring of idle threads' repeats; else NULL */
   struct fg_edge_verifier *verifier; /* option verify; else NULL */
   struct fg_event_log *events; /* alloc and lock: their records and class names */
+  struct fg_code_discovery *discovery;   /* compiled methods read from the code heap; NULL: loads' events */
   int max_frames;              /* most frames one walk writes */
+  int java_depth;              /* the Java frames one walk keeps (depth=) */
   uint64_t loop_ns;            /* loop=: every loop_ns, rotate writes the profile and begins the next; 0 */
   void (*rotate)(void *ctx);   /* called on the drainer's thread, its lock held, the rings drained */
   void *rotate_ctx;

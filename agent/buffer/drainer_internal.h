@@ -6,8 +6,10 @@
 
 /* One pass over every ring and count, into the profile. Under the lock. */
 void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni);
-/* The profile name id of a trace's frame i (the stack cache's namer). */
+/* The profile name id of a trace's frame i (the stack cache's namer), and
+ * an FG_FRAME_UNREAD frame's names (its expand; frame_names.c). */
 int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i);
+uint32_t fg_drainer_frame_expand(void *ctx, const struct fg_trace *tr, uint32_t i, uint32_t *out, uint32_t room);
 /* event=wall: the ticks joined to pending signals so far, counted as taken. */
 void fg_drainer_count_joined(struct fg_drainer *d);
 /* The profile thread a record's samples go to (new per registration). */

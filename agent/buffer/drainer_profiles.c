@@ -45,7 +45,8 @@ static int forget_profile(struct fg_drainer *d)
   struct fg_jvm_thread_records *jvm_records = d->sampler->jvm_records;
   for (uint32_t i = 0; jvm_records && i < jvm_records->n; i++)
     jvm_records->records[i]->profile_serial = 0;
-  struct fg_stack_namer namer = {fg_drainer_frame_name, fg_wall_state_frame, d};
+  struct fg_stack_namer namer = {fg_drainer_frame_name, fg_wall_state_frame, d, fg_drainer_frame_expand,
+                                 &d->java_depth};
   return fg_trace_stacks_init(&d->stacks, (uint32_t)d->max_frames, namer);
 }
 

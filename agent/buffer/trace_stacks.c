@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fg/sample_record.h"
 
@@ -22,11 +23,48 @@ void fg_trace_stacks_free(struct fg_trace_stacks *s)
   s->frames = NULL;
 }
 
+static int is_java(uint8_t type)
+{
+  return type == FG_FRAME_JAVA || type == FG_FRAME_INTERPRETED || type == FG_FRAME_COMPILED ||
+         type == FG_FRAME_INLINED;
+}
+
+/* A walk kept depth Java frames, counting a frame it could not read yet
+ * (FG_FRAME_UNREAD) as one: named, such a frame may be several (what its
+ * method inlined there). Where the names pass depth, the stack is cut
+ * there, leaf first, as the walk would have cut it: how many of tr's frames
+ * are named (*n), and how many outer names of the last of them are left out
+ * (*outer); 1 when this cut the stack. */
+static int cut_at_depth(const struct fg_trace_stacks *s, const struct fg_trace *tr, uint32_t *n, uint32_t *outer)
+{
+  uint32_t depth = s->namer.depth ? (uint32_t)*s->namer.depth : 0, java = 0;
+  *outer = 0;
+  if (!depth || !s->namer.expand)
+    return 0;
+  for (uint32_t i = 0; i < *n; i++) {
+    uint8_t type = fg_trace_types(tr)[i];
+    uint32_t names = type == FG_FRAME_UNREAD ? s->namer.expand(s->namer.ctx, tr, i, NULL, 0) : (uint32_t)is_java(type);
+    if (type == FG_FRAME_UNREAD && !names)
+      names = 1;
+    if (java + names > depth) {   /* the names of frame i past depth go; all of them, a frame of one */
+      *outer = java + names - depth;
+      *n = *outer < names ? i + 1 : i;
+      if (*outer >= names)
+        *outer = 0;
+      return 1;
+    }
+    java += names;
+  }
+  return 0;
+}
+
 static int64_t build(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, int64_t thread_frame,
                      const struct fg_trace *tr, uint32_t state)
 {
-  uint32_t n = tr->n < s->cap - 4 ? tr->n : s->cap - 4, flags = tr->flags, count = 0;
+  uint32_t n = tr->n < s->cap - 4 ? tr->n : s->cap - 4, flags = tr->flags, count = 0, outer;
   int64_t id;
+  if (cut_at_depth(s, tr, &n, &outer))
+    flags |= FG_SAMPLE_TRUNCATED;
   if (thread_frame >= 0) {
     s->frames[count++] = (uint32_t)thread_frame;
   } else if (flags & FG_SAMPLE_FAILED) {
@@ -39,12 +77,24 @@ static int64_t build(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t t
   }
   int cut = (flags & FG_SAMPLE_NATIVE_CUT) != 0;
   for (uint32_t i = n; i-- > 0;) {   /* traces are leaf first */
+    if (fg_trace_types(tr)[i] == FG_FRAME_UNREAD && s->namer.expand) {   /* the method and what it inlined */
+      uint32_t room = count + 2 < s->cap ? s->cap - 2 - count : 0;   /* the state's and one more left */
+      uint32_t got = room ? s->namer.expand(s->namer.ctx, tr, i, s->frames + count, room) : 0;
+      if (got && i + 1 == n && outer) {   /* cut at depth: its outer names go */
+        uint32_t keep = got > outer ? got - outer : 0;
+        memmove(s->frames + count, s->frames + count + (got - keep), keep * sizeof *s->frames);
+        got = keep;
+      }
+      count += got;
+      if (got || (i + 1 == n && outer))
+        continue;
+    }
     if (cut && fg_trace_types(tr)[i] == FG_FRAME_NATIVE_PC) {
       cut = 0;   /* between the Java frames and the native ones */
-      if ((id = fg_profile_intern(p, "[native_cut]", FG_KIND_MARKER)) >= 0)
+      if (count + 1 < s->cap && (id = fg_profile_intern(p, "[native_cut]", FG_KIND_MARKER)) >= 0)
         s->frames[count++] = (uint32_t)id;
     }
-    if ((id = s->namer.frame(s->namer.ctx, tr, i)) >= 0)
+    if (count + 1 < s->cap && (id = s->namer.frame(s->namer.ctx, tr, i)) >= 0)
       s->frames[count++] = (uint32_t)id;
   }
   if (state && s->namer.state && (id = fg_profile_intern(p, s->namer.state(state), FG_KIND_MARKER)) >= 0)

@@ -4,11 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int fg_code_map_init(struct fg_code_map *m)
 {
   memset(m, 0, sizeof *m);
   atomic_store(&m->lo, UINTPTR_MAX);
+  m->wants.wake_fd = -1;
+  m->wants.stubs = &m->stubs;
+  m->wants.nm_compile_id = -1;
+  m->wants.generation = &m->generation;
   return pthread_mutex_init(&m->lock, NULL) == 0 ? 0 : -1;
 }
 
@@ -105,7 +110,7 @@ static int holds_live(const struct fg_code_list *l, uintptr_t start, uintptr_t e
 /* Adds a blob, under the lock; -1 when the map is full (the caller still owns scopes then). */
 static int append(struct fg_code_map *m, struct fg_code_list *l, const char *name,
                   jmethodID method, uintptr_t start, uintptr_t end, const struct fg_pc_scopes *scopes,
-                  const struct fg_deopt_sites *deopt)
+                  const struct fg_deopt_sites *deopt, const struct fg_code_origin *origin)
 {
   /* before it is added: whether it shadows what a kept answer may name */
   int shadows = holds_live(&m->methods, start, end, 0) || holds_live(&m->stubs, start, end, 1);
@@ -125,17 +130,29 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
   snprintf(b->name, sizeof b->name, "%s", name ? name : "");
   b->scopes = scopes;
   b->prev = 0;
+  atomic_store_explicit(&b->stale, 0, memory_order_relaxed);
   /* the code is read once, here, not in the signal handler */
   const uint8_t *code = (const uint8_t *)start;
   size_t len = end - start;
   fg_frame_layout_of(code, len < 128 ? len : 128, &b->layout);
+  if (origin && !b->layout.frame_bytes && !b->layout.rbp_based && origin->frame_bytes) {
+    memset(&b->layout, 0, sizeof b->layout);   /* built before any pc it runs at: no prologue to stop in */
+    b->layout.frame_bytes = origin->frame_bytes;
+  }
   b->enter = method ? -1 : (int16_t)fg_stub_enter_at(code, len);
   if (b->enter < 0 || fg_realigned_frame_of(code, len, (size_t)b->enter, &b->realigned) != 0)
     memset(&b->realigned, 0, sizeof b->realigned);
   b->i2c_end = !method && name && strncmp(name, "I2C/C2I adapters", 16) == 0 ? (uint16_t)fg_i2c_end(code, len) : 0;
   size_t tail = b->i2c_end ? fg_c2i_tail(code, len, b->i2c_end) : 0;
   b->c2i_tail = tail <= UINT16_MAX ? (uint16_t)tail : 0;
+  /* push -1 (imm8 or imm32), then push rbp; mov rbp, rsp */
+  b->cookie = !method && name && strstr(name, "entry_barrier") && len > 6 && (code[0] == 0x6a || code[0] == 0x68) &&
+                      code[code[0] == 0x6a ? 2 : 5] == 0x55
+                  ? (uint8_t)(code[0] == 0x6a ? 2 : 5)
+                  : 0;
   b->deopt = deopt ? *deopt : (struct fg_deopt_sites){0, 0, -1};
+  b->nm = origin ? origin->nm : 0;
+  b->compile_id = origin ? origin->compile_id : 0;
   atomic_store_explicit(&b->method, method, memory_order_relaxed);
   if (!atomic_load(&m->bounds_fixed)) {
     if (start < atomic_load(&m->lo))
@@ -155,18 +172,20 @@ void fg_code_map_add_stub(struct fg_code_map *m, const char *name, const void *a
   if (!addr || len <= 0)
     return;
   pthread_mutex_lock(&m->lock);
-  append(m, &m->stubs, name, NULL, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, NULL, NULL);
+  append(m, &m->stubs, name, NULL, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, NULL, NULL, NULL);
   pthread_mutex_unlock(&m->lock);
 }
 
 void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void *addr, int32_t len,
-                            const void *compile_info, const struct fg_deopt_sites *deopt)
+                            const void *compile_info, const struct fg_deopt_sites *deopt,
+                            const struct fg_code_origin *origin)
 {
   if (!addr || len <= 0 || !method)
     return;
   struct fg_pc_scopes *scopes = fg_pc_scopes_build(compile_info, (uintptr_t)addr, (size_t)len);
   pthread_mutex_lock(&m->lock);
-  int added = append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes, deopt);
+  int added = append(m, &m->methods, NULL, method, (uintptr_t)addr, (uintptr_t)addr + (uint32_t)len, scopes, deopt,
+                     origin);
   pthread_mutex_unlock(&m->lock);
   if (added != 0)
     free(scopes);   /* the map is full: nobody will read them */
@@ -199,6 +218,35 @@ static const struct fg_code_blob *find_linear(const struct fg_code_list *l, uint
  * reused is older than the entry now there. Newest first along a chain. */
 const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc)
 {
+  const struct fg_code_blob *b = fg_code_map_lookup(l, pc);
+  struct fg_code_wants *w = atomic_load_explicit(&l->wants, memory_order_relaxed);
+  if (!w)
+    return b;
+  if (b && atomic_load_explicit(&b->method, memory_order_relaxed) && fg_code_blob_stale(w, b)) {
+    /* answers kept about its pcs (pc_cache.h, walk_cache.h) are wrong now */
+    if (!atomic_exchange_explicit(&((struct fg_code_blob *)(uintptr_t)b)->stale, 1, memory_order_relaxed) &&
+        w->generation)
+      atomic_fetch_add_explicit(w->generation, 1, memory_order_release);
+    b = NULL;
+  }
+  if ((!b || !atomic_load_explicit(&b->method, memory_order_relaxed)) && pc >= l->index_lo &&
+      ((pc - l->index_lo) >> FG_CODE_GRANULE_SHIFT) < atomic_load_explicit(&l->granules, memory_order_relaxed) &&
+      !(w->stubs && fg_code_map_lookup(w->stubs, pc))) {
+    _Atomic uintptr_t *slot = &w->pc[(pc >> 4) % FG_CODE_WANTS];
+    if (atomic_load_explicit(slot, memory_order_relaxed) != pc) {   /* a line other threads read, written once */
+      atomic_store_explicit(slot, pc, memory_order_relaxed);
+      if (w->wake_fd >= 0 && w->wake_pending && !atomic_exchange_explicit(w->wake_pending, 1, memory_order_relaxed)) {
+        uint64_t one = 1;
+        ssize_t rc = write(w->wake_fd, &one, sizeof one);
+        (void)rc;   /* a full counter still wakes it */
+      }
+    }
+  }
+  return b;
+}
+
+const struct fg_code_blob *fg_code_map_lookup(const struct fg_code_list *l, uintptr_t pc)
+{
   uint32_t n = atomic_load_explicit(&l->granules, memory_order_acquire);
   if (!n)
     return find_linear(l, pc);
@@ -218,4 +266,27 @@ const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintpt
   if (c > found && pc >= entry(l, c - 1)->start && pc < entry(l, c - 1)->end)
     found = c;
   return found ? entry(l, found - 1) : NULL;
+}
+
+uint32_t fg_code_map_sweep(struct fg_code_map *m, uint32_t *next, uint32_t n,
+                           int (*gone)(void *ctx, const struct fg_code_blob *b), void *ctx)
+{
+  struct fg_code_list *l = &m->methods;
+  uint32_t count = atomic_load_explicit(&l->count, memory_order_acquire), emptied = 0;
+  if (!count)
+    return 0;
+  pthread_mutex_lock(&m->lock);
+  for (uint32_t k = 0; k < n && k < count; k++) {
+    if (*next >= count)
+      *next = 0;
+    struct fg_code_blob *b = entry(l, (*next)++);
+    if (b->nm && atomic_load_explicit(&b->method, memory_order_relaxed) && gone(ctx, b)) {
+      atomic_store(&b->method, NULL);
+      emptied++;
+    }
+  }
+  if (emptied)
+    atomic_fetch_add_explicit(&m->generation, 1, memory_order_release);
+  pthread_mutex_unlock(&m->lock);
+  return emptied;
 }

@@ -1,7 +1,9 @@
 /* Where HotSpot's generated code lives: the stubs (DynamicCodeGenerated:
  * arraycopy, the interpreter, adapters, ...) and the compiled methods
- * (CompiledMethodLoad/Unload), so that the signal handler can tell what the
- * interrupted pc was running when AsyncGetCallTrace could not.
+ * (read from the code heap as samples find them, code_discovery.h, or
+ * CompiledMethodLoad/Unload where that cannot be read), so that the signal
+ * handler can tell what the interrupted pc was running when
+ * AsyncGetCallTrace could not.
  *
  * Written by JVMTI callbacks under a lock; read by the signal handler without
  * one. Entries are appended in fixed chunks that are never freed or moved, and
@@ -40,8 +42,34 @@ struct fg_code_blob {
   int16_t enter;                      /* stubs: offset of push rbp; mov rbp, rsp (fg_stub_enter_at), -1 none */
   uint16_t i2c_end;                   /* adapter blobs: offset just after the i2c part (fg_i2c_end); 0 others */
   uint16_t c2i_tail;                  /* adapter blobs: where r13 holds the caller's sp (fg_c2i_tail); 0 none */
+  uint8_t cookie;                     /* the nmethod entry barrier stub: the length of the push of its
+                                         cookie before push rbp (frame_pop.c); 0 others */
   struct fg_realigned_frame realigned; /* stubs that realign rsp and keep rbp for data; to 0 for others */
   struct fg_deopt_sites deopt;        /* methods: where a deoptimized frame returns; orig_pc -1 for stubs */
+  uintptr_t nm;                       /* methods read from the code heap: their nmethod; 0 others */
+  int32_t compile_id;                 /* with nm: its compile id, which a method compiled there later lacks */
+  _Atomic uint8_t stale;              /* a lookup found another method's compile id at nm (said once) */
+};
+
+/* The pcs of compiled code that lookups found in no live entry, for the
+ * code heap's reader to add (code_discovery.h): a slot by pc, the last
+ * one written wins, taken with an exchange. Written by signal handlers,
+ * which wake the reader (the drainer) with a write to wake_fd unless a
+ * wake is pending, as a ring half full does: the sooner a method is read,
+ * the fewer samples AsyncGetCallTrace walks alone. */
+#define FG_CODE_WANTS 64
+
+struct fg_code_list;
+
+struct fg_code_wants {
+  _Atomic uintptr_t pc[FG_CODE_WANTS];
+  const struct fg_code_list *stubs;   /* a pc in one of them is no method's: not wanted */
+  long nm_compile_id;                 /* nmethod::_compile_id's offset: an entry read from the code heap
+                                         whose nmethod no longer has its id is stale (freed, its place
+                                         taken) and found as none; -1: not checked */
+  _Atomic uint32_t *generation;       /* the map's, changed when a lookup first finds an entry stale */
+  int wake_fd;                        /* -1: none, the reader comes at its next pass */
+  _Atomic int *wake_pending;          /* set by the waker, cleared by the woken */
 };
 
 /* Granules of the code cache, so that finding the entry holding a pc reads
@@ -62,6 +90,9 @@ struct fg_code_list {
   uintptr_t index_lo;                 /* the first granule's address */
   _Atomic uint32_t granules;          /* 0 until the bounds are set */
   uint32_t widest;                    /* most granules an indexed entry runs into past its first */
+  _Atomic(struct fg_code_wants *) wants;   /* methods, while they are read from the code heap: where a
+                                              lookup inside the index's bounds that finds no live entry
+                                              leaves its pc; NULL else */
 };
 
 struct fg_code_map {
@@ -72,6 +103,7 @@ struct fg_code_map {
   _Atomic uint32_t generation;        /* bumped after a method is unloaded or an entry is added over a
                                          live one (a method not unloaded yet, or a stub) */
   uint64_t dropped;                   /* entries that did not fit */
+  struct fg_code_wants wants;         /* methods.wants while a session reads the code heap */
 };
 
 int fg_code_map_init(struct fg_code_map *m);
@@ -82,8 +114,19 @@ void fg_code_map_set_bounds(struct fg_code_map *m, uintptr_t lo, uintptr_t hi);
 
 /* Not async-signal-safe (they lock and allocate): JVMTI callbacks only. */
 void fg_code_map_add_stub(struct fg_code_map *m, const char *name, const void *addr, int32_t len);
+/* Where a method read from the code heap (code_heap.h) came from. */
+struct fg_code_origin {
+  uintptr_t nm;                       /* its nmethod */
+  int32_t compile_id;
+  uint32_t frame_bytes;               /* CodeBlob::_frame_size: the layout when the entry code is not
+                                         the compiler's any more (a method made not entrant has its
+                                         verified entry patched with a jump) */
+};
+
+/* origin: NULL for a CompiledMethodLoad's. */
 void fg_code_map_add_method(struct fg_code_map *m, jmethodID method, const void *addr, int32_t len,
-                            const void *compile_info, const struct fg_deopt_sites *deopt);
+                            const void *compile_info, const struct fg_deopt_sites *deopt,
+                            const struct fg_code_origin *origin);
 void fg_code_map_remove_method(struct fg_code_map *m, jmethodID method, const void *addr);
 
 /* Async-signal-safe lookups (plain loads, no calls). */
@@ -105,7 +148,30 @@ static inline uint32_t fg_code_map_generation(const struct fg_code_map *m)
 }
 
 /* The newest entry holding pc, or NULL: a granule's few entries once the
- * bounds are set, every entry before. */
+ * bounds are set, every entry before. With l->wants: a stale entry (its
+ * nmethod's compile id changed: freed and its place taken, before the sweep
+ * came to it) is found as none, and a pc in the bounds with no entry, a
+ * dead one (method NULL) or a stale one, and in no stub, is left there. The
+ * id is read with a plain load at the nmethod, in the code heap, which
+ * stays committed (CodeHeap::shrink_by is Unimplemented()). */
 const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintptr_t pc);
+
+/* The same, leaving no want and not checking staleness. */
+const struct fg_code_blob *fg_code_map_lookup(const struct fg_code_list *l, uintptr_t pc);
+
+/* Whether b, read from the code heap, no longer holds its nmethod (its
+ * compile id changed); never for a CompiledMethodLoad's entry. */
+static inline int fg_code_blob_stale(const struct fg_code_wants *w, const struct fg_code_blob *b)
+{
+  return b->nm && w->nm_compile_id >= 0 &&
+         *(const volatile int32_t *)(b->nm + (uintptr_t)w->nm_compile_id) != b->compile_id;
+}
+
+/* Empties the live method entries read from the code heap (nm set) among
+ * the next n after *next (round robin over the list) for which gone says
+ * their nmethod is no more, as an unload does. How many it emptied. Not
+ * async-signal-safe (it locks). */
+uint32_t fg_code_map_sweep(struct fg_code_map *m, uint32_t *next, uint32_t n,
+                           int (*gone)(void *ctx, const struct fg_code_blob *b), void *ctx);
 
 #endif

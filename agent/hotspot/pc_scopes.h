@@ -1,5 +1,5 @@
-/* A compiled method's debug scopes, from CompiledMethodLoad's inline
- * records: at record i's pc (ascending) the frames [records[i].first ..
+/* A compiled method's debug scopes, from JVMTI's inline records (a
+ * CompiledMethodLoad's, or code_heap.h's reading in their shape): at record i's pc (ascending) the frames [records[i].first ..
  * records[i + 1].first), innermost first. Immutable once published; never freed while
  * the agent runs (a handler may be reading it), so a recompilation-heavy run
  * keeps its old tables.

@@ -42,6 +42,7 @@ int fg_vm_deopt_read(struct fg_vm_deopt *d, struct fg_symbols *jvm)
     snprintf(d->why, sizeof d->why, "the JVM exports no %s", missing);
     return -1;
   }
+  d->offsets_known = 1;
   if (!(d->find_blob = (void *(*)(void *))find_blob_function(jvm))) {
     snprintf(d->why, sizeof d->why, "libjvm has no symbol CodeCache::find_blob(_unsafe)");
     return -1;
@@ -59,21 +60,27 @@ static uint32_t site(const struct fg_vm_deopt *d, uintptr_t nm, long field, uint
   return at > code && at < code + len ? (uint32_t)(at - code) : 0;
 }
 
-int fg_vm_deopt_sites(const struct fg_vm_deopt *d, const void *code, size_t len, struct fg_deopt_sites *sites)
+int fg_vm_deopt_sites_of(const struct fg_vm_deopt *d, uintptr_t nm, const void *code, size_t len,
+                         struct fg_deopt_sites *sites)
 {
   *sites = (struct fg_deopt_sites){0, 0, -1};
-  if (!d->known || !code || len == 0)
-    return -1;
-  uintptr_t nm = (uintptr_t)d->find_blob((void *)code);
-  if (!nm)
+  if (!d->offsets_known || !nm || !code || len == 0)
     return -1;
   uintptr_t begins = d->code_is_offset ? nm + (uintptr_t)(intptr_t) * (const int32_t *)(nm + d->code_begin)
                                        : *(const uintptr_t *)(nm + d->code_begin);
   if (begins != (uintptr_t)code)
-    return -1;   /* not the blob CompiledMethodLoad spoke of */
+    return -1;   /* not the blob that holds this code */
   int32_t orig = *(const int32_t *)(nm + d->orig_pc_offset);
   sites->handler = site(d, nm, d->handler, (uintptr_t)code, len);
   sites->mh_handler = site(d, nm, d->mh_handler, (uintptr_t)code, len);
   sites->orig_pc = sites->handler && orig >= 0 ? orig : -1;
   return 0;
+}
+
+int fg_vm_deopt_sites(const struct fg_vm_deopt *d, const void *code, size_t len, struct fg_deopt_sites *sites)
+{
+  *sites = (struct fg_deopt_sites){0, 0, -1};
+  if (!d->known || !code || len == 0)
+    return -1;
+  return fg_vm_deopt_sites_of(d, (uintptr_t)d->find_blob((void *)code), code, len, sites);
 }

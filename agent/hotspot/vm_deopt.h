@@ -8,9 +8,10 @@
  * such a frame fails and AsyncGetCallTrace, inside the deoptimization
  * itself, gives up (ticks_deopt).
  *
- * Read from gHotSpotVMStructs once, and for each method as it loads
- * (CompiledMethodLoad, outside signal handlers): the nmethod holding its
- * code is found with the VM's own CodeCache lookup. JDK 17 exports the
+ * Read from gHotSpotVMStructs once, and for each method as the code map
+ * adds it (outside signal handlers): from the nmethod the code heap's
+ * reader found, or, for a CompiledMethodLoad, the nmethod the VM's own
+ * CodeCache lookup finds. JDK 17 exports the
  * handlers and the code's start as addresses (CompiledMethod::
  * _deopt_handler_begin, CodeBlob::_code_begin), JDK 25 as int offsets from
  * the nmethod (nmethod::_deopt_handler_offset, CodeBlob::_code_offset);
@@ -19,11 +20,13 @@
 #define FG_VM_DEOPT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hotspot/code_map.h"
 
 struct fg_vm_deopt {
   int known;                            /* everything below was found */
+  int offsets_known;                    /* the fields were, if not find_blob */
   void *(*find_blob)(void *pc);         /* CodeCache::find_blob_unsafe, or find_blob */
   long handler, mh_handler;             /* the handlers' fields in the nmethod */
   int handler_is_offset;                /* int offsets from the nmethod (JDK 25), else addresses */
@@ -44,5 +47,10 @@ int fg_vm_deopt_read(struct fg_vm_deopt *d, struct fg_symbols *jvm);
  * gives it) is [code, code + len): 0, or -1 when d is not known or the
  * nmethod found does not hold that code (then sites says none). */
 int fg_vm_deopt_sites(const struct fg_vm_deopt *d, const void *code, size_t len, struct fg_deopt_sites *sites);
+
+/* The same for the nmethod at nm (found in the code heap, code_heap.h,
+ * whose memory stays mapped: CodeHeap::shrink_by is Unimplemented()). */
+int fg_vm_deopt_sites_of(const struct fg_vm_deopt *d, uintptr_t nm, const void *code, size_t len,
+                         struct fg_deopt_sites *sites);
 
 #endif

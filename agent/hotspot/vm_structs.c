@@ -106,3 +106,26 @@ int fg_vm_int_constant(const char *name, int32_t *value)
   *value = *(int32_t *)(e + jvm_u64("gHotSpotVMIntConstantEntryValueOffset"));
   return 1;
 }
+
+int fg_vm_set_bool_flag(const char *name, int value)
+{
+  uintptr_t table = fg_vm_static_field("JVMFlag", "flags"), count = fg_vm_static_field("JVMFlag", "numFlags");
+  long name_off = fg_vm_field_offset("JVMFlag", "_name"), addr_off = fg_vm_field_offset("JVMFlag", "_addr");
+  long size = fg_vm_type_size("JVMFlag");
+  if (!table || !count || name_off < 0 || addr_off < 0 || size <= 0)
+    return -1;
+  char *flags = *(char **)table;
+  size_t n = *(size_t *)count;
+  for (size_t i = 0; flags && i < n; i++) {
+    char *f = flags + i * (size_t)size;
+    const char *fname = *(const char **)(f + name_off);
+    if (fname && strcmp(fname, name) == 0) {
+      _Bool *at = *(_Bool **)(f + addr_off);
+      if (!at)
+        return -1;
+      *at = value != 0;
+      return 0;
+    }
+  }
+  return -1;
+}

@@ -32,4 +32,9 @@ uintptr_t fg_vm_function(struct fg_symbols *jvm, const char *raw_name);
  * 0 when unavailable. Valid once the VM has initialised its code cache. */
 int fg_vm_code_cache_bounds(uintptr_t *lo, uintptr_t *hi);
 
+/* Sets the VM's bool flag name (JVMFlag::flags, as -XX: would at start):
+ * 0, or -1 when the VM exports no such flag. For flags the VM reads as it
+ * goes (DebugNonSafepoints at each compilation). */
+int fg_vm_set_bool_flag(const char *name, int value);
+
 #endif

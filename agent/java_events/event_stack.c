@@ -32,16 +32,17 @@ static int own_walk(const struct fg_agent *a, const struct fg_thread *t, ASGCT_C
   if (!t)
     return -1;   /* a thread with no record: no stack bounds */
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
-  const struct fg_walker *w = &a->sampler.walker;
-  if (!w->use_vm || !hi || !t->env)
+  struct fg_walker w = a->sampler.walker;
+  if (!w.use_vm || !hi || !t->env)
     return -1;
+  w.heap = NULL;   /* a method not read yet: GetStackTrace names it whole, bci and inlined frames too */
   /* the sampler's walker walks live stacks (fg_walk_copy sets from_copy on a copy of its own) */
   struct fg_bounds b = {t->stack_lo, hi, 0, 0};
   struct fg_regs unknown;
   int stubs = 0, copy_end = 0;
-  int n = fg_vm_walk(w, t->env, NULL, NULL, b, NULL, f, types, java_room, &stubs, &unknown, &copy_end);
+  int n = fg_vm_walk(&w, t->env, NULL, NULL, b, NULL, f, types, java_room, &stubs, &unknown, &copy_end);
   if (n <= 0 || unknown.pc)
-    return -1;   /* a caller with no record yet (its CompiledMethodLoad to come): the JVM's walk */
+    return -1;   /* a caller with no record yet (not read from the code heap yet): the JVM's walk */
   if (stubs) {   /* the runtime stub the allocation or lock called the VM through: no Java frame */
     memmove(f, f + 1, (size_t)(n - 1) * sizeof *f);
     memmove(types, types + 1, (size_t)(n - 1));

@@ -166,9 +166,8 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   }
   /* libjvm's symbol table, read once, for VMInit's offsets, and where
    * deoptimized frames keep their pc: read whatever the walker, since a
-   * later session may walk with walker=vm or copy and every
-   * CompiledMethodLoad from now on records its method's deoptimization
-   * sites with it */
+   * later session may walk with walker=vm or copy and every method the
+   * code map adds from now on records its deoptimization sites with it */
   a->jvm_symbols = fg_symbols_new();
   fg_vm_deopt_read(&a->deopt, a->jvm_symbols);
   a->sampler.walker = (struct fg_walker){
@@ -209,6 +208,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;
   }
+  fg_code_source_init(a);
   return fg_events_enable(a, err, errlen);
 }
 
@@ -252,6 +252,7 @@ int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen)
   a->sampler.interval_ns = o->interval_ns;
   a->sampler.session++;
   a->drainer.max_frames = frames;
+  a->drainer.java_depth = o->depth;
   a->drainer.sched = o->sched ? &a->sched : NULL;
   a->drainer.verifier = o->verify ? a->verifier : NULL;
   fg_registry_resize(&a->registry, o->ring_bytes, first_frames);   /* for records made from now on */

@@ -30,6 +30,9 @@
 #include "jvmti/prior_threads.h"
 #include "jvmti/threads.h"
 #include "java_events/event_log.h"
+#include "hotspot/code_discovery.h"
+#include "hotspot/code_heap.h"
+#include "verify/code_records.h"
 
 struct fg_agent {
   jvmtiEnv *jvmti;
@@ -44,6 +47,12 @@ struct fg_agent {
   struct fg_code_map code;     /* stubs and compiled methods, for the walker */
   struct fg_vm_offsets vm;     /* walker=vm: what it reads in HotSpot's frames */
   struct fg_vm_deopt deopt;    /* walker=vm: where deoptimized frames keep their pc (from Agent_OnLoad) */
+  struct fg_code_heap heap;    /* how to read compiled methods from the code heap (from Agent_OnLoad) */
+  struct fg_code_discovery discovery;   /* the drainer's reading of them, in sessions that can */
+  int method_loads;            /* the code map is filled by CompiledMethodLoad: the session cannot read the heap */
+  int loads_on;                /* CompiledMethodLoad is enabled (to fill the map, or to check the heap's reading) */
+  _Atomic int code_checking;   /* verify, with the heap read: the events check, add nothing */
+  struct fg_code_records code_records;   /* what that check found */
   struct fg_symbols *jvm_symbols;   /* libjvm's local functions, from Agent_OnLoad to the first start */
   struct fg_edge_verifier *verifier;   /* option verify at load: kept for the sessions that ask it */
   struct fg_method_map methods;   /* walker=vm: Method* -> jmethodID, bytecode range */
@@ -105,6 +114,13 @@ void fg_classes_preload(struct fg_agent *a, jclass klass);
 void fg_classes_unloaded(struct fg_agent *a, jlong tag);
 
 /* session.c: start at VMInit, stop and write everything at VMDeath */
+/* code_source.c: how the code map learns compiled methods. _init at
+ * Agent_OnLoad or the first attach (reads the code heap's layout, turns on
+ * DebugNonSafepoints); _start at each session's start, once its walker
+ * is set up. */
+void fg_code_source_init(struct fg_agent *a);
+void fg_code_source_start(struct fg_agent *a);
+
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread);
 void fg_session_finish(struct fg_agent *a, JNIEnv *jni);
 /* Writes every output now, sampling going on; -1 when not profiling. */

@@ -16,12 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "jvmti/agent.h"
 #include "fg/attach_codes.h"
 #include "hotspot/vm_structs.h"
+#include "native/safe_read.h"
 
 /* first_start's and start's: the JVM is still starting, the client asks again */
 #define FG_START_LATER (-2)
@@ -40,14 +40,6 @@ static void say(struct reply *r, const char *fmt, ...)
   fflush(r->out);
 }
 
-/* Reads len bytes at addr of this process, or fails cleanly where nothing
- * is mapped (a thread's memory read while it may be ending). */
-static int read_memory(uintptr_t addr, void *buf, size_t len)
-{
-  struct iovec local = {buf, len}, remote = {(void *)addr, len};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
-}
-
 /* A running Java thread's native tid, read through its JavaThread; 0 when unknown. */
 static int thread_tid(uintptr_t vm_thread)
 {
@@ -60,8 +52,8 @@ static int thread_tid(uintptr_t vm_thread)
   }
   uintptr_t os = 0;
   int tid = 0;
-  if (osthread < 0 || thread_id < 0 || read_memory(vm_thread + (uintptr_t)osthread, &os, sizeof os) != 0 || !os ||
-      read_memory(os + (uintptr_t)thread_id, &tid, sizeof tid) != 0)
+  if (osthread < 0 || thread_id < 0 || !fg_safe_read(vm_thread + (uintptr_t)osthread, &os, sizeof os) || !os ||
+      !fg_safe_read(os + (uintptr_t)thread_id, &tid, sizeof tid))
     return 0;
   return tid;
 }
@@ -122,9 +114,8 @@ static int first_start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *
   }
   jthread self = NULL;
   (*a->jvmti)->GetCurrentThread(a->jvmti, &self);
-  /* compiled methods and stubs made before us: the walker needs their bounds */
+  /* stubs made before us: the walker needs their bounds (compiled methods: code_source.c) */
   (*a->jvmti)->GenerateEvents(a->jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
-  (*a->jvmti)->GenerateEvents(a->jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
   int running = register_running_threads(a, jni, self, fg_session_env_offset(jni, self));
   if (running < 0)
     say(r, "fgagent: warning: cannot find the Java threads already running (HotSpot's thread key); "

@@ -54,9 +54,8 @@ static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
     fg_session_attach_thread(a, jni, thread);
 }
 
-/* Enabled because it turns on DebugNonSafepoints: without it, HotSpot records
- * no debug info between safepoints and inlined methods vanish into their
- * caller in AsyncGetCallTrace's stacks. */
+/* On in the sessions that cannot read the code heap, and in those that
+ * verify its reading (code_source.c). */
 static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
                                             const void *code_addr, jint map_length,
                                             const jvmtiAddrLocationMap *map, const void *compile_info)
@@ -64,9 +63,14 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
   (void)map_length;
   (void)map;
   struct fg_agent *a = agent_of(jvmti);
+  if (atomic_load(&a->code_checking)) {   /* verify, the map read from the code heap: held to this */
+    fg_code_records_check(&a->code_records, &a->heap, fg_code_discovery_method_id, &a->discovery, code_addr,
+                          code_size, compile_info);
+    return;
+  }
   struct fg_deopt_sites deopt;
   fg_vm_deopt_sites(&a->deopt, code_addr, code_size > 0 ? (size_t)code_size : 0, &deopt);
-  fg_code_map_add_method(&a->code, method, code_addr, code_size, compile_info, &deopt);
+  fg_code_map_add_method(&a->code, method, code_addr, code_size, compile_info, &deopt, NULL);
 }
 
 /* A tagged object freed: only class mirrors are tagged (classes.c), so a
@@ -129,8 +133,8 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   }
   static const jvmtiEvent events[] = {
     JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
-    JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD,
-    JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
+    JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+    JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
   };
   for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
     e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);

@@ -290,6 +290,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   uintptr_t lo, hi;
   if (fg_vm_code_cache_bounds(&lo, &hi))
     fg_code_map_set_bounds(&a->code, lo, hi);
+  fg_code_source_start(a);
   long anchor = fg_vm_field_offset("JavaThread", "_anchor");
   struct fg_walker *w = &a->sampler.walker;
   w->env_to_anchor = anchor - env;
@@ -371,6 +372,16 @@ static void fill_stats(struct fg_agent *a)
   pthread_mutex_lock(&a->code.lock);
   s->code_map_dropped = a->code.dropped;
   pthread_mutex_unlock(&a->code.lock);
+  s->code_from_heap = a->drainer.discovery != NULL;
+  s->code_found = a->discovery.found;
+  s->code_unnamed = a->discovery.unnamed;
+  s->code_gone = a->discovery.gone;
+  pthread_mutex_lock(&a->code_records.lock);
+  s->code_checked = a->code_records.checked;
+  s->code_differ = a->code_records.differ;
+  s->code_unread = a->code_records.unread;
+  snprintf(s->code_first, sizeof s->code_first, "%s", a->code_records.first);
+  pthread_mutex_unlock(&a->code_records.lock);
   if (atomic_load(&a->methods.table)) {
     pthread_mutex_lock(&a->methods.lock);
     s->methods_mapped = a->methods.count;

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
-#include <sys/uio.h>
 #include <unistd.h>
+
+#include "native/safe_read.h"
 
 struct build {
   struct fg_unwind_tables *t;
@@ -209,8 +210,7 @@ static int read_code(struct fg_bounds b, uintptr_t addr, void *out, size_t n)
     memcpy(out, (const void *)addr, n);
     return 1;
   }
-  struct iovec local = {out, n}, remote = {(void *)addr, n};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+  return fg_safe_read(addr, out, n);
 }
 
 /* Whether ret, in code [lo, hi), is just after a call: call rel32 (e8), or

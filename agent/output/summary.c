@@ -132,6 +132,12 @@ static int print_verify(FILE *out, const struct fg_stats *s)
                    "at no call that can reach a copy (System.arraycopy, Arrays.copyOf*, or a method calling one "
                    "within 4 calls: a caller frame missing)\n", s->verify_copy_stubs, s->verify_copy_fused) < 0)
     return -1;
+  if ((s->code_checked || s->code_unread) &&
+      fprintf(out, "    code records:    %" PRIu64 " compiled methods read from the code heap as well as reported "
+                   "by CompiledMethodLoad: %" PRIu64 " differ%s%s; %" PRIu64 " not read (freed meanwhile)\n",
+              s->code_checked, s->code_differ, s->code_differ ? ", the first: " : "", s->code_first,
+              s->code_unread) < 0)
+    return -1;
   for (int i = 0; i < FG_VERIFY_EXAMPLES && s->verify_examples[i][0]; i++)
     if (fprintf(out, "      wrong:         %s\n", s->verify_examples[i]) < 0)
       return -1;
@@ -239,8 +245,8 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
                       s->walker + 4) < 0)
     return -1;
   if (copy && s->copy_held &&
-      fprintf(out, "      held back:     %" PRIu64 " copies whose walk met code with no record yet (its "
-                   "CompiledMethodLoad to come), or came behind one of their thread's; walked again as records "
+      fprintf(out, "      held back:     %" PRIu64 " copies whose walk met code with no record yet (a "
+                   "method not read yet), or came behind one of their thread's; walked again as records "
                    "came, for up to %.0f ms: %" PRIu64 " still failed\n",
               s->copy_held, (double)FG_COPY_HELD_NS / 1e6, s->copy_held_failed) < 0)
     return -1;
@@ -253,6 +259,13 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
       fprintf(out, "      method map:    %" PRIu64 " methods of the classes loaded, %" PRIu64 " let go as their classes "
                    "were unloaded%s\n", s->methods_mapped, s->methods_gone,
               s->methods_follow_classes ? "" : " (class unloading unseen: JVMTI refused ObjectFree)") < 0)
+    return -1;
+  if ((vm || copy) && s->code_from_heap &&
+      fprintf(out, "      code map:      %" PRIu64 " compiled methods read from the code heap as samples met "
+                   "them (no CompiledMethodLoad), %" PRIu64 " swept as freed, %" PRIu64 " not read (no "
+                   "jmethodID names the method); %" PRIu64 " stacks name a method not read in time by itself "
+                   "(no bci, no inlined frames)\n",
+              s->code_found, s->code_gone, s->code_unnamed, s->code_header_only) < 0)
     return -1;
   if (s->code_map_dropped &&
       fprintf(out, "      code map:      %" PRIu64 " compiled methods and stubs not recorded, the map full at "

@@ -101,6 +101,11 @@ int fg_vm_pop_called_leaf(struct walk *k, const struct fg_code_blob *s, struct f
       continue;
     const struct fg_pc_info *c = pc_at(k, ret, 0);
     const struct fg_code_blob *m = c->kind == FG_PC_METHOD ? c->blob : NULL;
+    struct fg_code_blob unread;
+    if ((!m || !atomic_load_explicit(&m->method, memory_order_relaxed)) && c->kind != FG_PC_STUB &&
+        fg_vm_unread_method(k, ret, &unread)) {
+      m = &unread;   /* not read yet: as its entry code and header say */
+    }
     if (!m || ret < m->start + 5)
       continue;
     const uint8_t *call = (const uint8_t *)(ret - 5);

@@ -18,9 +18,10 @@
 
 #define NATIVE_BCI (-3)   /* what ASGCT reports for a native method's frame */
 
-/* STEP_UNKNOWN: the pc is code the walker has no record of (a method whose
- * CompiledMethodLoad has not come yet, or was unloaded): the registers are
- * the caller's, right for AsyncGetCallTrace to go on from */
+/* STEP_UNKNOWN: the pc is code the walker has no record of (a method the
+ * code map has not read yet, or one unloaded) and cannot name from the code
+ * heap either: the registers are the caller's, right for AsyncGetCallTrace
+ * to go on from */
 enum step { STEP_NEXT, STEP_DONE, STEP_FAIL, STEP_UNKNOWN };
 
 /* What is known of a pc, as found once in this walk: a deep stack returns
@@ -47,8 +48,21 @@ struct walk {
   uint32_t generation;             /* the code map's, read before any lookup */
   struct fg_walk_cache *kept;      /* the thread's last walk, or NULL */
   int logging;                     /* a caller frame's reads go into kept */
+  int unread;                      /* a frame was named from the code heap's header alone (no bci, no
+                                      inlined frames): the walk is not kept to be gone on from */
   struct memo memo[MEMO_SLOTS];
 };
+
+/* Whether pc, in a compiled method the code map has not read yet, is in
+ * one the code heap holds (the live walk only: code_heap.h,
+ * fg_code_heap_find_live) and the Method* map names: m is then a blob of
+ * it made here (no scopes; the layout from its entry code, or its header's
+ * frame size when that was patched), and k is not kept. */
+int fg_vm_unread_method(struct walk *k, uintptr_t pc, struct fg_code_blob *m);
+
+/* Whether pc follows a call instruction (call rel32, or through a
+ * register); pc at least 5 bytes into mapped code. */
+int fg_vm_after_call(uintptr_t pc);
 
 /* A stack word a caller frame's step depends on: logged for the kept walk. */
 static inline int stack_word(struct walk *k, uintptr_t addr, uintptr_t *out)
@@ -66,7 +80,7 @@ const struct fg_pc_info *fg_vm_pc_looked_up(struct walk *k, uintptr_t pc, int to
 /* What is known of pc, a pc in the code cache (top: the interrupted one):
  * from this walk's memo, else the pc cache, else the code map (kept in both
  * then, the cache only for a live method or a stub: a pc in no blob may be a
- * method whose CompiledMethodLoad has not come yet). The pointer is good
+ * method the code map has not read yet). The pointer is good
  * until the next lookup. */
 static inline const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int top)
 {
@@ -80,7 +94,7 @@ static inline const struct fg_pc_info *pc_at(struct walk *k, uintptr_t pc, int t
 static inline void emit(struct walk *k, jint bci, jmethodID id, uint8_t type)
 {
   k->f[k->n] = (ASGCT_CallFrame){bci, id};
-  k->types[k->n++] = k->w->annotate || type == FG_FRAME_STUB ? type : FG_FRAME_JAVA;
+  k->types[k->n++] = k->w->annotate || type == FG_FRAME_STUB || type == FG_FRAME_UNREAD ? type : FG_FRAME_JAVA;
 }
 
 /* vm_walker.c: whether r is a Java caller stopped at a call; an interpreted

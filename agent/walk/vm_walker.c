@@ -103,6 +103,23 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
   }
 }
 
+int fg_vm_frames_at(const struct fg_code_map *code, uintptr_t pc, int top, struct fg_scope_frame *out, int room,
+                    jmethodID *method, int *scoped)
+{
+  struct fg_pc_info i;
+  uintptr_t lo, hi;
+  look_up(code, pc, top, &i, &lo, &hi);
+  if (i.kind != FG_PC_METHOD || !i.id)
+    return -1;
+  *method = i.id;
+  *scoped = i.scoped;
+  const struct fg_scope_frame *f = fg_pc_frames(&i);
+  int n = (int)i.count < room ? (int)i.count : room;
+  for (int j = 0; j < n; j++)
+    out[j] = f[j];
+  return n;
+}
+
 /* pc_at past its memo: the pc cache (for a top pc, its range next) or the
  * code map, kept in memo slot e under key (and a top pc's range with it).
  * Out of line: the frame loop inlines only pc_at's hit. */
@@ -177,6 +194,52 @@ static uintptr_t pc_before_deopt(struct walk *k, const struct fg_code_blob *m, c
   return i->kind == FG_PC_METHOD && i->blob == m && i->exact ? pc : 0;
 }
 
+int fg_vm_unread_method(struct walk *k, uintptr_t pc, struct fg_code_blob *m)
+{
+  const struct fg_code_heap *h = k->w->heap;
+  struct fg_nmethod n;
+  if (!h || k->w->from_copy || fg_code_heap_find_live(h, pc, &n) != 0 || !n.frame_bytes || pc < n.code_begin + 5)
+    return 0;
+  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, n.method);
+  if (!e || !e->id)
+    return 0;
+  *m = (struct fg_code_blob){.start = n.code_begin, .end = n.code_end};
+  atomic_store_explicit(&m->method, e->id, memory_order_relaxed);
+  if (!k->w->deopt ||   /* plain loads of the header, in the code heap */
+      fg_vm_deopt_sites_of(k->w->deopt, n.nm, (const void *)n.code_begin, n.code_end - n.code_begin, &m->deopt) != 0)
+    m->deopt = (struct fg_deopt_sites){0, 0, -1};
+  size_t len = m->end - m->start;
+  fg_frame_layout_of((const uint8_t *)m->start, len < 128 ? len : 128, &m->layout);
+  if (!m->layout.frame_bytes && !m->layout.rbp_based) {   /* entry patched (not entrant): built by now */
+    memset(&m->layout, 0, sizeof m->layout);
+    m->layout.frame_bytes = n.frame_bytes;
+  }
+  k->unread = 1;
+  return 1;
+}
+
+int fg_vm_after_call(uintptr_t pc)
+{
+  const uint8_t *c = (const uint8_t *)pc;
+  return c[-5] == 0xe8 || (c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0) ||
+         (c[-3] == 0x41 && c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0);
+}
+
+/* A caller r in m, a method not read yet (fg_vm_unread_method): stopped
+ * after a call instruction, or deoptimized under its callee (its return
+ * address patched to a deoptimization handler, the pc it replaced in its
+ * frame, as pc_before_deopt reads it) with that pc after one. */
+static int unread_at_call(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
+{
+  if (fg_vm_after_call(r->pc))
+    return 1;
+  uint32_t at = (uint32_t)(r->pc - m->start);
+  uintptr_t pc;
+  return m->deopt.orig_pc >= 0 && at && (at == m->deopt.handler || at == m->deopt.mh_handler) &&
+         stack_word(k, r->sp + (uintptr_t)m->deopt.orig_pc, &pc) && pc >= m->start + 5 && pc < m->end &&
+         fg_vm_after_call(pc);
+}
+
 /* Whether r is a Java caller stopped at a call, as proven as it can be
  * without walking on: a compiled method with a debug record at exactly that
  * return address (or at a deoptimization handler, the pc it replaced such
@@ -189,8 +252,11 @@ int fg_vm_at_java_call(struct walk *k, const struct fg_regs *r)
   if (r->pc == k->w->vm->call_stub_return)
     return 1;
   const struct fg_pc_info *c = pc_at(k, r->pc, 0);
-  if (c->kind == FG_PC_METHOD)
-    return c->id && (c->exact || pc_before_deopt(k, c->blob, r));
+  if (c->kind == FG_PC_METHOD && c->id)
+    return c->exact || pc_before_deopt(k, c->blob, r);
+  struct fg_code_blob unread;
+  if (c->kind != FG_PC_STUB)   /* not read yet: after a call instruction is all there is to go by */
+    return fg_vm_unread_method(k, r->pc, &unread) && unread_at_call(k, &unread, r);
   uintptr_t method, bcp;
   if (c->kind != FG_PC_STUB || !c->interpreter || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
       !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp))
@@ -200,8 +266,8 @@ int fg_vm_at_java_call(struct walk *k, const struct fg_regs *r)
   return e && e->id && bci_of(e, bcp, &bci);
 }
 
-/* Code in the code cache that no entry holds: a method whose
- * CompiledMethodLoad has not come yet, which may be a true caller. */
+/* Code in the code cache that no entry holds: a method the code map has
+ * not read yet, which may be a true caller. */
 static int unknown_code(struct walk *k, uintptr_t pc)
 {
   return fg_code_map_contains(k->w->code, pc) && pc_at(k, pc, 0)->kind == FG_PC_UNKNOWN;
@@ -379,6 +445,27 @@ static int poll_handler(const struct fg_code_blob *s)
          c[2] == 0x48 && ((c[3] == 0x8b && c[4] == 0xec) || (c[3] == 0x89 && c[4] == 0xe5));
 }
 
+/* A frame in a compiled method the code map has not read yet: popped as
+ * fg_vm_unread_method reads it; the caller of a Java method only at a call
+ * (a stub's may be anywhere, as for a method read: compiled_frame). Written as its
+ * pc (FG_FRAME_UNREAD, one frame as the method's would be), for the drainer
+ * to name with the method's debug record once it has read it; the walk is
+ * not kept. Else STEP_UNKNOWN: AsyncGetCallTrace from there. */
+static enum step unread_frame(struct walk *k, int top, struct fg_regs *r)
+{
+  struct fg_code_blob m;
+  struct fg_regs caller = *r;
+  if (!fg_vm_unread_method(k, r->pc, &m))
+    return STEP_UNKNOWN;
+  if (top ? !fg_pop_planned(fg_top_pop_plan(&m, r->pc), m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller)
+          : (k->java_call && !unread_at_call(k, &m, r)) ||
+                !fg_pop_sized(m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller))
+    return STEP_UNKNOWN;
+  emit(k, top, (jmethodID)r->pc, FG_FRAME_UNREAD);
+  *r = caller;
+  return STEP_NEXT;
+}
+
 /* One frame at r; top: pc may be anywhere in it (the interrupted frame);
  * first: no Java frame was read before it. */
 static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
@@ -395,12 +482,12 @@ static enum step frame(struct walk *k, int top, int first, struct fg_regs *r)
       i = pc_at(k, pc, 0);
     }
   }
-  if (i->kind == FG_PC_METHOD)
-    return i->id ? compiled_frame(k, i, top, r) : STEP_UNKNOWN;   /* unloaded: nothing to name */
-  if (i->kind != FG_PC_STUB) {
-    if (top)
-      return fg_vm_in_ic_stub(r->pc) && fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
-    return STEP_UNKNOWN;
+  if (i->kind == FG_PC_METHOD && i->id)
+    return compiled_frame(k, i, top, r);
+  if (i->kind != FG_PC_STUB) {   /* in no live entry: an unloaded method's place, or not read yet */
+    if (top && i->kind != FG_PC_METHOD && fg_vm_in_ic_stub(r->pc))
+      return fg_pop_return(k->b, r) ? STEP_NEXT : STEP_FAIL;
+    return unread_frame(k, top, r);
   }
   const struct fg_code_blob *s = i->blob;
   if (i->interpreter)
@@ -472,6 +559,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   k.generation = fg_code_map_generation(w->code);
   k.kept = kept && fg_walk_cache_begin(kept, k.generation, fg_method_map_generation(w->methods), b, 0) ? kept : NULL;
   k.logging = 0;
+  k.unread = 0;
   for (int i = 0; i < MEMO_SLOTS; i++)
     k.memo[i].key = 0;
   int java_is_top = top_regs != NULL;
@@ -536,6 +624,6 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   }
   *stubs = leaf_stub;
   if (kept)
-    fg_walk_cache_end(kept, k.n, ended);
+    fg_walk_cache_end(kept, k.n, ended && !k.unread);
   return k.n;
 }

@@ -4,8 +4,8 @@
  * (a stub, a prologue, a runtime stub's call into the VM).
  *
  * Each frame is read by its kind (vm_frames.c):
- *  - compiled: the method and what it inlined from the CompiledMethodLoad
- *    debug records at the exact pc, the frame's size from its entry code;
+ *  - compiled: the method and what it inlined from its debug records at
+ *    the exact pc (code_heap.h), the frame's size from its entry code;
  *  - interpreted: Method* and bcp from the frame's fixed slots, turned into
  *    the jmethodID and bci through the method map (no metaspace read);
  *  - entry (the call stub): on to the frame anchor its call wrapper saved;
@@ -44,7 +44,8 @@ struct fg_top_regs {
  * frame), not a return address, with that frame's scratch registers. Returns the frames written (java_room Java
  * ones: there may be more), or 0; *stubs: the stub frames among them.
  * When a caller's return address is code the walker has no record of (a
- * method compiled moments ago, whose CompiledMethodLoad has not come yet),
+ * method compiled moments ago, not read yet) and cannot name from the code
+ * heap (fg_vm_unread_method),
  * the frames so far are returned and *unknown holds that caller's
  * registers, to go on with AsyncGetCallTrace; unknown->pc is 0 otherwise.
  * kept: the thread's last walk (walk_cache.h), or NULL; a walk that meets
@@ -56,5 +57,14 @@ struct fg_top_regs {
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top,
                struct fg_bounds b, struct fg_walk_cache *kept, ASGCT_CallFrame *f, uint8_t *types, int java_room,
                int *stubs, struct fg_regs *unknown, int *copy_end);
+
+/* The frames the code map's debug record names at pc (top: the interrupted
+ * pc, the first record after it; else a call's return address), innermost
+ * first, as a walk reads them: at most room into out. How many (0: the
+ * method has no record there), or -1 when pc is in no live method of the
+ * map; *method its method, *scoped whether it has records at all (not a
+ * native method's wrapper). For the drainer, naming FG_FRAME_UNREAD. */
+int fg_vm_frames_at(const struct fg_code_map *code, uintptr_t pc, int top, struct fg_scope_frame *out, int room,
+                    jmethodID *method, int *scoped);
 
 #endif

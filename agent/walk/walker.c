@@ -363,7 +363,7 @@ static int caller_of_stub(const struct fg_walker *w, struct fg_bounds b, struct 
 }
 
 /* The vm walker stopped at a caller in code it has no record of (a method
- * whose CompiledMethodLoad has not come yet): AsyncGetCallTrace goes on from
+ * the code map has not read yet): AsyncGetCallTrace goes on from
  * that caller, asked from inside its call instruction as recovery does, for
  * the depth left. Returns the frames in all, or 0 when it fails too (the
  * whole sample is then AsyncGetCallTrace's). */
@@ -525,8 +525,8 @@ static int stub_called_from_native(const struct fg_walker *w, struct fg_bounds b
 /* pc when it is in the code cache but in no stub or live method the map
  * holds, else 0. An unloaded method's entry counts as none: in a JVM that
  * has run a while, new code goes where dead code was, and a method
- * compiled there runs before its CompiledMethodLoad comes, finding only the
- * dead entry (the copy is then held for the load, as over fresh space). */
+ * compiled there runs before the code map reads it, finding only the dead
+ * entry (the copy is then held for the read, as over fresh space). */
 static uintptr_t in_no_entry(const struct fg_walker *w, uintptr_t pc)
 {
   const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, pc);
@@ -536,6 +536,33 @@ static uintptr_t in_no_entry(const struct fg_walker *w, uintptr_t pc)
              : 0;
 }
 
+/* Whether methods were added to the code map since it held known: a walk
+ * that ran meanwhile may have missed one that is there now, and is held to
+ * be walked again (the held copies' count was read before it). */
+static int read_meanwhile(const struct fg_walker *w, uint32_t known)
+{
+  return atomic_load_explicit(&w->code->methods.count, memory_order_acquire) != known;
+}
+
+/* A leaf stub's caller not read yet: the first word of those the search
+ * for its caller reads (fg_vm_pop_called_leaf, which takes only callers
+ * the map holds) that is in the code cache but in no entry; else 0. */
+static uintptr_t leaf_caller_in_no_entry(const struct fg_walker *w, struct fg_bounds b, const struct fg_regs *top)
+{
+  const struct fg_code_blob *s = fg_code_map_find(&w->code->stubs, top->pc);
+  if (!s || s->enter >= 0 || s->layout.frame_bytes)
+    return 0;
+  for (uintptr_t slot = top->sp; slot < top->sp + 16 * 8; slot += 8) {
+    uintptr_t ret;
+    if (!fg_read_stack(b, slot, &ret))
+      break;
+    uintptr_t pc = in_no_entry(w, ret);
+    if (pc)
+      return pc;
+  }
+  return 0;
+}
+
 /* fg_walk_copy with the native frames walked (k of them first), kept or not. */
 static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walker *config, void *env,
                                 const struct fg_stack_copy *c, ASGCT_CallFrame *frames, uint8_t *types, int *native)
@@ -543,6 +570,8 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   struct fg_walk res = {0, 0, 0, 0};
   struct fg_regs top = {c->pc, c->sp, c->fp};
   struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp, 1};
+  /* the methods read so far: one read while this walk ran may be the one it missed */
+  uint32_t known = atomic_load_explicit(&w->code->methods.count, memory_order_acquire);
   int k = 0, reached_java = 1, ended = 0;
   struct fg_regs java = top;
   struct signal_step sig = {0, {0, 0, 0, 0}};   /* a thread in a signal handler: walked on past it */
@@ -574,6 +603,8 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
     res.tick = FG_TICK_UNKNOWN_JAVA;
     res.n = k + (n - stubs > w->depth ? w->depth + stubs : n);
     res.no_record = in_no_entry(w, unknown.pc);
+    if (!res.no_record && read_meanwhile(w, known))
+      res.no_record = unknown.pc;
     return res;
   }
   res.n = k;
@@ -590,6 +621,10 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   res.tick = FG_TICK_NOT_WALKABLE_JAVA;
   res.n = k + code_at(w, java.pc, frames + k, types + k, room);
   res.no_record = in_no_entry(w, java.pc);
+  if (!res.no_record && k == 0)   /* a leaf stub whose caller was not read yet: held for it as well */
+    res.no_record = leaf_caller_in_no_entry(w, b, &java);
+  if (!res.no_record && read_meanwhile(w, known))
+    res.no_record = java.pc;
   return res;
 }
 

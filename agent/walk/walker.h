@@ -22,7 +22,9 @@
 #include "fg/forte.h"
 #include "fg/options.h"
 #include "fg/sample_record.h"
+#include "hotspot/code_heap.h"
 #include "hotspot/code_map.h"
+#include "hotspot/vm_deopt.h"
 
 struct fg_vm_offsets;
 struct fg_method_map;
@@ -50,6 +52,9 @@ struct fg_walker {
   const struct fg_method_map *methods;
   struct fg_pc_cache *pcs;       /* pcs met in earlier walks (pc_cache.h), or NULL */
   struct fg_unwind_tables *unwind;   /* native frames' rules (unwind_tables.h); NULL: the leaf only */
+  const struct fg_code_heap *heap;   /* compiled methods read from the code heap, for a caller the map
+                                        has not read yet (code_heap.h); NULL: CompiledMethodLoad's */
+  const struct fg_vm_deopt *deopt;   /* with heap: where such a caller deoptimized keeps its pc */
   /* walker=copy: the stack is a copy taken at the sample, walked later on
    * another thread (fg_walk_copy): nothing of the thread's live state (its
    * frame anchor, its state) is read, and AsyncGetCallTrace is never called */
@@ -62,7 +67,7 @@ struct fg_walk {
   uint32_t flags;            /* FG_SAMPLE_TRUNCATED, _RECOVERED, _NATIVE_CUT, _FAILED, _BUDGET: the record's */
   int tick;                  /* ASGCT's code when it failed (FG_SAMPLE_FAILED) */
   uintptr_t no_record;       /* walker=copy: it stopped at this pc, in the code cache but in no blob or
-                                method the code map holds yet (its CompiledMethodLoad to come); 0: not */
+                                method the code map holds yet (not read from the code heap yet); 0: not */
 };
 
 /* Walks the interrupted thread. frames/types hold fg_walk_capacity(w)

@@ -78,6 +78,14 @@ struct fg_stats {
   uint64_t copy_held;                      /* walker=copy: copies held back for their code's record (copy_held.h) */
   uint64_t copy_held_failed;               /* walker=copy: of those, stored with the walk still failed */
   uint64_t code_map_dropped;               /* compiled methods and stubs the full code map did not record (so far) */
+  int code_from_heap;                      /* compiled methods read from the code heap (else CompiledMethodLoad) */
+  uint64_t code_found, code_unnamed, code_gone;   /* with it: read as samples met them, not read (a
+                                                     method without a jmethodID), swept */
+  uint64_t code_checked, code_differ, code_unread;   /* verify: methods held to CompiledMethodLoad's records,
+                                                       those that differ, those the heap did not give */
+  char code_first[240];                    /* the first that differs */
+  uint64_t code_header_only;               /* stacks with a frame a walk met in a method not read yet that
+                                              could not be read by the time it was named: method alone */
   uint64_t methods_mapped;                 /* walker=vm/copy: methods in the Method* map now */
   uint64_t methods_gone;                   /* walker=vm/copy: methods it let go as their classes were unloaded */
   int methods_follow_classes;              /* class unloading is seen (JVMTI ObjectFree) */

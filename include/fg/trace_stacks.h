@@ -16,6 +16,10 @@ struct fg_stack_namer {
   int64_t (*frame)(void *ctx, const struct fg_trace *tr, uint32_t i);   /* frame i's name id, -1 to leave out */
   const char *(*state)(uint32_t state);   /* event=wall's kernel state as a leaf frame ("[state=sleeping]") */
   void *ctx;
+  /* an FG_FRAME_UNREAD frame i's names, root first, into out (room of them): how many; 0:
+   * frame(i) names it instead. out NULL: only how many. NULL: always 0 */
+  uint32_t (*expand)(void *ctx, const struct fg_trace *tr, uint32_t i, uint32_t *out, uint32_t room);
+  const int *depth;   /* the Java frames a walk keeps (the session's depth=); NULL: not cut again */
 };
 
 struct fg_trace_stacks {

@@ -50,6 +50,9 @@ enum fg_frame_type {
   FG_FRAME_STUB = 5,         /* method_id holds a const struct fg_code_blob * */
   FG_FRAME_KERNEL_PC = 6,    /* method_id holds a kernel pc (event=cpu's callchain) */
   FG_FRAME_CLASS = 7,        /* alloc and lock: method_id holds a class's id (java_events/class_names.h) */
+  FG_FRAME_UNREAD = 8,       /* method_id holds a pc in a compiled method the code map had not read (lineno
+                                1: the interrupted frame's, 0: a call's return address), named when the
+                                trace is (the method and what it inlined there) */
 };
 
 /* One stored stack. Traces are 16-byte aligned (a sample may keep 4 bits

@@ -213,6 +213,23 @@ final class WalkerTests {
    * record it gave the stub is the JIT's, and differs between CPUs), and verify finds at most
    * 1% of them under a call that cannot reach a copy.
    */
+  /**
+   * With verify the code map reads compiled methods from the code heap, and HotSpot's own
+   * CompiledMethodLoad records of the same methods are the oracle: every method the JVM reported
+   * (all it compiled, not only the sampled ones) has the same pcs, frames, methods and bcis, and
+   * the same code bounds, as fgagent read them. The summary says how many it compared.
+   */
+  static void checkCodeRecords(IntegrationTests.Run r) {
+    long compared = r.numberBefore("compiled methods read from the code heap as well as reported");
+    long differ = r.numberBefore("differ"), unread = r.numberBefore("not read");
+    System.out.printf("    code records: %d compared with CompiledMethodLoad's, %d differ, %d not read%n", compared,
+        differ, unread);
+    IntegrationTests.check(r.stderr().contains("compiled methods read from the code heap as samples met them"),
+        "the code map does not say it read the code heap:\n" + r.stderr());
+    IntegrationTests.check(compared >= 10 && differ == 0 && unread * 20 <= compared,
+        differ + " of " + compared + " methods' records differ, " + unread + " not read:\n" + r.stderr());
+  }
+
   static void checkTrueStacks(IntegrationTests.Jdk jdk, String work, IntegrationTests.Run r) throws Exception {
     r.expectCleanRun();
     Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
@@ -222,6 +239,7 @@ final class WalkerTests {
     long checked = r.numberBefore("checked against the caller's bytecode"), wrong = r.stat("wrong edges");
     System.out.printf("    %s: %d samples, %d failure frames, %d edges checked, %d wrong%n", work, all, failed, checked, wrong);
     IntegrationTests.check(all > 1000, "too few samples: " + all);
+    checkCodeRecords(r);
     IntegrationTests.check(failed * 200 < all, failed + " of " + all + " samples are failure frames, the first of them:\n"
         + s.entrySet().stream().filter(e -> failure.test(e.getKey())).sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
             .limit(8).map(e -> "  " + e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining("\n")));

@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 
   /* the drainer's side */
   struct fg_trace_stacks ts;
-  fg_trace_stacks_init(&ts, 64, (struct fg_stack_namer){name_frame, NULL, NULL});
+  fg_trace_stacks_init(&ts, 64, (struct fg_stack_namer){name_frame, NULL, NULL, NULL, NULL});
   for (uint32_t k = 0; k < samples; k++) {
     fg_trace_account(&p.stats, taken[k], -1, 1);
     int64_t idx = fg_trace_stack(&ts, &p, thread, -1, taken[k], 0);

@@ -77,7 +77,7 @@ static void add_method(size_t at, jmethodID id, int frames)
     pcs[i] = (PCStackInfo){code + at + 16 + (size_t)i * RECORD_EVERY, frames, ids, bcis};
   jvmtiCompiledMethodLoadInlineRecord rec = {
       {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, NULL}, RECORDS, pcs};
-  fg_code_map_add_method(&map, id, code + at, METHOD_BYTES, &rec, NULL);   /* copies the records */
+  fg_code_map_add_method(&map, id, code + at, METHOD_BYTES, &rec, NULL, NULL);   /* copies the records */
 }
 
 #define LEAF 1000

@@ -95,7 +95,7 @@ static void removed_method_loses_its_id(void **state)
   fg_code_map_init(&m);
   fg_code_map_set_bounds(&m, at(0), at(sizeof cache));
   jmethodID id = (jmethodID)(uintptr_t)0x1234;
-  fg_code_map_add_method(&m, id, cache + 20 * GRANULE, 300, NULL, NULL);
+  fg_code_map_add_method(&m, id, cache + 20 * GRANULE, 300, NULL, NULL, NULL);
   const struct fg_code_blob *b = fg_code_map_find(&m.methods, at(20 * GRANULE + 299));
   assert_non_null(b);
   assert_ptr_equal(atomic_load(&b->method), id);
@@ -117,18 +117,18 @@ static void generation_moves_only_for_answers_that_change(void **state)
   fg_code_map_add_stub(&m, "stub", cache + 100, 200);
   jmethodID a = (jmethodID)(uintptr_t)0x100, b = (jmethodID)(uintptr_t)0x200, c = (jmethodID)(uintptr_t)0x300;
   uint32_t g = fg_code_map_generation(&m);
-  fg_code_map_add_method(&m, a, cache + 300, 5 * GRANULE, NULL, NULL);          /* right after the stub */
-  fg_code_map_add_method(&m, b, cache + 300 + 5 * GRANULE, 100, NULL, NULL);    /* right after a, in its last granule */
+  fg_code_map_add_method(&m, a, cache + 300, 5 * GRANULE, NULL, NULL, NULL);          /* right after the stub */
+  fg_code_map_add_method(&m, b, cache + 300 + 5 * GRANULE, 100, NULL, NULL, NULL);    /* right after a, in its last granule */
   assert_int_equal(fg_code_map_generation(&m), g);
-  fg_code_map_add_method(&m, c, cache + 3 * GRANULE, 100, NULL, NULL);          /* inside a, which is live */
+  fg_code_map_add_method(&m, c, cache + 3 * GRANULE, 100, NULL, NULL, NULL);          /* inside a, which is live */
   assert_int_equal(fg_code_map_generation(&m), g + 1);
-  fg_code_map_add_method(&m, c, cache + 150, 10, NULL, NULL);                   /* inside the stub */
+  fg_code_map_add_method(&m, c, cache + 150, 10, NULL, NULL, NULL);                   /* inside the stub */
   assert_int_equal(fg_code_map_generation(&m), g + 2);
   fg_code_map_add_stub(&m, "late stub", cache + 310, 10);                 /* a stub over a */
   assert_int_equal(fg_code_map_generation(&m), g + 3);
   fg_code_map_remove_method(&m, b, cache + 300 + 5 * GRANULE);            /* unloaded */
   assert_int_equal(fg_code_map_generation(&m), g + 4);
-  fg_code_map_add_method(&m, c, cache + 300 + 5 * GRANULE, 50, NULL, NULL);     /* over b, which is gone */
+  fg_code_map_add_method(&m, c, cache + 300 + 5 * GRANULE, 50, NULL, NULL, NULL);     /* over b, which is gone */
   assert_int_equal(fg_code_map_generation(&m), g + 4);
   fg_code_map_free(&m);
 }

@@ -511,7 +511,7 @@ static void frames_taken_from_the_call_record_are_java(void **state)
   info.methods[2] = (jmethodID)(uintptr_t)0x1000;
   info.pc[0] = (PCStackInfo){(void *)(ret - 5), 2, info.before, info.bcis};
   info.pc[1] = (PCStackInfo){(void *)(ret + 3), 3, info.methods, info.bcis};
-  fg_code_map_add_method(&code, (jmethodID)(uintptr_t)0x1000, method, sizeof method, &info, NULL);
+  fg_code_map_add_method(&code, (jmethodID)(uintptr_t)0x1000, method, sizeof method, &info, NULL, NULL);
   uintptr_t stack[16] = {0};
   stack[2] = ret;   /* the stub is frameless: the return address on top */
   ucontext_t uc;

@@ -22,9 +22,9 @@ static void *fake_find_blob(void *pc)
 static void put_address(long at, const void *p) { memcpy(nmethod + at, &p, sizeof p); }
 static void put_int(long at, int32_t v) { memcpy(nmethod + at, &v, sizeof v); }
 
-static const struct fg_vm_deopt jdk17 = {.known = 1, .find_blob = fake_find_blob, .handler = 128, .mh_handler = 136,
+static const struct fg_vm_deopt jdk17 = {.known = 1, .offsets_known = 1, .find_blob = fake_find_blob, .handler = 128, .mh_handler = 136,
                                          .orig_pc_offset = 200, .code_begin = 32};
-static const struct fg_vm_deopt jdk25 = {.known = 1, .find_blob = fake_find_blob, .handler = 176, .mh_handler = 180,
+static const struct fg_vm_deopt jdk25 = {.known = 1, .offsets_known = 1, .find_blob = fake_find_blob, .handler = 176, .mh_handler = 180,
                                          .handler_is_offset = 1, .orig_pc_offset = 208, .code_begin = 36,
                                          .code_is_offset = 1};
 
@@ -66,6 +66,18 @@ static void offsets_as_jdk25_keeps_them(void **state)
   assert_int_equal(s.handler, 150);
   assert_int_equal(s.mh_handler, 0);
   assert_int_equal(s.orig_pc, 0);
+  /* the nmethod found in the code heap: the same, without the VM's lookup */
+  struct fg_vm_deopt no_lookup = jdk25;
+  no_lookup.known = 0;
+  no_lookup.find_blob = NULL;
+  memset(&s, 0, sizeof s);
+  assert_int_equal(fg_vm_deopt_sites_of(&no_lookup, (uintptr_t)nmethod, CODE, CODE_LEN, &s), 0);
+  assert_int_equal(s.handler, 150);
+  assert_int_equal(s.orig_pc, 0);
+  assert_int_equal(fg_vm_deopt_sites_of(&no_lookup, (uintptr_t)nmethod, CODE + 8, CODE_LEN, &s), -1);   /* not its code */
+  no_lookup.offsets_known = 0;
+  assert_int_equal(fg_vm_deopt_sites_of(&no_lookup, (uintptr_t)nmethod, CODE, CODE_LEN, &s), -1);
+  assert_int_equal(s.orig_pc, -1);
 }
 
 static void other_blobs_give_none(void **state)

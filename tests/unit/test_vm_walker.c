@@ -172,7 +172,7 @@ static void frames_from_the_pc_cache(void **state)
   assert_true(fg_pc_cache_get(&pcs, (uintptr_t)(code + 500), 0, generation, &stub));   /* the interpreter */
   assert_int_equal(stub.kind, FG_PC_STUB);
   assert_true(stub.interpreter);
-  fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL, NULL);   /* a method loaded where nothing was */
+  fg_code_map_add_method(&map, ID(5), code + 3400, 100, NULL, NULL, NULL);   /* a method loaded where nothing was */
   assert_int_equal(walk(&r, 1, f, types), 11);
   assert_int_equal(f[2].lineno, 41);                              /* changes no answer kept */
   fg_code_map_remove_method(&map, ID(5), code + 3400);            /* any method unloaded */
@@ -280,7 +280,7 @@ static void caller_without_a_record_is_handed_on(void **state)
   assert_int_equal(w.n, 2);
   assert_int_equal(w.no_record, (uintptr_t)(code + 3500));
   /* a method compiled there once and unloaded: its space reused by code whose record is still to come */
-  fg_code_map_add_method(&map, ID(9), code + 3480, 64, NULL, NULL);
+  fg_code_map_add_method(&map, ID(9), code + 3480, 64, NULL, NULL, NULL);
   fg_code_map_remove_method(&map, ID(9), code + 3480);
   w = fg_walk_copy(&walker, thread, &c, cf, ct);
   assert_int_equal(w.no_record, (uintptr_t)(code + 3500));

@@ -34,6 +34,36 @@ static void leaf_stub_is_kept_beyond_depth(void **state)
   assert_int_equal(walk(&r, 1, f, types), 0);
 }
 
+/* The nmethod entry barrier pushes a cookie below its rbp frame: its
+ * caller is a word above an rbp frame's return address, at each point of
+ * its entry and exit as in its body (the first thread into a method whose
+ * barrier is armed runs it, every new method's on JDK 25). */
+static void entry_barrier_keeps_its_caller(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  stack[97] = 0x5555;                              /* the saved rbp */
+  stack[98] = (uintptr_t)-1;                       /* the cookie */
+  stack[99] = CALL_RET;                            /* the call into the barrier */
+  uintptr_t s = (uintptr_t)(code + ENTRY_BARRIER);
+  struct fg_regs points[] = {
+    {s + 20, at(90), at(97)},     /* the body: rbp frames it */
+    {s, at(99), 0x5555},          /* entry: the return address at sp */
+    {s + 5, at(98), 0x5555},      /* after the cookie's push */
+    {s + 6, at(97), 0x5555},      /* after push rbp */
+    {s + 41, at(98), 0x5555},     /* after leave: add rsp, 8 */
+    {s + 45, at(99), 0x5555},     /* at ret */
+  };
+  for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+    assert_int_equal(walk(&points[i], 1, f, types), 4);
+    assert_string_equal(((const struct fg_code_blob *)(uintptr_t)f[0].method_id)->name, "method_entry_barrier");
+    assert_ptr_equal(f[1].method_id, ID(3));
+    assert_ptr_equal(f[3].method_id, ID(1));
+  }
+}
+
 /* The interrupted compiled frame inside an intrinsic that pushed two
  * registers: sp + frame size misses the return address by two words, and
  * the walker finds it two words further because there it is a Java call. */
@@ -281,6 +311,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(leaf_stub_is_kept_beyond_depth, setup, teardown),
+    cmocka_unit_test_setup_teardown(entry_barrier_keeps_its_caller, setup, teardown),
     cmocka_unit_test_setup_teardown(pushed_registers_in_the_top_frame, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_entered_after_a_move, setup, teardown),
     cmocka_unit_test_setup_teardown(realigned_stub_keeps_its_caller, setup, teardown),

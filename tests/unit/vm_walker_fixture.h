@@ -38,6 +38,7 @@ static struct fg_top_regs scratch;  /* the interrupted frame's rax, rbx, rdx, r1
 #define SUBTYPE_STUB 3900
 #define EXCEPTION_BLOB 3950
 #define REALIGNED_STUB 4096
+#define ENTRY_BARRIER 4400
 
 static inline uintptr_t at(int word) { return (uintptr_t)&stack[word]; }
 
@@ -59,7 +60,7 @@ static inline void add_compiled_deopt(jmethodID method, const struct fg_deopt_si
                                                      JVMTI_CMLR_MINOR_VERSION, NULL};
   rec.numpcs = 2;
   rec.pcinfo = pc;
-  fg_code_map_add_method(&map, method, COMPILED, 1024, &rec, deopt);   /* copies the records */
+  fg_code_map_add_method(&map, method, COMPILED, 1024, &rec, deopt, NULL);   /* copies the records */
 }
 
 static inline void add_compiled(jmethodID method)
@@ -91,7 +92,7 @@ static int setup(void **state)
   /* a method-handle intrinsic: no debug records, no frame (mov; shl; jmp [rbx + 0x40]) */
   static const uint8_t mh[] = {0x8b, 0x5e, 0x14, 0x48, 0xc1, 0xe3, 0x03, 0xff, 0x63, 0x40};
   memcpy(code + 3700, mh, sizeof mh);
-  fg_code_map_add_method(&map, ID(4), code + 3700, sizeof mh, NULL, NULL);
+  fg_code_map_add_method(&map, ID(4), code + 3700, sizeof mh, NULL, NULL, NULL);
   /* a fill stub: mov r11, rdx; push rbp; mov rbp, rsp; then its loop */
   static const uint8_t fill[] = {0x4c, 0x8b, 0xda, 0x55, 0x48, 0x8b, 0xec};
   memcpy(code + 3800, fill, sizeof fill);
@@ -113,6 +114,13 @@ static int setup(void **state)
   memcpy(code + REALIGNED_STUB, realigned, sizeof realigned);
   memcpy(code + REALIGNED_STUB + 100, realigned_exit, sizeof realigned_exit);
   fg_code_map_add_stub(&map, "sha512_implCompress", code + REALIGNED_STUB, 128);
+  /* the nmethod entry barrier: push -1 (a cookie); push rbp; mov rbp, rsp; ... at 40: leave;
+   * add rsp, 8; ret */
+  static const uint8_t barrier[] = {0x68, 0xff, 0xff, 0xff, 0xff, 0x55, 0x48, 0x8b, 0xec};
+  static const uint8_t barrier_exit[] = {0xc9, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+  memcpy(code + ENTRY_BARRIER, barrier, sizeof barrier);
+  memcpy(code + ENTRY_BARRIER + 40, barrier_exit, sizeof barrier_exit);
+  fg_code_map_add_stub(&map, "method_entry_barrier", code + ENTRY_BARRIER, 64);
   fg_code_map_set_bounds(&map, (uintptr_t)code, (uintptr_t)(code + sizeof code));   /* [3400, 3700): no record */
   static const uint8_t add_rsp_8[] = {0x48, 0x83, 0xc4, 0x08};
   memcpy(code + 3072 + 20, add_rsp_8, sizeof add_rsp_8);

@@ -14,6 +14,7 @@
 #include "fg/clock.h"
 #include "fg/sample_record.h"
 #include "sampling/copy/copy_held.h"
+#include "hotspot/code_discovery.h"
 #include "sampling/copy/copy_record.h"
 #include "sampling/perf/jitter.h"
 #include "sampling/sample_store.h"
@@ -196,6 +197,11 @@ static void count_lost(struct fg_copy_engine *e, int i)
 }
 
 /* What walk_and_store did with a copy. */
+static uint32_t methods_known(const struct fg_copy_engine *e)
+{
+  return atomic_load_explicit(&e->sampler->walker.code->methods.count, memory_order_acquire);
+}
+
 enum stored { HELD, STORED, STORED_FAILED };
 
 /* Walks the copy of the thread at place i, whose record is t, and stores
@@ -211,6 +217,14 @@ static enum stored walk_and_store(struct fg_copy_engine *e, int i, struct fg_thr
   struct fg_walk walk = {0, FG_SAMPLE_FAILED, FG_TICK_UNKNOWN_NOT_JAVA, 0};
   if (smp->user && smp->copy.stack)
     walk = fg_walk_copy(&s->walker, t->env, &smp->copy, e->frames + k, e->types + k);
+  if (walk.no_record && e->discovery && !fg_copy_held_gave_up_on(&e->held, walk.no_record)) {
+    /* the code it met read now, on this thread, rather than held for the
+     * drainer, which may not get a CPU for tens of ms on a busy host */
+    uint32_t known = methods_known(e);
+    fg_code_discovery_take(e->discovery);
+    if (methods_known(e) != known)
+      walk = fg_walk_copy(&s->walker, t->env, &smp->copy, e->frames + k, e->types + k);
+  }
   if (walk.no_record && !fg_copy_held_gave_up_on(&e->held, walk.no_record)) {
     if (!last) {
       fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - start);
@@ -248,10 +262,6 @@ static int owner_of(struct fg_copy_engine *e, const struct fg_copy_sample *smp, 
   return -1;
 }
 
-static uint32_t methods_known(const struct fg_copy_engine *e)
-{
-  return atomic_load_explicit(&e->sampler->walker.code->methods.count, memory_order_acquire);
-}
 
 /* fg_copy_held_release's walk: the held copy x walked again and stored,
  * or counted without a stack when its thread has gone. */
@@ -377,6 +387,8 @@ static void *engine_main(void *arg)
     pass(e, 0);
     walking(e, 0);
     pthread_mutex_unlock(&e->lock);
+    if (e->discovery)   /* the code its held copies wait for, read before their next pass */
+      fg_code_discovery_take(e->discovery);
     atomic_store(&e->cpu_ns, fg_clock_ns(CLOCK_THREAD_CPUTIME_ID));
     uint64_t spent = fg_clock_ns(CLOCK_MONOTONIC) - began;
     if (spent < every) {

@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hotspot/code_discovery.h"
 #include "jvmti/threads.h"
 #include "sampling/copy/copy_held.h"
 #include "sampling/sampler.h"
@@ -36,6 +37,7 @@ struct fg_copy_engine {
   struct fg_sampler *sampler;
   struct fg_registry *registry;
   struct fg_timer *timer;
+  struct fg_code_discovery *discovery;   /* compiled methods read from the code heap; NULL: load events */
   pthread_t thread;
   int started;
   _Atomic int stop;

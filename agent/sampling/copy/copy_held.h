@@ -1,10 +1,9 @@
 /* walker=copy: copies held back because their walk met code the code map
- * has no record of yet. HotSpot installs a compiled method, then posts its
- * CompiledMethodLoad from its service thread: on a busy machine that came
- * 15-17 ms after samples already ran in the method (StubLoops beside four
- * busy loops), and a walk from the copy, with no AsyncGetCallTrace behind
- * it, stopped there. A held copy is walked again once the map has more
- * methods, until FG_COPY_HELD_NS has passed.
+ * has no record of yet. HotSpot installs a compiled method and runs it; the
+ * code map reads it from the code heap once a lookup asked for it
+ * (code_discovery.h), and a walk from the copy, with no AsyncGetCallTrace
+ * behind it, stopped there meanwhile. A held copy is walked again once the
+ * map has more methods, until FG_COPY_HELD_NS has passed.
  *
  * Entries keep the order they came in, and a thread with a copy held has
  * its later copies held behind it, so each thread's samples are stored in

@@ -82,8 +82,43 @@ static int pop_realigned_exit(const struct fg_realigned_frame *f, int popped, st
   return 1;
 }
 
+static const uint8_t ADD_RSP_8[] = {0x48, 0x83, 0xc4, 0x08};
+
+/* The nmethod entry barrier (StubGenerator::generate_method_entry_barrier)
+ * pushes a cookie (-1, the slot deoptimization writes a new rsp into) before
+ * push rbp; mov rbp, rsp, and pops it after leave: its return address is a
+ * word above an rbp frame's. Taken by the first thread to enter a method
+ * whose barrier is armed (every new one on JDK 25 unless CompiledMethodLoad
+ * ran it first on the Service thread). */
+static int pop_entry_barrier(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
+{
+  uintptr_t at = r->pc - s->start, saved, ret;
+  if (at == 0 || code_is(s, r->pc, 0, RET, 1))
+    return fg_pop_return(b, r);
+  if (at == s->cookie || code_is(s, r->pc, 0, ADD_RSP_8, 4)) {   /* the cookie at sp */
+    r->sp += 8;
+    return fg_pop_return(b, r);
+  }
+  if (at == (uintptr_t)s->cookie + 1 || code_is(s, r->pc, 0, POP_RBP, 1)) {   /* the saved rbp at sp, then the cookie */
+    if (!fg_read_stack(b, r->sp, &saved) || !fg_read_stack(b, r->sp + 16, &ret))
+      return 0;
+    r->fp = saved;
+    r->pc = ret;
+    r->sp += 24;
+    return 1;
+  }
+  if (at < s->cookie || !fg_read_stack(b, r->fp, &saved) || !fg_read_stack(b, r->fp + 16, &ret))
+    return 0;   /* inside the cookie's push: no instruction starts there */
+  r->sp = r->fp + 24;
+  r->pc = ret;
+  r->fp = saved;
+  return 1;
+}
+
 int fg_pop_stub(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
 {
+  if (s->cookie)
+    return pop_entry_barrier(s, b, r);
   if (r->pc == s->start || code_is(s, r->pc, 0, RET, 1) || strncmp(s->name, "itable", 6) == 0 ||
       strncmp(s->name, "vtable", 6) == 0 || (s->enter > 0 && r->pc <= s->start + (uintptr_t)s->enter))
     return fg_pop_return(b, r);
