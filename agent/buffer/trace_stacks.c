@@ -37,10 +37,12 @@ static int is_java(uint8_t type)
  * (*outer); 1 when this cut the stack. */
 static int cut_at_depth(const struct fg_trace_stacks *s, const struct fg_trace *tr, uint32_t *n, uint32_t *outer)
 {
-  uint32_t depth = s->namer.depth ? (uint32_t)*s->namer.depth : 0, java = 0;
+  uint32_t depth = s->namer.depth ? (uint32_t)*s->namer.depth : 0, java = 0, unread = 0;
   *outer = 0;
-  if (!depth || !s->namer.expand)
-    return 0;
+  for (uint32_t i = 0; i < *n && !unread; i++)
+    unread = fg_trace_types(tr)[i] == FG_FRAME_UNREAD;
+  if (!depth || !s->namer.expand || !unread)
+    return 0;   /* a stack as the walk kept it */
   for (uint32_t i = 0; i < *n; i++) {
     uint8_t type = fg_trace_types(tr)[i];
     uint32_t names = type == FG_FRAME_UNREAD ? s->namer.expand(s->namer.ctx, tr, i, NULL, 0) : (uint32_t)is_java(type);

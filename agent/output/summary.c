@@ -263,8 +263,8 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
   if ((vm || copy) && s->code_from_heap &&
       fprintf(out, "      code map:      %" PRIu64 " compiled methods read from the code heap as samples met "
                    "them (no CompiledMethodLoad), %" PRIu64 " swept as freed, %" PRIu64 " not read (no "
-                   "jmethodID names the method); %" PRIu64 " stacks name a method not read in time by itself "
-                   "(no bci, no inlined frames)\n",
+                   "jmethodID names the method); %" PRIu64 " stacks with a method freed before it was read: "
+                   "named alone (no bci, no inlined frames), or [unread_compiled_method] once its code was gone\n",
               s->code_found, s->code_gone, s->code_unnamed, s->code_header_only) < 0)
     return -1;
   if (s->code_map_dropped &&

@@ -84,8 +84,8 @@ struct fg_stats {
   uint64_t code_checked, code_differ, code_unread;   /* verify: methods held to CompiledMethodLoad's records,
                                                        those that differ, those the heap did not give */
   char code_first[240];                    /* the first that differs */
-  uint64_t code_header_only;               /* stacks with a frame a walk met in a method not read yet that
-                                              could not be read by the time it was named: method alone */
+  uint64_t code_header_only;               /* stacks with a frame a walk met in a method not read yet and
+                                              freed before it was named: the method alone, or a marker */
   uint64_t methods_mapped;                 /* walker=vm/copy: methods in the Method* map now */
   uint64_t methods_gone;                   /* walker=vm/copy: methods it let go as their classes were unloaded */
   int methods_follow_classes;              /* class unloading is seen (JVMTI ObjectFree) */
