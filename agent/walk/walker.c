@@ -536,14 +536,6 @@ static uintptr_t in_no_entry(const struct fg_walker *w, uintptr_t pc)
              : 0;
 }
 
-/* Whether methods were added to the code map since it held known: a walk
- * that ran meanwhile may have missed one that is there now, and is held to
- * be walked again (the held copies' count was read before it). */
-static int read_meanwhile(const struct fg_walker *w, uint32_t known)
-{
-  return atomic_load_explicit(&w->code->methods.count, memory_order_acquire) != known;
-}
-
 /* A leaf stub's caller not read yet: the first word of those the search
  * for its caller reads (fg_vm_pop_called_leaf, which takes only callers
  * the map holds) that is in the code cache but in no entry; else 0. */
@@ -570,8 +562,6 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   struct fg_walk res = {0, 0, 0, 0};
   struct fg_regs top = {c->pc, c->sp, c->fp};
   struct fg_bounds b = {c->sp, c->sp + c->copied, (uintptr_t)c->stack - c->sp, 1};
-  /* the methods read so far: one read while this walk ran may be the one it missed */
-  uint32_t known = atomic_load_explicit(&w->code->methods.count, memory_order_acquire);
   int k = 0, reached_java = 1, ended = 0;
   struct fg_regs java = top;
   struct signal_step sig = {0, {0, 0, 0, 0}};   /* a thread in a signal handler: walked on past it */
@@ -603,8 +593,6 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
     res.tick = FG_TICK_UNKNOWN_JAVA;
     res.n = k + (n - stubs > w->depth ? w->depth + stubs : n);
     res.no_record = in_no_entry(w, unknown.pc);
-    if (!res.no_record && read_meanwhile(w, known))
-      res.no_record = unknown.pc;
     return res;
   }
   res.n = k;
@@ -623,8 +611,6 @@ static struct fg_walk walk_copy(const struct fg_walker *w, const struct fg_walke
   res.no_record = in_no_entry(w, java.pc);
   if (!res.no_record && k == 0)   /* a leaf stub whose caller was not read yet: held for it as well */
     res.no_record = leaf_caller_in_no_entry(w, b, &java);
-  if (!res.no_record && read_meanwhile(w, known))
-    res.no_record = java.pc;
   return res;
 }
 

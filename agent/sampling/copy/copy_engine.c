@@ -202,6 +202,15 @@ static uint32_t methods_known(const struct fg_copy_engine *e)
   return atomic_load_explicit(&e->sampler->walker.code->methods.count, memory_order_acquire);
 }
 
+/* Whether the engine's own read of the code at pc found nothing lately. */
+static int read_in_vain(const struct fg_copy_engine *e, uintptr_t pc)
+{
+  for (int i = 0; i < 16; i++)
+    if (e->read_in_vain[i] == pc)
+      return 1;
+  return 0;
+}
+
 enum stored { HELD, STORED, STORED_FAILED };
 
 /* Walks the copy of the thread at place i, whose record is t, and stores
@@ -215,15 +224,22 @@ static enum stored walk_and_store(struct fg_copy_engine *e, int i, struct fg_thr
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
   int k = kernel_frames(smp, e->frames, e->types);
   struct fg_walk walk = {0, FG_SAMPLE_FAILED, FG_TICK_UNKNOWN_NOT_JAVA, 0};
+  uint32_t before = methods_known(e);   /* a method read while it walks may be one it missed */
   if (smp->user && smp->copy.stack)
     walk = fg_walk_copy(&s->walker, t->env, &smp->copy, e->frames + k, e->types + k);
-  if (walk.no_record && e->discovery && !fg_copy_held_gave_up_on(&e->held, walk.no_record)) {
+  if ((walk.flags & FG_SAMPLE_FAILED) && !walk.no_record && smp->user && smp->copy.stack &&
+      methods_known(e) != before)
+    walk = fg_walk_copy(&s->walker, t->env, &smp->copy, e->frames + k, e->types + k);   /* once more */
+  if (walk.no_record && e->discovery && !fg_copy_held_gave_up_on(&e->held, walk.no_record) &&
+      !read_in_vain(e, walk.no_record)) {
     /* the code it met read now, on this thread, rather than held for the
      * drainer, which may not get a CPU for tens of ms on a busy host */
     uint32_t known = methods_known(e);
     fg_code_discovery_take(e->discovery);
     if (methods_known(e) != known)
       walk = fg_walk_copy(&s->walker, t->env, &smp->copy, e->frames + k, e->types + k);
+    else   /* each copy that stops there would read it again: a few system calls a walk */
+      e->read_in_vain[e->read_in_vain_next++ % 16] = walk.no_record;
   }
   if (walk.no_record && !fg_copy_held_gave_up_on(&e->held, walk.no_record)) {
     if (!last) {

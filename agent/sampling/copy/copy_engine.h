@@ -55,6 +55,9 @@ struct fg_copy_engine {
   uint32_t hint;                 /* the place of the last sample's thread */
   uint64_t untold_counted;       /* the table's lost_untold, counted so far */
   struct fg_copy_held held;      /* copies waiting for their code's record */
+  uintptr_t read_in_vain[16];    /* pcs the engine's own reading of the code heap found nothing for
+                                    (not a method's, or not readable): not read again a walk */
+  uint32_t read_in_vain_next;
   _Atomic uint64_t held_n;       /* copies held since the engine started */
   _Atomic uint64_t held_failed;  /* of those, stored with their walk failed */
 };
