@@ -23,12 +23,6 @@ void fg_trace_stacks_free(struct fg_trace_stacks *s)
   s->frames = NULL;
 }
 
-static int is_java(uint8_t type)
-{
-  return type == FG_FRAME_JAVA || type == FG_FRAME_INTERPRETED || type == FG_FRAME_COMPILED ||
-         type == FG_FRAME_INLINED;
-}
-
 /* A walk kept depth Java frames, counting a frame it could not read yet
  * (FG_FRAME_UNREAD) as one: named, such a frame may be several (what its
  * method inlined there). Where the names pass depth, the stack is cut
@@ -45,7 +39,7 @@ static int cut_at_depth(const struct fg_trace_stacks *s, const struct fg_trace *
     return 0;   /* a stack as the walk kept it */
   for (uint32_t i = 0; i < *n; i++) {
     uint8_t type = fg_trace_types(tr)[i];
-    uint32_t names = type == FG_FRAME_UNREAD ? s->namer.expand(s->namer.ctx, tr, i, NULL, 0) : (uint32_t)is_java(type);
+    uint32_t names = type == FG_FRAME_UNREAD ? s->namer.expand(s->namer.ctx, tr, i, NULL, 0) : (uint32_t)fg_frame_is_java(type);
     if (type == FG_FRAME_UNREAD && !names)
       names = 1;
     if (java + names > depth) {   /* the names of frame i past depth go; all of them, a frame of one */

@@ -123,16 +123,35 @@ static uintptr_t ptr_at(const uint8_t *header, long off)
   return v;
 }
 
+/* CodeCache::_heaps into heaps: how many (at most MAX_HEAPS), 0 when unreadable. */
+static int32_t read_heaps(const struct fg_code_heap *h, reader rd, uintptr_t heaps[MAX_HEAPS])
+{
+  uintptr_t array, data;
+  int32_t n;
+  if (!rd(h->heaps, &array, sizeof array) || !array || !rd(array + (uintptr_t)h->array_len, &n, sizeof n) ||
+      n <= 0 || n > MAX_HEAPS || !rd(array + (uintptr_t)h->array_data, &data, sizeof data) ||
+      !rd(data, heaps, (size_t)n * sizeof heaps[0]))
+    return 0;
+  return n;
+}
+
+/* A heap's committed memory [*low, *high) and its segments' shift: 1, or 0. */
+static int heap_span(const struct fg_code_heap *h, uintptr_t heap, reader rd, uintptr_t *low, uintptr_t *high,
+                     int32_t *log2)
+{
+  return rd(heap + (uintptr_t)(h->heap_memory + h->vs_low), low, sizeof *low) &&
+         rd(heap + (uintptr_t)(h->heap_memory + h->vs_high), high, sizeof *high) &&
+         rd(heap + (uintptr_t)h->heap_log2, log2, sizeof *log2) && *log2 >= 4 && *log2 <= 16;
+}
+
 /* The block holding pc in one heap: its blob's address, or 0. */
 static uintptr_t blob_in_heap(const struct fg_code_heap *h, uintptr_t heap, uintptr_t pc, reader rd)
 {
   uintptr_t low, high, segmap, segmap_high;
   int32_t log2;
-  if (!rd(heap + (uintptr_t)(h->heap_memory + h->vs_low), &low, sizeof low) ||
-      !rd(heap + (uintptr_t)(h->heap_memory + h->vs_high), &high, sizeof high) || pc < low || pc >= high ||
+  if (!heap_span(h, heap, rd, &low, &high, &log2) || pc < low || pc >= high ||
       !rd(heap + (uintptr_t)(h->heap_segmap + h->vs_low), &segmap, sizeof segmap) ||
-      !rd(heap + (uintptr_t)(h->heap_segmap + h->vs_high), &segmap_high, sizeof segmap_high) ||
-      !rd(heap + (uintptr_t)h->heap_log2, &log2, sizeof log2) || log2 < 4 || log2 > 16)
+      !rd(heap + (uintptr_t)(h->heap_segmap + h->vs_high), &segmap_high, sizeof segmap_high))
     return 0;
   uintptr_t idx = (pc - low) >> log2;
   if (idx >= segmap_high - segmap)
@@ -198,16 +217,8 @@ static void code_bounds(const struct fg_code_heap *h, uintptr_t nm, const uint8_
 
 static int find(struct fg_code_heap *h, uintptr_t pc, struct fg_nmethod *out, reader rd, int learn)
 {
-  if (!h->known)
-    return -1;
-  uintptr_t array, data;
-  int32_t n;
-  if (!rd(h->heaps, &array, sizeof array) || !array || !rd(array + (uintptr_t)h->array_len, &n, sizeof n) ||
-      n <= 0 || n > MAX_HEAPS || !rd(array + (uintptr_t)h->array_data, &data, sizeof data))
-    return -1;
   uintptr_t heaps[MAX_HEAPS];
-  if (!rd(data, heaps, (size_t)n * sizeof heaps[0]))
-    return -1;
+  int32_t n = h->known ? read_heaps(h, rd, heaps) : 0;
   uint8_t header[MAX_HEADER];
   for (int32_t i = 0; i < n; i++) {
     uintptr_t nm = blob_in_heap(h, heaps[i], pc, rd);
@@ -235,19 +246,13 @@ int fg_code_heap_find(struct fg_code_heap *h, uintptr_t pc, struct fg_nmethod *o
 
 void fg_code_heap_learn_names(struct fg_code_heap *h)
 {
-  uintptr_t array, data, heaps[MAX_HEAPS];
-  int32_t n;
-  if (!h->known || h->blob_kind >= 0 || !read_ptr(h->heaps, &array) || !array ||
-      !fg_safe_read(array + (uintptr_t)h->array_len, &n, sizeof n) || n <= 0 || n > MAX_HEAPS ||
-      !read_ptr(array + (uintptr_t)h->array_data, &data) || !fg_safe_read(data, heaps, (size_t)n * sizeof heaps[0]))
-    return;
+  uintptr_t heaps[MAX_HEAPS];
+  int32_t n = h->known && h->blob_kind < 0 ? read_heaps(h, fg_safe_read, heaps) : 0;
   uint8_t header[MAX_HEADER];
   for (int32_t i = 0; i < n && !(h->name_seen[0] && h->name_seen[1]); i++) {
     uintptr_t low, high;
     int32_t log2;
-    if (!read_ptr(heaps[i] + (uintptr_t)(h->heap_memory + h->vs_low), &low) ||
-        !read_ptr(heaps[i] + (uintptr_t)(h->heap_memory + h->vs_high), &high) ||
-        !fg_safe_read(heaps[i] + (uintptr_t)h->heap_log2, &log2, sizeof log2) || log2 < 4 || log2 > 16)
+    if (!heap_span(h, heaps[i], fg_safe_read, &low, &high, &log2))
       continue;
     /* block after block: each HeapBlock's length in segments (JDK 17's a size_t) */
     for (uintptr_t block = low; block < high && !(h->name_seen[0] && h->name_seen[1]);) {

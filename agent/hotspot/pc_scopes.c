@@ -1,7 +1,6 @@
 /* Compiled methods' debug scopes; see pc_scopes.h. */
 #include "hotspot/pc_scopes.h"
 
-#include <jvmticmlr.h>
 #include <stdlib.h>
 
 /* The first record at or above offset among [lo, hi) (the last is). */
@@ -30,52 +29,54 @@ static void index_blocks(struct fg_pc_scopes *s)
   }
 }
 
+const jvmtiCompiledMethodLoadInlineRecord *fg_pc_inline_record(const void *compile_info)
+{
+  for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h; h = h->next)
+    if (h->kind == JVMTI_CMLR_INLINE_INFO)
+      return (const void *)h;
+  return NULL;
+}
+
 struct fg_pc_scopes *fg_pc_scopes_build(const void *compile_info, uintptr_t start, size_t len)
 {
-  const jvmtiCompiledMethodLoadRecordHeader *h = compile_info;
-  for (; h; h = h->next) {
-    if (h->kind != JVMTI_CMLR_INLINE_INFO)
-      continue;
-    const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
-    if (r->numpcs <= 0)
-      return NULL;
-    size_t npcs = (size_t)r->numpcs, nframes = 0;
-    for (size_t i = 0; i < npcs; i++) {
-      if (r->pcinfo[i].numstackframes < 0 || (i && r->pcinfo[i].pc < r->pcinfo[i - 1].pc))
-        return NULL;   /* not the ascending table we rely on */
-      nframes += (size_t)r->pcinfo[i].numstackframes;
-    }
-    uintptr_t base = (uintptr_t)r->pcinfo[0].pc < start ? (uintptr_t)r->pcinfo[0].pc : start;
-    if ((uintptr_t)r->pcinfo[npcs - 1].pc - base > UINT32_MAX || nframes > UINT32_MAX)
-      return NULL;
-    size_t code = start + len - base;
-    size_t nblocks = npcs <= UINT16_MAX && code > 0 ? ((code - 1) >> FG_SCOPE_BLOCK_SHIFT) + 1 : 0;
-    if (nblocks > UINT32_MAX - 1)
-      nblocks = 0;
-    struct fg_pc_scopes *s = malloc(sizeof *s + (npcs + 1) * sizeof(struct fg_pc_record) +
-                                    nframes * sizeof(struct fg_scope_frame) +
-                                    (nblocks ? nblocks + 1 : 0) * sizeof(uint16_t));
-    if (!s)
-      return NULL;
-    s->npcs = (uint32_t)npcs;
-    s->records = (struct fg_pc_record *)(s + 1);
-    s->frames = (struct fg_scope_frame *)(s->records + npcs + 1);
-    s->block_first = nblocks ? (uint16_t *)(s->frames + nframes) : NULL;
-    s->base = base;
-    s->nblocks = (uint32_t)nblocks;
-    uint32_t k = 0;
-    for (size_t i = 0; i < npcs; i++) {
-      const PCStackInfo *p = &r->pcinfo[i];
-      s->records[i] = (struct fg_pc_record){(uint32_t)((uintptr_t)p->pc - base), k};
-      for (jint j = 0; j < p->numstackframes; j++, k++)
-        s->frames[k] = (struct fg_scope_frame){p->methods[j], p->bcis[j]};
-    }
-    s->records[npcs] = (struct fg_pc_record){UINT32_MAX, k};
-    if (nblocks)
-      index_blocks(s);
-    return s;
+  const jvmtiCompiledMethodLoadInlineRecord *r = fg_pc_inline_record(compile_info);
+  if (!r || r->numpcs <= 0)
+    return NULL;
+  size_t npcs = (size_t)r->numpcs, nframes = 0;
+  for (size_t i = 0; i < npcs; i++) {
+    if (r->pcinfo[i].numstackframes < 0 || (i && r->pcinfo[i].pc < r->pcinfo[i - 1].pc))
+      return NULL;   /* not the ascending table we rely on */
+    nframes += (size_t)r->pcinfo[i].numstackframes;
   }
-  return NULL;
+  uintptr_t base = (uintptr_t)r->pcinfo[0].pc < start ? (uintptr_t)r->pcinfo[0].pc : start;
+  if ((uintptr_t)r->pcinfo[npcs - 1].pc - base > UINT32_MAX || nframes > UINT32_MAX)
+    return NULL;
+  size_t code = start + len - base;
+  size_t nblocks = npcs <= UINT16_MAX && code > 0 ? ((code - 1) >> FG_SCOPE_BLOCK_SHIFT) + 1 : 0;
+  if (nblocks > UINT32_MAX - 1)
+    nblocks = 0;
+  struct fg_pc_scopes *s = malloc(sizeof *s + (npcs + 1) * sizeof(struct fg_pc_record) +
+                                  nframes * sizeof(struct fg_scope_frame) +
+                                  (nblocks ? nblocks + 1 : 0) * sizeof(uint16_t));
+  if (!s)
+    return NULL;
+  s->npcs = (uint32_t)npcs;
+  s->records = (struct fg_pc_record *)(s + 1);
+  s->frames = (struct fg_scope_frame *)(s->records + npcs + 1);
+  s->block_first = nblocks ? (uint16_t *)(s->frames + nframes) : NULL;
+  s->base = base;
+  s->nblocks = (uint32_t)nblocks;
+  uint32_t k = 0;
+  for (size_t i = 0; i < npcs; i++) {
+    const PCStackInfo *p = &r->pcinfo[i];
+    s->records[i] = (struct fg_pc_record){(uint32_t)((uintptr_t)p->pc - base), k};
+    for (jint j = 0; j < p->numstackframes; j++, k++)
+      s->frames[k] = (struct fg_scope_frame){p->methods[j], p->bcis[j]};
+  }
+  s->records[npcs] = (struct fg_pc_record){UINT32_MAX, k};
+  if (nblocks)
+    index_blocks(s);
+  return s;
 }
 
 int fg_pc_scopes_at_or_above(const struct fg_pc_scopes *s, uintptr_t pc)

@@ -15,6 +15,7 @@
 #define FG_PC_SCOPES_H
 
 #include <jni.h>
+#include <jvmticmlr.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,9 @@ static inline uintptr_t fg_pc_record_pc(const struct fg_pc_scopes *s, uint32_t i
 {
   return s->base + s->records[i].offset;
 }
+
+/* compile_info's inline record (JVMTI_CMLR_INLINE_INFO), or NULL. */
+const jvmtiCompiledMethodLoadInlineRecord *fg_pc_inline_record(const void *compile_info);
 
 /* One allocation holding the inline records of compile_info for the code
  * at [start, start + len), with the directory when there are at most 65535

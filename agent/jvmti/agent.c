@@ -175,6 +175,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
     .code = &a->code,
     .vm = &a->vm,
     .methods = &a->methods,
+    .deopt = &a->deopt,
   };
   a->sampler.traces = &a->traces;
   a->sampler.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);   /* -1: the drainer just polls */

@@ -34,6 +34,15 @@ void fg_code_source_init(struct fg_agent *a)
   fg_code_heap_init(&a->heap, major >= 20);
   pthread_mutex_init(&a->discovery.lock, NULL);
   fg_code_records_init(&a->code_records);
+  /* what a session that reads the heap hands the reading: the same each time */
+  struct fg_code_discovery *d = &a->discovery;
+  d->code = &a->code;
+  d->heap = &a->heap;
+  d->methods = &a->methods;
+  d->deopt = &a->deopt;
+  a->code.wants.wake_fd = a->sampler.wake_fd;
+  a->code.wants.wake_pending = &a->sampler.wake_pending;
+  a->code.wants.nm_compile_id = a->heap.nm_compile_id;
   /* the user's -XX:-DebugNonSafepoints stands (CompiledMethodLoad would
    * not override it either); unset, it is turned on as the load events
    * would have done */
@@ -55,22 +64,14 @@ void fg_code_source_start(struct fg_agent *a)
                                      NULL) == JVMTI_ERROR_NONE)
     a->loads_on = loads;
   struct fg_code_discovery *d = heap ? &a->discovery : NULL;
-  if (d) {
-    d->code = &a->code;
-    d->heap = &a->heap;
-    d->methods = &a->methods;
-    d->deopt = &a->deopt;
+  if (d) {   /* this session's counts, and JDK 17's names learnt again */
     d->found = d->unnamed = d->gone = 0;
     d->names_learned = 0;
-    a->code.wants.wake_fd = a->sampler.wake_fd;
-    a->code.wants.wake_pending = &a->sampler.wake_pending;
-    a->code.wants.nm_compile_id = a->heap.nm_compile_id;
   }
   atomic_store(&a->code.methods.wants, d ? &a->code.wants : NULL);
   a->drainer.discovery = d;
   a->copy_engine.discovery = d;
   a->sampler.walker.heap = heap ? &a->heap : NULL;
-  a->sampler.walker.deopt = &a->deopt;
   if (!heap && !a->method_loads && a->loads_on)
     (*j)->GenerateEvents(j, JVMTI_EVENT_COMPILED_METHOD_LOAD);   /* those compiled while the map read the heap */
   a->method_loads = !heap;

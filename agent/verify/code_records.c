@@ -1,10 +1,11 @@
 /* The code heap's records held to CompiledMethodLoad's; see code_records.h. */
 #include "verify/code_records.h"
 
-#include <jvmticmlr.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hotspot/pc_scopes.h"
 
 void fg_code_records_init(struct fg_code_records *c)
 {
@@ -18,14 +19,6 @@ void fg_code_records_reset(struct fg_code_records *c)
   c->checked = c->differ = c->unread = 0;
   c->first[0] = '\0';
   pthread_mutex_unlock(&c->lock);
-}
-
-static const jvmtiCompiledMethodLoadInlineRecord *inline_record(const void *compile_info)
-{
-  for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h; h = h->next)
-    if (h->kind == JVMTI_CMLR_INLINE_INFO)
-      return (const void *)h;
-  return NULL;
 }
 
 /* The first difference between theirs and ours, written to why; 0 when none. */
@@ -73,7 +66,7 @@ void fg_code_records_check(struct fg_code_records *c, const struct fg_code_heap 
       snprintf(why, sizeof why, "a frame's Method* has no jmethodID in the heap's reading");
       bad = 1;
     } else {
-      bad = differ(inline_record(compile_info), ours, why, sizeof why);
+      bad = differ(fg_pc_inline_record(compile_info), ours, why, sizeof why);
     }
     found = fg_code_heap_same(&copy, &n);   /* freed while read: nothing to judge */
   }

@@ -127,12 +127,6 @@ static int code_of(struct fg_edge_verifier *v, jmethodID id, struct method_info 
   return m->code && m->pool_ok ? 0 : -1;
 }
 
-static int is_java(uint8_t type)
-{
-  return type == FG_FRAME_JAVA || type == FG_FRAME_INTERPRETED || type == FG_FRAME_COMPILED ||
-         type == FG_FRAME_INLINED;
-}
-
 static void note_wrong(struct fg_stats *s, const struct method_info *caller, int32_t bci,
                        const struct fg_call_site *site, const struct method_info *callee)
 {
@@ -281,11 +275,11 @@ void fg_edge_verifier_check(struct fg_edge_verifier *v, const struct fg_trace *t
   if (tr->flags & FG_SAMPLE_FAILED)
     return;
   for (uint32_t i = 0; i + 1 < n; i++) {   /* frame i is called by frame i + 1 */
-    if (fg_trace_types(tr)[i] == FG_FRAME_STUB && is_java(fg_trace_types(tr)[i + 1])) {
+    if (fg_trace_types(tr)[i] == FG_FRAME_STUB && fg_frame_is_java(fg_trace_types(tr)[i + 1])) {
       check_stub_edge(v, tr, i, s);
       continue;
     }
-    if (!is_java(fg_trace_types(tr)[i]) || !is_java(fg_trace_types(tr)[i + 1]))
+    if (!fg_frame_is_java(fg_trace_types(tr)[i]) || !fg_frame_is_java(fg_trace_types(tr)[i + 1]))
       continue;
     jmethodID callee_id = fg_trace_method(tr, i);
     struct method_info *callee = callee_id ? info_of(v, callee_id) : NULL;

@@ -55,6 +55,13 @@ enum fg_frame_type {
                                 trace is (the method and what it inlined there) */
 };
 
+/* Whether a frame of this type names a Java method (its method_id a jmethodID). */
+static inline int fg_frame_is_java(uint8_t type)
+{
+  return type == FG_FRAME_JAVA || type == FG_FRAME_INTERPRETED || type == FG_FRAME_COMPILED ||
+         type == FG_FRAME_INLINED;
+}
+
 /* One stored stack. Traces are 16-byte aligned (a sample may keep 4 bits
  * beside the pointer); the arrays follow the header. */
 struct fg_trace {

@@ -92,26 +92,26 @@ static const uint8_t ADD_RSP_8[] = {0x48, 0x83, 0xc4, 0x08};
  * ran it first on the Service thread). */
 static int pop_entry_barrier(const struct fg_code_blob *s, struct fg_bounds b, struct fg_regs *r)
 {
-  uintptr_t at = r->pc - s->start, saved, ret;
+  uintptr_t at = r->pc - s->start, rbp_at = 0;
+  struct fg_regs c = *r;   /* r stays as it was when this fails */
   if (at == 0 || code_is(s, r->pc, 0, RET, 1))
-    return fg_pop_return(b, r);
-  if (at == s->cookie || code_is(s, r->pc, 0, ADD_RSP_8, 4)) {   /* the cookie at sp */
-    r->sp += 8;
-    return fg_pop_return(b, r);
-  }
-  if (at == (uintptr_t)s->cookie + 1 || code_is(s, r->pc, 0, POP_RBP, 1)) {   /* the saved rbp at sp, then the cookie */
-    if (!fg_read_stack(b, r->sp, &saved) || !fg_read_stack(b, r->sp + 16, &ret))
+    ;                      /* the return address at sp */
+  else if (at == s->cookie || code_is(s, r->pc, 0, ADD_RSP_8, 4))
+    c.sp += 8;             /* the cookie at sp */
+  else if (at == (uintptr_t)s->cookie + 1 || code_is(s, r->pc, 0, POP_RBP, 1))
+    rbp_at = r->sp;        /* the saved rbp at sp, then the cookie */
+  else if (at > s->cookie)
+    rbp_at = r->fp;        /* the body: an rbp frame over the cookie */
+  else
+    return 0;              /* inside the cookie's push: no instruction starts there */
+  if (rbp_at) {
+    c.sp = rbp_at + 16;
+    if (!fg_read_stack(b, rbp_at, &c.fp))
       return 0;
-    r->fp = saved;
-    r->pc = ret;
-    r->sp += 24;
-    return 1;
   }
-  if (at < s->cookie || !fg_read_stack(b, r->fp, &saved) || !fg_read_stack(b, r->fp + 16, &ret))
-    return 0;   /* inside the cookie's push: no instruction starts there */
-  r->sp = r->fp + 24;
-  r->pc = ret;
-  r->fp = saved;
+  if (!fg_pop_return(b, &c))
+    return 0;
+  *r = c;
   return 1;
 }
 
