@@ -99,23 +99,25 @@ int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
 /* Frame i's records (FG_FRAME_UNREAD): how many (0: none at that pc), -1
  * when its method is not known; *method, *scoped as fg_vm_frames_at's. A
  * method not read yet is read now (the lookup left its want); one freed
- * since is named from its nmethod's header if that is still there. */
+ * since is named from its nmethod's header if that is still there
+ * (*header_only); *unnamed: the nmethod is there, but no jmethodID names
+ * its method. */
 static int unread_frames(struct fg_drainer *d, const struct fg_trace *tr, uint32_t i, struct fg_scope_frame *f,
-                         jmethodID *method, int *scoped, int *header_only)
+                         jmethodID *method, int *scoped, int *header_only, int *unnamed)
 {
   const struct fg_code_map *code = d->sampler->walker.code;
   uintptr_t pc = (uintptr_t)fg_trace_methods(tr)[i];
   int top = fg_trace_bcis(tr)[i] != 0;
   *scoped = 1;
-  *header_only = 0;
+  *header_only = *unnamed = 0;
   int n = fg_vm_frames_at(code, pc, top, f, EXPANDED_FRAMES, method, scoped);
   if (n < 0 && d->discovery) {
     fg_code_discovery_take(d->discovery);
     n = fg_vm_frames_at(code, pc, top, f, EXPANDED_FRAMES, method, scoped);
   }
   if (n < 0) {
-    *method = d->discovery ? fg_code_discovery_method_at(d->discovery, pc) : NULL;
-    *header_only = 1;
+    *method = d->discovery ? fg_code_discovery_method_at(d->discovery, pc, unnamed) : NULL;
+    *header_only = !*unnamed;
     n = *method ? 0 : -1;
   }
   return n;
@@ -126,12 +128,14 @@ uint32_t fg_drainer_frame_expand(void *ctx, const struct fg_trace *tr, uint32_t 
   struct fg_drainer *d = ctx;
   struct fg_scope_frame f[EXPANDED_FRAMES];
   jmethodID method = NULL;
-  int scoped, header_only;
-  int n = unread_frames(d, tr, i, f, &method, &scoped, &header_only);
+  int scoped, header_only, unnamed;
+  int n = unread_frames(d, tr, i, f, &method, &scoped, &header_only, &unnamed);
   if (!out)
     return n > 0 ? (uint32_t)n : n == 0 ? 1 : 0;
   if (header_only)
     d->profile->stats.code_header_only++;
+  if (unnamed)
+    d->profile->stats.code_unnamed_stacks++;
   int annotated = d->sampler->walker.annotate;
   if (n < 0)
     return 0;

@@ -3,12 +3,16 @@
 
 #include <stdlib.h>
 
+#include "fg/clock.h"
 #include "hotspot/code_heap.h"
 #include "hotspot/code_map.h"
 #include "hotspot/method_map.h"
 #include "hotspot/vm_deopt.h"
 
-#define SWEEP_SLICE 4096   /* entries whose nmethod a pass reads again */
+#define SWEEP_SLICE 1024        /* entries whose nmethod a sweep reads again (a cache miss each) ... */
+#define SWEEP_NS 50000000ull    /* ... at most every 50 ms: a lookup finds a freed entry itself
+                                   (fg_code_blob_stale), the sweep only empties it, and passes
+                                   come as often as wants wake the drainer */
 
 jmethodID fg_code_discovery_method_id(void *ctx, uintptr_t method)
 {
@@ -58,22 +62,23 @@ static void discover(struct fg_code_discovery *d, uintptr_t pc)
   d->found++;
 }
 
-/* Whether b's nmethod was freed: its compile id is no longer at its
- * header. The header is in the code heap, whose memory stays committed
- * (CodeHeap::shrink_by is Unimplemented()), so a plain load cannot fault. */
+/* Whether b's nmethod was freed (fg_code_blob_stale). */
 static int gone(void *ctx, const struct fg_code_blob *b)
 {
   const struct fg_code_discovery *d = ctx;
-  return *(const volatile int32_t *)(b->nm + (uintptr_t)d->heap->nm_compile_id) != b->compile_id;
+  return fg_code_blob_stale(&d->code->wants, b);
 }
 
-jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc)
+jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc, int *unnamed)
 {
   struct fg_nmethod n;
+  *unnamed = 0;
   if (pthread_mutex_trylock(&d->lock) != 0)
     return NULL;   /* the heap's names are learnt under it */
-  jmethodID id = fg_code_heap_find(d->heap, pc, &n) == 0 ? fg_code_discovery_method_id(d, n.method) : NULL;
+  int found = fg_code_heap_find(d->heap, pc, &n) == 0;
+  jmethodID id = found ? fg_code_discovery_method_id(d, n.method) : NULL;
   pthread_mutex_unlock(&d->lock);
+  *unnamed = found && !id;
   return id;
 }
 
@@ -95,7 +100,11 @@ void fg_code_discovery_pass(struct fg_code_discovery *d)
     fg_code_heap_learn_names(d->heap);
   }
   take(d);
-  d->gone += fg_code_map_sweep(d->code, &d->next, SWEEP_SLICE, gone, d);
+  uint64_t now = fg_clock_ns(CLOCK_MONOTONIC);
+  if (now - d->swept_ns >= SWEEP_NS) {
+    d->swept_ns = now;
+    d->gone += fg_code_map_sweep(d->code, &d->next, SWEEP_SLICE, gone, d);
+  }
   pthread_mutex_unlock(&d->lock);
 }
 

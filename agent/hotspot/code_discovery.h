@@ -33,6 +33,7 @@ struct fg_code_discovery {
   const struct fg_method_map *methods;
   const struct fg_vm_deopt *deopt;
   uint32_t next;                      /* the sweep's next entry */
+  uint64_t swept_ns;                  /* CLOCK_MONOTONIC at the last sweep; 0: none yet */
   int names_learned;                  /* fg_code_heap_learn_names was run this session */
   uint64_t tried[FG_CODE_TRIED];      /* nmethods not added (a frame without a jmethodID, malformed
                                          records): nm ^ compile id, so a want for them is dropped */
@@ -45,8 +46,10 @@ struct fg_code_discovery {
 jmethodID fg_code_discovery_method_id(void *ctx, uintptr_t method);
 
 /* The jmethodID of the method whose nmethod holds pc in the code heap now,
- * or NULL (freed): for a frame that could not be read in time. */
-jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc);
+ * or NULL: freed, or (*unnamed set) no jmethodID names its method (a
+ * method-handle intrinsic is in no class's methods). For a frame that could
+ * not be read in time. */
+jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc, int *unnamed);
 
 /* Takes the wants, adds their methods, and sweeps a slice: the drainer's
  * pass. Not async-signal-safe. */

@@ -67,6 +67,9 @@ struct fg_code_wants {
   long nm_compile_id;                 /* nmethod::_compile_id's offset: an entry read from the code heap
                                          whose nmethod no longer has its id is stale (freed, its place
                                          taken) and found as none; -1: not checked */
+  long nm_block_used;                 /* HeapBlock::_used from the nmethod (negative: its block's header
+                                         is before it): an entry whose block is free is stale too; 0:
+                                         not checked */
   _Atomic uint32_t *generation;       /* the map's, changed when a lookup first finds an entry stale */
   int wake_fd;                        /* -1: none, the reader comes at its next pass */
   _Atomic int *wake_pending;          /* set by the waker, cleared by the woken */
@@ -159,12 +162,18 @@ const struct fg_code_blob *fg_code_map_find(const struct fg_code_list *l, uintpt
 /* The same, leaving no want and not checking staleness. */
 const struct fg_code_blob *fg_code_map_lookup(const struct fg_code_list *l, uintptr_t pc);
 
-/* Whether b, read from the code heap, no longer holds its nmethod (its
- * compile id changed); never for a CompiledMethodLoad's entry. */
+/* Whether b, read from the code heap, no longer holds its nmethod: its
+ * block is free, or its compile id changed; never for a CompiledMethodLoad's
+ * entry. CodeHeap::deallocate clears only the block's _used, and an
+ * allocation from a free block takes its tail (CodeHeap::search_freelist),
+ * so another method's code can cover b's pcs while b's header still holds
+ * b's compile id. Plain loads of the code heap, whose memory stays committed
+ * (CodeHeap::shrink_by is Unimplemented()). */
 static inline int fg_code_blob_stale(const struct fg_code_wants *w, const struct fg_code_blob *b)
 {
   return b->nm && w->nm_compile_id >= 0 &&
-         *(const volatile int32_t *)(b->nm + (uintptr_t)w->nm_compile_id) != b->compile_id;
+         ((w->nm_block_used && !*(const volatile uint8_t *)(b->nm + (uintptr_t)w->nm_block_used)) ||
+          *(const volatile int32_t *)(b->nm + (uintptr_t)w->nm_compile_id) != b->compile_id);
 }
 
 /* Empties the live method entries read from the code heap (nm set) among

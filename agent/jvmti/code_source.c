@@ -43,6 +43,7 @@ void fg_code_source_init(struct fg_agent *a)
   a->code.wants.wake_fd = a->sampler.wake_fd;
   a->code.wants.wake_pending = &a->sampler.wake_pending;
   a->code.wants.nm_compile_id = a->heap.nm_compile_id;
+  a->code.wants.nm_block_used = a->heap.block_used - a->heap.block_bytes;
   /* the user's -XX:-DebugNonSafepoints stands (CompiledMethodLoad would
    * not override it either); unset, it is turned on as the load events
    * would have done */

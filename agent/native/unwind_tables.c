@@ -269,7 +269,9 @@ int fg_unwind_step(struct fg_unwind_tables *t, struct fg_bounds b, int first, st
     return 0;
   if (row->fp_off == FG_FP_LOST)
     fp = 0;
-  else if (row->fp_off != FG_FP_SAME) {
+  else if (row->fp_off != FG_FP_SAME && cfa + (uintptr_t)(intptr_t)row->fp_off >= r->sp) {
+    /* (a slot below sp was popped, rbp restored from it: GCC's rows keep rbp
+     * at CFA - 16 at the ret after leave, and a stack copy starts at sp) */
     uintptr_t at = cfa + (uintptr_t)(intptr_t)row->fp_off;
     if (!fg_read_stack(b, at, &fp))
       return 0;

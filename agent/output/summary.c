@@ -127,10 +127,12 @@ static int print_verify(FILE *out, const struct fg_stats *s)
               s->verify_unchecked, s->verify_wrong, pct(s->verify_wrong, checked),
               s->verify_wrong_recovered) < 0)
     return -1;
-  if (s->verify_copy_stubs &&
+  if ((s->verify_copy_stubs || s->verify_copy_alone) &&
       fprintf(out, "    copy stubs:      %" PRIu64 " arraycopy stubs under a Java caller, %" PRIu64 " of them "
                    "at no call that can reach a copy (System.arraycopy, Arrays.copyOf*, or a method calling one "
-                   "within 4 calls: a caller frame missing)\n", s->verify_copy_stubs, s->verify_copy_fused) < 0)
+                   "within 4 calls: a caller frame missing); %" PRIu64 " under a compiled method named alone "
+                   "(no debug record at the stub's return address)\n",
+              s->verify_copy_stubs, s->verify_copy_fused, s->verify_copy_alone) < 0)
     return -1;
   if ((s->code_checked || s->code_unread) &&
       fprintf(out, "    code records:    %" PRIu64 " compiled methods read from the code heap as well as reported "
@@ -264,8 +266,9 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
       fprintf(out, "      code map:      %" PRIu64 " compiled methods read from the code heap as samples met "
                    "them (no CompiledMethodLoad), %" PRIu64 " swept as freed, %" PRIu64 " not read (no "
                    "jmethodID names the method); %" PRIu64 " stacks with a method freed before it was read: "
-                   "named alone (no bci, no inlined frames), or [unread_compiled_method] once its code was gone\n",
-              s->code_found, s->code_gone, s->code_unnamed, s->code_header_only) < 0)
+                   "named alone (no bci, no inlined frames), or [unread_compiled_method] once its code was gone; "
+                   "%" PRIu64 " with a method no jmethodID names: [unread_compiled_method]\n",
+              s->code_found, s->code_gone, s->code_unnamed, s->code_header_only, s->code_unnamed_stacks) < 0)
     return -1;
   if (s->code_map_dropped &&
       fprintf(out, "      code map:      %" PRIu64 " compiled methods and stubs not recorded, the map full at "

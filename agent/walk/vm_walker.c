@@ -198,13 +198,14 @@ int fg_vm_unread_method(struct walk *k, uintptr_t pc, struct fg_code_blob *m)
 {
   const struct fg_code_heap *h = k->w->heap;
   struct fg_nmethod n;
-  if (!h || k->w->from_copy || fg_code_heap_find_live(h, pc, &n) != 0 || !n.frame_bytes || pc < n.code_begin + 5)
+  if (!h || k->w->from_copy || fg_code_heap_find_live(h, pc, &n) != 0 || !n.method)
     return 0;
+  /* the frame is named by its pc once the method is read: a method the
+   * map has no jmethodID for (a method-handle intrinsic is in no class's
+   * methods) is walked all the same, its Method* standing in */
   const struct fg_method_slot *e = fg_method_map_get(k->w->methods, n.method);
-  if (!e || !e->id)
-    return 0;
   *m = (struct fg_code_blob){.start = n.code_begin, .end = n.code_end};
-  atomic_store_explicit(&m->method, e->id, memory_order_relaxed);
+  atomic_store_explicit(&m->method, e && e->id ? e->id : (jmethodID)n.method, memory_order_relaxed);
   if (!k->w->deopt ||   /* plain loads of the header, in the code heap */
       fg_vm_deopt_sites_of(k->w->deopt, n.nm, (const void *)n.code_begin, n.code_end - n.code_begin, &m->deopt) != 0)
     m->deopt = (struct fg_deopt_sites){0, 0, -1};
@@ -231,7 +232,7 @@ int fg_vm_after_call(uintptr_t pc)
  * frame, as pc_before_deopt reads it) with that pc after one. */
 static int unread_at_call(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
 {
-  if (fg_vm_after_call(r->pc))
+  if (r->pc >= m->start + 5 && fg_vm_after_call(r->pc))
     return 1;
   uint32_t at = (uint32_t)(r->pc - m->start);
   uintptr_t pc;
@@ -323,6 +324,35 @@ static int record_frames(struct walk *k, const struct fg_pc_info *i)
   return n;
 }
 
+uintptr_t fg_vm_stub_call_named_at(const struct fg_code_blob *m, uintptr_t pc)
+{
+  int r = fg_pc_scopes_at_or_above(m->scopes, pc);
+  uintptr_t next = r >= 0 ? fg_pc_record_pc(m->scopes, (uint32_t)r) : pc;
+  if (next == pc)
+    return pc;   /* its own, or past the last record (a slow path: the method alone) */
+  intptr_t to = 0;
+  switch (fg_code_flow_after((const uint8_t *)pc, m->end - pc, next - pc, &to)) {
+  case FG_FLOW_ON:
+    return pc;
+  case FG_FLOW_JUMP:
+    return pc + (uintptr_t)to >= m->start && pc + (uintptr_t)to < m->end ? pc + (uintptr_t)to : 0;
+  case FG_FLOW_ENDED:
+    break;
+  }
+  return 0;
+}
+
+/* A leaf stub's caller at pc: the record that names the call
+ * (fg_vm_stub_call_named_at), or NULL when none does. */
+static const struct fg_pc_info *stub_caller_record(struct walk *k, const struct fg_pc_info *i, uintptr_t pc)
+{
+  uintptr_t at = fg_vm_stub_call_named_at(i->blob, pc);
+  if (at == pc || !at)
+    return at ? i : NULL;
+  const struct fg_pc_info *j = pc_at(k, at, 0);
+  return j->kind == FG_PC_METHOD && j->blob == i->blob && j->id == i->id ? j : NULL;
+}
+
 /* A compiled method's frame: its own and its inlined frames at pc, then
  * the caller's registers. i: what pc_at knows of the pc; top: the
  * interrupted frame. */
@@ -336,17 +366,18 @@ static enum step compiled_frame(struct walk *k, const struct fg_pc_info *i, int 
    * frame size is off while they run). Fail rather than guess on. */
   if (!top && k->java_call && i->scoped && !i->exact)
     return STEP_FAIL;
-  int got = record_frames(k, i);
-  if (got > 0 && !i->own && k->n + got < k->room)
+  const struct fg_pc_info *named = !top && k->stub_call && i->scoped && !i->exact ? stub_caller_record(k, i, r->pc) : i;
+  int got = named ? record_frames(k, named) : 0;
+  if (got > 0 && !named->own && k->n + got < k->room)
     return STEP_FAIL;   /* a record that does not end in the method itself */
   if (got <= 0) {
     if (!i->scoped)
       emit(k, NATIVE_BCI, i->id, FG_FRAME_COMPILED);   /* a native method's wrapper: no debug records */
-    else if (top || (k->stub_call && k->w->from_copy))
-      /* a stub's caller in the method's out-of-line slow path, past its
-       * last record: the method is known, not its bci nor what it inlined
-       * there. The live walk leaves these to AsyncGetCallTrace; a copy has
-       * nothing behind it */
+    else if (top || (k->stub_call && (k->w->from_copy || !named)))
+      /* a stub's caller no record names (above), or in the method's
+       * out-of-line slow path past its last record: the method is known,
+       * not its bci nor what it inlined there. The live walk leaves the
+       * latter to AsyncGetCallTrace; a copy has nothing behind it */
       emit(k, -1, i->id, FG_FRAME_COMPILED);
     else
       return STEP_FAIL;   /* a Java call always has a record at its return address */
@@ -457,7 +488,10 @@ static enum step unread_frame(struct walk *k, int top, struct fg_regs *r)
   struct fg_regs caller = *r;
   if (!fg_vm_unread_method(k, r->pc, &m))
     return STEP_UNKNOWN;
-  if (top ? !fg_pop_planned(fg_top_pop_plan(&m, r->pc), m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller)
+  enum fg_top_pop plan = top ? fg_top_pop_plan(&m, r->pc) : FG_POP_FAIL;
+  if (plan == FG_POP_FAIL && top)
+    plan = frameless_plan(&m, r->pc);   /* a method-handle intrinsic: no frame, no size in its header */
+  if (top ? !fg_pop_planned(plan, m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller)
           : (k->java_call && !unread_at_call(k, &m, r)) ||
                 !fg_pop_sized(m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller))
     return STEP_UNKNOWN;

@@ -67,4 +67,19 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
 int fg_vm_frames_at(const struct fg_code_map *code, uintptr_t pc, int top, struct fg_scope_frame *out, int room,
                     jmethodID *method, int *scoped);
 
+/* Where the debug record that names a leaf stub's call returning to pc in
+ * compiled method m (with records) is found, as the first record at or
+ * after it: pc itself when a record is there, none is after it, or the
+ * code after the call goes on with the call's block up to the next record;
+ * the target of the jump that comes first (an out-of-line block's jump
+ * back, fg_code_flow_after); 0 when no record names it (padding comes
+ * first: the next record is the next block's). HotSpot records no scope at
+ * a leaf call's return address, and by its own rule (the first record
+ * after) took append's record for delete's copy where C2's AVX-512
+ * arraycopy calls its stub out of line (JDK 17), and deleteLoop's where
+ * JDK 25's call falls into padding. Plain loads of m's code: the code heap
+ * stays committed (CodeHeap::shrink_by is Unimplemented()).
+ * Async-signal-safe. */
+uintptr_t fg_vm_stub_call_named_at(const struct fg_code_blob *m, uintptr_t pc);
+
 #endif

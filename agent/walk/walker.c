@@ -67,19 +67,22 @@ int fg_walk_scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFram
  * (CompiledMethod::pc_desc_near, used by forte.cpp). The last record before
  * the return address belongs to the instruction before the call: on JDK 25
  * that dropped AbstractStringBuilder.shift between delete and its arraycopy
- * stub in 93% of a delete loop's samples. The caller's inlined frames are
- * taken from the record, the rest from ASGCT. Returns the new frame count. */
+ * stub in 93% of a delete loop's samples. Where the call ends its block,
+ * the record is found as fg_vm_stub_call_named_at says, and none may name
+ * it: the method alone then. The caller's inlined frames are taken from
+ * the record, the rest from ASGCT. Returns the new frame count. */
 static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_CallFrame *f, uint8_t *types,
                               int n, int room)
 {
   const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, ret);
   jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
-  int at = m ? fg_pc_scopes_at_or_above(m->scopes, ret) : -1;
-  if (!id || at < 0)
+  uintptr_t named = id && m->scopes ? fg_vm_stub_call_named_at(m, ret) : 0;
+  int at = named ? fg_pc_scopes_at_or_above(m->scopes, named) : -1;
+  if (!id || !m->scopes || (named && at < 0))
     return n;
   const struct fg_pc_scopes *s = m->scopes;
-  uint32_t first = s->records[at].first, count = s->records[at + 1].first - first;
-  if (count == 0 || s->frames[first + count - 1].method != id)
+  uint32_t first = named ? s->records[at].first : 0, count = named ? s->records[at + 1].first - first : 1;
+  if (named && (count == 0 || s->frames[first + count - 1].method != id))
     return n;   /* not a chain that ends in the method itself */
   int own = -1;   /* ASGCT's frames down to and with the method itself */
   for (int i = 0; i < n; i++)
@@ -94,7 +97,8 @@ static int scopes_before_call(const struct fg_walker *w, uintptr_t ret, ASGCT_Ca
     return n;
   memmove(f + count, f + own, (size_t)rest * sizeof *f);
   for (uint32_t i = 0; i < count; i++)
-    f[i] = (ASGCT_CallFrame){s->frames[first + i].bci, s->frames[first + i].method};
+    f[i] = named ? (ASGCT_CallFrame){s->frames[first + i].bci, s->frames[first + i].method}
+                 : (ASGCT_CallFrame){-1, id};
   /* every frame written here is a Java one: the types past ASGCT's count
    * still hold an earlier walk's, and a stale FG_FRAME_STUB there made the
    * drainer read a jmethodID as a stub and print its bytes as a name */

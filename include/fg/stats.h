@@ -86,6 +86,8 @@ struct fg_stats {
   char code_first[240];                    /* the first that differs */
   uint64_t code_header_only;               /* stacks with a frame a walk met in a method not read yet and
                                               freed before it was named: the method alone, or a marker */
+  uint64_t code_unnamed_stacks;            /* stacks with such a frame in a method no jmethodID names: a
+                                              marker */
   uint64_t methods_mapped;                 /* walker=vm/copy: methods in the Method* map now */
   uint64_t methods_gone;                   /* walker=vm/copy: methods it let go as their classes were unloaded */
   int methods_follow_classes;              /* class unloading is seen (JVMTI ObjectFree) */
@@ -131,6 +133,8 @@ struct fg_stats {
   uint64_t verify_wrong_recovered;         /* of those, in stacks fgagent's walker recovered */
   uint64_t verify_copy_stubs;              /* arraycopy stubs under a Java frame */
   uint64_t verify_copy_fused;              /* of those, under an instruction that is no copy */
+  uint64_t verify_copy_alone;              /* arraycopy stubs under a compiled method named alone (no debug
+                                              record at the stub's return address) */
   char verify_examples[FG_VERIFY_EXAMPLES][320];   /* the first wrong edges, "" past the last */
   char walker[160];                        /* the walker asked for and, when it could not be had, why */
   char event[16];                          /* "cpu", "itimer" or "wall" */

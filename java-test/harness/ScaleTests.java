@@ -80,34 +80,42 @@ final class ScaleTests {
    * microseconds: the default keeps them on POSIX CPU timers, which cost nothing at a switch, so
    * they make at least 2/3 as many handoffs a second as unprofiled; a perf_events counter a
    * thread (clock=perf) made them about 3 times slower on this project's VM (results/scale.md).
-   * Their samples, at the kernel's tick and standing for the intervals since, come to 0.85-1.15
-   * of the threads' own CPU time / 1 ms.
+   * One run's rate swings by a third with where the scheduler puts the pairs, so three runs of
+   * each, interleaved, are compared by their medians. Each profiled run's samples, at the
+   * kernel's tick and standing for the intervals since, come to 0.85-1.15 of the threads' own
+   * CPU time / 1 ms.
    */
   static void handoffsCostLittle(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run bare = IntegrationTests.run(jdk, null, List.of(), "Scale", "handoff", "2", "10000000", "2000");
-    IntegrationTests.check(bare.exit() == 0, "the unprofiled run failed:\n" + bare.stderr());
-    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
-        "Scale", "handoff", "2", "10000000", "2000");
-    r.expectCleanRun();
-    double without = value(bare, "HANDOFFS") / (double) value(bare, "HANDOFF_MS"),
-        with = value(r, "HANDOFFS") / (double) value(r, "HANDOFF_MS");
-    long cpu = value(r, "CPU_NS");
-    long[] s = samples(IntegrationTests.collapsed(r.file("p.collapsed")), "scale-");
-    double rate = s[0] / (cpu / 1e6);
-    System.out.printf("    %.1f handoffs a ms profiled, %.1f not; %d samples for %.0f ms of their CPU: %.3f a ms%n",
-        with, without, s[0], cpu / 1e6, rate);
-    IntegrationTests.check(with * 1.5 >= without, with + " handoffs a ms profiled, " + without + " unprofiled");
-    if (cpu < 500_000_000L) {   /* beside busy processes JDK 17's handoffs crawl: a few ticks' samples */
-      System.out.println("    too little CPU to judge the samples by");
-      return;
+    double[] without = new double[3], with = new double[3];
+    for (int i = 0; i < 3; i++) {
+      IntegrationTests.Run bare = IntegrationTests.run(jdk, null, List.of(), "Scale", "handoff", "2", "10000000",
+          "2000");
+      IntegrationTests.check(bare.exit() == 0, "the unprofiled run failed:\n" + bare.stderr());
+      without[i] = value(bare, "HANDOFFS") / (double) value(bare, "HANDOFF_MS");
+      IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+          "Scale", "handoff", "2", "10000000", "2000");
+      r.expectCleanRun();
+      with[i] = value(r, "HANDOFFS") / (double) value(r, "HANDOFF_MS");
+      long cpu = value(r, "CPU_NS");
+      long[] s = samples(IntegrationTests.collapsed(r.file("p.collapsed")), "scale-");
+      double rate = s[0] / (cpu / 1e6);
+      Matcher own = Pattern.compile("fgagent's own threads used ([0-9.]+) s CPU").matcher(r.stderr());
+      System.out.printf("    %.1f handoffs a ms profiled, %.1f not; %d samples for %.0f ms of their CPU: %.3f a ms; "
+          + "fgagent's threads %s s CPU%n", with[i], without[i], s[0], cpu / 1e6, rate, own.find() ? own.group(1) : "?");
+      if (cpu < 500_000_000L) {   /* beside busy processes JDK 17's handoffs crawl: a few ticks' samples */
+        System.out.println("    too little CPU to judge the samples by");
+        continue;
+      }
+      IntegrationTests.check(rate >= 0.85 && rate <= 1.15, "the handing threads' samples are " + rate
+          + " of their CPU / 1 ms");
+      IntegrationTests.check(s[1] * 50 <= s[0], s[1] + " of " + s[0] + " samples failed");
     }
-    IntegrationTests.check(rate >= 0.85 && rate <= 1.15, "the handing threads' samples are " + rate
-        + " of their CPU / 1 ms");
-    IntegrationTests.check(s[1] * 50 <= s[0], s[1] + " of " + s[0] + " samples failed");
+    java.util.Arrays.sort(without);
+    java.util.Arrays.sort(with);
+    System.out.printf("    medians: %.1f handoffs a ms profiled, %.1f not%n", with[1], without[1]);
+    IntegrationTests.check(with[1] * 1.5 >= without[1], "the median run made " + with[1] + " handoffs a ms profiled, "
+        + without[1] + " unprofiled");
   }
-
-
-
 
   /**
    * 3000 threads that end at once: their end costs the profiled run at most twice the unprofiled

@@ -43,14 +43,18 @@ final class WalkerTests {
 
   /**
    * verify's arraycopy stubs (the summary's "copy stubs" line): over 1000 under a Java caller,
-   * at most 1% of them at no call that can reach a copy.
+   * at most 1% of those with a bci at no call that can reach a copy; the others under a
+   * compiled method named alone, where no debug record names the stub's call (HotSpot has none
+   * at a leaf call; JDK 25's C2 on an AVX-512 host and with -XX:UseAVX=2 ends the call's block
+   * there, and the next record is deleteLoop's loop).
    */
   static void checkStubEdges(IntegrationTests.Run r) {
-    long copies = r.numberBefore("arraycopy stubs under a Java caller"), unreached = r.numberBefore("of them at no call");
-    System.out.printf("    verify: %d arraycopy stubs under a Java caller, %d at no call that can reach a copy%n", copies,
-        unreached);
-    IntegrationTests.check(copies > 1000 && unreached * 100 <= copies, unreached + " of " + copies
-        + " arraycopy stubs at no call that can reach a copy");
+    long copies = r.numberBefore("arraycopy stubs under a Java caller"), unreached = r.numberBefore("of them at no call"),
+        alone = r.numberBefore("under a compiled method named alone");
+    System.out.printf("    verify: %d arraycopy stubs under a Java caller, %d at no call that can reach a copy, %d under "
+        + "a compiled method named alone%n", copies, unreached, alone);
+    IntegrationTests.check(copies + alone > 1000 && unreached * 100 <= copies, unreached + " of " + copies
+        + " arraycopy stubs at no call that can reach a copy (" + alone + " more named alone)");
   }
 
   /**
@@ -307,6 +311,29 @@ final class WalkerTests {
     }
   }
 
+  /**
+   * javac compiling this project's Java sources again and again for 6 s (CompileLoop): the JIT
+   * compiles, recompiles and frees thousands of methods meanwhile (JDK 17's sweeper: 400-500
+   * in the run), and new code takes the place of freed code. The default walker reads at least
+   * 97% of its Java stacks itself and under 0.5% of all samples fail. A lookup that took a
+   * freed method's entry for the new code's (the freed block's header keeps its compile id)
+   * read 91-96% on JDK 17, 98.8-99.6% since (0.05-0.19% failed, both JDKs).
+   */
+  static void javacIsReadByTheWalker(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,threads,file={dir}/p.collapsed", List.of(),
+        "CompileLoop", "6", java.nio.file.Path.of("java-test").toAbsolutePath().toString());
+    r.expectCleanRun();
+    long stacks = r.stat("Java stacks"), own = ownWalks(r), all = r.stat("samples stored"), failed = r.stat("failed walks");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("code map:\\s+(\\d+) compiled methods read from the "
+        + "code heap as samples met them \\(no CompiledMethodLoad\\), (\\d+) swept").matcher(r.stderr());
+    IntegrationTests.check(m.find(), "no code map line in the summary:\n" + r.stderr());
+    System.out.printf("    %d Java stacks, %d read by the vm walker (%.2f%%); %d of %d samples failed; %s methods read, "
+        + "%s swept as freed%n", stacks, own, 100.0 * own / stacks, failed, all, m.group(1), m.group(2));
+    IntegrationTests.check(own >= stacks * 0.97, "the vm walker read only " + own + " of " + stacks + " Java stacks:\n"
+        + r.stderr());
+    IntegrationTests.check(failed * 200 <= all, failed + " of " + all + " samples failed:\n" + r.stderr());
+  }
+
   /** "walker: vm; its own walk read N (...)" from the summary. */
   private static long ownWalks(IntegrationTests.Run r) {
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("walker:\\s+vm; its own walk read (\\d+)").matcher(r.stderr());
@@ -320,5 +347,6 @@ final class WalkerTests {
       new IntegrationTests.Named("deoptimized_frames_keep_their_callers", WalkerTests::deoptimizedFramesKeepTheirCallers),
       new IntegrationTests.Named("arraycopy_attributed_to_caller", WalkerTests::arraycopyIsAttributedToItsCaller),
       new IntegrationTests.Named("verify_proves_every_edge", WalkerTests::verifyProvesEveryEdge),
-      new IntegrationTests.Named("method_map_follows_class_unloading", WalkerTests::methodMapFollowsClassUnloading));
+      new IntegrationTests.Named("method_map_follows_class_unloading", WalkerTests::methodMapFollowsClassUnloading),
+      new IntegrationTests.Named("javac_is_read_by_the_walker", WalkerTests::javacIsReadByTheWalker));
 }

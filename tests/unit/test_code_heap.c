@@ -446,6 +446,35 @@ static void stale_entries_are_found_as_none(void **state)
   fg_code_map_free(&m);
 }
 
+/* An entry whose nmethod's block was freed is found as none though its
+ * header still holds its compile id: CodeHeap::deallocate clears only
+ * HeapBlock::_used, and an allocation from that free block takes its tail
+ * (CodeHeap::search_freelist splits it so), so a new method's code can
+ * cover the entry's pcs with the old header left as it was. */
+static void freed_blocks_are_found_as_none(void **state)
+{
+  (void)state;
+  static uint8_t cache[8 * GRANULE];
+  static int32_t block[8] = {0, 0, 1, 0, 0, 0, 7, 0};   /* _used at 8, the nmethod at 16, its compile id at 24 */
+  uintptr_t nm = (uintptr_t)&block[4];
+  struct fg_code_map m;
+  assert_int_equal(fg_code_map_init(&m), 0);
+  fg_code_map_set_bounds(&m, (uintptr_t)cache, (uintptr_t)cache + sizeof cache);
+  m.wants.nm_compile_id = 8;
+  m.wants.nm_block_used = -8;
+  atomic_store(&m.methods.wants, &m.wants);
+  struct fg_code_origin origin = {nm, 7, 64};
+  fg_code_map_add_method(&m, (jmethodID)0x1, cache + GRANULE, 200, NULL, NULL, &origin);
+  uintptr_t pc = (uintptr_t)cache + GRANULE + 40;
+  assert_non_null(fg_code_map_find(&m.methods, pc));
+  uint32_t generation = fg_code_map_generation(&m);
+  block[2] = 0;   /* freed; the compile id stays */
+  assert_null(fg_code_map_find(&m.methods, pc));
+  assert_int_equal(atomic_load(&m.wants.pc[(pc >> 4) % FG_CODE_WANTS]), pc);
+  assert_int_equal(fg_code_map_generation(&m), generation + 1);
+  fg_code_map_free(&m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -458,6 +487,7 @@ int main(void)
     cmocka_unit_test(a_methods_id_comes_from_its_class),
     cmocka_unit_test(misses_are_wanted_and_freed_methods_swept),
     cmocka_unit_test(stale_entries_are_found_as_none),
+    cmocka_unit_test(freed_blocks_are_found_as_none),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

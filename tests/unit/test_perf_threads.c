@@ -127,6 +127,7 @@ static void the_handler_moves_its_threads_period(void **state)
   assert_int_equal(fg_perf_threads_kernel_frames(table, &perf, NULL, 0), 0);
   double at_1ms = cpu_per_signal(100);
   assert_int_equal(fg_perf_threads_period(&perf, 4000000), 1);
+  cpu_per_signal(2);   /* the intervals the change fell in: part old period, part new */
   double at_4ms = cpu_per_signal(25);
   fg_perf_threads_leave(&perf);
   printf("    %.2f ms then %.2f ms of CPU a signal\n", at_1ms / 1e6, at_4ms / 1e6);

@@ -27,11 +27,30 @@ static void leaf_stub_is_kept_beyond_depth(void **state)
   assert_int_equal(walk(&r, 1, f, types), 4);
   assert_ptr_equal(f[3].method_id, ID(1));
   /* a leaf call into a stub has no record at its return address: the
-   * record after it names the call; past the method's last record, nothing */
+   * record after it names the call while the code after it goes on with its
+   * block (a mov here); past the method's last record, nothing */
+  COMPILED[298] = 0x48;
+  COMPILED[299] = 0x89;
   stack[99] = CALL_RET - 2;
   assert_int_equal(walk(&r, 1, f, types), 4);
   stack[99] = CALL_RET + 1;
   assert_int_equal(walk(&r, 1, f, types), 0);
+  /* the call ends an out-of-line block with a jump back (C2's AVX-512
+   * arraycopy): the record after the jump's target names it, not the next
+   * record (TOP_PC's, bci 5) */
+  static const uint8_t back[] = {0x44, 0x8b, 0xcd, 0xeb, 297 - 185};   /* mov r9d, ebp; jmp COMPILED + 297 */
+  memcpy(COMPILED + 180, back, sizeof back);
+  stack[99] = (uintptr_t)(COMPILED + 180);
+  assert_int_equal(walk(&r, 1, f, types), 4);
+  assert_ptr_equal(f[1].method_id, ID(3));
+  assert_int_equal(f[1].lineno, 9);
+  /* padding first: the next record is the next block's, none names the call: the method alone */
+  static const uint8_t pad[] = {0x44, 0x8b, 0xcd, 0x66, 0x90};   /* mov r9d, ebp; xchg ax, ax */
+  memcpy(COMPILED + 180, pad, sizeof pad);
+  assert_int_equal(walk(&r, 1, f, types), 3);
+  assert_ptr_equal(f[1].method_id, ID(2));
+  assert_int_equal(f[1].lineno, -1);
+  assert_ptr_equal(f[2].method_id, ID(1));
 }
 
 /* The nmethod entry barrier pushes a cookie below its rbp frame: its

@@ -47,21 +47,34 @@ static size_t prefixes(const uint8_t *p, size_t left, size_t max66, uint8_t *rex
   return i;
 }
 
+/* Length of one nop (0x90, or 0f 1f with HotSpot's 0x66 prefixes), or 0. */
+static size_t nop_len(const uint8_t *p, size_t left)
+{
+  size_t m;
+  uint8_t rex;
+  size_t i = prefixes(p, left, 4, &rex);
+  if (i >= left)
+    return 0;
+  if (p[i] == 0x90 && !rex)
+    return i + 1;
+  if (p[i] == 0x0f && i + 2 < left && p[i + 1] == 0x1f)
+    return (m = modrm_len(p + i + 2, left - i - 2)) ? i + 2 + m : 0;
+  return 0;
+}
+
 /* Length of an instruction HotSpot puts before a method's frame is built
  * (nops, the inline-cache check, the stack bang), or 0 for anything else. */
 static size_t pre_frame_insn(const uint8_t *p, size_t left)
 {
-  size_t m;
+  size_t m, nop = nop_len(p, left);
+  if (nop)
+    return nop;
   uint8_t rex;
   size_t i = prefixes(p, left, 4, &rex);   /* operand-size prefixes: only nops carry them here */
   int prefixed = i > 0 && p[0] == 0x66;
   if (i >= left)
     return 0;
   uint8_t op = p[i];
-  if (op == 0x90 && !rex)
-    return i + 1;                                              /* nop */
-  if (op == 0x0f && i + 2 < left && p[i + 1] == 0x1f)
-    return (m = modrm_len(p + i + 2, left - i - 2)) ? i + 2 + m : 0;   /* multi-byte nop */
   if (prefixed)
     return 0;
   if (op == 0x0f && i + 6 <= left && (p[i + 1] == 0x85 || p[i + 1] == 0x84))
@@ -288,6 +301,30 @@ static size_t keeps_rsp_insn(const uint8_t *p, size_t left)
       return (op & 7) == 4 && !(rex & 0x01) ? 0 : (rest >= 8 ? i + 9 : 0);
     return 0;
   }
+}
+
+enum fg_code_flow fg_code_flow_after(const uint8_t *code, size_t len, size_t until, intptr_t *target)
+{
+  size_t pos = 0, step;
+  while (pos < until && pos < len && pos < 64) {
+    const uint8_t *p = code + pos;
+    if (nop_len(p, len - pos))
+      return FG_FLOW_ENDED;
+    if (p[0] == 0xeb && pos + 2 <= len) {
+      *target = (intptr_t)pos + 2 + (int8_t)p[1];
+      return FG_FLOW_JUMP;
+    }
+    if (p[0] == 0xe9 && pos + 5 <= len) {
+      int32_t rel;
+      memcpy(&rel, p + 1, sizeof rel);
+      *target = (intptr_t)pos + 5 + rel;
+      return FG_FLOW_JUMP;
+    }
+    if ((step = keeps_rsp_insn(p, len - pos)) == 0)
+      return FG_FLOW_ON;   /* not read on: HotSpot's rule stands */
+    pos += step;
+  }
+  return FG_FLOW_ON;
 }
 
 int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at)

@@ -58,6 +58,16 @@ int fg_frame_is_popped(const uint8_t *code, size_t len, size_t at);
  * answers 0. Async-signal-safe. */
 int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at);
 
+/* How the straight-line code at code[0] (a leaf call's return address)
+ * goes on before offset until (the next debug record): FG_FLOW_JUMP when an
+ * unconditional jump comes first (*target: its target, from code), the
+ * call's block ending in a jump back; FG_FLOW_ENDED when a nop does
+ * (HotSpot pads only to a branch target: the next block); FG_FLOW_ON when
+ * neither does before until, 64 bytes or an instruction it does not read.
+ * Async-signal-safe. */
+enum fg_code_flow { FG_FLOW_ON, FG_FLOW_JUMP, FG_FLOW_ENDED };
+enum fg_code_flow fg_code_flow_after(const uint8_t *code, size_t len, size_t until, intptr_t *target);
+
 /* Where a stub's push rbp; mov rbp, rsp is: at its start, or after a few
  * instructions that leave rsp alone (the fill stubs move an argument
  * first); -1 when it has none in its first 16 bytes. */
