@@ -62,10 +62,11 @@ final class WalkerTests {
    * (the rules are unit-tested in tests/unit/test_call_site.c). On a workload whose stacks are
    * mostly recovered by fgagent's walker (an arraycopy stub under inlined frames) and on one of
    * inlined calls, at least 99.9% of the edges checked are calls the bytecode can make, and
-   * none of the wrong ones is in a stack fgagent recovered.
+   * none of the wrong ones is in a stack fgagent recovered. ArrayCopy runs 3 s: where no record
+   * names the stub's call (JDK 25 on an AVX-512 host) its stacks hold one edge, main's call.
    */
   static void verifyProvesEveryEdge(IntegrationTests.Jdk jdk) throws Exception {
-    for (String[] w : new String[][] {{"ArrayCopy", "2"}, {"Inlining", "2"}}) {
+    for (String[] w : new String[][] {{"ArrayCopy", "3"}, {"Inlining", "2"}}) {
       IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=1ms,verify,file={dir}/p.collapsed", List.of(), w);
       r.expectCleanRun();
       long edges = r.stat("verify"), checked = r.numberBefore("checked against the caller's bytecode");
