@@ -198,14 +198,16 @@ int fg_vm_unread_method(struct walk *k, uintptr_t pc, struct fg_code_blob *m)
 {
   const struct fg_code_heap *h = k->w->heap;
   struct fg_nmethod n;
-  if (!h || k->w->from_copy || fg_code_heap_find_live(h, pc, &n) != 0 || !n.method)
+  if (!h || k->w->from_copy || fg_code_heap_find_live(h, pc, &n) != 0)
     return 0;
-  /* the frame is named by its pc once the method is read: a method the
-   * map has no jmethodID for (a method-handle intrinsic is in no class's
-   * methods) is walked all the same, its Method* standing in */
+  /* a Method* the map does not hold (a retransformed class's new one, a
+   * method-handle intrinsic) may be one the drainer cannot name either:
+   * AsyncGetCallTrace walks it */
   const struct fg_method_slot *e = fg_method_map_get(k->w->methods, n.method);
+  if (!e || !e->id)
+    return 0;
   *m = (struct fg_code_blob){.start = n.code_begin, .end = n.code_end};
-  atomic_store_explicit(&m->method, e && e->id ? e->id : (jmethodID)n.method, memory_order_relaxed);
+  atomic_store_explicit(&m->method, e->id, memory_order_relaxed);
   if (!k->w->deopt ||   /* plain loads of the header, in the code heap */
       fg_vm_deopt_sites_of(k->w->deopt, n.nm, (const void *)n.code_begin, n.code_end - n.code_begin, &m->deopt) != 0)
     m->deopt = (struct fg_deopt_sites){0, 0, -1};
@@ -490,7 +492,7 @@ static enum step unread_frame(struct walk *k, int top, struct fg_regs *r)
     return STEP_UNKNOWN;
   enum fg_top_pop plan = top ? fg_top_pop_plan(&m, r->pc) : FG_POP_FAIL;
   if (plan == FG_POP_FAIL && top)
-    plan = frameless_plan(&m, r->pc);   /* a method-handle intrinsic: no frame, no size in its header */
+    plan = frameless_plan(&m, r->pc);   /* no frame, no size in its header */
   if (top ? !fg_pop_planned(plan, m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller)
           : (k->java_call && !unread_at_call(k, &m, r)) ||
                 !fg_pop_sized(m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller))

@@ -77,7 +77,7 @@ int fg_vm_frames_at(const struct fg_code_map *code, uintptr_t pc, int top, struc
  * a leaf call's return address, and by its own rule (the first record
  * after) took append's record for delete's copy where C2's AVX-512
  * arraycopy calls its stub out of line (JDK 17), and deleteLoop's where
- * JDK 25's call falls into padding. Plain loads of m's code: the code heap
+ * JDK 25's call is out of line too, behind its post-call nop. Plain loads of m's code: the code heap
  * stays committed (CodeHeap::shrink_by is Unimplemented()).
  * Async-signal-safe. */
 uintptr_t fg_vm_stub_call_named_at(const struct fg_code_blob *m, uintptr_t pc);

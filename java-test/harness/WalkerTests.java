@@ -45,8 +45,8 @@ final class WalkerTests {
    * verify's arraycopy stubs (the summary's "copy stubs" line): over 1000 under a Java caller,
    * at most 1% of those with a bci at no call that can reach a copy; the others under a
    * compiled method named alone, where no debug record names the stub's call (HotSpot has none
-   * at a leaf call; JDK 25's C2 on an AVX-512 host and with -XX:UseAVX=2 ends the call's block
-   * there, and the next record is deleteLoop's loop).
+   * at a leaf call, and where padding ends the call's block the next record is the next
+   * block's).
    */
   static void checkStubEdges(IntegrationTests.Run r) {
     long copies = r.numberBefore("arraycopy stubs under a Java caller"), unreached = r.numberBefore("of them at no call"),
@@ -63,7 +63,7 @@ final class WalkerTests {
    * mostly recovered by fgagent's walker (an arraycopy stub under inlined frames) and on one of
    * inlined calls, at least 99.9% of the edges checked are calls the bytecode can make, and
    * none of the wrong ones is in a stack fgagent recovered. ArrayCopy runs 3 s: where no record
-   * names the stub's call (JDK 25 on an AVX-512 host) its stacks hold one edge, main's call.
+   * names the stub's call its stacks hold one edge, main's call.
    */
   static void verifyProvesEveryEdge(IntegrationTests.Jdk jdk) throws Exception {
     for (String[] w : new String[][] {{"ArrayCopy", "3"}, {"Inlining", "2"}}) {

@@ -306,6 +306,8 @@ static size_t keeps_rsp_insn(const uint8_t *p, size_t left)
 enum fg_code_flow fg_code_flow_after(const uint8_t *code, size_t len, size_t until, intptr_t *target)
 {
   size_t pos = 0, step;
+  if (len >= 8 && code[0] == 0x0f && code[1] == 0x1f && code[2] == 0x84 && code[3] == 0x00)
+    pos = 8;   /* JDK 21+'s post-call nop (nopl with its data in the displacement) */
   while (pos < until && pos < len && pos < 64) {
     const uint8_t *p = code + pos;
     if (nop_len(p, len - pos))

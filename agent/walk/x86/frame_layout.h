@@ -62,7 +62,8 @@ int fg_code_keeps_rsp(const uint8_t *code, size_t len, size_t from, size_t at);
  * goes on before offset until (the next debug record): FG_FLOW_JUMP when an
  * unconditional jump comes first (*target: its target, from code), the
  * call's block ending in a jump back; FG_FLOW_ENDED when a nop does
- * (HotSpot pads only to a branch target: the next block); FG_FLOW_ON when
+ * (HotSpot pads only to a branch target: the next block), past the 8-byte
+ * nop JDK 21 and later put after every call; FG_FLOW_ON when
  * neither does before until, 64 bytes or an instruction it does not read.
  * Async-signal-safe. */
 enum fg_code_flow { FG_FLOW_ON, FG_FLOW_JUMP, FG_FLOW_ENDED };
