@@ -57,8 +57,7 @@ struct walk {
  * one the code heap holds (the live walk only: code_heap.h,
  * fg_code_heap_find_live) and the Method* map names: m is then a blob of
  * it made here (no scopes; the layout from its entry code, or its header's
- * frame size when that was patched, 0 for frameless code), and k is not
- * kept. */
+ * frame size when that was patched), and k is not kept. */
 int fg_vm_unread_method(struct walk *k, uintptr_t pc, struct fg_code_blob *m);
 
 /* Whether pc follows a call instruction (call rel32, or through a

@@ -490,10 +490,7 @@ static enum step unread_frame(struct walk *k, int top, struct fg_regs *r)
   struct fg_regs caller = *r;
   if (!fg_vm_unread_method(k, r->pc, &m))
     return STEP_UNKNOWN;
-  enum fg_top_pop plan = top ? fg_top_pop_plan(&m, r->pc) : FG_POP_FAIL;
-  if (plan == FG_POP_FAIL && top)
-    plan = frameless_plan(&m, r->pc);   /* no frame, no size in its header */
-  if (top ? !fg_pop_planned(plan, m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller)
+  if (top ? !fg_pop_planned(fg_top_pop_plan(&m, r->pc), m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller)
           : (k->java_call && !unread_at_call(k, &m, r)) ||
                 !fg_pop_sized(m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller))
     return STEP_UNKNOWN;
