@@ -452,7 +452,9 @@ static void a_costly_walk_is_followed_by_skipped_signals(void **state)
   fake_frames = 2;
   fake_spin_ns = 2000000;   /* 2 ms a walk at 1 ms */
   raise(SIGPROF);           /* slow on the wall clock: the next walk is timed on the CPU clock */
-  raise(SIGPROF);           /* proven: 19 x 2 ms of quiet, 37 signals or a few more skipped */
+  raise(SIGPROF);           /* proven, the first: judged with none before, nothing skipped */
+  assert_int_equal(t->backoff.skip_left, 0);
+  raise(SIGPROF);           /* proven again: 19 x 2 ms of quiet, 37 signals or a few more skipped */
   uint32_t skip = t->backoff.skip_left;
   assert_in_range(skip, 37, 40);
   fake_spin_ns = 0;
@@ -460,19 +462,20 @@ static void a_costly_walk_is_followed_by_skipped_signals(void **state)
     raise(SIGPROF);
   assert_int_equal(atomic_load(&t->skipped), skip);
   raise(SIGPROF);
-  assert_int_equal(atomic_load(&t->taken), 3 + skip);
-  uint64_t weights[3] = {0}, n = 0;
+  assert_int_equal(atomic_load(&t->taken), 4 + skip);
+  uint64_t weights[4] = {0}, n = 0;
   const uint64_t *rec;
   while ((rec = fg_ring_peek(&t->ring)) != NULL) {
-    assert_true(n < 3);
+    assert_true(n < 4);
     weights[n++] = fg_sample_weight(rec);
     fg_ring_release(&t->ring, rec);
   }
-  assert_int_equal(n, 3);
+  assert_int_equal(n, 4);
   assert_int_equal(weights[0], 1);
   assert_int_equal(weights[1], 1);
-  assert_int_equal(weights[2], 1 + skip);   /* itself and the signals it followed */
-  assert_int_equal(weights[0] + weights[1] + weights[2], atomic_load(&t->taken));
+  assert_int_equal(weights[2], 1);
+  assert_int_equal(weights[3], 1 + skip);   /* itself and the signals it followed */
+  assert_int_equal(weights[0] + weights[1] + weights[2] + weights[3], atomic_load(&t->taken));
 }
 
 /* A stub called from a compiled method whose debug record at the call holds

@@ -4,11 +4,19 @@
  * walk costs more than the interval, the next signal is already pending when
  * the handler returns and the thread does nothing but walk its stack (a
  * livelock). Three rules, per thread, keep that from happening:
- *  - share: after a walk of h ns, the next ceil(h * (100 / FG_SHARE_LIMIT_PCT
- *    - 1) / interval) - 1 signals are skipped, so walks take at most about
+ *  - share: after a walk, with h ns the lesser of its time and the thread's
+ *    previous walk's, the next ceil(h * (100 / FG_SHARE_LIMIT_PCT - 1) /
+ *    interval) - 1 signals are skipped, so walks take at most about
  *    FG_SHARE_LIMIT_PCT percent of the thread's CPU. A skipped signal costs
  *    only its delivery; its interval is credited to the thread's next stored
- *    sample (its weight), so the profile still counts every interval.
+ *    sample (its weight), so the profile still counts every interval. The
+ *    lesser of two, because a skip of N puts N intervals on one stack: a
+ *    single walk that reads slow (the host took the virtual CPU, an
+ *    interrupt came in the middle) would skip hundreds of signals and lump
+ *    their intervals onto one point of the program (RepeatingSteps: one
+ *    sample weighing 220 intervals, a step's share 5 points too high). A
+ *    cost that stays skips from the second walk on, so a livelock is one
+ *    walk longer at most.
  *  - budget: when most recent walks (FG_CUT_OVER of the last 8) took longer
  *    than FG_WALK_BUDGET_NS, the frames the thread's next walks ask for halve
  *    (down to FG_MIN_WALK_DEPTH; the stacks cut are marked [truncated]); after
@@ -49,6 +57,7 @@ struct fg_backoff {
   uint32_t at_depth;       /* walks counted since the depth last changed */
   int depth;               /* Java frames the next walk asks for */
   uint32_t session;        /* the sampler's session these belong to: another's start over (fg_sampler) */
+  uint64_t last_ns;        /* the last proven walk's time; 0: none yet */
 };
 
 /* How a walk's duration was measured. */
@@ -138,8 +147,11 @@ static inline struct fg_backoff_verdict fg_backoff_after_walk(struct fg_backoff 
     b->precise_left--;
   if (fg_walk_time_unproven(ns, interval_ns, timing) || (timing == FG_TIMED_CPU && (over_share || over_budget)))
     b->precise_left = FG_PRECISE_WALKS;   /* prove it (again) on the CPU clock */
-  if (proven && over_share) {
-    uint64_t quiet = ns * factor;
+  uint64_t steady = ns < b->last_ns ? ns : b->last_ns;   /* the lesser of this walk's and the last's */
+  if (proven)
+    b->last_ns = ns;
+  if (proven && steady * factor > interval_ns && interval_ns > 0) {
+    uint64_t quiet = steady * factor;
     uint64_t skip = (quiet + interval_ns - 1) / interval_ns - 1;
     if (skip > FG_MAX_SKIP)
       skip = FG_MAX_SKIP;

@@ -151,14 +151,18 @@ static struct signal_clock clock_of(const siginfo_t *info)
 }
 
 /* clock=auto: every few signals, whether t would be better served by the
- * other clock; the drainer carries the wish out. */
+ * other clock; the drainer carries the wish out, woken for it (a thread
+ * waiting on a timer for the drainer's next pass has its samples come
+ * folded at the tick all that while). */
 static void watch_clock(struct fg_sampler *s, struct fg_thread *t, struct signal_clock c)
 {
   if (!s->clock_auto)
     return;
   enum fg_clock_wish wish = fg_clock_look(&t->clock_watch, c.on_timer);
-  if (wish != FG_CLOCK_STAY)
-    atomic_store_explicit(&t->clock_wish, (int)wish, memory_order_relaxed);
+  if (wish == FG_CLOCK_STAY)
+    return;
+  atomic_store_explicit(&t->clock_wish, (int)wish, memory_order_relaxed);
+  fg_store_wake(s);
 }
 
 /* One signal's sample of t; perf: its counter, looked up (event=cpu), else
