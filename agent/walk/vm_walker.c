@@ -1,5 +1,6 @@
 /* The VM walker; see vm_walker.h. Async-signal-safe: plain loads only. */
 #include "walk/vm_walker.h"
+#include "native/safe_read.h"
 
 #include <string.h>
 
@@ -228,6 +229,19 @@ int fg_vm_after_call(uintptr_t pc)
          (c[-3] == 0x41 && c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0);
 }
 
+/* A caller r in m, a method not read yet (fg_vm_unread_method), at one of
+ * its deoptimization handlers: the pc HotSpot saved in its frame when that
+ * lies in m; 0 otherwise. */
+static uintptr_t unread_before_deopt(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
+{
+  uint32_t at = (uint32_t)(r->pc - m->start);
+  uintptr_t pc;
+  if (m->deopt.orig_pc < 0 || !at || (at != m->deopt.handler && at != m->deopt.mh_handler) ||
+      !stack_word(k, r->sp + (uintptr_t)m->deopt.orig_pc, &pc) || pc <= m->start || pc >= m->end)
+    return 0;
+  return pc;
+}
+
 /* A caller r in m, a method not read yet (fg_vm_unread_method): stopped
  * after a call instruction, or deoptimized under its callee (its return
  * address patched to a deoptimization handler, the pc it replaced in its
@@ -236,11 +250,8 @@ static int unread_at_call(struct walk *k, const struct fg_code_blob *m, const st
 {
   if (r->pc >= m->start + 5 && fg_vm_after_call(r->pc))
     return 1;
-  uint32_t at = (uint32_t)(r->pc - m->start);
-  uintptr_t pc;
-  return m->deopt.orig_pc >= 0 && at && (at == m->deopt.handler || at == m->deopt.mh_handler) &&
-         stack_word(k, r->sp + (uintptr_t)m->deopt.orig_pc, &pc) && pc >= m->start + 5 && pc < m->end &&
-         fg_vm_after_call(pc);
+  uintptr_t pc = unread_before_deopt(k, m, r);
+  return pc >= m->start + 5 && fg_vm_after_call(pc);
 }
 
 /* Whether r is a Java caller stopped at a call, as proven as it can be
@@ -427,6 +438,25 @@ static enum step entering_frame(struct walk *k, struct fg_regs *r)
 }
 
 /* An interpreted frame: Method* and bcp from their slots. */
+/* Whether the Method* method is still the one e was made for: its
+ * ConstMethod (Method::_constMethod) is the one whose bytecodes e holds. A
+ * Method* freed (a retransformed class's old methods, once off every stack)
+ * and taken by another method keeps its address, with another ConstMethod.
+ * A live walk reads a running frame's Method*, which is mapped; a copy's
+ * may have been freed since, so it is read in a way that cannot fault. */
+static int method_is_entry(struct walk *k, uintptr_t method, const struct fg_method_slot *e)
+{
+  const struct fg_vm_offsets *o = k->w->vm;
+  uintptr_t at = method + (uintptr_t)o->const_method, cm;
+  if (k->w->from_copy) {
+    if (!fg_safe_read(at, &cm, sizeof cm))
+      return 0;
+  } else {
+    cm = *(const uintptr_t *)at;
+  }
+  return cm + (uintptr_t)o->const_method_bytes == e->code;
+}
+
 enum step fg_vm_interpreted_frame(struct walk *k, int top, struct fg_regs *r)
 {
   uintptr_t method, bcp, sender_sp, link, ret;
@@ -437,11 +467,18 @@ enum step fg_vm_interpreted_frame(struct walk *k, int top, struct fg_regs *r)
   const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
   if (!e || !e->id)
     return top && k->top ? entering_frame(k, r) : STEP_FAIL;
+  if (!method_is_entry(k, method, e))
+    return STEP_FAIL;   /* AsyncGetCallTrace names it */
   jint bci;
   if (!bci_of(e, bcp, &bci)) {
-    if (!top)
+    /* a frame being set up (its bcp slot not written yet) has its Method* in
+     * rbx as well, all through the interpreter's entry; any other frame with
+     * a bcp outside the bytecodes is not this entry's method: its Method* was
+     * freed and taken by another (a retransformed class's new methods reuse
+     * the old ones' metaspace), and AsyncGetCallTrace names it */
+    if (!top || !k->top || k->top->rbx != method)
       return STEP_FAIL;
-    bci = 0;   /* a frame being set up: its method is being entered; HotSpot's stack walks say bci 0
+    bci = 0;   /* its method is being entered; HotSpot's stack walks say bci 0
                   there too (vframeStreamCommon::fill_from_interpreter_frame) */
   }
   emit(k, bci, e->id, FG_FRAME_INTERPRETED);
@@ -494,7 +531,10 @@ static enum step unread_frame(struct walk *k, int top, struct fg_regs *r)
           : (k->java_call && !unread_at_call(k, &m, r)) ||
                 !fg_pop_sized(m.layout.frame_bytes, m.layout.rbp_based, k->b, &caller))
     return STEP_UNKNOWN;
-  emit(k, top, (jmethodID)r->pc, FG_FRAME_UNREAD);
+  /* deoptimized under its callee: the drainer names the pc the handler
+   * replaced (at the handler itself no record names a bci) */
+  uintptr_t saved = top ? 0 : unread_before_deopt(k, &m, r);
+  emit(k, top, (jmethodID)(saved ? saved : r->pc), FG_FRAME_UNREAD);
   *r = caller;
   return STEP_NEXT;
 }

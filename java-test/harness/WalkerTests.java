@@ -161,14 +161,19 @@ final class WalkerTests {
    * with the JIT's timing).
    */
   static void deoptimizedFramesKeepTheirCallers(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=200us,threads,file={dir}/p.collapsed", List.of(),
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "interval=200us,threads,lines,file={dir}/p.collapsed", List.of(),
         "DeoptStorm", "300");
     r.expectCleanRun();
     Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
     String deopt = "Deoptimization::fetch_unroll_info";
     long under = IntegrationTests.sum(s, k -> IntegrationTests.hasFrame(k, deopt));
     long lacking = IntegrationTests.sum(s, k -> IntegrationTests.hasFrame(k, deopt) && !k.contains(";DeoptTemplate."));
-    System.out.printf("    %d samples under %s, %d of them without the method deoptimized%n", under, deopt, lacking);
+    /* the method's frame named from the pc the handler replaced, so with its line (a frame
+     * named at the handler itself has none) */
+    java.util.regex.Pattern lineless = java.util.regex.Pattern.compile(";DeoptTemplate\\.[^;:]*;");
+    long noLine = IntegrationTests.sum(s, k -> IntegrationTests.hasFrame(k, deopt) && lineless.matcher(k).find());
+    System.out.printf("    %d samples under %s, %d of them without the method deoptimized, %d with it but not its line%n",
+        under, deopt, lacking, noLine);
     if (under < 20) {
       System.out.println("    too few to judge on this JDK");
       return;
@@ -176,6 +181,11 @@ final class WalkerTests {
     IntegrationTests.check(lacking <= under / 50 + 1, lacking + " of " + under + " samples under " + deopt
         + " lack DeoptTemplate's frame, the first of them by count:\n" + s.entrySet().stream()
             .filter(e -> IntegrationTests.hasFrame(e.getKey(), deopt) && !e.getKey().contains(";DeoptTemplate."))
+            .sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(8)
+            .map(e -> "  " + e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining("\n")));
+    IntegrationTests.check(noLine == 0, noLine + " of " + under + " samples under " + deopt
+        + " name DeoptTemplate's frame without its line, the first of them by count:\n" + s.entrySet().stream()
+            .filter(e -> IntegrationTests.hasFrame(e.getKey(), deopt) && lineless.matcher(e.getKey()).find())
             .sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(8)
             .map(e -> "  " + e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining("\n")));
   }

@@ -40,8 +40,12 @@ public final class Scale {
     return x;
   }
 
+  /* looked up once: after each retransformation of ScaleHot (which deoptimizes all compiled
+   * code on JDK 17) the lookup ran interpreted and took 3-5% of the hot thread's samples */
+  static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
   static long threadCpu() {
-    return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    return THREADS.getCurrentThreadCpuTime();
   }
 
   /** Runs body on a platform thread named scale-i that adds its CPU time to cpuNs as it ends. */

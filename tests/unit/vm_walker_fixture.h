@@ -30,7 +30,8 @@ static struct fg_top_regs scratch;  /* the interrupted frame's rax, rbx, rdx, r1
 
 #define IN_JAVA 8
 #define IN_VM 6
-#define INTERPRETED_METHOD ((uintptr_t)0x7f00aa001000ull)
+static uintptr_t fake_method[4];   /* a Method: its ConstMethod* at 8 (the bytecodes follow a ConstMethod of 0 bytes) */
+#define INTERPRETED_METHOD ((uintptr_t)fake_method)
 #define ID(i) ((jmethodID)(uintptr_t)(0x100 * (i)))
 #define COMPILED (code + 1024)
 #define TOP_PC ((uintptr_t)(COMPILED + 200))
@@ -129,7 +130,9 @@ static int setup(void **state)
   fg_method_map_put(&methods, INTERPRETED_METHOD, ID(1), (uintptr_t)bytecodes, sizeof bytecodes);
   vm = (struct fg_vm_offsets){.known = 1, .env_to_state = 16, .env_to_anchor = 64, .anchor_sp = 0,
                               .anchor_pc = 8, .anchor_fp = 16, .wrapper_anchor = 0,
-                              .call_stub_return = (uintptr_t)(code + 2100), .in_java = IN_JAVA};
+                              .call_stub_return = (uintptr_t)(code + 2100), .in_java = IN_JAVA,
+                              .const_method = 8, .const_method_bytes = 0};
+  fake_method[1] = (uintptr_t)bytecodes;
   walker = (struct fg_walker){.code = &map, .depth = 64, .annotate = 1, .use_vm = 1, .vm = &vm, .methods = &methods};
   memset(stack, 0, sizeof stack);
   memset(thread, 0, sizeof thread);
