@@ -1,4 +1,5 @@
-/* The VM walker; see vm_walker.h. Async-signal-safe: plain loads only. */
+/* The VM walker; see vm_walker.h. Async-signal-safe: plain loads only in a
+ * live walk (a copy's walk, off-thread, reads metaspace with process_vm_readv). */
 #include "walk/vm_walker.h"
 #include "native/safe_read.h"
 
@@ -437,13 +438,14 @@ static enum step entering_frame(struct walk *k, struct fg_regs *r)
   return STEP_FAIL;
 }
 
-/* An interpreted frame: Method* and bcp from their slots. */
 /* Whether the Method* method is still the one e was made for: its
  * ConstMethod (Method::_constMethod) is the one whose bytecodes e holds. A
  * Method* freed (a retransformed class's old methods, once off every stack)
  * and taken by another method keeps its address, with another ConstMethod.
- * A live walk reads a running frame's Method*, which is mapped; a copy's
- * may have been freed since, so it is read in a way that cannot fault. */
+ * A live walk reads it with a plain load: it is the Method* of a frame
+ * running on this thread and a key of the map, whose entries leave when
+ * their class is unloaded, so it is metaspace in use. A copy's may have
+ * been freed since the copy was taken: read in a way that cannot fault. */
 static int method_is_entry(struct walk *k, uintptr_t method, const struct fg_method_slot *e)
 {
   const struct fg_vm_offsets *o = k->w->vm;
@@ -457,6 +459,7 @@ static int method_is_entry(struct walk *k, uintptr_t method, const struct fg_met
   return cm + (uintptr_t)o->const_method_bytes == e->code;
 }
 
+/* An interpreted frame: Method* and bcp from their slots. */
 enum step fg_vm_interpreted_frame(struct walk *k, int top, struct fg_regs *r)
 {
   uintptr_t method, bcp, sender_sp, link, ret;
