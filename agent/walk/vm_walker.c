@@ -180,17 +180,26 @@ static int bci_of(const struct fg_method_slot *e, uintptr_t bcp, jint *bci)
   return 1;
 }
 
-/* A caller's pc at one of its method's deoptimization handlers: HotSpot
- * patched the return address when it deoptimized the frame under a running
- * callee (vm_deopt.h). The pc it replaced, from the frame's own slot, when
- * that is a call's return address in the same method, as the pc to walk
- * the frame at; 0 otherwise. */
-static uintptr_t pc_before_deopt(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
+/* A caller r in m at one of m's deoptimization handlers: HotSpot patched
+ * the return address when it deoptimized the frame under a running callee
+ * (vm_deopt.h). The pc it replaced, from the frame's own slot, when that
+ * lies in m; 0 otherwise. */
+static uintptr_t saved_deopt_pc(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
 {
   uint32_t at = (uint32_t)(r->pc - m->start);
   uintptr_t pc;
   if (m->deopt.orig_pc < 0 || !at || (at != m->deopt.handler && at != m->deopt.mh_handler) ||
       !stack_word(k, r->sp + (uintptr_t)m->deopt.orig_pc, &pc) || pc <= m->start || pc >= m->end)
+    return 0;
+  return pc;
+}
+
+/* The pc saved_deopt_pc finds, when it is a call's return address in the
+ * same method, as the pc to walk the frame at; 0 otherwise. */
+static uintptr_t pc_before_deopt(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
+{
+  uintptr_t pc = saved_deopt_pc(k, m, r);
+  if (!pc)
     return 0;
   const struct fg_pc_info *i = pc_at(k, pc, 0);
   return i->kind == FG_PC_METHOD && i->blob == m && i->exact ? pc : 0;
@@ -230,28 +239,15 @@ int fg_vm_after_call(uintptr_t pc)
          (c[-3] == 0x41 && c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0);
 }
 
-/* A caller r in m, a method not read yet (fg_vm_unread_method), at one of
- * its deoptimization handlers: the pc HotSpot saved in its frame when that
- * lies in m; 0 otherwise. */
-static uintptr_t unread_before_deopt(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
-{
-  uint32_t at = (uint32_t)(r->pc - m->start);
-  uintptr_t pc;
-  if (m->deopt.orig_pc < 0 || !at || (at != m->deopt.handler && at != m->deopt.mh_handler) ||
-      !stack_word(k, r->sp + (uintptr_t)m->deopt.orig_pc, &pc) || pc <= m->start || pc >= m->end)
-    return 0;
-  return pc;
-}
-
 /* A caller r in m, a method not read yet (fg_vm_unread_method): stopped
  * after a call instruction, or deoptimized under its callee (its return
  * address patched to a deoptimization handler, the pc it replaced in its
- * frame, as pc_before_deopt reads it) with that pc after one. */
+ * frame, as saved_deopt_pc reads it) with that pc after one. */
 static int unread_at_call(struct walk *k, const struct fg_code_blob *m, const struct fg_regs *r)
 {
   if (r->pc >= m->start + 5 && fg_vm_after_call(r->pc))
     return 1;
-  uintptr_t pc = unread_before_deopt(k, m, r);
+  uintptr_t pc = saved_deopt_pc(k, m, r);
   return pc >= m->start + 5 && fg_vm_after_call(pc);
 }
 
@@ -536,7 +532,7 @@ static enum step unread_frame(struct walk *k, int top, struct fg_regs *r)
     return STEP_UNKNOWN;
   /* deoptimized under its callee: the drainer names the pc the handler
    * replaced (at the handler itself no record names a bci) */
-  uintptr_t saved = top ? 0 : unread_before_deopt(k, &m, r);
+  uintptr_t saved = top ? 0 : saved_deopt_pc(k, &m, r);
   emit(k, top, (jmethodID)(saved ? saved : r->pc), FG_FRAME_UNREAD);
   *r = caller;
   return STEP_NEXT;
