@@ -13,6 +13,8 @@
  *   events: size, type id, fields; integers as varints (7 bits a byte, the
  *     9th byte of a long holds 8), strings as 3 (UTF-8), length, bytes.
  * Ticks here are CLOCK_MONOTONIC nanoseconds, the samples' own clock. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +89,7 @@ static void element(struct meta *m, const char *name, const char *const *attrs, 
   jfr_put_int(&m->tree, children);
 }
 
+/* An annotation of class type, with key = value (key NULL: none). */
 static void annotation(struct meta *m, int type, const char *key, const char *value)
 {
   char id[16];
@@ -100,18 +103,23 @@ struct field {
   int flags;          /* F_POOL: a constant-pool key; F_ARRAY: an array */
   const char *label;
 };
-enum { F_POOL = 1, F_ARRAY = 2, F_TICKS = 4, F_SPAN = 8, F_BYTES = 16 };
+enum { F_POOL = 1, F_ARRAY = 2, F_TICKS = 4, F_SPAN = 8, F_BYTES = 16, F_ADDRESS = 32 };
 #define MAX_FIELDS 8
 
 struct type {
   const char *name;
   int id;
   const char *super;   /* NULL, or the super type's name */
-  int simple;          /* one field, read as that field */
+  int flags;           /* TY_SIMPLE, TY_CONTENT */
   const char *label;
   const char *category[2];   /* an event's: its place in JMC's event browser */
   struct field fields[MAX_FIELDS];
 };
+/* TY_SIMPLE: one field, read as that field. TY_CONTENT: an annotation that
+ * is a content type (itself annotated @ContentType): the JDK's jfr tool
+ * formats a field it marks (a time, a duration, bytes) only then, and JMC
+ * types the field by it (a monitor's address). */
+enum { TY_SIMPLE = 1, TY_CONTENT = 2 };
 
 static const struct type types[] = {
   {"long", T_LONG, NULL, 0, NULL, {0}, {{0}}},
@@ -119,19 +127,22 @@ static const struct type types[] = {
   {"boolean", T_BOOLEAN, NULL, 0, NULL, {0}, {{0}}},
   {"java.lang.String", T_STRING, NULL, 0, NULL, {0}, {{0}}},
   {"jdk.jfr.Label", T_LABEL, "java.lang.annotation.Annotation", 0, NULL, {0}, {{"value", T_STRING, 0, NULL}}},
-  {"jdk.jfr.Timestamp", T_TIMESTAMP, "java.lang.annotation.Annotation", 0, NULL, {0},
+  {"jdk.jfr.ContentType", T_CONTENT_TYPE, "java.lang.annotation.Annotation", 0, NULL, {0}, {{0}}},
+  {"jdk.jfr.Timestamp", T_TIMESTAMP, "java.lang.annotation.Annotation", TY_CONTENT, NULL, {0},
    {{"value", T_STRING, 0, NULL}}},
   {"jdk.jfr.Category", T_CATEGORY, "java.lang.annotation.Annotation", 0, NULL, {0},
    {{"value", T_STRING, F_ARRAY, NULL}}},
-  {"jdk.jfr.Timespan", T_TIMESPAN, "java.lang.annotation.Annotation", 0, NULL, {0},
+  {"jdk.jfr.Timespan", T_TIMESPAN, "java.lang.annotation.Annotation", TY_CONTENT, NULL, {0},
    {{"value", T_STRING, 0, NULL}}},
-  {"jdk.jfr.DataAmount", T_DATA_AMOUNT, "java.lang.annotation.Annotation", 0, NULL, {0},
+  {"jdk.jfr.DataAmount", T_DATA_AMOUNT, "java.lang.annotation.Annotation", TY_CONTENT, NULL, {0},
    {{"value", T_STRING, 0, NULL}}},
+  {"jdk.jfr.MemoryAddress", T_MEMORY_ADDRESS, "java.lang.annotation.Annotation", TY_CONTENT, NULL, {0}, {{0}}},
+  {"jdk.jfr.Unsigned", T_UNSIGNED, "java.lang.annotation.Annotation", TY_CONTENT, NULL, {0}, {{0}}},
   {"java.lang.Thread", T_THREAD, NULL, 0, "Thread", {0},
    {{"osName", T_STRING, 0, "OS Thread Name"}, {"osThreadId", T_LONG, 0, "OS Thread Id"},
     {"javaName", T_STRING, 0, "Java Thread Name"}, {"javaThreadId", T_LONG, 0, "Java Thread Id"}}},
-  {"jdk.types.ThreadState", T_THREAD_STATE, NULL, 1, "Java Thread State", {0}, {{"name", T_STRING, 0, "Name"}}},
-  {"jdk.types.Symbol", T_SYMBOL, NULL, 1, "Symbol", {0}, {{"string", T_STRING, 0, "String"}}},
+  {"jdk.types.ThreadState", T_THREAD_STATE, NULL, TY_SIMPLE, "Java Thread State", {0}, {{"name", T_STRING, 0, "Name"}}},
+  {"jdk.types.Symbol", T_SYMBOL, NULL, TY_SIMPLE, "Symbol", {0}, {{"string", T_STRING, 0, "String"}}},
   {"jdk.types.Package", T_PACKAGE, NULL, 0, "Package", {0}, {{"name", T_SYMBOL, F_POOL, "Name"}}},
   {"java.lang.Class", T_CLASS, NULL, 0, "Java Class", {0},
    {{"name", T_SYMBOL, F_POOL, "Name"}, {"package", T_PACKAGE, F_POOL, "Package"},
@@ -140,7 +151,7 @@ static const struct type types[] = {
    {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"},
     {"descriptor", T_SYMBOL, F_POOL, "Descriptor"}, {"modifiers", T_INT, 0, "Access Modifiers"},
     {"hidden", T_BOOLEAN, 0, "Hidden"}}},
-  {"jdk.types.FrameType", T_FRAME_TYPE, NULL, 1, "Frame type", {0}, {{"description", T_STRING, 0, "Description"}}},
+  {"jdk.types.FrameType", T_FRAME_TYPE, NULL, TY_SIMPLE, "Frame type", {0}, {{"description", T_STRING, 0, "Description"}}},
   {"jdk.types.StackFrame", T_STACK_FRAME, NULL, 0, NULL, {0},
    {{"method", T_METHOD, F_POOL, "Java Method"}, {"lineNumber", T_INT, 0, "Line Number"},
     {"bytecodeIndex", T_INT, 0, "Bytecode Index"}, {"type", T_FRAME_TYPE, F_POOL, "Frame Type"}}},
@@ -159,11 +170,15 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
     {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
     {"monitorClass", T_CLASS, F_POOL, "Monitor Class"}, {"previousOwner", T_THREAD, F_POOL, "Previous Monitor Owner"},
-    {"address", T_LONG, 0, "Monitor Address"}}},
+    {"address", T_LONG, F_ADDRESS, "Monitor Address"}}},
   {"jdk.ThreadPark", T_THREAD_PARK, "jdk.jfr.Event", 0, "Java Thread Park", {"Java Application", NULL},
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
     {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
-    {"parkedClass", T_CLASS, F_POOL, "Class Parked On"}, {"address", T_LONG, 0, "Address of Object Parked"}}},
+    {"parkedClass", T_CLASS, F_POOL, "Class Parked On"}, {"address", T_LONG, F_ADDRESS, "Address of Object Parked"}}},
+  /* a setting of each event type recorded, as the JDK writes at a recording's start: JMC's
+   * analysis of a type asks that it was enabled, the method profiling one at what period */
+  {"jdk.ActiveSetting", T_ACTIVE_SETTING, "jdk.jfr.Event", 0, "Recording Setting", {"Flight Recorder", NULL},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"id", T_LONG, 0, "Event Id"}, {"name", T_STRING, 0, "Setting Name"}, {"value", T_STRING, 0, "Setting Value"}}},
 };
 #define NTYPES (sizeof types / sizeof types[0])
 
@@ -182,7 +197,8 @@ static void field_element(struct meta *m, const struct field *f)
     attrs[n++] = "1";
   }
   attrs[n] = NULL;
-  element(m, "field", attrs, !!f->label + !!(f->flags & F_TICKS) + !!(f->flags & F_SPAN) + !!(f->flags & F_BYTES));
+  element(m, "field", attrs, !!f->label + !!(f->flags & F_TICKS) + !!(f->flags & F_SPAN) + !!(f->flags & F_BYTES) +
+                                 2 * !!(f->flags & F_ADDRESS));
   if (f->label)
     annotation(m, T_LABEL, "value", f->label);
   if (f->flags & F_TICKS)
@@ -191,6 +207,10 @@ static void field_element(struct meta *m, const struct field *f)
     annotation(m, T_TIMESPAN, "value", "TICKS");
   if (f->flags & F_BYTES)
     annotation(m, T_DATA_AMOUNT, "value", "BYTES");
+  if (f->flags & F_ADDRESS) {
+    annotation(m, T_UNSIGNED, NULL, NULL);
+    annotation(m, T_MEMORY_ADDRESS, NULL, NULL);
+  }
 }
 
 static void class_element(struct meta *m, const struct type *t)
@@ -203,7 +223,7 @@ static void class_element(struct meta *m, const struct type *t)
     attrs[n++] = "superType";
     attrs[n++] = t->super;
   }
-  if (t->simple) {
+  if (t->flags & TY_SIMPLE) {
     attrs[n++] = "simpleType";
     attrs[n++] = "true";
   }
@@ -212,9 +232,12 @@ static void class_element(struct meta *m, const struct type *t)
   while (nfields < MAX_FIELDS && t->fields[nfields].name)
     nfields++;
   int event = t->category[0] != NULL;
-  element(m, "class", attrs, nfields + !!t->label + event);
+  int content = !!(t->flags & TY_CONTENT);
+  element(m, "class", attrs, nfields + !!t->label + event + content);
   if (t->label)
     annotation(m, T_LABEL, "value", t->label);
+  if (content)
+    annotation(m, T_CONTENT_TYPE, NULL, NULL);
   if (event) {
     char cid[16];
     snprintf(cid, sizeof cid, "%d", T_CATEGORY);
@@ -252,6 +275,58 @@ static int metadata_event(struct fg_bytes *o, uint64_t start_ticks)
   return rc;
 }
 
+/* ---- the settings ---- */
+
+/* A time as the JDK writes a setting's: "10 ms", "100 us", "0 ns". */
+static void timespan_text(uint64_t ns, char *out, size_t len)
+{
+  static const struct {
+    uint64_t ns;
+    const char *unit;
+  } units[] = {{1000000000u, "s"}, {1000000u, "ms"}, {1000u, "us"}, {1u, "ns"}};
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof units[0] && (ns == 0 || ns % units[i].ns != 0))
+    i++;
+  snprintf(out, len, "%" PRIu64 " %s", ns / units[i].ns, units[i].unit);
+}
+
+static void setting(struct fg_bytes *o, struct fg_bytes *body, uint64_t ticks, int type, const char *name,
+                    const char *value)
+{
+  jfr_put_long(body, T_ACTIVE_SETTING);
+  jfr_put_long(body, ticks);           /* an instant: JDK 17 gave it a duration, JDK 25 none */
+  jfr_put_long(body, (uint64_t)type);  /* the event type's id in this chunk's metadata */
+  jfr_put_cstring(body, name);
+  jfr_put_cstring(body, value);
+  jfr_put_event(o, body);
+}
+
+/* The settings of each event type the session recorded: enabled, with its
+ * stack trace, CPU's period (the interval asked) and lock's threshold. */
+static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const struct fg_stats *s, uint64_t ticks)
+{
+  char text[32];
+  if (!s->cpu_off) {
+    setting(o, body, ticks, T_EXECUTION_SAMPLE, "enabled", "true");
+    if (s->interval_ns) {
+      timespan_text(s->interval_ns, text, sizeof text);
+      setting(o, body, ticks, T_EXECUTION_SAMPLE, "period", text);
+    }
+  }
+  if (s->alloc.on) {
+    setting(o, body, ticks, T_ALLOC_SAMPLE, "enabled", "true");
+    setting(o, body, ticks, T_ALLOC_SAMPLE, "stackTrace", "true");
+  }
+  if (s->lock.on) {
+    timespan_text(s->lock.interval, text, sizeof text);
+    for (int type = T_MONITOR_ENTER; type <= T_THREAD_PARK; type++) {
+      setting(o, body, ticks, type, "enabled", "true");
+      setting(o, body, ticks, type, "stackTrace", "true");
+      setting(o, body, ticks, type, "threshold", text);
+    }
+  }
+}
+
 /* ---- the chunk ---- */
 
 static void put_be_at(uint8_t *at, uint64_t v, int n)
@@ -269,6 +344,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   static const uint8_t header[68] = {'F', 'L', 'R', 0, 0, 2, 0, 0};
   fg_bytes_raw(&o, header, sizeof header);
   int wall = strcmp(s->event, "wall") == 0;
+  active_settings(&o, &body, s, start);
 
   /* A CPU sample is one event per sample it stands for; an alloc or lock
    * one is one event of its weight. The timeline's at their times, the rest

@@ -17,6 +17,7 @@ enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
   T_THREAD, T_THREAD_STATE, T_SYMBOL, T_PACKAGE, T_CLASS, T_METHOD, T_FRAME_TYPE, T_STACK_FRAME,
   T_STACK_TRACE, T_EXECUTION_SAMPLE,
   T_TIMESPAN, T_ALLOC_SAMPLE, T_MONITOR_ENTER, T_THREAD_PARK, T_DATA_AMOUNT,
+  T_CONTENT_TYPE, T_MEMORY_ADDRESS, T_UNSIGNED, T_ACTIVE_SETTING,
 };
 
 /* A long: 7 bits a byte, low first, the 9th byte holding the last 8 bits. */

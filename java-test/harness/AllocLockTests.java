@@ -83,15 +83,13 @@ final class AllocLockTests {
       IntegrationTests.check(Math.abs(share - want) <= 0.2, "pprof gives byte[] " + share + "%, the profile " + want);
       IntegrationTests.check(pprof.contains("Type: alloc_space"), "pprof does not read alloc_space:\n" + pprof);
     }
-    String events = tool(List.of(jdk.home().resolve("bin/jfr").toString(), "print", "--events",
-        "jdk.ObjectAllocationSample", r.file("a.jfr").toString()));
-    long jfrBytes = 0, jfrEvents = 0;
-    Matcher w = Pattern.compile("objectClass = byte\\[\\][^\n]*\n\\s*weight = ([0-9.]+) ?(bytes|byte|kB|MB|GB|)").matcher(events);
-    while (w.find()) {
-      double v = Double.parseDouble(w.group(1));
-      jfrBytes += (long) (v * switch (w.group(2)) { case "kB" -> 1e3; case "MB" -> 1e6; case "GB" -> 1e9; default -> 1; });
-      jfrEvents++;
-    }
+    long jfrBytes = 0, jfrEvents = 0;   /* read by the JDK's reader, exact: jfr print rounds a weight to its unit */
+    for (jdk.jfr.consumer.RecordedEvent e : JfrTests.samples(r.file("a.jfr")))
+      if (e.getEventType().getName().equals("jdk.ObjectAllocationSample") && e.getClass("objectClass").getName()
+          .equals("[B")) {
+        jfrBytes += e.getLong("weight");
+        jfrEvents++;
+      }
     double jfrRatio = (double) jfrBytes / profiled[0];
     System.out.printf("    jfr: %d byte[] samples, %.3f of the profile's bytes%n", jfrEvents, jfrRatio);
     IntegrationTests.check(jfrEvents > 1000 && Math.abs(jfrRatio - 1) <= 0.01,

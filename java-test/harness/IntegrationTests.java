@@ -554,6 +554,7 @@ public final class IntegrationTests {
       new Named("timeline_switch_banners", IntegrationTests::timelineShowsSwitchBanners),
       new Named("jfr_holds_the_collapsed_samples", JfrTests::jfrHoldsTheCollapsedSamples),
       new Named("jfr_keeps_overloads_apart", JfrTests::jfrKeepsOverloadsApart),
+      new Named("jfr_types_are_the_jdks", JfrTests::jfrTypesAreTheJdks),
       new Named("kernel_frames_under_dir_listing", KernelFrameTests::kernelFramesUnderDirectoryListing));
 
   static Path firstDir(String glob) throws IOException {

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import jdk.jfr.EventType;
+import jdk.jfr.ValueDescriptor;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedThread;
@@ -21,6 +23,71 @@ import jdk.jfr.consumer.RecordingFile;
  */
 final class JfrTests {
   private JfrTests() {}
+
+  /**
+   * One JVM records itself (-XX:StartFlightRecording) while fgagent records CPU, allocations and
+   * locks into a .jfr of its own. Every field fgagent declares that the JDK's event of the same
+   * name has carries the JDK's type and content type (a timestamp, a duration, bytes, an unsigned
+   * memory address): the jfr tool formats a field, and JMC types and groups it, by its content
+   * type alone. And fgagent's file says, as the JDK's recordings do with jdk.ActiveSetting, that
+   * each event type it holds was enabled with its stack traces, CPU at the interval asked and
+   * locks at the threshold asked: JMC's method profiling and lock analyses read those settings.
+   */
+  static void jfrTypesAreTheJdks(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "event=cpu,interval=2ms,alloc=64k,lock=20us,file={dir}/p.jfr",
+        List.of("-XX:StartFlightRecording=filename=rec.jfr,settings=profile"), "Locks", "2", "2", "1", "alloc");
+    r.expectCleanRun();
+    Map<String, EventType> theirs = new HashMap<>();
+    try (RecordingFile f = new RecordingFile(r.file("rec.jfr"))) {
+      for (EventType t : f.readEventTypes())
+        theirs.put(t.getName(), t);
+    }
+    Map<Long, String> ours = new HashMap<>();
+    int compared = 0;
+    try (RecordingFile f = new RecordingFile(r.file("p.jfr"))) {
+      for (EventType t : f.readEventTypes()) {
+        ours.put(t.getId(), t.getName());
+        EventType jdks = theirs.get(t.getName());
+        IntegrationTests.check(jdks != null, "the JDK has no event " + t.getName());
+        for (ValueDescriptor v : t.getFields()) {
+          ValueDescriptor w = jdks.getField(v.getName());
+          IntegrationTests.check(w != null, t.getName() + "." + v.getName() + ": the JDK's event has no such field");
+          IntegrationTests.check(v.getTypeName().equals(w.getTypeName()) && java.util.Objects.equals(
+              v.getContentType(), w.getContentType()), t.getName() + "." + v.getName() + " is a " + v.getTypeName()
+              + " of content " + v.getContentType() + ", the JDK's a " + w.getTypeName() + " of content "
+              + w.getContentType());
+          compared++;
+        }
+      }
+    }
+    Map<String, String> settings = new HashMap<>();
+    Map<String, Long> events = new HashMap<>();
+    for (RecordedEvent e : RecordingFile.readAllEvents(r.file("p.jfr"))) {
+      String type = e.getEventType().getName();
+      if (type.equals("jdk.ActiveSetting"))
+        settings.put(ours.get(e.getLong("id")) + "#" + e.getString("name"), e.getString("value"));
+      else
+        events.merge(type, 1L, Long::sum);
+    }
+    System.out.printf("    %d fields compared with the JDK's; events %s; settings %s%n", compared, events, settings);
+    IntegrationTests.check(events.keySet().containsAll(List.of("jdk.ExecutionSample", "jdk.ObjectAllocationSample",
+        "jdk.JavaMonitorEnter", "jdk.ThreadPark")), "an event type is missing: " + events);
+    for (String type : events.keySet()) {
+      IntegrationTests.check("true".equals(settings.get(type + "#enabled")), type + " is not said enabled: " + settings);
+      IntegrationTests.check(type.equals("jdk.ExecutionSample") || "true".equals(settings.get(type + "#stackTrace")),
+          type + "'s stack traces are not said recorded: " + settings);
+    }
+    IntegrationTests.check("2 ms".equals(settings.get("jdk.ExecutionSample#period")), "the period: " + settings);
+    for (String type : List.of("jdk.JavaMonitorEnter", "jdk.ThreadPark"))
+      IntegrationTests.check("20 us".equals(settings.get(type + "#threshold")), type + "'s threshold: " + settings);
+  }
+
+  /** A .jfr file's events that hold a stack: every one but the recording's settings (jdk.ActiveSetting). */
+  static List<RecordedEvent> samples(Path file) throws Exception {
+    List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(file));
+    events.removeIf(e -> e.getEventType().getName().equals("jdk.ActiveSetting"));
+    return events;
+  }
 
   /** A JFR stack as collapsed stacks write it: "[thread tid=N];root;...;leaf", '/' as '.', with their kind marks. */
   static String stackKey(RecordedEvent e) {
@@ -68,6 +135,8 @@ final class JfrTests {
     IntegrationTests.check(idLine.find(), "workload printed no thread id");
     long burnerId = Long.parseLong(idLine.group(1));
     for (RecordedEvent e : RecordingFile.readAllEvents(r.file("p.jfr"))) {
+      if (e.getEventType().getName().equals("jdk.ActiveSetting"))
+        continue;   /* the recording's settings */
       IntegrationTests.check(e.getEventType().getName().equals("jdk.ExecutionSample"),
           "unexpected event " + e.getEventType().getName());
       events++;
@@ -135,7 +204,7 @@ final class JfrTests {
         "CpuBurn", "1", "overloads");
     a.expectCleanRun();
     long callers = 0, noBci = 0, interpreted = 0;
-    for (RecordedEvent e : RecordingFile.readAllEvents(a.file("p.jfr"))) {
+    for (RecordedEvent e : samples(a.file("p.jfr"))) {
       List<RecordedFrame> frames = e.getStackTrace().getFrames();
       for (int i = 1; i < frames.size(); i++) {   /* from the leaf's caller */
         RecordedFrame f = frames.get(i);
@@ -173,7 +242,7 @@ final class JfrTests {
     Map<String, Long> ours = new HashMap<>();   /* "pkg/C.m(desc) bci line" -> frames */
     long frames = 0, leafNoBci = 0;
     String firstNoBci = null;
-    for (RecordedEvent e : RecordingFile.readAllEvents(r.file("p.jfr"))) {
+    for (RecordedEvent e : samples(r.file("p.jfr"))) {
       boolean leaf = true;   /* no Java frame yet, from the leaf */
       for (RecordedFrame f : e.getStackTrace().getFrames()) {
         String cls = f.getMethod().getType().getName();
@@ -244,7 +313,7 @@ final class JfrTests {
   static void descriptorsAreTheMethods(IntegrationTests.Jdk jdk, Path jfr) throws Exception {
     boolean sameJdk = jdk.home().toRealPath().equals(Path.of(System.getProperty("java.home")).toRealPath());
     Map<String, java.util.Set<String>> methods = new HashMap<>();   /* "pkg.C.m" -> descriptors */
-    for (RecordedEvent e : RecordingFile.readAllEvents(jfr))
+    for (RecordedEvent e : samples(jfr))
       for (RecordedFrame f : e.getStackTrace().getFrames())
         if (f.isJavaFrame() && !f.getMethod().getType().getName().isEmpty())
           methods.computeIfAbsent(f.getMethod().getType().getName() + "." + f.getMethod().getName(),
@@ -297,6 +366,8 @@ final class JfrTests {
   static Map<String, Long> jfrStacks(Path file) throws Exception {
     Map<String, Long> m = new HashMap<>();
     for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+      if (e.getEventType().getName().equals("jdk.ActiveSetting"))
+        continue;   /* the recording's settings */
       IntegrationTests.check(e.getEventType().getName().equals("jdk.ExecutionSample"),
           "unexpected event " + e.getEventType().getName());
       m.merge(stackKey(e), 1L, Long::sum);

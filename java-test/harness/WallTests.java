@@ -88,7 +88,7 @@ final class WallTests {
           : k.endsWith(";[state=sleeping]") || k.endsWith(";[state=uninterruptible]") ? "STATE_SLEEPING" : "STATE_UNKNOWN";
       fromStacks.merge(thread + " " + state, v, Long::sum);
     });
-    for (jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(jfr))
+    for (jdk.jfr.consumer.RecordedEvent e : JfrTests.samples(jfr))
       fromJfr.merge(e.getThread("sampledThread").getJavaName() + " " + e.getString("state"), 1L, Long::sum);
     System.out.println("    .jfr states: " + fromJfr);
     IntegrationTests.check(fromJfr.equals(fromStacks), "the .jfr's thread states " + fromJfr + ", the stacks' "

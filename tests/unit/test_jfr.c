@@ -57,7 +57,25 @@ struct sample {
   uint64_t ticks, thread, state, stack;
 };
 
-/* The chunk's header checked, its samples in file order. */
+/* The jdk.ActiveSetting events of the last chunk read: event type, name, value. */
+struct setting {
+  uint64_t type;
+  char name[16], value[16];
+};
+static struct setting settings[16];
+static size_t nsettings;
+
+static void read_string(const unsigned char *b, size_t *pos, char *out, size_t len)
+{
+  assert_int_equal(b[(*pos)++], 3);   /* UTF-8 */
+  uint64_t n = jfr_long(b, pos);
+  assert_true(n < len);
+  memcpy(out, b + *pos, n);
+  out[n] = '\0';
+  *pos += n;
+}
+
+/* The chunk's header checked, its samples in file order (its settings in settings). */
 static size_t read_chunk(const unsigned char *b, size_t len, struct sample *out, size_t max)
 {
   assert_memory_equal(b, "FLR\0", 4);
@@ -69,6 +87,7 @@ static size_t read_chunk(const unsigned char *b, size_t len, struct sample *out,
   assert_int_equal(b[67], 3);   /* compressed integers, last chunk */
   size_t n = 0;
   int checkpoints = 0, metadata = 0;
+  nsettings = 0;
   for (size_t pos = 68; pos < len;) {
     size_t at = pos;
     uint64_t size = jfr_long(b, &pos), type = jfr_long(b, &pos);
@@ -81,6 +100,15 @@ static size_t read_chunk(const unsigned char *b, size_t len, struct sample *out,
       out[n].stack = jfr_long(b, &pos);
       assert_int_equal(pos, at + size);
       n++;
+    } else if (type == T_ACTIVE_SETTING) {
+      assert_true(nsettings < sizeof settings / sizeof settings[0]);
+      assert_true(n == 0);   /* before the first sample, as the JDK writes them at the start */
+      struct setting *st = &settings[nsettings++];
+      jfr_long(b, &pos);     /* start */
+      st->type = jfr_long(b, &pos);
+      read_string(b, &pos, st->name, sizeof st->name);
+      read_string(b, &pos, st->value, sizeof st->value);
+      assert_int_equal(pos, at + size);
     } else if (type == 1) {
       assert_int_equal(at, pool);
       checkpoints++;
@@ -165,6 +193,65 @@ static void an_empty_profile_is_a_valid_chunk(void **state)
   free(buf);
 }
 
+static int has_setting(uint64_t type, const char *name, const char *value)
+{
+  for (size_t i = 0; i < nsettings; i++)
+    if (settings[i].type == type && strcmp(settings[i].name, name) == 0 && strcmp(settings[i].value, value) == 0)
+      return 1;
+  return 0;
+}
+
+/* Each event type the session recorded is said enabled with its stack
+ * trace, at the interval or threshold asked, in the JDK's words for a
+ * time; one not recorded is said nothing of. */
+static void settings_name_each_recorded_event(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.stats.interval_ns = 1000000;
+  p.stats.lock.on = 1;
+  p.stats.lock.interval = 10000;
+  size_t len;
+  char *buf = write_jfr(&p, &len);
+  struct sample s[1];
+  read_chunk((const unsigned char *)buf, len, s, 1);
+  free(buf);
+  assert_true(has_setting(T_EXECUTION_SAMPLE, "enabled", "true"));
+  assert_true(has_setting(T_EXECUTION_SAMPLE, "period", "1 ms"));
+  for (uint64_t type = T_MONITOR_ENTER; type <= T_THREAD_PARK; type++) {
+    assert_true(has_setting(type, "enabled", "true"));
+    assert_true(has_setting(type, "stackTrace", "true"));
+    assert_true(has_setting(type, "threshold", "10 us"));
+  }
+  assert_int_equal(nsettings, 8);   /* none for allocations */
+
+  p.stats.cpu_off = 1;
+  p.stats.lock.on = 0;
+  p.stats.alloc.on = 1;
+  buf = write_jfr(&p, &len);
+  read_chunk((const unsigned char *)buf, len, s, 1);
+  free(buf);
+  assert_true(has_setting(T_ALLOC_SAMPLE, "enabled", "true"));
+  assert_true(has_setting(T_ALLOC_SAMPLE, "stackTrace", "true"));
+  assert_int_equal(nsettings, 2);
+
+  const struct {
+    uint64_t ns;
+    const char *text;
+  } times[] = {{0, "0 ns"}, {250000, "250 us"}, {1500, "1500 ns"}, {2000000000, "2 s"}, {20000000, "20 ms"}};
+  p.stats.alloc.on = 0;
+  p.stats.lock.on = 1;
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+    p.stats.lock.interval = times[i].ns;
+    buf = write_jfr(&p, &len);
+    read_chunk((const unsigned char *)buf, len, s, 1);
+    free(buf);
+    assert_true(has_setting(T_MONITOR_ENTER, "threshold", times[i].text));
+  }
+  fg_profile_free(&p);
+}
+
 static void java_names_split_into_class_method_package(void **state)
 {
   (void)state;
@@ -215,6 +302,7 @@ int main(void)
     cmocka_unit_test(frames_carry_their_bytecode_index),
     cmocka_unit_test(an_empty_profile_is_a_valid_chunk),
     cmocka_unit_test(java_names_split_into_class_method_package),
+    cmocka_unit_test(settings_name_each_recorded_event),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
