@@ -151,7 +151,8 @@ static const struct type types[] = {
    {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"},
     {"descriptor", T_SYMBOL, F_POOL, "Descriptor"}, {"modifiers", T_INT, 0, "Access Modifiers"},
     {"hidden", T_BOOLEAN, 0, "Hidden"}}},
-  {"jdk.types.FrameType", T_FRAME_TYPE, NULL, TY_SIMPLE, "Frame type", {0}, {{"description", T_STRING, 0, "Description"}}},
+  {"jdk.types.FrameType", T_FRAME_TYPE, NULL, TY_SIMPLE, "Frame type", {0},
+   {{"description", T_STRING, 0, "Description"}}},
   {"jdk.types.StackFrame", T_STACK_FRAME, NULL, 0, NULL, {0},
    {{"method", T_METHOD, F_POOL, "Java Method"}, {"lineNumber", T_INT, 0, "Line Number"},
     {"bytecodeIndex", T_INT, 0, "Bytecode Index"}, {"type", T_FRAME_TYPE, F_POOL, "Frame Type"}}},
@@ -178,7 +179,8 @@ static const struct type types[] = {
   /* a setting of each event type recorded, as the JDK writes at a recording's start: JMC's
    * analysis of a type asks that it was enabled, the method profiling one at what period */
   {"jdk.ActiveSetting", T_ACTIVE_SETTING, "jdk.jfr.Event", 0, "Recording Setting", {"Flight Recorder", NULL},
-   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"id", T_LONG, 0, "Event Id"}, {"name", T_STRING, 0, "Setting Name"}, {"value", T_STRING, 0, "Setting Value"}}},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"id", T_LONG, 0, "Event Id"},
+    {"name", T_STRING, 0, "Setting Name"}, {"value", T_STRING, 0, "Setting Value"}}},
 };
 #define NTYPES (sizeof types / sizeof types[0])
 
