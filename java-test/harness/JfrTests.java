@@ -134,9 +134,7 @@ final class JfrTests {
     Matcher idLine = Pattern.compile("JAVA_THREAD_ID burner (\\d+)").matcher(r.stdout());
     IntegrationTests.check(idLine.find(), "workload printed no thread id");
     long burnerId = Long.parseLong(idLine.group(1));
-    for (RecordedEvent e : RecordingFile.readAllEvents(r.file("p.jfr"))) {
-      if (e.getEventType().getName().equals("jdk.ActiveSetting"))
-        continue;   /* the recording's settings */
+    for (RecordedEvent e : samples(r.file("p.jfr"))) {
       IntegrationTests.check(e.getEventType().getName().equals("jdk.ExecutionSample"),
           "unexpected event " + e.getEventType().getName());
       events++;
@@ -365,9 +363,7 @@ final class JfrTests {
   /** A JFR file's events as stackKey's stacks with their counts, every event a jdk.ExecutionSample. */
   static Map<String, Long> jfrStacks(Path file) throws Exception {
     Map<String, Long> m = new HashMap<>();
-    for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
-      if (e.getEventType().getName().equals("jdk.ActiveSetting"))
-        continue;   /* the recording's settings */
+    for (RecordedEvent e : samples(file)) {
       IntegrationTests.check(e.getEventType().getName().equals("jdk.ExecutionSample"),
           "unexpected event " + e.getEventType().getName());
       m.merge(stackKey(e), 1L, Long::sum);
