@@ -41,7 +41,8 @@ static const char usage[] =
   "  .jfr               JDK Flight Recorder (jfr print, JMC): collapsed stacks carry no\n"
   "                     times, so every sample is an event at IN's modification time\n"
   "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
-  "no half-written OUT.\n"
+  "no half-written OUT. A %e in OUT writes a file for each event IN holds (or\n"
+  "--event's), %e its name: fgprof convert rec.jfr rec-%e.html\n"
   "\n"
   "A root frame '[name tid=N]' (fgagent's threads option, async-profiler's -t)\n"
   "splits the profile per thread. Frame suffixes _[j] _[1] (compiled), _[i]\n"
@@ -271,6 +272,97 @@ int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
   return 0;
 }
 
+/* OUT with each %e replaced by event (convert's one letter: a file name's
+ * other % are its own). -1 when it does not fit. */
+static int event_path(const char *out, const char *event, char *path, size_t len)
+{
+  size_t n = 0;
+  for (const char *p = out; *p; p++) {
+    const char *add = p[0] == '%' && p[1] == 'e' ? event : p;
+    size_t k = add == p ? 1 : strlen(add);
+    if (n + k >= len)
+      return -1;
+    memcpy(path + n, add, k);
+    n += k;
+    p += add != p;
+  }
+  path[n] = '\0';
+  return 0;
+}
+
+/* One event of in (--event's, or the first it has) filtered and written to
+ * path; in may be replaced by its selection. 0, or 2 with the reason said. */
+static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, const struct fg_filter *f,
+                       const char *path)
+{
+  char err[1024];
+  if (fg_pick_event(in, a->event, a->in) != 0)
+    return 2;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < in->nstacks; i++)
+    total += in->stacks[i].count;   /* at most 2^53: the reader refuses more */
+  if (a->interval_ns && total > (uint64_t)INT64_MAX / a->interval_ns) {
+    fprintf(stderr, "fgprof: %s: %" PRIu64 " samples x --interval %" PRIu64 " ns is past 2^63 ns, "
+            "which pprof's and speedscope's 64-bit values cannot hold; accepted: samples x interval "
+            "up to 2^63 ns (about 292 years)\n", a->in, total, a->interval_ns);
+    return 2;
+  }
+  in->stats.interval_ns = a->interval_ns;
+  if (!jfr)
+    in->stats.start_epoch_ns = modified_ns(a->in);   /* the only time collapsed stacks have */
+  struct fg_profile out;
+  fg_profile_init(&out);
+  int rc = 0;
+  if (fg_profile_filter(in, f, &out) != 0) {
+    fprintf(stderr, "fgprof: out of memory\n");
+    rc = 2;
+  } else if (out.nstacks == 0) {
+    fprintf(stderr, "fgprof: %s: no stack is left after --include/--exclude\n", a->in);
+    rc = 2;
+  }
+  if (rc == 0) {
+    /* collapsed stacks split by thread keep their split; a recording is split when asked */
+    bool threads = jfr ? a->threads : out.nthreads > 1 || (out.nthreads == 1 && strcmp(out.threads[0].name, "all") != 0);
+    struct fg_output_settings cfg = {.per_thread = threads, .title = a->title, .min_width_pct = a->minwidth};
+    if (fg_write_profile_file(path, &out, &cfg, err, sizeof err) != 0) {
+      fprintf(stderr, "fgprof: %s\n", err + (strncmp(err, "fgagent: ", 9) == 0 ? 9 : 0));
+      rc = 2;
+    }
+  }
+  fg_profile_free(&out);
+  return rc;
+}
+
+/* OUT with %e: a file for each event of in (or --event's), %e its name, as
+ * the agent's file= writes them. */
+static int convert_each(const struct args *a, struct fg_profile *in, bool jfr, const struct fg_filter *f)
+{
+  static const char *const names[FG_STACK_EVENTS] = {"cpu", "alloc", "lock"};
+  unsigned present = fg_profile_events(in);
+  int rc = 0, written = 0;
+  for (int e = 0; rc == 0 && e < FG_STACK_EVENTS; e++) {
+    if (!(present & 1u << e) || (a->event && strcmp(a->event, names[e]) != 0))
+      continue;
+    char path[4096];
+    struct fg_profile one;
+    fg_profile_init(&one);
+    if (event_path(a->out, names[e], path, sizeof path) != 0) {
+      fprintf(stderr, "fgprof: output name '%s' is too long once %%e is expanded\n", a->out);
+      rc = 2;
+    } else if (fg_profile_select(in, (enum fg_stack_event)e, &one) != 0) {
+      fprintf(stderr, "fgprof: out of memory\n");
+      rc = 2;
+    } else {
+      rc = convert_one(a, &one, jfr, f, path);
+      written++;
+    }
+    fg_profile_free(&one);
+  }
+  if (rc == 0 && written == 0)
+    rc = fg_pick_event(in, a->event, a->in) != 0 ? 2 : 0;   /* says which events there are */
+  return rc;
+}
+
 int fg_cmd_convert(int argc, char **argv)
 {
   struct args a;
@@ -286,10 +378,9 @@ int fg_cmd_convert(int argc, char **argv)
     return 2;
   }
 
-  struct fg_profile in, out;
+  struct fg_profile in;
   char err[1024];
   fg_profile_init(&in);
-  fg_profile_init(&out);
   if (fg_format_for_path(a.out) == FG_FORMAT_JFR)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
@@ -298,41 +389,10 @@ int fg_cmd_convert(int argc, char **argv)
     rc = 2;
   }
   bool jfr = strcmp(in.stats.event, "jfr") == 0;
-  if (rc == 0 && fg_pick_event(&in, a.event, a.in) != 0)
-    rc = 2;
-  uint64_t total = 0;
-  for (uint32_t i = 0; rc == 0 && i < in.nstacks; i++)
-    total += in.stacks[i].count;   /* at most 2^53: the reader refuses more */
-  if (rc == 0 && a.interval_ns && total > (uint64_t)INT64_MAX / a.interval_ns) {
-    fprintf(stderr, "fgprof: %s: %" PRIu64 " samples x --interval %" PRIu64 " ns is past 2^63 ns, "
-            "which pprof's and speedscope's 64-bit values cannot hold; accepted: samples x interval "
-            "up to 2^63 ns (about 292 years)\n", a.in, total, a.interval_ns);
-    rc = 2;
-  }
-  if (rc == 0) {
-    in.stats.interval_ns = a.interval_ns;
-    if (!jfr)
-      in.stats.start_epoch_ns = modified_ns(a.in);   /* the only time collapsed stacks have */
-    struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
-    if (fg_profile_filter(&in, &f, &out) != 0) {
-      fprintf(stderr, "fgprof: out of memory\n");
-      rc = 2;
-    } else if (out.nstacks == 0) {
-      fprintf(stderr, "fgprof: %s: no stack is left after --include/--exclude\n", a.in);
-      rc = 2;
-    }
-  }
-  if (rc == 0) {
-    /* collapsed stacks split by thread keep their split; a recording is split when asked */
-    bool threads = jfr ? a.threads : out.nthreads > 1 || (out.nthreads == 1 && strcmp(out.threads[0].name, "all") != 0);
-    struct fg_output_settings cfg = {.per_thread = threads, .title = a.title, .min_width_pct = a.minwidth};
-    if (fg_write_profile_file(a.out, &out, &cfg, err, sizeof err) != 0) {
-      fprintf(stderr, "fgprof: %s\n", err + (strncmp(err, "fgagent: ", 9) == 0 ? 9 : 0));
-      rc = 2;
-    }
-  }
+  struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
+  if (rc == 0)
+    rc = strstr(a.out, "%e") ? convert_each(&a, &in, jfr, &f) : convert_one(&a, &in, jfr, &f, a.out);
   fg_profile_free(&in);
-  fg_profile_free(&out);
   if (a.include)
     regfree(&include);
   if (a.exclude)

@@ -203,7 +203,8 @@ final class AllocLockTests {
   /**
    * event=cpu, alloc and lock in one run: one file an event through %e (each with its own
    * event's stacks only), one .jfr with all three, every section of the summary accounted for;
-   * and a file without %e for several events is refused at start with one line.
+   * fgprof convert splits the .jfr through %e into the same three profiles; and a file without
+   * %e for several events is refused at start with one line.
    */
   static void eventsCombineInOneRun(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk,
@@ -229,6 +230,16 @@ final class AllocLockTests {
     String summary = tool(List.of(jdk.home().resolve("bin/jfr").toString(), "summary", r.file("p.jfr").toString()));
     for (String type : new String[] {"jdk.ExecutionSample", "jdk.ObjectAllocationSample", "jdk.JavaMonitorEnter"})
       IntegrationTests.check(countEvents(summary, type) > 0, "the .jfr has no " + type + ":\n" + summary);
+    /* fgprof convert with %e in its OUT: a file an event from the one .jfr, each holding what the
+     * agent's own file of that event holds (samples, bytes, nanoseconds waited) */
+    tool(List.of(AttachTests.fgprof().toString(), "convert", r.file("p.jfr").toString(),
+        r.dir().resolve("c-%e.collapsed").toString()));
+    for (String e : List.of("cpu", "alloc", "lock")) {
+      long want = IntegrationTests.sum(IntegrationTests.collapsed(r.file("p-" + e + ".collapsed")), k -> true);
+      long got = IntegrationTests.sum(IntegrationTests.collapsed(r.file("c-" + e + ".collapsed")), k -> true);
+      System.out.printf("    convert p.jfr c-%%e.collapsed: %s %d, the agent's %d%n", e, got, want);
+      IntegrationTests.check(got == want, "c-" + e + ".collapsed holds " + got + ", p-" + e + ".collapsed " + want);
+    }
 
     IntegrationTests.Run bad = IntegrationTests.run(jdk, "event=cpu,alloc,file={dir}/p.html", List.of(), "Hello");
     IntegrationTests.check(bad.exit() != 0 && bad.stderr().contains("does not say which event it holds")
