@@ -240,11 +240,10 @@ static uint64_t modified_ns(const char *path)
 
 int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
 {
-  static const char *const names[FG_STACK_EVENTS] = {"cpu", "alloc", "lock"};
   unsigned present = fg_profile_events(p);
   int e = 0;
   if (asked)
-    while (e < FG_STACK_EVENTS && strcmp(names[e], asked) != 0)
+    while (e < FG_STACK_EVENTS && strcmp(fg_stack_event_name((enum fg_stack_event)e), asked) != 0)
       e++;
   else
     while (e < FG_STACK_EVENTS - 1 && !(present & 1u << e))
@@ -253,8 +252,10 @@ int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
     char have[32] = "";
     for (int k = 0; k < FG_STACK_EVENTS; k++)
       if (present & 1u << k)
-        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "", names[k]);
-    fprintf(stderr, "fgprof: %s has no %s events; accepted: --event %s\n", source, names[e], have);
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "",
+                 fg_stack_event_name((enum fg_stack_event)k));
+    fprintf(stderr, "fgprof: %s has no %s events; accepted: --event %s\n", source,
+            fg_stack_event_name((enum fg_stack_event)e), have);
     return -1;
   }
   if (present == 1u << e) {
@@ -337,16 +338,16 @@ static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, co
  * the agent's file= writes them. */
 static int convert_each(const struct args *a, struct fg_profile *in, bool jfr, const struct fg_filter *f)
 {
-  static const char *const names[FG_STACK_EVENTS] = {"cpu", "alloc", "lock"};
   unsigned present = fg_profile_events(in);
   int rc = 0, written = 0;
   for (int e = 0; rc == 0 && e < FG_STACK_EVENTS; e++) {
-    if (!(present & 1u << e) || (a->event && strcmp(a->event, names[e]) != 0))
+    const char *name = fg_stack_event_name((enum fg_stack_event)e);
+    if (!(present & 1u << e) || (a->event && strcmp(a->event, name) != 0))
       continue;
     char path[4096];
     struct fg_profile one;
     fg_profile_init(&one);
-    if (event_path(a->out, names[e], path, sizeof path) != 0) {
+    if (event_path(a->out, name, path, sizeof path) != 0) {
       fprintf(stderr, "fgprof: output name '%s' is too long once %%e is expanded\n", a->out);
       rc = 2;
     } else if (fg_profile_select(in, (enum fg_stack_event)e, &one) != 0) {
