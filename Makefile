@@ -16,8 +16,8 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/profile/profile.c agent/profile/profile_copy.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
            agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c agent/output/output_target.c \
-           agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/profile_input.c \
-           agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c \
+           agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/otlp_reader.c cli/profile_input.c \
+           agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c agent/output/protobuf.c agent/output/otlp.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
            agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/cputimer/thread_timer.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
            agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/sched/switch_decoder.c agent/verify/call_site.c
@@ -257,6 +257,10 @@ build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
              -Iinclude -Iagent -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 build/fuzz_collapsed_reader: tests/fuzz/fuzz_collapsed_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
+	@mkdir -p build
+	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
+
+build/fuzz_otlp_reader: tests/fuzz/fuzz_otlp_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
 	@mkdir -p build
 	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
 

@@ -171,8 +171,8 @@ int fg_options_max_frames(const struct fg_options *o)
 uint32_t fg_options_timeline_max(const struct fg_options *o)
 {
   for (int i = 0; i < o->nfiles; i++)
-    if (fg_format_for_path(o->files[i]) == FG_FORMAT_JFR)
-      return FG_JFR_TIMELINE_MAX;
+    if (fg_format_holds_every_event(fg_format_for_path(o->files[i])))
+      return FG_JFR_TIMELINE_MAX;   /* JFR and OTLP keep every sample's time */
   return o->timeline || o->sched ? FG_TIMELINE_MAX : 0;
 }
 
@@ -392,10 +392,10 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   o->cpu = o->event_asked || (!o->alloc && !o->lock);
   if (fg_options_nevents(o) > 1)
     for (int i = 0; i < o->nfiles; i++)
-      if (fg_format_for_path(o->files[i]) != FG_FORMAT_JFR && !strstr(o->files[i], "%e"))
+      if (!fg_format_holds_every_event(fg_format_for_path(o->files[i])) && !strstr(o->files[i], "%e"))
         return fail(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "
                     "several events (%s%s%s), a file name with %%e (the event's name: e.g. file=profile-%%e.html), "
-                    "or a .jfr file, which holds them all", o->files[i], o->cpu ? "event=" : "",
+                    "or a .jfr or .otlp file, which holds them all", o->files[i], o->cpu ? "event=" : "",
                     o->cpu ? (o->event == FG_EVENT_WALL ? "wall, " : o->event == FG_EVENT_ITIMER ? "itimer, " : "cpu, ")
                            : "",
                     o->alloc && o->lock ? "alloc, lock" : o->alloc ? "alloc" : "lock");

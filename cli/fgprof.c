@@ -32,7 +32,8 @@ static const char usage[] =
   "own, -XX:StartFlightRecording or jcmd JFR.start, or fgagent's): its CPU samples\n"
   "(jdk.ExecutionSample), allocation samples (jdk.ObjectAllocationSample, in bytes)\n"
   "or lock waits (jdk.JavaMonitorEnter, jdk.ThreadPark, in nanoseconds), --event\n"
-  "choosing which. Writes OUT in the format its extension names:\n"
+  "choosing which; or OpenTelemetry profiles (a file named .otlp).\n"
+  "Writes OUT in the format its extension names:\n"
   "  .html              interactive flame graph, one self-contained file\n"
   "  .collapsed .folded collapsed stacks\n"
   "  .txt               call graph in the style of ftrace's function_graph tracer\n"
@@ -40,6 +41,8 @@ static const char usage[] =
   "  .speedscope.json   speedscope's file format\n"
   "  .jfr               JDK Flight Recorder (jfr print, JMC): collapsed stacks carry no\n"
   "                     times, so every sample is an event at IN's modification time\n"
+  "  .otlp              OpenTelemetry profiles: a Profile for each event IN holds\n"
+  "                     (or --event's), threads and times per sample\n"
   "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
   "no half-written OUT. A %e in OUT writes a file for each event IN holds (or\n"
   "--event's), %e its name: fgprof convert rec.jfr rec-%e.html\n"
@@ -297,7 +300,9 @@ static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, co
                        const char *path)
 {
   char err[1024];
-  if (fg_pick_event(in, a->event, a->in) != 0)
+  /* an OTLP file holds a profile for each event, unless --event picks one */
+  bool every = fg_format_for_path(path) == FG_FORMAT_OTLP && !a->event && fg_profile_events(in) != 0;
+  if (!every && fg_pick_event(in, a->event, a->in) != 0)
     return 2;
   uint64_t total = 0;
   for (uint32_t i = 0; i < in->nstacks; i++)
@@ -382,14 +387,14 @@ int fg_cmd_convert(int argc, char **argv)
   struct fg_profile in;
   char err[1024];
   fg_profile_init(&in);
-  if (fg_format_for_path(a.out) == FG_FORMAT_JFR)
+  if (fg_format_holds_every_event(fg_format_for_path(a.out)))
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
   if (fg_read_profile_input(a.in, a.lines, &in, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
     rc = 2;
   }
-  bool jfr = strcmp(in.stats.event, "jfr") == 0;
+  bool jfr = strcmp(in.stats.event, "jfr") == 0 || strcmp(in.stats.event, "otlp") == 0;   /* threads only when asked */
   struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
   if (rc == 0)
     rc = strstr(a.out, "%e") ? convert_each(&a, &in, jfr, &f) : convert_one(&a, &in, jfr, &f, a.out);

@@ -1,5 +1,6 @@
-/* A profile read from a file or standard input: collapsed stacks, or a JFR
- * recording (its "FLR" header tells). */
+/* A profile read from a file or standard input: collapsed stacks, a JFR
+ * recording (its "FLR" header tells), or OpenTelemetry profiles (a file
+ * named .otlp: protobuf has no header to tell). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "fg/collapsed_reader.h"
 #include "fg/jfr_reader.h"
+#include "fg/otlp_reader.h"
 #include "fg/profile.h"
 
 int fg_read_profile_input(const char *path, bool lines, struct fg_profile *p, char *err, size_t errlen)
@@ -50,6 +52,8 @@ int fg_read_profile_input(const char *path, bool lines, struct fg_profile *p, ch
     rc = -1;
   } else if (fg_is_jfr((const uint8_t *)data, len)) {
     rc = fg_parse_jfr((const uint8_t *)data, len, path, lines, p, err, errlen);
+  } else if (strlen(path) > 5 && strcmp(path + strlen(path) - 5, ".otlp") == 0) {
+    rc = fg_parse_otlp((const uint8_t *)data, len, path, p, err, errlen);
   } else {
     rc = fg_parse_collapsed(data, len, path, p, err, errlen);
     if (rc == 0 && p->nstacks == 0) {

@@ -416,7 +416,7 @@ static void write_one(struct fg_agent *a, int i, const char *path, const struct 
   char err[4400];
   if (fg_write_profile_file(path, p, cfg, err, sizeof err) == 0) {
     fprintf(stderr, "fgagent: wrote %s\n", path);
-    if (fg_format_for_path(path) == FG_FORMAT_JFR && p->timeline.dropped)
+    if (fg_format_holds_every_event(fg_format_for_path(path)) && p->timeline.dropped)
       fprintf(stderr, "fgagent: %s: %llu samples past the first %u kept in time order are events at its end\n",
               path, (unsigned long long)p->timeline.dropped, p->timeline.max);
     return;
@@ -460,7 +460,7 @@ static void write_outputs(struct fg_agent *a)
   for (int i = 0; i < a->opts.nfiles; i++) {
     const char *pattern = a->opts.files[i];
     int each = strstr(pattern, "%e") != NULL;
-    int all = !each && fg_format_for_path(pattern) == FG_FORMAT_JFR;
+    int all = !each && fg_format_holds_every_event(fg_format_for_path(pattern));
     for (int k = 0; k < (all || !each ? 1 : nevents) && nevents > 0; k++) {
       enum fg_stack_event e = events[each ? k : 0];
       char path[4096];

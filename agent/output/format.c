@@ -16,6 +16,7 @@ static const struct {
   {".pprof", FG_FORMAT_PPROF},
   {".speedscope.json", FG_FORMAT_SPEEDSCOPE},
   {".jfr", FG_FORMAT_JFR},
+  {".otlp", FG_FORMAT_OTLP},
 };
 
 static int ends_with(const char *s, const char *suffix)
@@ -40,10 +41,16 @@ const char *fg_format_extension(enum fg_format format)
   return ".txt";
 }
 
+bool fg_format_holds_every_event(enum fg_format format)
+{
+  return format == FG_FORMAT_JFR || format == FG_FORMAT_OTLP;
+}
+
 const char *fg_format_extensions(void)
 {
   return ".collapsed, .folded (collapsed stacks), .txt (call graph), .html (flame graph), "
-         ".pb.gz, .pprof (pprof), .speedscope.json (speedscope), .jfr (JDK Flight Recorder)";
+         ".pb.gz, .pprof (pprof), .speedscope.json (speedscope), .jfr (JDK Flight Recorder), "
+         ".otlp (OpenTelemetry profiles)";
 }
 
 int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, char *out, size_t outlen)

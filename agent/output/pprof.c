@@ -14,30 +14,8 @@
 #include "fg/output.h"
 #include "fg/profile.h"
 #include "output/byte_buffer.h"
+#include "output/protobuf.h"
 #include "output/frame_name.h"
-
-/* ---- protobuf fields ---- */
-
-static void pb_int(struct fg_bytes *p, int field, uint64_t v)
-{
-  fg_bytes_varint(p, (uint64_t)field << 3 | 0);
-  fg_bytes_varint(p, v);
-}
-
-static void pb_bytes(struct fg_bytes *p, int field, const void *data, size_t n)
-{
-  fg_bytes_varint(p, (uint64_t)field << 3 | 2);
-  fg_bytes_varint(p, n);
-  fg_bytes_raw(p, data, n);
-}
-
-/* Appends msg as field and empties it for reuse. */
-static void pb_message(struct fg_bytes *p, int field, struct fg_bytes *msg)
-{
-  fg_bytes_varint(p, (uint64_t)field << 3 | 2);
-  fg_bytes_varint(p, msg->len);
-  fg_bytes_move(p, msg);
-}
 
 /* ---- the string table: a profile's name table, every string of one kind ---- */
 
@@ -103,25 +81,25 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
   };
   enum fg_stack_event e = p->event;
   for (int i = 0; i < 2; i++) {
-    pb_int(&m, 1, (uint64_t)string_id(st, types[e][i][0]));
-    pb_int(&m, 2, (uint64_t)string_id(st, types[e][i][1]));
-    pb_message(out, 1, &m);
+    fg_pb_int(&m, 1, (uint64_t)string_id(st, types[e][i][0]));
+    fg_pb_int(&m, 2, (uint64_t)string_id(st, types[e][i][1]));
+    fg_pb_message(out, 1, &m);
   }
   /* functions and locations: one each per frame name; ids are name id + 1 */
   for (uint32_t id = 0; id < p->nnames; id++) {
     char function[1024];
     int64_t line = fg_frame_split_line(p->names[id], function, sizeof function);
     const char *file = fg_profile_file(p, id);
-    pb_int(&m, 1, id + 1);
-    pb_int(&m, 2, (uint64_t)string_id(st, function));
-    pb_int(&m, 3, (uint64_t)string_id(st, function));
-    pb_int(&m, 4, (uint64_t)string_id(st, file ? file : ""));
-    pb_message(out, 5, &m);
-    pb_int(&sub, 1, id + 1);
-    pb_int(&sub, 2, (uint64_t)line);
-    pb_int(&m, 1, id + 1);
-    pb_message(&m, 4, &sub);
-    pb_message(out, 4, &m);
+    fg_pb_int(&m, 1, id + 1);
+    fg_pb_int(&m, 2, (uint64_t)string_id(st, function));
+    fg_pb_int(&m, 3, (uint64_t)string_id(st, function));
+    fg_pb_int(&m, 4, (uint64_t)string_id(st, file ? file : ""));
+    fg_pb_message(out, 5, &m);
+    fg_pb_int(&sub, 1, id + 1);
+    fg_pb_int(&sub, 2, (uint64_t)line);
+    fg_pb_int(&m, 1, id + 1);
+    fg_pb_message(&m, 4, &sub);
+    fg_pb_message(out, 4, &m);
   }
   /* samples, leaf first */
   uint64_t weight = fg_stats_ns_per_sample(&p->stats);
@@ -133,39 +111,39 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
     const uint32_t *frames = fg_stack_frames(p, s);
     for (uint32_t f = s->nframes; f-- > 0;)
       fg_bytes_varint(&sub, frames[f] + 1);
-    pb_message(&m, 1, &sub);             /* packed location ids */
+    fg_pb_message(&m, 1, &sub);             /* packed location ids */
     fg_bytes_varint(&sub, e == FG_STACK_CPU ? s->count : s->events);
     fg_bytes_varint(&sub, e == FG_STACK_CPU ? s->count * weight : s->count);
-    pb_message(&m, 2, &sub);             /* packed values */
+    fg_pb_message(&m, 2, &sub);             /* packed values */
     if (per_thread) {
       const struct fg_thread_info *th = &p->threads[s->thread];
       char cut[256], label[300];   /* a long name is cut on a character boundary */
       snprintf(label, sizeof label, "%s tid=%d", fg_utf8_copy(cut, sizeof cut, th->name), th->tid);
       struct fg_bytes lab = {0};
-      pb_int(&lab, 1, (uint64_t)thread_key);
-      pb_int(&lab, 2, (uint64_t)string_id(st, label));
-      pb_message(&m, 3, &lab);
+      fg_pb_int(&lab, 1, (uint64_t)thread_key);
+      fg_pb_int(&lab, 2, (uint64_t)string_id(st, label));
+      fg_pb_message(&m, 3, &lab);
       free(lab.b);
     }
-    pb_message(out, 2, &m);
+    fg_pb_message(out, 2, &m);
   }
   /* the summary, line by line, as comments */
   char *summary = fg_summary_text(&p->stats);
   for (char *line = summary ? strtok(summary, "\n") : NULL; line; line = strtok(NULL, "\n"))
-    pb_int(out, 13, (uint64_t)string_id(st, line));
+    fg_pb_int(out, 13, (uint64_t)string_id(st, line));
   free(summary);
   /* period: the time one sample stands for (alloc: the bytes between samples; lock: one wait) */
-  pb_int(&m, 1, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "space" : e == FG_STACK_LOCK ? "contentions" : "cpu"));
-  pb_int(&m, 2, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "bytes" : e == FG_STACK_LOCK ? "count" : "nanoseconds"));
-  pb_message(out, 11, &m);
-  pb_int(out, 12, e == FG_STACK_ALLOC ? p->stats.alloc.interval : e == FG_STACK_LOCK ? 1 : weight);
-  pb_int(out, 10, p->stats.wall_ns);
+  fg_pb_int(&m, 1, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "space" : e == FG_STACK_LOCK ? "contentions" : "cpu"));
+  fg_pb_int(&m, 2, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "bytes" : e == FG_STACK_LOCK ? "count" : "nanoseconds"));
+  fg_pb_message(out, 11, &m);
+  fg_pb_int(out, 12, e == FG_STACK_ALLOC ? p->stats.alloc.interval : e == FG_STACK_LOCK ? 1 : weight);
+  fg_pb_int(out, 10, p->stats.wall_ns);
   /* the view pprof opens with: time when one sample's time is known, else counts; bytes; delay */
-  pb_int(out, 14, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "alloc_space" : e == FG_STACK_LOCK ? "delay"
+  fg_pb_int(out, 14, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "alloc_space" : e == FG_STACK_LOCK ? "delay"
                                           : weight ? "cpu" : "samples"));
   /* the string table last: every string is known by now */
   for (uint32_t i = 0; i < st->nnames; i++)
-    pb_bytes(out, 6, st->names[i], strlen(st->names[i]));
+    fg_pb_bytes(out, 6, st->names[i], strlen(st->names[i]));
   rc = out->failed || m.failed || sub.failed ? -1 : 0;
 done:
   free(m.b);

@@ -395,7 +395,8 @@ static int64_t stack_index(struct fg_profile *p, enum fg_stack_event e, uint32_t
     p->frame_pool = pool;
     p->pool_cap = cap;
   }
-  memcpy(p->frame_pool + p->pool_len, frames, n * sizeof *frames);
+  if (n)   /* frames may be NULL for an empty stack */
+    memcpy(p->frame_pool + p->pool_len, frames, n * sizeof *frames);
   struct fg_stack *s = &p->stacks[p->nstacks];
   s->thread = thread;
   s->nframes = n;

@@ -12,11 +12,14 @@ struct fg_stats;
 
 enum fg_format {
   FG_FORMAT_NONE, FG_FORMAT_COLLAPSED, FG_FORMAT_CALLGRAPH, FG_FORMAT_HTML, FG_FORMAT_PPROF,
-  FG_FORMAT_SPEEDSCOPE, FG_FORMAT_JFR,
+  FG_FORMAT_SPEEDSCOPE, FG_FORMAT_JFR, FG_FORMAT_OTLP,
 };
 
 /* The format a file name's extension selects, or FG_FORMAT_NONE. */
 enum fg_format fg_format_for_path(const char *path);
+/* Whether a file of format holds every event a profile has (JFR, OTLP: one
+ * file), rather than one event a file. */
+bool fg_format_holds_every_event(enum fg_format format);
 /* The extensions fg_format_for_path accepts, for error messages. */
 const char *fg_format_extensions(void);
 /* The usual extension of a format: ".collapsed", ".txt", ".html", ".pb.gz", ... */
@@ -61,6 +64,10 @@ int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_o
  * profile; threads, stacks, methods, classes and packages in the constant
  * pools. `jfr print`, `jfr summary`, JMC read it. */
 int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+/* OpenTelemetry's profiles signal: a ProfilesData message, one Profile per
+ * event p holds, each sample with its thread and, when p's timeline has
+ * them, its times (agent/output/otlp.c). */
+int fg_write_otlp(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 
 /* Where an output file really goes (agent/output/output_target.c): path after its
  * symbolic links, and whether it is written in place (a FIFO, a character device,
