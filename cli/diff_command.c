@@ -9,7 +9,9 @@
 #include "fg/collapsed_reader.h"
 #include "fg/diff.h"
 #include "fg/output.h"
+#include "fg/options.h"
 #include "fg/profile.h"
+#include "fg/time_range.h"
 
 #define MAX_RUNS 256
 
@@ -20,6 +22,7 @@ struct diff_args {
   int json;
   const char *html, *title;
   const char *event;   /* --event: which of a recording's events; NULL: the first it has */
+  const char *from, *to, *base_from, *base_to;   /* time ranges of NEW's and BASE's runs */
 };
 
 static int bad(const char *what, const char *value)
@@ -61,7 +64,8 @@ static int parse(int argc, char **argv, struct diff_args *a)
     }
     int valued = strcmp(arg, "--threshold") == 0 || strcmp(arg, "--alpha") == 0 ||
                  strcmp(arg, "--min-change") == 0 || strcmp(arg, "--html") == 0 ||
-                 strcmp(arg, "--title") == 0 || strcmp(arg, "--event") == 0;
+                 strcmp(arg, "--title") == 0 || strcmp(arg, "--event") == 0 || strcmp(arg, "--from") == 0 ||
+                 strcmp(arg, "--to") == 0 || strcmp(arg, "--base-from") == 0 || strcmp(arg, "--base-to") == 0;
     if (valued && i + 1 >= argc)
       return bad("this option needs a value:", arg);
     if (strcmp(arg, "--threshold") == 0) {
@@ -83,9 +87,19 @@ static int parse(int argc, char **argv, struct diff_args *a)
       if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
         return bad("--event takes cpu, alloc or lock, not", value);
       a->event = value;
+    } else if (strcmp(arg, "--from") == 0 || strcmp(arg, "--to") == 0 || strcmp(arg, "--base-from") == 0 ||
+               strcmp(arg, "--base-to") == 0) {
+      if (strcmp(arg, "--from") == 0)
+        a->from = value;
+      else if (strcmp(arg, "--to") == 0)
+        a->to = value;
+      else if (strcmp(arg, "--base-from") == 0)
+        a->base_from = value;
+      else
+        a->base_to = value;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option; accepted: --base, --new, --threshold, --alpha, --min-change, "
-                 "--json, --html, --title, --event:", arg);
+                 "--json, --html, --title, --event, --from, --to, --base-from, --base-to:", arg);
     } else if (side) {
       if (*count == MAX_RUNS)
         return bad("too many runs on one side; at most 256:", arg);
@@ -127,16 +141,22 @@ static void weigh_as_samples(struct fg_profile *p)
     p->stacks[i].count = (uint64_t)((double)p->stacks[i].count * (double)events / (double)weight + 0.5);
 }
 
-/* Each run's profile: collapsed stacks, or a recording's event (--event, else its first). */
-static int read_runs(const char *const *paths, size_t n, struct fg_profile *runs, const char *event)
+/* Each run's profile: collapsed stacks, or a recording's event (--event,
+ * else its first), its samples from from to to when either is given. */
+static int read_runs(const char *const *paths, size_t n, struct fg_profile *runs, const char *event, const char *from,
+                     const char *to)
 {
   for (size_t i = 0; i < n; i++) {
     char err[1024];
     fg_profile_init(&runs[i]);
+    if (from || to)
+      runs[i].timeline.max = FG_JFR_TIMELINE_MAX;
     if (fg_read_profile_input(paths[i], false, &runs[i], err, sizeof err) != 0) {
       fprintf(stderr, "fgprof diff: %s\n", err);
       return -1;
     }
+    if ((from || to) && fg_apply_time_range(&runs[i], from, to, paths[i], "diff") != 0)
+      return -1;
     if (fg_pick_event(&runs[i], event, paths[i]) != 0)
       return -1;
     weigh_as_samples(&runs[i]);
@@ -190,7 +210,8 @@ int fg_cmd_diff(int argc, char **argv)
   struct fg_profile *base = calloc(a.nbase, sizeof *base), *next = calloc(a.nnew, sizeof *next);
   struct fg_diff d = {0};
   rc = base && next ? 0 : 2;
-  if (rc == 0 && (read_runs(a.base, a.nbase, base, a.event) != 0 || read_runs(a.new_runs, a.nnew, next, a.event) != 0))
+  if (rc == 0 && (read_runs(a.base, a.nbase, base, a.event, a.base_from, a.base_to) != 0 ||
+                  read_runs(a.new_runs, a.nnew, next, a.event, a.from, a.to) != 0))
     rc = 2;
   if (rc == 0 && fg_diff_compute(base, a.nbase, next, a.nnew, &a.options, &d) != 0) {
     fprintf(stderr, "fgprof diff: out of memory\n");

@@ -17,6 +17,7 @@
 #include "fg/output.h"
 #include "fg/profile.h"
 #include "fg/profile_filter.h"
+#include "fg/time_range.h"
 
 static const char usage[] =
   "Usage: fgprof convert [OPTIONS] IN OUT\n"
@@ -64,6 +65,9 @@ static const char usage[] =
   "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
   "  --lines            a recording's Java frames at their source lines (pkg/C.m:42);\n"
   "                     a .jfr OUT keeps their bytecode indexes too\n"
+  "  --from T, --to T   a recording's samples from T to T (.jfr, .otlp): after its\n"
+  "                     start (2.5s, 1m30s), before its end (-10s), a local time of\n"
+  "                     day (14:03:10) or a date and time (2026-12-06T14:03:10Z)\n"
   "REGEX is a POSIX extended regular expression matched against frame names.\n"
   "\n"
   "fgprof diff compares two sets of runs (collapsed stacks or recordings, one file\n"
@@ -82,6 +86,9 @@ static const char usage[] =
   "  --json             the verdict as JSON on standard output, for machines\n"
   "  --html OUT         a differential flame graph: NEW's shape, red where a frame\n"
   "                     grew, blue where it shrank; hovering shows both shares\n"
+  "  --from T, --to T   NEW's samples from T to T (as for convert); --base-from T,\n"
+  "                     --base-to T the same for BASE: two ranges of one recording\n"
+  "                     (fgprof diff --base-to 60s --from 14:03 --to 14:04 r.jfr r.jfr)\n"
   "\n"
   "fgprof profile loads fgagent into the running HotSpot JVM PID (no restart, no\n"
   "Java needed here), profiles it for --duration (or until Ctrl-C), writes OUT in\n"
@@ -111,6 +118,7 @@ struct args {
   const char *in, *out, *title;
   const char *include, *exclude;
   const char *event;        /* --event: which of a recording's events; NULL: the first it has */
+  const char *from, *to;    /* --from, --to: the samples of a time range (fg/time_range.h) */
   bool reverse, threads, lines;
   double minwidth;
   uint64_t interval_ns;
@@ -162,7 +170,8 @@ static int parse_args(int argc, char **argv, struct args *a)
     const char *value = i + 1 < argc ? argv[i + 1] : "";
     int takes_value = strcmp(arg, "--title") == 0 || strcmp(arg, "--include") == 0 ||
                       strcmp(arg, "--exclude") == 0 || strcmp(arg, "--minwidth") == 0 ||
-                      strcmp(arg, "--interval") == 0 || strcmp(arg, "--event") == 0;
+                      strcmp(arg, "--interval") == 0 || strcmp(arg, "--event") == 0 ||
+                      strcmp(arg, "--from") == 0 || strcmp(arg, "--to") == 0;
     if (takes_value && i + 1 >= argc)
       return bad("option %s needs a value", arg);
     if (strcmp(arg, "--title") == 0) {
@@ -185,6 +194,10 @@ static int parse_args(int argc, char **argv, struct args *a)
       if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
         return bad("--event '%s' is not valid; accepted: cpu, alloc, lock", value);
       a->event = value;
+    } else if (strcmp(arg, "--from") == 0) {
+      a->from = value;
+    } else if (strcmp(arg, "--to") == 0) {
+      a->to = value;
     } else if (strcmp(arg, "--reverse") == 0) {
       a->reverse = true;
       continue;
@@ -196,7 +209,7 @@ static int parse_args(int argc, char **argv, struct args *a)
       continue;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option '%s'; accepted: --title, --include, --exclude, --reverse, "
-                 "--minwidth, --interval, --event, --threads, --lines", arg);
+                 "--minwidth, --interval, --event, --from, --to, --threads, --lines", arg);
     } else {
       if (npos == 2)
         return bad("one argument too many: '%s'; accepted: IN OUT", arg);
@@ -387,7 +400,7 @@ int fg_cmd_convert(int argc, char **argv)
   struct fg_profile in;
   char err[1024];
   fg_profile_init(&in);
-  if (fg_format_holds_every_event(fg_format_for_path(a.out)))
+  if (fg_format_holds_every_event(fg_format_for_path(a.out)) || a.from || a.to)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
   if (fg_read_profile_input(a.in, a.lines, &in, err, sizeof err) != 0) {
@@ -395,6 +408,8 @@ int fg_cmd_convert(int argc, char **argv)
     rc = 2;
   }
   bool jfr = strcmp(in.stats.event, "jfr") == 0 || strcmp(in.stats.event, "otlp") == 0;   /* threads only when asked */
+  if (rc == 0 && (a.from || a.to))
+    rc = fg_apply_time_range(&in, a.from, a.to, a.in, "convert");
   struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
   if (rc == 0)
     rc = strstr(a.out, "%e") ? convert_each(&a, &in, jfr, &f) : convert_one(&a, &in, jfr, &f, a.out);

@@ -592,6 +592,7 @@ public final class IntegrationTests {
     all.addAll(AttachTrustTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
     all.addAll(OtlpTests.TESTS);
+    all.addAll(TimeRangeTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;
