@@ -63,7 +63,7 @@ help:
 	@echo "make bench-clocks  what a perf_events counter and a POSIX CPU timer cost a thread at each context switch, writes results/clocks.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
-	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
+	@echo "make fuzz         fuzz every reader of outside input (tests/fuzz) for FUZZ_SECONDS (60) each"
 	@echo "make clean        remove build/"
 
 deps:
@@ -253,23 +253,37 @@ build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $< $(VM_WALKER_OBJ) build/libfgcore.a -lm
 
-# The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
+# Every reader of outside input under libFuzzer, with ASan and UBSan: the
+# target tests/fuzz/fuzz_NAME.c is built as build/fuzz_NAME with the sources
+# FUZZ_SRC_NAME lists, and its seed corpus is tests/fuzz/corpus/NAME/.
+# A target with a rule of its own (build/fuzz_NAME: ...) needs nothing here.
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-             -Iinclude -Iagent -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
-build/fuzz_collapsed_reader: tests/fuzz/fuzz_collapsed_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
-	@mkdir -p build
-	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
+             -Iinclude -Iagent -Icli -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+FUZZERS = $(patsubst tests/fuzz/fuzz_%.c,build/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SRC_collapsed_reader = $(CORE_SRC) build/gen/flamegraph_template.c
+FUZZ_SRC_switch_decoder = agent/sched/switch_decoder.c
+FUZZ_SRC_attach_reply = cli/attach_reply.c
+FUZZ_SRC_kallsyms = agent/native/kernel_symbols.c
+FUZZ_SRC_proc_status = cli/proc_status.c
+FUZZ_SRC_proc_maps = agent/native/proc_maps.c
+FUZZ_SRC_elf_symbols = agent/native/symbols.c agent/native/unwind_rows.c
+FUZZ_SRC_eh_frame = agent/native/unwind_rows.c
+FUZZ_HEADERS = $(wildcard include/fg/*.h agent/*/*.h cli/*.h)
 
-build/fuzz_switch_decoder: tests/fuzz/fuzz_switch_decoder.c agent/sched/switch_decoder.c include/fg/switch_decoder.h
+.SECONDEXPANSION:
+build/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $(FUZZ_HEADERS)
 	@mkdir -p build
-	clang $(FUZZ_FLAGS) -o $@ $< agent/sched/switch_decoder.c
+	clang $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) -ldl -lm
 
-# FUZZ_SECONDS (default 60) of fuzzing from tests/fuzz/corpus.
-fuzz: build/fuzz_collapsed_reader build/fuzz_switch_decoder
-	@mkdir -p build/fuzz-corpus
-	build/fuzz_collapsed_reader -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 build/fuzz-corpus tests/fuzz/corpus
-	@mkdir -p build/fuzz-switch-corpus
-	build/fuzz_switch_decoder -max_total_time=$${FUZZ_SECONDS:-60} -max_len=2048 build/fuzz-switch-corpus tests/fuzz/switch-corpus
+# FUZZ_SECONDS (default 60) of fuzzing for each target, from its seed corpus;
+# what it finds new goes to build/fuzz-corpus/NAME, a crash to build/fuzz-crashes.
+fuzz: $(FUZZERS)
+	@mkdir -p build/fuzz-crashes
+	@for f in $(FUZZERS); do n=$${f#build/fuzz_}; mkdir -p build/fuzz-corpus/$$n; \
+	  echo "fuzz: $$n for $${FUZZ_SECONDS:-60} s"; \
+	  $$f -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz-crashes/$$n- build/fuzz-corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
 
 java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test-jni/libnoperf.so \
       build/java-test/retransformer.jar
@@ -323,7 +337,7 @@ analyze: deps
 tools-test: deps lib cli java
 	@bash scripts/run-tests.sh tools
 
-test: deps lib cli java $(UNIT_TESTS)
+test: deps lib cli java $(UNIT_TESTS) $(FUZZERS)
 	@bash scripts/run-tests.sh all
 
 bench: deps lib java build/floor_agent.so
