@@ -29,10 +29,13 @@ static int integer(const char *p, size_t n, size_t *used)
   return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
 }
 
-/* At most QUOTED bytes of p[0..n) for an error line: control characters and
- * bytes past ASCII (a terminal's escapes) as '?'. */
+/* At most QUOTED bytes of p[0..n), its trailing line ends and spaces left
+ * out, for an error line: control characters and bytes past ASCII (a
+ * terminal's escapes) as '?'. */
 static void printable(const char *p, size_t n, char *out)
 {
+  while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+    n--;
   size_t i = 0;
   for (; i < n && i < QUOTED; i++)
     out[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
