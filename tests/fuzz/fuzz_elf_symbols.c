@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
   /* pcs: the first pages of the image's addresses, and some the input's last bytes choose */
   char name[256];
-  for (uint64_t off = 0; off < 0x3000; off += 0x10)
+  for (uint64_t off = 0; off < 0x2000; off += 4)
     if (fg_symbols_image_name(s, BASE + off, name, sizeof name) && !memchr(name, '\0', sizeof name))
       abort();
   for (size_t at = size >= 64 ? size - 64 : 0; at + 4 <= size; at += 4) {
