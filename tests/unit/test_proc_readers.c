@@ -9,6 +9,7 @@
 #include "../../cli/attach_reply.h"
 #include "fg/attach_codes.h"
 #include "native/proc_maps.h"
+#include "sampling/wall/task_files.h"
 #include "../../cli/proc_status.h"
 
 static int reply(const char *text, int *rc, char *err, size_t errlen)
@@ -100,6 +101,25 @@ static void a_long_path_is_no_mapping(void **state)
     assert_int_equal(fg_maps_piece(&m, not_lines[i], strlen(not_lines[i]), sp, &lo, &hi), 0);
 }
 
+/* A thread's name is the application's: ") R " inside it is not its state. */
+static void a_threads_name_does_not_give_its_state(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_task_stat_state("4242 (worker) R (x)) S 1 2 3\n"), 'S');
+  assert_int_equal(fg_task_stat_state("4242 (java) D 1 2\n"), 'D');
+  assert_int_equal(fg_task_stat_state("4242 (cut)"), '?');
+  assert_int_equal(fg_task_stat_state("4242 (cut) "), '?');
+  assert_int_equal(fg_task_stat_state("no name"), '?');
+  uint64_t v[3] = {0};
+  assert_int_equal(fg_task_schedstat("4487877 44609010 2\n", v), 1);
+  assert_int_equal(v[0], 4487877);
+  assert_int_equal(v[1], 44609010);
+  assert_int_equal(v[2], 2);
+  assert_int_equal(fg_task_schedstat("1 2", v), 0);
+  assert_int_equal(fg_task_schedstat("1 -2 3\n", v), 0);
+  assert_int_equal(fg_task_schedstat("", v), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -107,6 +127,7 @@ int main(void)
     cmocka_unit_test(a_hostile_reply_gets_one_clean_line),
     cmocka_unit_test(status_lines_give_the_jvms_ids),
     cmocka_unit_test(a_long_path_is_no_mapping),
+    cmocka_unit_test(a_threads_name_does_not_give_its_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
