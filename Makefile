@@ -20,7 +20,8 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c agent/output/protobuf.c agent/output/otlp.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
            agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/cputimer/thread_timer.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
-           agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/sched/switch_decoder.c agent/verify/call_site.c
+           agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/sched/switch_decoder.c agent/verify/call_site.c \
+           agent/native/proc_maps.c cli/attach_reply.c cli/proc_status.c agent/sampling/wall/task_files.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))
 # The command-line tool, on the same pure core.
@@ -63,7 +64,7 @@ help:
 	@echo "make bench-clocks  what a perf_events counter and a POSIX CPU timer cost a thread at each context switch, writes results/clocks.md"
 	@echo "make stress       programs that once hung the JVM, with and without the agent, writes results/stress.md"
 	@echo "make install      install libfgagent.so, fgprof and its man page under PREFIX (/usr/local)"
-	@echo "make fuzz         fuzz the collapsed-stacks reader for FUZZ_SECONDS (60)"
+	@echo "make fuzz         fuzz every reader of outside input (tests/fuzz) for FUZZ_SECONDS (60) each"
 	@echo "make clean        remove build/"
 
 deps:
@@ -140,7 +141,7 @@ build/tests/test_handler_parts: tests/unit/test_handler_parts.c agent/sampling/s
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -DFG_HANDLER_PARTS -Itests/unit $< agent/sampling/signal/handler_parts.c -lcmocka -o $@
 
-build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unwind_refresher: build/tests/%: tests/unit/%.c $(UNWIND_OBJ) tests/unit/unit.h tests/unit/own_stack.h
+build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unwind_refresher build/tests/test_eh_frame_hostile: build/tests/%: tests/unit/%.c $(UNWIND_OBJ) tests/unit/unit.h tests/unit/own_stack.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
 
@@ -253,27 +254,39 @@ build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 	@mkdir -p build
 	$(CC) $(CFLAGS_COMMON) -pthread -o $@ $< $(VM_WALKER_OBJ) build/libfgcore.a -lm
 
-# The collapsed-stacks reader under libFuzzer, with ASan and UBSan, on its own sources.
+# Every reader of outside input under libFuzzer, with ASan and UBSan: the
+# target tests/fuzz/fuzz_NAME.c is built as build/fuzz_NAME with the sources
+# FUZZ_SRC_NAME lists, and its seed corpus is tests/fuzz/corpus/NAME/.
+# A target with a rule of its own (build/fuzz_NAME: ...) needs nothing here.
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-             -Iinclude -Iagent -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
-build/fuzz_collapsed_reader: tests/fuzz/fuzz_collapsed_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
-	@mkdir -p build
-	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
+             -Iinclude -Iagent -Icli -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+FUZZERS = $(patsubst tests/fuzz/fuzz_%.c,build/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SRC_collapsed_reader = $(CORE_SRC) build/gen/flamegraph_template.c
+FUZZ_SRC_switch_decoder = agent/sched/switch_decoder.c
+FUZZ_SRC_attach_reply = cli/attach_reply.c
+FUZZ_SRC_kallsyms = agent/native/kernel_symbols.c
+FUZZ_SRC_proc_status = cli/proc_status.c
+FUZZ_SRC_proc_maps = agent/native/proc_maps.c
+FUZZ_SRC_task_files = agent/sampling/wall/task_files.c
+FUZZ_SRC_elf_symbols = agent/native/symbols.c agent/native/unwind_rows.c
+FUZZ_SRC_eh_frame = agent/native/unwind_rows.c
+FUZZ_SRC_otlp_reader = $(CORE_SRC) build/gen/flamegraph_template.c
+FUZZ_HEADERS = $(wildcard include/fg/*.h agent/*/*.h cli/*.h)
 
-build/fuzz_otlp_reader: tests/fuzz/fuzz_otlp_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
+.SECONDEXPANSION:
+build/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $(FUZZ_HEADERS)
 	@mkdir -p build
-	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
+	clang $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC_$*) -ldl -lm
 
-build/fuzz_switch_decoder: tests/fuzz/fuzz_switch_decoder.c agent/sched/switch_decoder.c include/fg/switch_decoder.h
-	@mkdir -p build
-	clang $(FUZZ_FLAGS) -o $@ $< agent/sched/switch_decoder.c
-
-# FUZZ_SECONDS (default 60) of fuzzing from tests/fuzz/corpus.
-fuzz: build/fuzz_collapsed_reader build/fuzz_switch_decoder
-	@mkdir -p build/fuzz-corpus
-	build/fuzz_collapsed_reader -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 build/fuzz-corpus tests/fuzz/corpus
-	@mkdir -p build/fuzz-switch-corpus
-	build/fuzz_switch_decoder -max_total_time=$${FUZZ_SECONDS:-60} -max_len=2048 build/fuzz-switch-corpus tests/fuzz/switch-corpus
+# FUZZ_SECONDS (default 60) of fuzzing for each target, from its seed corpus;
+# what it finds new goes to build/fuzz-corpus/NAME, a crash to build/fuzz-crashes.
+fuzz: $(FUZZERS)
+	@mkdir -p build/fuzz-crashes
+	@for f in $(FUZZERS); do n=$${f#build/fuzz_}; mkdir -p build/fuzz-corpus/$$n; \
+	  echo "fuzz: $$n for $${FUZZ_SECONDS:-60} s"; \
+	  $$f -max_total_time=$${FUZZ_SECONDS:-60} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz-crashes/$$n- build/fuzz-corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
 
 java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test-jni/libnoperf.so \
       build/java-test/retransformer.jar
@@ -327,7 +340,7 @@ analyze: deps
 tools-test: deps lib cli java
 	@bash scripts/run-tests.sh tools
 
-test: deps lib cli java $(UNIT_TESTS)
+test: deps lib cli java $(UNIT_TESTS) $(FUZZERS)
 	@bash scripts/run-tests.sh all
 
 bench: deps lib java build/floor_agent.so

@@ -10,6 +10,7 @@
  * it is the JVM itself), and it signals only a JVM that catches SIGQUIT.
  * <PID> is the JVM's own pid and /tmp its own (a container's). */
 #include "attach_client.h"
+#include "attach_reply.h"
 #include "fg/attach_codes.h"
 #include "fg/clock.h"
 
@@ -332,28 +333,5 @@ int fg_attach_load(struct fg_attach_target *t, const char *library, const char *
   }
   close(s);
   reply[got] = '\0';
-  /* "STATUS\n" then the agent's return code: "N\n" or "return code: N\n" */
-  char *end;
-  long status = strtol(reply, &end, 10);
-  if (end == reply)
-    return fg_attach_fail(err, errlen, "process %d answered '%.100s', not an attach status", t->pid, reply);
-  const char *last = NULL;
-  for (const char *p = end; *p; p++)
-    if ((*p == '-' || (*p >= '0' && *p <= '9')) && (p == reply || p[-1] == ' ' || p[-1] == '\n'))
-      last = p;
-  while (*end == '\n' || *end == ' ')
-    end++;
-  if (!last && *end) {   /* no agent's return code, a line of the JVM's own: it loaded nothing */
-    if (strstr(end, "live phase")) {   /* JDK 25, still starting: "only permitted in the live phase" */
-      *agent_rc = FG_ATTACH_RC_STARTING;
-      return 0;
-    }
-    return fg_attach_fail(err, errlen, "process %d did not load the agent: %.200s", t->pid, end);
-  }
-  if (status != 0 && !last)
-    return fg_attach_fail(err, errlen, "process %d refused the agent (status %ld): %.200s", t->pid, status, end);
-  *agent_rc = last ? atoi(last) : (int)status;
-  if (status != 0 && *agent_rc == 0)
-    *agent_rc = (int)status;
-  return 0;
+  return fg_attach_reply_parse(reply, got, t->pid, agent_rc, err, errlen);
 }

@@ -1,5 +1,6 @@
 /* The JVM fgprof attaches to, as /proc describes it. */
 #include "attach_target.h"
+#include "proc_status.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -17,28 +18,18 @@ static int read_status(struct fg_attach_target *t, int *quit)
   FILE *f = fopen(path, "re");
   if (!f)
     return -1;
-  int seen = 0;
-  while (fgets(line, sizeof line, f)) {
-    unsigned long real, effective;
-    if (sscanf(line, "Uid: %lu %lu", &real, &effective) == 2) {
-      t->uid = (uid_t)effective;
-      seen |= 1;
-    } else if (sscanf(line, "Gid: %lu %lu", &real, &effective) == 2) {
-      t->gid = (gid_t)effective;
-      seen |= 2;
-    } else if (strncmp(line, "NSpid:", 6) == 0) {
-      /* the pid in each nested pid namespace, outermost first: the JVM's own is the last */
-      char *p = line + 6, *end;
-      for (long v; (v = strtol(p, &end, 10)), end != p; p = end)
-        t->ns_pid = (int)v;
-    } else if (strncmp(line, "SigCgt:", 7) == 0) {
-      unsigned long long mask = strtoull(line + 7, NULL, 16);
-      *quit = (int)((mask >> (SIGQUIT - 1)) & 1);
-      seen |= 4;
-    }
-  }
+  struct fg_proc_status st = {0};
+  while (fgets(line, sizeof line, f))
+    fg_proc_status_line(&st, line);
   fclose(f);
-  return seen == 7 ? 0 : -1;
+  if (st.seen != 7)
+    return -1;
+  t->uid = st.uid;
+  t->gid = st.gid;
+  if (st.ns_pid)
+    t->ns_pid = st.ns_pid;
+  *quit = st.catches_quit;
+  return 0;
 }
 
 /* Whether two processes share a mount namespace (their ns links name the same inode). */

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs the unit tests (cmocka binaries in build/tests), the output-format
-# checks with real readers (tests/tools: go tool pprof, speedscope's schema,
-# headless Chromium) and the integration tests (real JVMs, java-test/harness),
+# Runs the unit tests (cmocka binaries in build/tests), every fuzz target
+# (build/fuzz_*) over its seed corpus, the output-format checks with real
+# readers (tests/tools: go tool pprof, speedscope's schema, headless
+# Chromium) and the integration tests (real JVMs, java-test/harness),
 # then prints one closing line:
 #   N passed, N failed
-# Usage: run-tests.sh [unit|tools|integration|all] [integration test name filter]
+# Usage: run-tests.sh [unit|fuzz|tools|integration|all] [integration test name filter]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,33 @@ run_unit() {
       echo "FAIL unit $(basename "$t"): $bad failed"
     else
       echo "PASS unit $(basename "$t"): $ok tests"
+    fi
+  done
+}
+
+# Each fuzz target once over every file of its seed corpus, tests/fuzz/corpus/NAME
+# (the crashes found so far among them): one test each, failed by any crash,
+# leak, sanitizer report, timeout or memory over the limit, or by a target
+# whose corpus is missing.
+run_fuzz() {
+  for f in build/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=${f#build/fuzz_}
+    files=(tests/fuzz/corpus/"$name"/*)
+    if [ ! -f "${files[0]}" ]; then
+      echo "FAIL fuzz $name: no seed corpus in tests/fuzz/corpus/$name"
+      failed=$((failed + 1))
+      continue
+    fi
+    out=$("$f" -timeout=10 -rss_limit_mb=2048 "${files[@]}" 2>&1)
+    status=$?
+    if [ "$status" -ne 0 ]; then
+      printf '%s\n' "$out" | tail -n 40
+      echo "FAIL fuzz $name: exit $status over ${#files[@]} corpus files"
+      failed=$((failed + 1))
+    else
+      echo "PASS fuzz $name: ${#files[@]} corpus files"
+      passed=$((passed + 1))
     fi
   done
 }
@@ -71,10 +99,11 @@ run_tools() {
 
 case "$what" in
   unit) run_unit ;;
+  fuzz) run_fuzz ;;
   tools) run_tools ;;
   integration) run_integration ;;
-  all) run_unit; run_tools; run_integration ;;
-  *) echo "run-tests.sh: unknown suite '$what'; accepted: unit, tools, integration, all" >&2; exit 2 ;;
+  all) run_unit; run_fuzz; run_tools; run_integration ;;
+  *) echo "run-tests.sh: unknown suite '$what'; accepted: unit, fuzz, tools, integration, all" >&2; exit 2 ;;
 esac
 
 echo

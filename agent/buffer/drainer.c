@@ -15,6 +15,7 @@
 #include "fg/sample_record.h"
 #include "fg/trace_stacks.h"
 #include "fg/utf8.h"
+#include "native/proc_maps.h"
 #include "walk/walker.h"
 
 /* A pass every 50 ms: half a ring's samples at 1 ms, and a ring half full
@@ -240,14 +241,9 @@ static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
   FILE *f = fopen("/proc/self/maps", "r");
   char line[512];
   int found = 0;
-  while (f && !found && fgets(line, sizeof line, f)) {
-    unsigned long a, b;
-    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && sp >= a && sp < b) {
-      *lo = a;
-      *hi = b;
-      found = 1;
-    }
-  }
+  struct fg_maps_reader m = {0};   /* (a long path comes in pieces, never taken for a line) */
+  while (f && !found && fgets(line, sizeof line, f))
+    found = fg_maps_piece(&m, line, strlen(line), sp, lo, hi);
   if (f)
     fclose(f);
   return found;

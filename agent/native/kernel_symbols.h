@@ -16,6 +16,9 @@ struct fg_kernel_symbols {
 /* Reads the text symbols (t, T, w, W) of a kallsyms-format file. 0, or -1
  * when it cannot be read (then every pc is "[kernel]"). */
 int fg_ksyms_load(struct fg_kernel_symbols *k, const char *path);
+/* The same from the text of such a file, len bytes (whole lines only, as a
+ * read of the file takes them). */
+int fg_ksyms_parse(struct fg_kernel_symbols *k, const char *text, size_t len);
 void fg_ksyms_free(struct fg_kernel_symbols *k);
 
 /* The function containing pc: "iterate_dir", "ext4_readdir"; "[kernel]"

@@ -97,13 +97,21 @@ static int by_start(const void *a, const void *b)
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Function symbols of one section, relocated by bias. */
+/* Whether [off, off + len) lies within size bytes, without overflow. */
+static int within(uint64_t off, uint64_t len, size_t size)
+{
+  return off <= size && len <= size - off;
+}
+
+/* Function symbols of one section, relocated by bias: at most one symbol
+ * for each 24 bytes of the file, their names NUL-ended inside it. */
 static void add_section(struct module *m, const uint8_t *file, size_t size,
                         const Elf64_Shdr *symtab, const Elf64_Shdr *strtab, uintptr_t bias)
 {
-  if (symtab->sh_offset + symtab->sh_size > size || strtab->sh_offset + strtab->sh_size > size ||
-      symtab->sh_entsize != sizeof(Elf64_Sym))
-    return;
+  if (!within(symtab->sh_offset, symtab->sh_size, size) || !within(strtab->sh_offset, strtab->sh_size, size) ||
+      symtab->sh_entsize != sizeof(Elf64_Sym) || symtab->sh_offset % _Alignof(Elf64_Sym) != 0 ||
+      strtab->sh_size == 0 || file[strtab->sh_offset + strtab->sh_size - 1] != '\0')
+    return;   /* (a string table ends with a NUL: every name in it is ended) */
   const Elf64_Sym *syms = (const Elf64_Sym *)(file + symtab->sh_offset);
   size_t n = symtab->sh_size / sizeof *syms;
   const char *names = (const char *)file + strtab->sh_offset;
@@ -123,6 +131,19 @@ static void add_section(struct module *m, const uint8_t *file, size_t size,
   }
 }
 
+/* Whether the size bytes at file are a 64-bit ELF whose headers lie inside
+ * them, aligned as the structures need. */
+static int elf_ok(const uint8_t *file, size_t size)
+{
+  if (size < sizeof(Elf64_Ehdr) || (uintptr_t)file % _Alignof(Elf64_Ehdr) != 0)
+    return 0;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
+  return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+         within(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr), size) &&
+         within(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), size) &&
+         eh->e_shoff % _Alignof(Elf64_Shdr) == 0 && eh->e_phoff % _Alignof(Elf64_Phdr) == 0;
+}
+
 /* The file at path, mapped read-only; NULL when it cannot be, or is no
  * 64-bit ELF whose headers lie inside it. */
 static const uint8_t *map_elf(const char *path, size_t *size)
@@ -140,10 +161,7 @@ static const uint8_t *map_elf(const char *path, size_t *size)
   close(fd);
   if (file == MAP_FAILED)
     return NULL;
-  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
-  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > *size ||
-      eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > *size) {
+  if (!elf_ok(file, *size)) {
     munmap((void *)file, *size);
     return NULL;
   }
@@ -173,59 +191,74 @@ static int add_symbols(struct module *m, const uint8_t *file, size_t size, uintp
   const Elf64_Shdr *sh = sections(file);
   size_t before = m->nsyms;
   for (int i = 0; i < eh->e_shnum; i++)
-    if (sh[i].sh_type == type && sh[i].sh_link < eh->e_shnum)
-      add_section(m, file, size, &sh[i], &sh[sh[i].sh_link], bias);
+    if (sh[i].sh_type == type) {   /* the first only: a file has one of each (more would be read again and again) */
+      if (sh[i].sh_link < eh->e_shnum)
+        add_section(m, file, size, &sh[i], &sh[sh[i].sh_link], bias);
+      break;
+    }
   return m->nsyms > before;
 }
 
-/* The separate debug file of a library without a symtab (Debian's -dbg
- * packages): by its build id, /usr/lib/debug/.build-id/ab/cdef....debug,
- * else by its .gnu_debuglink name, in /usr/lib/debug beside the library's
- * directory or in its .debug subdirectory. NULL when none is installed. */
-static const uint8_t *debug_file(const uint8_t *file, size_t size, const char *path, size_t *debug_size)
+/* Where the separate debug file of a library without a symtab (Debian's
+ * -dbg packages) may be, most likely first: by its build id,
+ * /usr/lib/debug/.build-id/ab/cdef....debug, else by its .gnu_debuglink
+ * name, in /usr/lib/debug beside the library's directory or in its .debug
+ * subdirectory. Up to max paths into out; how many. */
+static size_t debug_paths(const uint8_t *file, size_t size, const char *path, char (*out)[FG_SYMBOLS_PATH_MAX], size_t max)
 {
-  char name[4096];
+  size_t found = 0;
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
-  for (int i = 0; i < eh->e_shnum; i++) {
+  for (int i = 0; i < eh->e_shnum && found < max; i++) {
     const Elf64_Shdr *n = &sections(file)[i];
-    if (n->sh_type != SHT_NOTE || n->sh_offset + n->sh_size > size)
+    if (n->sh_type != SHT_NOTE || !within(n->sh_offset, n->sh_size, size) || n->sh_offset % 4 != 0)
       continue;
-    for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= n->sh_size;) {
+    for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= n->sh_size && found < max;) {
       const Elf64_Nhdr *note = (const Elf64_Nhdr *)(file + n->sh_offset + at);
-      size_t desc = at + sizeof *note + ((note->n_namesz + 3) & ~3u);
-      if (desc + note->n_descsz > n->sh_size)
+      size_t desc = at + sizeof *note + (((size_t)note->n_namesz + 3) & ~(size_t)3);
+      if (desc > n->sh_size || note->n_descsz > n->sh_size - desc)
         break;
       if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && note->n_descsz >= 2 && note->n_descsz <= 64 &&
           memcmp(note + 1, "GNU", 4) == 0) {
         const uint8_t *id = file + n->sh_offset + desc;
-        int len = snprintf(name, sizeof name, "/usr/lib/debug/.build-id/%02x/", id[0]);
+        char *name = out[found++];
+        int len = snprintf(name, FG_SYMBOLS_PATH_MAX, "/usr/lib/debug/.build-id/%02x/", id[0]);
         for (uint32_t k = 1; k < note->n_descsz; k++)
-          len += snprintf(name + len, sizeof name - (size_t)len, "%02x", id[k]);
-        snprintf(name + len, sizeof name - (size_t)len, ".debug");
-        const uint8_t *debug = map_elf(name, debug_size);
-        if (debug)
-          return debug;
+          len += snprintf(name + len, FG_SYMBOLS_PATH_MAX - (size_t)len, "%02x", id[k]);
+        snprintf(name + len, FG_SYMBOLS_PATH_MAX - (size_t)len, ".debug");
       }
-      at = desc + ((note->n_descsz + 3) & ~3u);
+      at = desc + (((size_t)note->n_descsz + 3) & ~(size_t)3);
     }
   }
   const Elf64_Shdr *names = &sections(file)[eh->e_shstrndx < eh->e_shnum ? eh->e_shstrndx : 0];
-  for (int i = 0; i < eh->e_shnum && names->sh_offset + names->sh_size <= size; i++) {
+  static const char debuglink[] = ".gnu_debuglink";
+  for (int i = 0; i < eh->e_shnum && within(names->sh_offset, names->sh_size, size); i++) {
     const Elf64_Shdr *link = &sections(file)[i];
-    if (link->sh_name >= names->sh_size || link->sh_offset + link->sh_size > size || link->sh_size < 2 ||
-        strcmp((const char *)file + names->sh_offset + link->sh_name, ".gnu_debuglink") != 0 ||
+    if (link->sh_name >= names->sh_size || sizeof debuglink > names->sh_size - link->sh_name ||
+        !within(link->sh_offset, link->sh_size, size) || link->sh_size < 2 ||
+        memcmp(file + names->sh_offset + link->sh_name, debuglink, sizeof debuglink) != 0 ||
         !memchr(file + link->sh_offset, '\0', link->sh_size))
       continue;
     const char *base = (const char *)file + link->sh_offset;
     const char *slash = strrchr(path, '/');
     int dir = slash ? (int)(slash - path) : 0;
     const char *const forms[] = {"/usr/lib/debug%.*s/%s", "%.*s/.debug/%s"};
-    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
-      snprintf(name, sizeof name, forms[f], dir, path, base);
-      const uint8_t *debug = map_elf(name, debug_size);
-      if (debug)
-        return debug;
-    }
+    for (size_t f = 0; f < sizeof forms / sizeof *forms && found < max; f++)
+      snprintf(out[found++], FG_SYMBOLS_PATH_MAX, forms[f], dir, path, base);
+    break;   /* one link is read */
+  }
+  return found;
+}
+
+/* The first of the library's debug files that is installed, mapped; NULL
+ * when none is. */
+static const uint8_t *debug_file(const uint8_t *file, size_t size, const char *path, size_t *debug_size)
+{
+  char names[4][FG_SYMBOLS_PATH_MAX];
+  size_t n = debug_paths(file, size, path, names, 4);
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *debug = map_elf(names[i], debug_size);
+    if (debug)
+      return debug;
   }
   return NULL;
 }
@@ -264,7 +297,8 @@ static void load_symbols(struct module *m, const char *path)
   } else {
     munmap((void *)file, size);
   }
-  qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
+  if (m->nsyms)   /* (qsort takes no NULL, even for 0 elements) */
+    qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
 }
 
 /* The vDSO, which has no file: its image in memory is a whole ELF, section
@@ -279,7 +313,8 @@ static void load_vdso_symbols(struct module *m)
   add_symbols(m, image, size, bias_of(image, m->base), SHT_DYNSYM);
   m->file = image;
   m->file_size = 0;   /* not ours to unmap */
-  qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
+  if (m->nsyms)   /* (qsort takes no NULL, even for 0 elements) */
+    qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
 }
 
 static struct module *module_for(struct fg_symbols *s, uintptr_t base, const char *path)
@@ -316,7 +351,8 @@ static struct module *module_for(struct fg_symbols *s, uintptr_t base, const cha
 
 struct eh_frame_of {
   uintptr_t pc;
-  const uint8_t *hdr;   /* the .eh_frame_hdr of the library holding pc */
+  const uint8_t *hdr;     /* the .eh_frame_hdr of the library holding pc */
+  const uint8_t *lo, *hi; /* the segment holding it, all the reader may read */
 };
 
 static int eh_frame_hdr_of(struct dl_phdr_info *info, size_t size, void *arg)
@@ -335,7 +371,32 @@ static int eh_frame_hdr_of(struct dl_phdr_info *info, size_t size, void *arg)
   }
   if (!holds)
     return 0;
-  e->hdr = hdr;
+  if (hdr && fg_unwind_segment_of(info, hdr, &e->lo, &e->hi) == 0)
+    e->hdr = hdr;
+  return 1;
+}
+
+/* The name of m's function holding pc into buf: 1, or 0 when none does. */
+static int module_name(struct fg_symbols *s, const struct module *m, uintptr_t pc, char *buf, size_t len)
+{
+  if (!m->nsyms)
+    return 0;
+  size_t lo = 0, hi = m->nsyms;   /* last symbol starting at or below pc */
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (m->syms[mid].start <= pc)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  /* a symbol of size 0 (a function written in assembly without .size,
+   * such as libjvm's SpinPause) runs up to the next one's start */
+  const struct symbol *sym = &m->syms[lo];
+  if (sym->start > pc || (pc >= sym->end && sym->end != sym->start))
+    return 0;
+  char *name = readable(s, sym->raw);
+  snprintf(buf, len, "%s", name ? name : sym->raw);
+  free(name);
   return 1;
 }
 
@@ -347,34 +408,17 @@ void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
     return;
   }
   struct module *m = module_for(s, (uintptr_t)info.dli_fbase, info.dli_fname ? info.dli_fname : "");
-  if (m && m->nsyms) {
-    size_t lo = 0, hi = m->nsyms;   /* last symbol starting at or below pc */
-    while (hi - lo > 1) {
-      size_t mid = (lo + hi) / 2;
-      if (m->syms[mid].start <= pc)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    /* a symbol of size 0 (a function written in assembly without .size,
-     * such as libjvm's SpinPause) runs up to the next one's start */
-    const struct symbol *sym = &m->syms[lo];
-    if (sym->start <= pc && (pc < sym->end || sym->end == sym->start)) {
-      char *name = readable(s, sym->raw);
-      snprintf(buf, len, "%s", name ? name : sym->raw);
-      free(name);
-      return;
-    }
-  }
+  if (m && module_name(s, m, pc, buf, len))
+    return;
   if (info.dli_sname && info.dli_saddr) {
     snprintf(buf, len, "%s", info.dli_sname);
     return;
   }
   /* A stripped library: name the function by where its unwind entry says it
    * starts, so that all of one function's samples share one frame. */
-  struct eh_frame_of find = {pc, NULL};
+  struct eh_frame_of find = {pc, NULL, NULL, NULL};
   dl_iterate_phdr(eh_frame_hdr_of, &find);
-  uintptr_t start = find.hdr ? fg_unwind_function_start(find.hdr, pc) : 0;
+  uintptr_t start = find.hdr ? fg_unwind_function_start(find.hdr, find.lo, find.hi, pc) : 0;
   if (!start)
     start = pc;
   snprintf(buf, len, "%s+0x%lx", m && m->short_name ? m->short_name : "?",
@@ -393,4 +437,35 @@ uintptr_t fg_symbols_lookup(struct fg_symbols *s, const void *in_library, const 
     if (strcmp(m->syms[i].raw, raw_name) == 0)
       return m->syms[i].start;
   return 0;
+}
+
+struct fg_symbols *fg_symbols_of_image(const uint8_t *file, size_t size, uintptr_t base)
+{
+  if (!elf_ok(file, size))
+    return NULL;
+  struct fg_symbols *s = fg_symbols_new();
+  struct module *m = s ? calloc(1, sizeof *m) : NULL;
+  if (!m) {
+    free(s);
+    return NULL;
+  }
+  s->modules = m;
+  s->nmodules = s->cap = 1;
+  m->base = base;
+  m->file = file;   /* the caller's: file_size 0, never unmapped */
+  add_symbols(m, file, size, bias_of(file, base), section_of_type(file, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM);
+  if (m->nsyms)   /* (qsort takes no NULL, even for 0 elements) */
+    qsort(m->syms, m->nsyms, sizeof *m->syms, by_start);
+  return s;
+}
+
+int fg_symbols_image_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
+{
+  return s->nmodules > 0 && module_name(s, &s->modules[0], pc, buf, len);
+}
+
+size_t fg_symbols_debug_paths(const uint8_t *file, size_t size, const char *path, char (*out)[FG_SYMBOLS_PATH_MAX],
+                              size_t max)
+{
+  return elf_ok(file, size) ? debug_paths(file, size, path, out, max) : 0;
 }

@@ -26,4 +26,23 @@ void fg_symbols_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len);
  * it has none. Reads the library's symbols on first use. */
 uintptr_t fg_symbols_lookup(struct fg_symbols *s, const void *in_library, const char *raw_name);
 
+/* The same readers on an ELF image in memory, for the tests and the fuzzer
+ * (a library's file is another's: every offset and count in it is checked
+ * against its size, and what is read is bounded by it). */
+#define FG_SYMBOLS_PATH_MAX 4096
+
+/* The function symbols of the size bytes at file (a whole ELF file, kept by
+ * the caller while the result lives) as if loaded at base; NULL when it is
+ * no 64-bit ELF whose headers lie inside it. Freed by fg_symbols_free. */
+struct fg_symbols *fg_symbols_of_image(const uint8_t *file, size_t size, uintptr_t base);
+
+/* The function of such an image holding pc, named as fg_symbols_name names
+ * it: 1, or 0 when no symbol holds it. */
+int fg_symbols_image_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len);
+
+/* Where the separate debug file of the library at path with that image may
+ * be: up to max paths into out, most likely first; how many. */
+size_t fg_symbols_debug_paths(const uint8_t *file, size_t size, const char *path, char (*out)[FG_SYMBOLS_PATH_MAX],
+                              size_t max);
+
 #endif

@@ -4,6 +4,7 @@
  * x86-64. */
 #include "native/unwind_rows.h"
 
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,7 @@ static int64_t sleb(struct cursor *c)
     shift += 7;
     if (!(b & 0x80)) {
       if (shift < 64 && (b & 0x40))
-        v |= -(int64_t)((uint64_t)1 << shift);
+        v = (int64_t)((uint64_t)v | ~(uint64_t)0 << shift);
       return v;
     }
   }
@@ -70,6 +71,39 @@ static uint64_t fixed(struct cursor *c, size_t n)
   memcpy(&v, c->p, n);
   c->p += n;
   return v;
+}
+
+/* n bytes passed over; past the end is bad (never a pointer past it). */
+static void skip(struct cursor *c, uint64_t n)
+{
+  if ((uint64_t)(c->end - c->p) < n) {
+    c->bad = 1;
+    c->p = c->end;
+    return;
+  }
+  c->p += n;
+}
+
+/* a * b, or 0 with *bad set when it does not fit in 64 bits signed */
+static int64_t times(int64_t a, int64_t b, int *bad)
+{
+  int64_t v;
+  if (__builtin_mul_overflow(a, b, &v)) {
+    *bad = 1;
+    return 0;
+  }
+  return v;
+}
+
+/* A factored offset: a ULEB128 times the data alignment; 0 with c bad when out of range. */
+static int64_t factored(struct cursor *c, int64_t data_align)
+{
+  uint64_t u = uleb(c);
+  if (u > INT64_MAX) {
+    c->bad = 1;
+    return 0;
+  }
+  return times((int64_t)u, data_align, &c->bad);
 }
 
 /* A pointer in encoding enc; datarel: what DW_EH_PE_datarel is relative to. */
@@ -185,6 +219,7 @@ struct program {
   uint64_t code_align;
   int64_t data_align;
   uint8_t fde_enc;
+  uint64_t *work;   /* instructions left to run in this read (NULL: no limit); 0 ends it */
 };
 
 /* Runs instructions from c on p, emitting a row at each advance. Returns 0
@@ -192,12 +227,16 @@ struct program {
 static int run(struct fg_unwind_rows *r, struct program *p, struct cursor *c)
 {
   while (c->p < c->end && !c->bad) {
+    if (p->work && (*p->work)-- == 0) {
+      *p->work = 0;
+      return -1;
+    }
     uint8_t op = *c->p++;
     uint64_t reg, delta = 0;
     int advance = 0;
     switch (op >> 6) {
     case 1: delta = (op & 0x3f) * p->code_align; advance = 1; break;   /* advance_loc */
-    case 2: saved_at(&p->now, op & 0x3f, (int64_t)uleb(c) * p->data_align); continue;   /* offset */
+    case 2: saved_at(&p->now, op & 0x3f, factored(c, p->data_align)); continue;   /* offset */
     case 3:   /* restore */
       if ((op & 0x3f) == REG_RBP)
         p->now.fp_off = p->initial.fp_off;
@@ -214,7 +253,7 @@ static int run(struct fg_unwind_rows *r, struct program *p, struct cursor *c)
       case 0x02: delta = fixed(c, 1) * p->code_align; advance = 1; break;
       case 0x03: delta = fixed(c, 2) * p->code_align; advance = 1; break;
       case 0x04: delta = fixed(c, 4) * p->code_align; advance = 1; break;
-      case 0x05: reg = uleb(c); saved_at(&p->now, reg, (int64_t)uleb(c) * p->data_align); break;
+      case 0x05: reg = uleb(c); saved_at(&p->now, reg, factored(c, p->data_align)); break;
       case 0x06:   /* restore_extended */
         if (uleb(c) == REG_RBP)
           p->now.fp_off = p->initial.fp_off;
@@ -253,25 +292,39 @@ static int run(struct fg_unwind_rows *r, struct program *p, struct cursor *c)
           return -1;
         cfa_is(&p->now, reg, p->now.cfa_off);
         break;
-      case 0x0e: p->now.cfa_off = (int32_t)uleb(c); break;   /* def_cfa_offset */
+      case 0x0e:   /* def_cfa_offset */
+        delta = uleb(c);
+        if (delta > INT32_MAX)
+          p->now.cfa_base = FG_CFA_NONE;
+        else
+          p->now.cfa_off = (int32_t)delta;
+        delta = 0;
+        break;
       case 0x0f: {   /* def_cfa_expression: PLT entries, signal trampolines */
         uint64_t len = uleb(c);
         int threshold = plt_threshold(c->p, len, c->end);
         p->now.cfa_base = threshold ? FG_CFA_PLT : FG_CFA_NONE;
         p->now.cfa_off = threshold;
-        c->p += len;
+        skip(c, len);
         break;
       }
       case 0x10:   /* expression */
       case 0x16:   /* val_expression */
         reg = uleb(c);
-        c->p += uleb(c);
+        skip(c, uleb(c));
         if (reg == REG_RBP)
           p->now.fp_off = FG_FP_LOST;
         break;
-      case 0x11: reg = uleb(c); saved_at(&p->now, reg, sleb(c) * p->data_align); break;   /* offset_extended_sf */
-      case 0x12: reg = uleb(c); cfa_is(&p->now, reg, sleb(c) * p->data_align); break;      /* def_cfa_sf */
-      case 0x13: p->now.cfa_off = (int32_t)(sleb(c) * p->data_align); break;              /* def_cfa_offset_sf */
+      case 0x11: reg = uleb(c); saved_at(&p->now, reg, times(sleb(c), p->data_align, &c->bad)); break;   /* offset_extended_sf */
+      case 0x12: reg = uleb(c); cfa_is(&p->now, reg, times(sleb(c), p->data_align, &c->bad)); break;      /* def_cfa_sf */
+      case 0x13: {   /* def_cfa_offset_sf */
+        int64_t off = times(sleb(c), p->data_align, &c->bad);
+        if (off < INT32_MIN || off > INT32_MAX)
+          p->now.cfa_base = FG_CFA_NONE;
+        else
+          p->now.cfa_off = (int32_t)off;
+        break;
+      }
       case 0x14:   /* val_offset */
       case 0x15:   /* val_offset_sf */
         reg = uleb(c);
@@ -283,7 +336,12 @@ static int run(struct fg_unwind_rows *r, struct program *p, struct cursor *c)
           p->now.fp_off = FG_FP_LOST;
         break;
       case 0x2e: uleb(c); break;   /* GNU_args_size */
-      case 0x2f: reg = uleb(c); saved_at(&p->now, reg, -(int64_t)uleb(c) * p->data_align); break;
+      case 0x2f: {   /* GNU_negative_offset_extended */
+        reg = uleb(c);
+        int64_t off = factored(c, p->data_align);
+        saved_at(&p->now, reg, off == INT64_MIN ? 0 : -off);
+        break;
+      }
       default:
         return -1;
       }
@@ -327,14 +385,33 @@ int fg_unwind_rows_run(struct fg_unwind_rows *r, const uint8_t *cie_ins, size_t 
   return run_function(r, &p, &cie, &fde, start, end) == 0 ? 0 : -1;
 }
 
-/* An entry's length word: its contents from *c on; NULL at the terminator
- * or a 64-bit entry (not written for code under 4 GB). */
-static const uint8_t *entry(struct cursor *c)
+/* The bytes the call frame information may be read from: [lo, hi), the
+ * library's segment that holds its .eh_frame_hdr (and its .eh_frame: every
+ * linker puts both there). Nothing outside is read, whatever an offset in
+ * the table or an entry says. */
+struct span {
+  const uint8_t *lo, *hi;
+};
+
+/* Whether n bytes at p lie within sp (p may be any address: compared as a number). */
+static int inside(const struct span *sp, uintptr_t p, uint64_t n)
 {
-  uint32_t len = (uint32_t)fixed(c, 4);
-  if (c->bad || len == 0 || len == 0xffffffffu)
-    return NULL;
-  return c->p + len;
+  return p >= (uintptr_t)sp->lo && p <= (uintptr_t)sp->hi && n <= (uint64_t)((uintptr_t)sp->hi - p);
+}
+
+/* An entry at at (a CIE or an FDE): a cursor over its contents after the
+ * length word; 0, or -1 at the terminator, a 64-bit entry (not written for
+ * code under 4 GB) or one that does not lie within sp. */
+static int entry(const struct span *sp, uintptr_t at, struct cursor *c)
+{
+  if (!inside(sp, at, 4))
+    return -1;
+  uint32_t len;
+  memcpy(&len, (const uint8_t *)at, sizeof len);
+  if (len == 0 || len == 0xffffffffu || !inside(sp, at + 4, len))
+    return -1;
+  *c = (struct cursor){(const uint8_t *)at + 4, (const uint8_t *)at + 4 + len, 0};
+  return 0;
 }
 
 /* An FDE read up to its instructions: its CIE's settings and initial
@@ -346,34 +423,29 @@ struct fde {
 };
 
 /* The FDE at fde into *f: 0; -1 for a CIE or a form not read. */
-static int parse_fde(const uint8_t *fde, struct fde *f)
+static int parse_fde(const struct span *sp, uintptr_t fde, struct fde *f)
 {
-  struct cursor c = {fde, fde + 16, 0};
-  const uint8_t *end = entry(&c);
-  if (!end)
+  struct cursor c;
+  if (entry(sp, fde, &c) != 0)
     return -1;
-  c.end = end;
-  const uint8_t *id_at = c.p;
+  uintptr_t id_at = (uintptr_t)c.p;
   uint32_t cie_off = (uint32_t)fixed(&c, 4);
-  if (c.bad || cie_off == 0)
-    return -1;   /* a CIE, not an FDE */
+  if (c.bad || cie_off == 0 || cie_off > id_at)
+    return -1;   /* a CIE, not an FDE; or its CIE's offset points below address 0 */
   /* the CIE */
-  const uint8_t *cie = id_at - cie_off;
-  struct cursor k = {cie, cie + 16, 0};
-  const uint8_t *cie_end = entry(&k);
-  if (!cie_end)
+  struct cursor k;
+  if (entry(sp, id_at - cie_off, &k) != 0)
     return -1;
-  k.end = cie_end;
   if (fixed(&k, 4) != 0)
     return -1;
   uint8_t version = (uint8_t)fixed(&k, 1);
   const char *aug = (const char *)k.p;
   size_t aug_len = strnlen(aug, (size_t)(k.end - k.p));
-  k.p += aug_len + 1;
-  if (k.p > k.end || (version != 1 && version != 3 && version != 4) || (aug_len && aug[0] != 'z'))
+  skip(&k, aug_len + 1);
+  if (k.bad || (version != 1 && version != 3 && version != 4) || (aug_len && aug[0] != 'z'))
     return -1;
   if (version == 4)
-    k.p += 2;   /* address size, segment selector size */
+    skip(&k, 2);   /* address size, segment selector size */
   f->p = (struct program){.code_align = uleb(&k), .data_align = sleb(&k), .fde_enc = 0};
   struct program *p = &f->p;
   if (version == 1)
@@ -382,15 +454,17 @@ static int parse_fde(const uint8_t *fde, struct fde *f)
     uleb(&k);
   if (aug_len) {
     uint64_t data_len = uleb(&k);
+    if (k.bad || data_len > (uint64_t)(k.end - k.p))
+      return -1;
     const uint8_t *data_end = k.p + data_len;
     for (size_t i = 1; i < aug_len && k.p < data_end && !k.bad; i++) {
       if (aug[i] == 'R') {
         p->fde_enc = (uint8_t)fixed(&k, 1);
       } else if (aug[i] == 'P') {
         uint8_t enc = (uint8_t)fixed(&k, 1);
-        struct cursor skip = {k.p, data_end, 0};
-        encoded(&skip, (uint8_t)(enc & ~PE_INDIRECT), 0);
-        k.p = skip.p;
+        struct cursor skipped = {k.p < data_end ? k.p : data_end, data_end, 0};
+        encoded(&skipped, (uint8_t)(enc & ~PE_INDIRECT), 0);
+        k.p = skipped.p;
       } else if (aug[i] == 'L') {
         fixed(&k, 1);
       } else if (aug[i] != 'S' && aug[i] != 'B') {
@@ -399,14 +473,14 @@ static int parse_fde(const uint8_t *fde, struct fde *f)
     }
     k.p = data_end;
   }
-  if (k.bad || k.p > k.end)
+  if (k.bad)
     return -1;
   /* the FDE's range */
   uintptr_t start = (uintptr_t)encoded(&c, p->fde_enc, 0);
   uintptr_t range = (uintptr_t)encoded(&c, (uint8_t)(p->fde_enc & PE_FORMAT), 0);
   if (aug_len)
-    c.p += uleb(&c);
-  if (c.bad || c.p > c.end || range == 0)
+    skip(&c, uleb(&c));
+  if (c.bad || range == 0)
     return -1;
   f->cie = k;
   f->own = c;
@@ -416,26 +490,31 @@ static int parse_fde(const uint8_t *fde, struct fde *f)
 }
 
 /* The FDE at fde: its CIE read, then both run. 0; -1 when left out (a form
- * not read); -2 when memory ran out. */
-static int read_fde(struct fg_unwind_rows *r, const uint8_t *fde)
+ * not read, or the read's work ran out); -2 when memory ran out. */
+static int read_fde(struct fg_unwind_rows *r, const struct span *sp, uintptr_t fde, uint64_t *work)
 {
   struct fde f;
-  if (parse_fde(fde, &f) != 0)
+  if (parse_fde(sp, fde, &f) != 0)
     return -1;
+  f.p.work = work;
   return run_function(r, &f.p, &f.cie, &f.own, f.start, f.start + f.range) == -2 ? -2 : 0;
 }
 
 /* The .eh_frame_hdr's table: version 1, eh_frame_ptr, fde_count, then the
  * sorted (initial location, FDE address) pairs, each datarel | sdata4 from
- * hdr. Returns the table and *count, or NULL for another form. */
-static const uint8_t *hdr_table(const uint8_t *hdr, uint64_t *count)
+ * hdr. Returns the table and *count (all its pairs within sp), or NULL for
+ * another form. */
+static const uint8_t *hdr_table(const struct span *sp, const uint8_t *hdr, uint64_t *count)
 {
-  if (hdr[0] != 1 || hdr[3] != 0x3b || hdr[2] == PE_OMIT)
+  if (!inside(sp, (uintptr_t)hdr, 4) || hdr[0] != 1 || hdr[3] != 0x3b || hdr[2] == PE_OMIT)
     return NULL;
-  struct cursor c = {hdr + 4, hdr + 4 + 16, 0};
+  struct cursor c = {hdr + 4, hdr + 4, 0};
+  c.end += (size_t)((uintptr_t)sp->hi - (uintptr_t)c.p) < 16 ? (size_t)((uintptr_t)sp->hi - (uintptr_t)c.p) : 16;
   encoded(&c, hdr[1], (uintptr_t)hdr);
   *count = encoded(&c, hdr[2], (uintptr_t)hdr);
-  return c.bad ? NULL : c.p;
+  if (c.bad || *count > (uint64_t)(sp->hi - c.p) / 8)
+    return NULL;
+  return c.p;
 }
 
 /* Pair i's initial location, or its FDE's address (field 1). */
@@ -446,37 +525,43 @@ static uintptr_t table_entry(const uint8_t *hdr, const uint8_t *table, uint64_t 
   return (uintptr_t)hdr + (uintptr_t)(intptr_t)rel;
 }
 
-uintptr_t fg_unwind_function_start(const uint8_t *hdr, uintptr_t pc)
+uintptr_t fg_unwind_function_start(const uint8_t *hdr, const uint8_t *lo, const uint8_t *hi, uintptr_t pc)
 {
-  uint64_t count, lo = 0, hi;
-  const uint8_t *table = hdr_table(hdr, &count);
+  struct span sp = {lo, hi};
+  uint64_t count, first = 0, last;
+  const uint8_t *table = hdr_table(&sp, hdr, &count);
   if (!table || count == 0 || table_entry(hdr, table, 0, 0) > pc)
     return 0;
-  for (hi = count; hi - lo > 1;) {   /* the last start at or below pc */
-    uint64_t mid = lo + (hi - lo) / 2;
+  for (last = count; last - first > 1;) {   /* the last start at or below pc */
+    uint64_t mid = first + (last - first) / 2;
     if (table_entry(hdr, table, mid, 0) <= pc)
-      lo = mid;
+      first = mid;
     else
-      hi = mid;
+      last = mid;
   }
   /* pc may be past that function's end, in code with no FDE (assembly):
    * the FDE itself says where its function starts and ends */
   struct fde f;
-  if (parse_fde((const uint8_t *)table_entry(hdr, table, lo, 1), &f) != 0 || pc - f.start >= f.range)
+  if (parse_fde(&sp, table_entry(hdr, table, first, 1), &f) != 0 || pc - f.start >= f.range)
     return 0;
   return f.start;
 }
 
-int fg_unwind_rows_read(struct fg_unwind_rows *r, const uint8_t *hdr, uintptr_t base)
+int fg_unwind_rows_read(struct fg_unwind_rows *r, const uint8_t *hdr, const uint8_t *lo, const uint8_t *hi,
+                        uintptr_t base)
 {
   if (r->n == 0)
     r->base = base;
+  struct span sp = {lo, hi};
   uint64_t count;
-  const uint8_t *table = hdr_table(hdr, &count);
+  const uint8_t *table = hdr_table(&sp, hdr, &count);
   if (!table)
     return -1;
+  /* Instructions run, a CIE's again for each of its FDEs: a few per byte of
+   * a linker's output, bounded for any other (each makes a row at most). */
+  uint64_t work = 8 * (uint64_t)(hi - lo) + 4096;
   for (uint64_t i = 0; i < count; i++) {
-    int rc = read_fde(r, (const uint8_t *)table_entry(hdr, table, i, 1));
+    int rc = work ? read_fde(r, &sp, table_entry(hdr, table, i, 1), &work) : -1;
     if (rc == -2)
       return -1;
     if (rc != 0)
@@ -485,6 +570,20 @@ int fg_unwind_rows_read(struct fg_unwind_rows *r, const uint8_t *hdr, uintptr_t 
       r->fdes++;
   }
   return 0;
+}
+
+int fg_unwind_segment_of(const struct dl_phdr_info *info, const uint8_t *hdr, const uint8_t **lo, const uint8_t **hi)
+{
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && (uintptr_t)hdr >= at && (uintptr_t)hdr - at < ph->p_memsz) {
+      *lo = (const uint8_t *)at;
+      *hi = (const uint8_t *)(at + ph->p_memsz);
+      return 0;
+    }
+  }
+  return -1;
 }
 
 static int by_loc(const void *a, const void *b)
@@ -498,7 +597,8 @@ static int by_loc(const void *a, const void *b)
 
 int fg_unwind_rows_finish(struct fg_unwind_rows *r)
 {
-  qsort(r->rows, r->n, sizeof *r->rows, by_loc);
+  if (r->n)   /* (no rows: rows is NULL, which qsort takes not even for 0 elements) */
+    qsort(r->rows, r->n, sizeof *r->rows, by_loc);
   uint32_t kept = 0;
   for (uint32_t i = 0; i < r->n; i++) {
     if (kept > 0 && r->rows[kept - 1].loc == r->rows[i].loc)
@@ -519,6 +619,9 @@ int fg_unwind_rows_finish(struct fg_unwind_rows *r)
   if (kept == 0)
     return 0;
   uint32_t pages = (r->rows[kept - 1].loc >> FG_UNWIND_PAGE_SHIFT) + 1;
+  if (pages > 4 * (uint64_t)kept + 1024)
+    return 0;   /* rows far apart (a few functions over much code): the index would cost more than the
+                   search it saves, and its size would be the range's, not the input's */
   uint32_t *first = malloc(((size_t)pages + 1) * sizeof *first);
   if (!first)
     return -1;

@@ -55,12 +55,24 @@ struct fg_unwind_rows {
 /* Reads the call frame information that the .eh_frame_hdr at hdr (mapped,
  * with the library's code at and above base) indexes, appending rows;
  * returns 0, or -1 for a header whose form is not the one linkers write or
- * when memory ran out (rows already made stay). */
-int fg_unwind_rows_read(struct fg_unwind_rows *r, const uint8_t *hdr, uintptr_t base);
+ * when memory ran out (rows already made stay). Only the bytes in [lo, hi)
+ * are read (the segment holding hdr: fg_unwind_segment_of): what a table
+ * or an entry points at outside is left out, counted in skipped, as are the
+ * entries after the read's work ran out (8 instructions for each byte of
+ * [lo, hi), more than a linker's output needs). */
+int fg_unwind_rows_read(struct fg_unwind_rows *r, const uint8_t *hdr, const uint8_t *lo, const uint8_t *hi,
+                        uintptr_t base);
+
+struct dl_phdr_info;
+
+/* The loaded segment of the object info describes (dl_iterate_phdr's) that
+ * holds hdr: [*lo, *hi). 0, or -1 when none does. */
+int fg_unwind_segment_of(const struct dl_phdr_info *info, const uint8_t *hdr, const uint8_t **lo, const uint8_t **hi);
 
 /* Sorts the rows, drops those a later row at the same loc replaces, and
  * indexes them by granule. 0, or -1 when out of memory (no index then:
- * lookups search every row). */
+ * lookups search every row; nor when the rows are so far apart that the
+ * index would take more than four entries a row). */
 int fg_unwind_rows_finish(struct fg_unwind_rows *r);
 
 void fg_unwind_rows_free(struct fg_unwind_rows *r);
@@ -72,8 +84,9 @@ const struct fg_unwind_row *fg_unwind_rows_find(const struct fg_unwind_rows *r, 
  * .eh_frame_hdr at hdr (a stripped library's functions are named by it);
  * 0 when no FDE is known to cover pc (none starts at or below it, pc is
  * past the end of the one below: code without CFI, such as assembly; or that
- * FDE is of a form not read) or the table is of another form. */
-uintptr_t fg_unwind_function_start(const uint8_t *hdr, uintptr_t pc);
+ * FDE is of a form not read) or the table is of another form. Reads only
+ * [lo, hi), as fg_unwind_rows_read. */
+uintptr_t fg_unwind_function_start(const uint8_t *hdr, const uint8_t *lo, const uint8_t *hi, uintptr_t pc);
 
 /* One CIE's or FDE's instructions run on a state, for the tests: the rows
  * the instructions make from pc start on, as fg_unwind_rows_read makes them

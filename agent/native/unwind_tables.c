@@ -86,7 +86,9 @@ static int each_library(struct dl_phdr_info *info, size_t size, void *arg)
     l->hi = hi;
     l->hdr = hdr;
     name_of(l->name, sizeof l->name, info->dlpi_name);
-    fg_unwind_rows_read(&l->rows, hdr, lo);   /* a header of another form: no rows, the walk stops there */
+    const uint8_t *seg_lo, *seg_hi;   /* a header of another form, or in no segment: no rows, the walk stops there */
+    if (fg_unwind_segment_of(info, hdr, &seg_lo, &seg_hi) == 0)
+      fg_unwind_rows_read(&l->rows, hdr, seg_lo, seg_hi, lo);
     fg_unwind_rows_finish(&l->rows);
     b->t->rows += l->rows.n;
     b->t->fdes += l->rows.fdes;

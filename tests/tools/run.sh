@@ -209,7 +209,7 @@ diff_cli() {
 fuzz_collapsed_reader() {
   make -s build/fuzz_collapsed_reader || return 1
   mkdir -p "$work/fuzz-corpus"
-  build/fuzz_collapsed_reader -runs=50000 -max_len=4096 -seed=1 "$work/fuzz-corpus" tests/fuzz/corpus 2>&1 | tail -n 3
+  build/fuzz_collapsed_reader -runs=50000 -max_len=4096 -seed=1 "$work/fuzz-corpus" tests/fuzz/corpus/collapsed_reader 2>&1 | tail -n 3
   return "${PIPESTATUS[0]}"
 }
 
@@ -217,7 +217,7 @@ fuzz_collapsed_reader() {
 fuzz_switch_decoder() {
   make -s build/fuzz_switch_decoder || return 1
   mkdir -p "$work/fuzz-switch-corpus"
-  build/fuzz_switch_decoder -runs=1000000 -max_len=2048 -seed=1 "$work/fuzz-switch-corpus" tests/fuzz/switch-corpus 2>&1 | tail -n 3
+  build/fuzz_switch_decoder -runs=1000000 -max_len=2048 -seed=1 "$work/fuzz-switch-corpus" tests/fuzz/corpus/switch_decoder 2>&1 | tail -n 3
   return "${PIPESTATUS[0]}"
 }
 

@@ -64,11 +64,38 @@ static void hidden_addresses_are_reported(void **state)
   assert_int_equal(fg_ksyms_load(&k, "/nonexistent/kallsyms"), -1);
 }
 
+/* A name that begins with a NUL byte, or a NUL for the type (a hostile or
+ * corrupt file: the fuzzer's find), is no symbol: every name is one a
+ * frame can show. */
+static void nul_bytes_make_no_symbol(void **state)
+{
+  (void)state;
+  static const char text[] = "ffffffff81000000 T _stext\n"
+                             "ffffffff81100000 t \0hidden\n"
+                             "ffffffff81200000 \0 nul_type\n"
+                             "ffffffff81300000 T cut\0after\n";
+  struct fg_kernel_symbols k;
+  assert_int_equal(fg_ksyms_parse(&k, text, sizeof text - 1), 0);
+  assert_int_equal(k.n, 2);
+  char name[64];
+  fg_ksyms_name(&k, 0xffffffff81100010ull, name, sizeof name);
+  assert_string_equal(name, "_stext");
+  fg_ksyms_name(&k, 0xffffffff81200010ull, name, sizeof name);
+  assert_string_equal(name, "_stext");
+  fg_ksyms_name(&k, 0xffffffff81300010ull, name, sizeof name);
+  assert_string_equal(name, "cut");
+  fg_ksyms_free(&k);
+  assert_int_equal(fg_ksyms_parse(&k, "", 0), 0);
+  assert_int_equal(k.n, 0);
+  fg_ksyms_free(&k);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(kallsyms_names_the_function_below_a_pc),
     cmocka_unit_test(hidden_addresses_are_reported),
+    cmocka_unit_test(nul_bytes_make_no_symbol),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include <elf.h>
+
 #include "native/symbols.h"
 
 __attribute__((noinline)) static int only_in_symtab(int x)
@@ -100,6 +102,109 @@ static void an_address_in_no_library_says_so(void **state)
   fg_symbols_free(s);
 }
 
+/* A small ELF image built here: section headers [null, symtab, strtab,
+ * symtab again], one function fz_one at 0x1000 of 16 bytes. */
+struct elf_image {
+  Elf64_Ehdr eh;
+  Elf64_Sym syms[2];
+  char strtab[8];
+  Elf64_Shdr sh[4];
+};
+
+static void elf_image(struct elf_image *im)
+{
+  memset(im, 0, sizeof *im);
+  memcpy(im->eh.e_ident, ELFMAG, SELFMAG);
+  im->eh.e_ident[EI_CLASS] = ELFCLASS64;
+  im->eh.e_shoff = offsetof(struct elf_image, sh);
+  im->eh.e_shnum = 4;
+  im->eh.e_shentsize = sizeof(Elf64_Shdr);
+  im->syms[1] = (Elf64_Sym){.st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = 1,
+                            .st_value = 0x1000, .st_size = 16};
+  memcpy(im->strtab, "\0fz_one", 8);
+  im->sh[1] = (Elf64_Shdr){.sh_type = SHT_SYMTAB, .sh_offset = offsetof(struct elf_image, syms),
+                           .sh_size = sizeof im->syms, .sh_link = 2, .sh_entsize = sizeof(Elf64_Sym)};
+  im->sh[2] = (Elf64_Shdr){.sh_type = SHT_STRTAB, .sh_offset = offsetof(struct elf_image, strtab), .sh_size = 8};
+  im->sh[3] = im->sh[1];
+}
+
+static void an_image_in_memory_is_named(void **state)
+{
+  (void)state;
+  struct elf_image im;
+  elf_image(&im);
+  struct fg_symbols *s = fg_symbols_of_image((const uint8_t *)&im, sizeof im, 0x100000);
+  assert_non_null(s);
+  char name[64];
+  assert_int_equal(fg_symbols_image_name(s, 0x101008, name, sizeof name), 1);
+  assert_string_equal(name, "fz_one");
+  assert_int_equal(fg_symbols_image_name(s, 0x101010, name, sizeof name), 0);
+  fg_symbols_free(s);
+}
+
+/* A string table whose last byte is no NUL: its names could run past the
+ * file, so none is taken; headers past the end or wrapping around: no ELF.
+ * And an ELF with no function symbol (the fuzzer's first find: qsort was
+ * handed NULL) names nothing. */
+static void a_hostile_image_names_nothing(void **state)
+{
+  (void)state;
+  struct elf_image im;
+  char name[64];
+  elf_image(&im);
+  memcpy(im.strtab, "\0fz_one", 8);
+  im.strtab[7] = 'X';
+  struct fg_symbols *s = fg_symbols_of_image((const uint8_t *)&im, sizeof im, 0x100000);
+  assert_non_null(s);
+  assert_int_equal(fg_symbols_image_name(s, 0x101008, name, sizeof name), 0);
+  fg_symbols_free(s);
+  elf_image(&im);
+  im.sh[2].sh_offset = UINT64_MAX - 2;   /* offset + size wraps to a small number */
+  s = fg_symbols_of_image((const uint8_t *)&im, sizeof im, 0x100000);
+  assert_int_equal(fg_symbols_image_name(s, 0x101008, name, sizeof name), 0);
+  fg_symbols_free(s);
+  elf_image(&im);
+  im.eh.e_shoff = UINT64_MAX - 16;
+  assert_null(fg_symbols_of_image((const uint8_t *)&im, sizeof im, 0x100000));
+  elf_image(&im);
+  im.syms[1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+  s = fg_symbols_of_image((const uint8_t *)&im, sizeof im, 0x100000);
+  assert_non_null(s);
+  assert_int_equal(fg_symbols_image_name(s, 0x101008, name, sizeof name), 0);
+  fg_symbols_free(s);
+}
+
+/* The debug file's names come from the build id note and .gnu_debuglink,
+ * bounded by their sections: a link name without its NUL is not taken. */
+static void debug_paths_stay_inside_the_image(void **state)
+{
+  (void)state;
+  struct {
+    struct elf_image im;
+    char shstrtab[32];
+    char link[12];
+  } f;
+  elf_image(&f.im);
+  static char paths[4][FG_SYMBOLS_PATH_MAX];
+  assert_int_equal(fg_symbols_debug_paths((const uint8_t *)&f.im, sizeof f.im, "/usr/lib/libx.so", paths, 4), 0);
+  memset(f.shstrtab, 0, sizeof f.shstrtab);
+  memcpy(f.shstrtab + 1, ".gnu_debuglink", 15);
+  memcpy(f.link, "libx.debug\0\0", 12);
+  f.im.eh.e_shstrndx = 2;
+  f.im.sh[2] = (Elf64_Shdr){.sh_type = SHT_STRTAB, .sh_offset = sizeof f.im, .sh_size = sizeof f.shstrtab};
+  f.im.sh[3] = (Elf64_Shdr){.sh_type = SHT_PROGBITS, .sh_name = 1, .sh_offset = sizeof f.im + sizeof f.shstrtab,
+                            .sh_size = sizeof f.link};
+  assert_int_equal(fg_symbols_debug_paths((const uint8_t *)&f, sizeof f, "/usr/lib/libx.so", paths, 4), 2);
+  assert_string_equal(paths[0], "/usr/lib/debug/usr/lib/libx.debug");
+  assert_string_equal(paths[1], "/usr/lib/.debug/libx.debug");
+  memset(f.link, 'x', sizeof f.link);
+  assert_int_equal(fg_symbols_debug_paths((const uint8_t *)&f, sizeof f, "/usr/lib/libx.so", paths, 4), 0);
+  /* the section's name cut by the end of the names' section */
+  memcpy(f.link, "libx.debug\0\0", 12);
+  f.im.sh[2].sh_size = 8;
+  assert_int_equal(fg_symbols_debug_paths((const uint8_t *)&f, sizeof f, "/usr/lib/libx.so", paths, 4), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -108,6 +213,9 @@ int main(void)
     cmocka_unit_test(libc_internals_are_named_from_the_debug_file),
     cmocka_unit_test(vdso_functions_are_named),
     cmocka_unit_test(an_address_in_no_library_says_so),
+    cmocka_unit_test(an_image_in_memory_is_named),
+    cmocka_unit_test(a_hostile_image_names_nothing),
+    cmocka_unit_test(debug_paths_stay_inside_the_image),
   };
   return cmocka_run_group_tests_name("symbols", tests, NULL, NULL);
 }

@@ -235,12 +235,19 @@ static void a_library_loaded_later_is_read_by_the_refresh(void **state)
   fg_unwind_tables_free(&tables);
 }
 
+struct program_hdr {
+  const uint8_t *hdr, *lo, *hi;
+};
+
 static int main_program_hdr(struct dl_phdr_info *info, size_t size, void *arg)
 {
   (void)size;
+  struct program_hdr *h = arg;
   for (int i = 0; i < info->dlpi_phnum; i++)
     if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
-      *(const uint8_t **)arg = (const uint8_t *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+      h->hdr = (const uint8_t *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+  if (h->hdr && fg_unwind_segment_of(info, h->hdr, &h->lo, &h->hi) != 0)
+    h->hdr = NULL;
   return 1;   /* the first object is the program */
 }
 
@@ -249,13 +256,15 @@ static int main_program_hdr(struct dl_phdr_info *info, size_t size, void *arg)
 static void a_function_start_is_found_by_the_header_table(void **state)
 {
   (void)state;
-  const uint8_t *hdr = NULL;
-  dl_iterate_phdr(main_program_hdr, &hdr);
-  assert_non_null(hdr);
-  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_middle), (uintptr_t)unwind_middle);
-  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_middle + 9), (uintptr_t)unwind_middle);
-  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)unwind_outer + 3), (uintptr_t)unwind_outer);
-  assert_int_equal(fg_unwind_function_start(hdr, (uintptr_t)leaf_without_rule + 1), 0);
+  struct program_hdr h = {0};
+  dl_iterate_phdr(main_program_hdr, &h);
+  assert_non_null(h.hdr);
+  assert_int_equal(fg_unwind_function_start(h.hdr, h.lo, h.hi, (uintptr_t)unwind_middle), (uintptr_t)unwind_middle);
+  assert_int_equal(fg_unwind_function_start(h.hdr, h.lo, h.hi, (uintptr_t)unwind_middle + 9), (uintptr_t)unwind_middle);
+  assert_int_equal(fg_unwind_function_start(h.hdr, h.lo, h.hi, (uintptr_t)unwind_outer + 3), (uintptr_t)unwind_outer);
+  assert_int_equal(fg_unwind_function_start(h.hdr, h.lo, h.hi, (uintptr_t)leaf_without_rule + 1), 0);
+  /* a segment that ends before the table: nothing read past it */
+  assert_int_equal(fg_unwind_function_start(h.hdr, h.lo, h.hdr + 8, (uintptr_t)unwind_middle), 0);
 }
 
 /* From inside a signal handler, its own frame is stepped to the sigreturn

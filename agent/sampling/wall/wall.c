@@ -12,6 +12,7 @@
 #include "fg/clock.h"
 #include "fg/sample_record.h"
 #include "sampling/timer.h"
+#include "sampling/wall/task_files.h"
 
 #define IDLE_CPU_NS 50000   /* returning from our own handler to sleep costs a few us */
 
@@ -72,8 +73,7 @@ static uint32_t kernel_state(struct fg_wall *w, struct fg_thread *t)
   char buf[512];
   if (!read_task_file(w, &t->wall_stat_fd, t->tid, "stat", buf, sizeof buf))
     return FG_STATE_OTHER;
-  char *close = strrchr(buf, ')');
-  switch (close && close[1] ? close[2] : '?') {
+  switch (fg_task_stat_state(buf)) {
   case 'R': return FG_STATE_RUNNING;
   case 'S': return FG_STATE_SLEEPING;
   case 'D': return FG_STATE_UNINTERRUPTIBLE;
@@ -89,18 +89,12 @@ static int read_schedstat(struct fg_wall *w, struct fg_thread *t, uint64_t *run,
   char buf[128];
   if (!read_task_file(w, &t->wall_schedstat_fd, t->tid, "schedstat", buf, sizeof buf))
     return 0;
-  uint64_t *fields[] = {run, wait, runs};
-  const char *p = buf;
-  for (int i = 0; i < 3; i++, p++) {   /* three decimal numbers, each followed by a space or newline */
-    if (*p < '0' || *p > '9')
-      return 0;
-    uint64_t v = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-      v = v * 10 + (uint64_t)(*p - '0');
-    if (*p != ' ' && *p != '\n')
-      return 0;
-    *fields[i] = v;
-  }
+  uint64_t v[3];
+  if (!fg_task_schedstat(buf, v))
+    return 0;
+  *run = v[0];
+  *wait = v[1];
+  *runs = v[2];
   return 1;
 }
 
