@@ -198,7 +198,7 @@ static int check_socket(const struct fg_attach_target *t, const char *name, char
  * is set when the file is ours (then removed by remove_trigger). 0, or -1. */
 struct trigger {
   int dir_fd;         /* cwd_fd or tmp_fd */
-  const char *where;  /* "the working directory" or "/tmp" */
+  const char *where;  /* "the working directory DIR" or "/tmp" */
   int ours;
   char name[32];
 };
@@ -224,7 +224,11 @@ static int judge_trigger(const struct fg_attach_target *t, struct trigger *tr, c
 static int make_trigger(const struct fg_attach_target *t, struct trigger *tr, char *err, size_t len)
 {
   const int dirs[2] = {t->cwd_fd, t->tmp_fd};
-  const char *const wheres[2] = {"the working directory", "/tmp"};
+  char cwd[4200] = "the working directory ", link[64];
+  snprintf(link, sizeof link, "/proc/%d/cwd", t->pid);
+  ssize_t n = readlink(link, cwd + 22, sizeof cwd - 23);   /* for the message: the directory as we see it */
+  cwd[n > 0 ? 22 + n : 21] = '\0';
+  const char *const wheres[2] = {cwd, "/tmp"};
   int e = 0;
   for (int i = 0; i < 2; i++) {
     if (dirs[i] < 0)
