@@ -83,6 +83,10 @@ int fg_attach_target_read(int pid, struct fg_attach_target *t, char *err, size_t
     snprintf(err, errlen, "no such process: %d", pid);
     return -1;
   }
+  if (t->uid != geteuid() && geteuid() != 0) {   /* its root is not ours to open (ptrace access) */
+    snprintf(err, errlen, "process %d belongs to another user (uid %u); attach as that user", pid, (unsigned)t->uid);
+    return -1;
+  }
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/root", pid);
   t->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
