@@ -80,8 +80,10 @@ int fg_attach_private_dir(const struct fg_attach_target *t, char *there, size_t 
     int e = errno;
     if (fd >= 0)
       close(fd);
+    struct stat link;
+    int is_link = fstatat(t->tmp_fd, name, &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
     return fg_attach_fail(err, errlen, "%s%s is %s; not used", there, t->where,
-                          e == ELOOP ? "a symbolic link" : e == ENOTDIR ? "no directory" : strerror(e));
+                          is_link ? "a symbolic link" : e == ENOTDIR ? "no directory" : strerror(e));
   }
   if (made && give(t, fd) != 0) {
     int e = errno;
