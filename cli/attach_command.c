@@ -134,10 +134,9 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
       nanosleep(&pause, NULL);
     }
   }
-  /* O_NONBLOCK: should the name hold a FIFO now, fgprof is not held; only a regular file is read */
+  /* O_NONBLOCK: should the name hold a FIFO now, fgprof is not held; only the JVM's user's file is read */
   int fd = openat(t->tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+  FILE *f = fd >= 0 && fg_attach_own_file(fd, t->uid) ? fdopen(fd, "r") : NULL;
   char line[4096];
   while (f && fgets(line, sizeof line, f))
     fputs(line, out);
@@ -266,7 +265,7 @@ static int profile_for(struct fg_attach_target *t, const char *library, const ch
     rc = send_command(t, library, "stop", stderr);
   }
   if (rc == 0 && dir >= 0) {
-    if (fg_attach_copy_out(dir, written, out, err, sizeof err) != 0) {
+    if (fg_attach_copy_out(t, dir, written, out, err, sizeof err) != 0) {
       fprintf(stderr, "fgprof: %s\n", err);
       rc = 1;
     } else {

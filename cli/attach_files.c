@@ -215,15 +215,21 @@ static int copy_stream(FILE *out, void *ctx)
   return ferror(in) ? -1 : 0;
 }
 
-int fg_attach_copy_out(int dir_fd, const char *name, const char *to, char *err, size_t errlen)
+int fg_attach_own_file(int fd, uid_t uid)
 {
-  /* O_NONBLOCK: a FIFO planted at the name does not hold fgprof; only a regular file is read */
-  int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid && st.st_nlink == 1;
+}
+
+int fg_attach_copy_out(const struct fg_attach_target *t, int dir_fd, const char *name, const char *to, char *err,
+                       size_t errlen)
+{
+  /* O_NONBLOCK: a FIFO planted at the name does not hold fgprof */
+  int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0 && !fg_attach_own_file(fd, t->uid)) {
     close(fd);
-    return fg_attach_fail(err, errlen, "the profile %s in the JVM's directory is not a regular file; not copied",
-                          name);
+    return fg_attach_fail(err, errlen, "the profile %s in the JVM's directory is not a regular file of the JVM's "
+                          "user (uid %u) with one link; not copied", name, (unsigned)t->uid);
   }
   FILE *in = fd >= 0 ? fdopen(fd, "r") : NULL;
   if (!in) {

@@ -27,9 +27,14 @@ int fg_attach_private_dir(const struct fg_attach_target *t, char *there, size_t 
 int fg_attach_library(const struct fg_attach_target *t, const char *library, char *there, size_t therelen,
                       char *err, size_t errlen);
 
-/* Copies the regular file name in the directory dir_fd (the JVM's) to the
- * path to (ours), written through a temporary renamed into place. 0; -1
- * with a line in err. */
-int fg_attach_copy_out(int dir_fd, const char *name, const char *to, char *err, size_t errlen);
+/* Whether fd is what the agent wrote as the JVM's user: a regular file of
+ * uid with one link (not a FIFO, not a hard link to someone else's file). */
+int fg_attach_own_file(int fd, uid_t uid);
+
+/* Copies the file name in the directory dir_fd (t's), one of t's user's
+ * (fg_attach_own_file), to the path to (ours), written through a temporary
+ * renamed into place. 0; -1 with a line in err. */
+int fg_attach_copy_out(const struct fg_attach_target *t, int dir_fd, const char *name, const char *to, char *err,
+                       size_t errlen);
 
 #endif

@@ -114,7 +114,7 @@ static void absolute_tmp_link_stays_inside(void **state)
   close(fd);
   char out[300];
   snprintf(out, sizeof out, "%s/copied.collapsed", f.root);
-  assert_int_equal(fg_attach_copy_out(dir, "profile-1.collapsed", out, err, sizeof err), 0);
+  assert_int_equal(fg_attach_copy_out(&f.t, dir, "profile-1.collapsed", out, err, sizeof err), 0);
   assert_int_equal(stat(out, &st), 0);
   assert_int_equal(st.st_size, 6);
   close(dir);
@@ -135,7 +135,8 @@ static void climbing_link_stops_at_the_root(void **state)
 }
 
 /* Links planted at the names fgprof makes are not followed: the private
- * directory, the profile to copy out, a FIFO in its place. */
+ * directory, the profile to copy out; nor is a FIFO, a hard link or
+ * another user's file copied out. */
 static void planted_links_refused(void **state)
 {
   (void)state;
@@ -159,11 +160,20 @@ static void planted_links_refused(void **state)
   fclose(s);
   assert_int_equal(symlinkat(secret, dir, "profile-2.html"), 0);
   snprintf(out, sizeof out, "%s/out.html", f.root);
-  assert_int_equal(fg_attach_copy_out(dir, "profile-2.html", out, err, sizeof err), -1);
+  assert_int_equal(fg_attach_copy_out(&f.t, dir, "profile-2.html", out, err, sizeof err), -1);
   assert_int_equal(access(out, F_OK), -1);
   assert_int_equal(mkfifoat(dir, "profile-3.html", 0600), 0);
-  assert_int_equal(fg_attach_copy_out(dir, "profile-3.html", out, err, sizeof err), -1);   /* at once */
-  assert_non_null(strstr(err, "not a regular file"));
+  assert_int_equal(fg_attach_copy_out(&f.t, dir, "profile-3.html", out, err, sizeof err), -1);   /* at once */
+  assert_non_null(strstr(err, "not a regular file of the JVM's user"));
+  assert_int_equal(linkat(AT_FDCWD, secret, dir, "profile-4.html", 0), 0);   /* a hard link to another's file */
+  assert_int_equal(fg_attach_copy_out(&f.t, dir, "profile-4.html", out, err, sizeof err), -1);
+  if (geteuid() == 0) {   /* a file of another user */
+    int fd = openat(dir, "profile-5.html", O_CREAT | O_EXCL | O_WRONLY, 0644);
+    assert_true(fd >= 0 && fchown(fd, 65534, 65534) == 0);
+    close(fd);
+    assert_int_equal(fg_attach_copy_out(&f.t, dir, "profile-5.html", out, err, sizeof err), -1);
+  }
+  assert_int_equal(access(out, F_OK), -1);
   close(dir);
   snprintf(path, sizeof path, "rm -rf %s", victim);
   assert_int_equal(system(path), 0);
