@@ -192,13 +192,13 @@ static int check_socket(const struct fg_attach_target *t, const char *name, char
  * when its owner is the JVM's effective user or root, else the signal only
  * prints a thread dump. So the places are judged in that order: a file
  * absent is created (O_EXCL | O_NOFOLLOW, relative to the directory's
- * descriptor, given to the JVM's user), a regular file of the JVM's user or
- * root is another client's and will do, anything else (another user's file,
+ * descriptor, given to the JVM's user), a file of the JVM's user or root
+ * is another client's and will do, anything else (another user's file,
  * a link HotSpot would follow) is reported and nothing is signalled. *ours
  * is set when the file is ours (then removed by remove_trigger). 0, or -1. */
 struct trigger {
   int dir_fd;         /* cwd_fd or tmp_fd */
-  const char *where;  /* "the working directory DIR" or "/tmp" */
+  const char *where;  /* "the working directory DIR" or "/tmp", for messages while make_trigger runs */
   int ours;
   char name[32];
 };
@@ -213,7 +213,7 @@ static int judge_trigger(const struct fg_attach_target *t, struct trigger *tr, c
     return fg_attach_fail(err, len, "%s in %s of process %d%s is a symbolic link of uid %u, not made by fgprof: "
                           "HotSpot would follow it; the JVM is not signalled (remove it to attach)", tr->name,
                           tr->where, t->pid, t->where, (unsigned)st.st_uid);
-  if (!S_ISREG(st.st_mode) || (st.st_uid != t->uid && st.st_uid != 0))
+  if (st.st_uid != t->uid && st.st_uid != 0)   /* HotSpot stats it: any file of the JVM's user or root is taken */
     return fg_attach_fail(err, len, "%s in %s of process %d%s is an attach trigger of uid %u, not of the JVM's user "
                           "(uid %u) or root: HotSpot ignores it, and a signal would only print a thread dump; the "
                           "JVM is not signalled (remove it to attach)", tr->name, tr->where, t->pid, t->where,
@@ -223,6 +223,7 @@ static int judge_trigger(const struct fg_attach_target *t, struct trigger *tr, c
 
 static int make_trigger(const struct fg_attach_target *t, struct trigger *tr, char *err, size_t len)
 {
+  tr->ours = 0;
   const int dirs[2] = {t->cwd_fd, t->tmp_fd};
   char cwd[4200] = "the working directory ", link[64];
   snprintf(link, sizeof link, "/proc/%d/cwd", t->pid);
@@ -248,6 +249,11 @@ static int make_trigger(const struct fg_attach_target *t, struct trigger *tr, ch
       close(fd);
       tr->ours = 1;
       return 0;
+    }
+    if (errno == EEXIST) {   /* made meanwhile by someone else: judged as such */
+      int again = judge_trigger(t, tr, err, len);
+      return again != 1 ? again : fg_attach_fail(err, len, "%s in %s%s came and went while fgprof made its own; "
+                                                 "not signalled (try again)", tr->name, tr->where, t->where);
     }
     e = errno;   /* not ours to write (a read-only or closed working directory): HotSpot looks in /tmp next */
   }
