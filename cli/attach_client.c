@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -288,6 +290,89 @@ static int await_quit_handler(struct fg_attach_target *t, long deadline, char *e
   return 0;
 }
 
+/* The child's half of connect_as_jvm: connects, sends the socket (or the
+ * errno) over to, and ends. */
+static void connect_in_child(const struct fg_attach_target *t, const char *name, int timeout_ms, int to)
+{
+  int s = -1, e = 0, root = geteuid() == 0;
+  if (root && t->other_mounts && (fchdir(t->root_fd) != 0 || chroot(".") != 0))
+    e = errno;
+  else if (fchdir(t->tmp_fd) != 0)
+    e = errno;
+  else if (root && (setgroups(0, NULL) != 0 || setgid(t->gid) != 0 || setuid(t->uid) != 0))
+    e = errno;
+  else if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+    e = errno;
+  if (s >= 0) {
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);   /* a full backlog does not hold fgprof */
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", name);   /* relative: in the JVM's /tmp */
+    if (connect(s, (struct sockaddr *)&addr, sizeof addr) != 0)
+      e = errno;
+  }
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } control;
+  struct iovec iov = {&e, sizeof e};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+  if (e == 0) {
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &s, sizeof s);
+  }
+  _exit(sendmsg(to, &msg, 0) == (ssize_t)sizeof e ? 0 : 1);
+}
+
+/* A socket connected to name in the JVM's /tmp as the JVM itself would
+ * connect: from a child of fgprof that enters the JVM's root (chroot to
+ * its descriptor, when fgprof runs as root and the root is another),
+ * works in its /tmp and takes the JVM's uid and gid, then hands the socket
+ * back (SCM_RIGHTS). So a name swapped for a link after check_socket
+ * judged it resolves inside the JVM's root, and connect(), which follows
+ * links and has no O_NOFOLLOW, reaches only what the JVM's user could;
+ * whoever listens is checked by the caller. -1 with errno. */
+static int connect_as_jvm(const struct fg_attach_target *t, const char *name, int timeout_ms)
+{
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    return -1;
+  pid_t child = fork();
+  if (child == 0) {
+    close(pair[0]);
+    connect_in_child(t, name, timeout_ms, pair[1]);
+  }
+  int e = errno;
+  close(pair[1]);
+  int s = -1, got_errno = 0;
+  if (child > 0) {
+    union {
+      struct cmsghdr h;
+      char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {&got_errno, sizeof got_errno};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    ssize_t n;
+    while ((n = recvmsg(pair[0], &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+      ;
+    struct cmsghdr *c = n == (ssize_t)sizeof got_errno ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+      memcpy(&s, CMSG_DATA(c), sizeof s);
+    e = s >= 0 ? 0 : n != (ssize_t)sizeof got_errno ? ECHILD : got_errno ? got_errno : EPROTO;
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+      ;
+  }
+  close(pair[0]);
+  errno = e;
+  return s;
+}
+
 /* Connected to the JVM's attach socket, starting its listener if need be; -1. */
 static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, size_t len)
 {
@@ -340,19 +425,9 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
                             "JVM is hung; %d SIGQUIT sent, not repeated)", t->pid, timeout_ms, signals);
     }
   }
-  /* The socket is reached through our descriptor of the JVM's /tmp (a
-   * magic link of our own, so no path of the container is resolved here);
-   * its last component was judged above, and whoever listens is checked
-   * below, so a name swapped meanwhile reaches no one else. */
-  struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  snprintf(addr.sun_path, sizeof addr.sun_path, "/proc/self/fd/%d/%s", t->tmp_fd, name);
-  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof addr) != 0) {
-    int e = errno;
-    if (s >= 0)
-      close(s);
-    return fg_attach_fail(err, len, "cannot connect to /tmp/%s%s: %s", name, t->where, strerror(e));
-  }
+  int s = connect_as_jvm(t, name, timeout_ms);
+  if (s < 0)
+    return fg_attach_fail(err, len, "cannot connect to /tmp/%s%s: %s", name, t->where, strerror(errno));
   /* the listener is the JVM itself: the kernel says who called listen() */
   struct ucred peer;
   socklen_t plen = sizeof peer;

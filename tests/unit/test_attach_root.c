@@ -15,7 +15,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -227,6 +229,73 @@ static void no_openat2(void **state)
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A listening socket at path; its descriptor. */
+static int listen_at(const char *path)
+{
+  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+  assert_true(s >= 0 && bind(s, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(s, 4) == 0);
+  return s;
+}
+
+/* Whether a connection waits at the listening socket s. */
+static int connected(int s)
+{
+  int c = accept(s, NULL, NULL);
+  if (c >= 0)
+    close(c);
+  return c >= 0;
+}
+
+/* The socket's name swapped for a link after it was judged: connect()
+ * follows links, so the connection is made from inside the JVM's root as
+ * the JVM's user. A link to a socket of ours (outside the root) reaches
+ * nothing there; one to a socket inside the root that the JVM's user may
+ * not open is refused; the JVM's own socket is reached. */
+static void socket_link_resolved_as_the_jvm(void **state)
+{
+  (void)state;
+  if (geteuid() != 0) {
+    puts("skipped: needs root, to enter the root and be another user");
+    return;
+  }
+  struct fixture f;
+  make_root(&f, "%s");
+  char host[128], path[300];
+  snprintf(host, sizeof host, "%s.sock", f.x);   /* ours: beside our /var/tmp/X */
+  int outside = listen_at(host);
+  snprintf(path, sizeof path, "%s/.java_pid1", f.inner);
+  assert_int_equal(symlink(host, path), 0);
+  assert_int_equal(connect_as_jvm(&f.t, ".java_pid1", 1000), -1);
+  assert_int_equal(errno, ENOENT);   /* the link's target looked for inside the root */
+  assert_false(connected(outside));
+  unlink(path);
+  snprintf(path, sizeof path, "%s/root.sock", f.inner);
+  int inside_root = listen_at(path);   /* root's, mode 755 less umask: the JVM's user may not write it */
+  assert_int_equal(chmod(path, 0600), 0);
+  snprintf(path, sizeof path, "%s/.java_pid2", f.inner);
+  char target[160];
+  snprintf(target, sizeof target, "%s/root.sock", f.x);   /* absolute, as the JVM names it */
+  assert_int_equal(symlink(target, path), 0);
+  f.t.uid = f.t.gid = 65534;
+  assert_int_equal(connect_as_jvm(&f.t, ".java_pid2", 1000), -1);
+  assert_int_equal(errno, EACCES);
+  assert_false(connected(inside_root));
+  snprintf(path, sizeof path, "%s/.java_pid3", f.inner);
+  int jvm = listen_at(path);
+  assert_int_equal(chown(path, 65534, 65534), 0);
+  int s = connect_as_jvm(&f.t, ".java_pid3", 1000);
+  assert_true(s >= 0);
+  assert_true(connected(jvm));
+  close(s);
+  close(jvm);
+  close(inside_root);
+  close(outside);
+  unlink(host);
+  remove_root(&f);
+}
+
 /* This process, read as a target: our own root, /tmp and working directory open. */
 static void ourselves(void **state)
 {
@@ -250,6 +319,7 @@ int main(void)
       cmocka_unit_test(planted_links_refused),
       cmocka_unit_test(foreign_private_dir_refused),
       cmocka_unit_test(no_openat2),
+      cmocka_unit_test(socket_link_resolved_as_the_jvm),
       cmocka_unit_test(ourselves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
