@@ -7,8 +7,11 @@
  * fgprof may run as root beside other users: it talks only to a socket
  * that is the JVM's (owner uid and gid as the JDK's client checks them,
  * a socket, no link, no access for others, and the peer that listens on
- * it is the JVM itself), and it signals only a JVM that catches SIGQUIT.
- * <PID> is the JVM's own pid and /tmp its own (a container's). */
+ * it is the JVM itself), connected as the JVM's user from inside its root,
+ * and it signals only a JVM that catches SIGQUIT, only with a trigger file
+ * HotSpot will take, and a second time only where HotSpot prints no thread
+ * dump for it. <PID> is the JVM's own pid and /tmp its own (a container's),
+ * reached through the descriptors of attach_target.h. */
 #include "attach_client.h"
 #include "fg/attach_codes.h"
 #include "fg/clock.h"
