@@ -2,7 +2,8 @@
  * the JVM's /tmp resolved inside its root whatever links the root holds
  * (absolute, or climbing with ..), fgprof's files made there and never
  * through a link planted at their names, and no openat2 (ENOSYS) refused
- * for another root but not for our own. A JVM's root is played by a
+ * for another root but not for our own; the JVM's options read from its
+ * environment. A JVM's root is played by a
  * directory of ours: RESOLVE_IN_ROOT treats it as "/". */
 #include "unit.h"
 
@@ -296,6 +297,20 @@ static void socket_link_resolved_as_the_jvm(void **state)
   remove_root(&f);
 }
 
+/* DisableAttachMechanism as JAVA_TOOL_OPTIONS and its kin carry it: words
+ * split by white space, the last one winning, nothing else taken for it. */
+static void disable_attach_in_options(void **state)
+{
+  (void)state;
+  assert_int_equal(option_in("-Xmx1g -XX:+DisableAttachMechanism", 0), 1);
+  assert_int_equal(option_in("-XX:+DisableAttachMechanism", 0), 1);
+  assert_int_equal(option_in("-XX:+DisableAttachMechanism\t-XX:-DisableAttachMechanism", 0), 0);
+  assert_int_equal(option_in("-XX:-DisableAttachMechanism", 1), 0);
+  assert_int_equal(option_in("-XX:+DisableAttachMechanismX -Dx=-XX:+DisableAttachMechanism", 0), 0);
+  assert_int_equal(option_in("", 1), 1);
+  assert_int_equal(option_in("DisableAttachMechanism", 0), 0);
+}
+
 /* This process, read as a target: our own root, /tmp and working directory open. */
 static void ourselves(void **state)
 {
@@ -320,6 +335,7 @@ int main(void)
       cmocka_unit_test(foreign_private_dir_refused),
       cmocka_unit_test(no_openat2),
       cmocka_unit_test(socket_link_resolved_as_the_jvm),
+      cmocka_unit_test(disable_attach_in_options),
       cmocka_unit_test(ourselves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
