@@ -117,7 +117,9 @@ final class AttachRootTests {
    * only print a thread dump): fgprof says so in one line naming the owner and the place, exit 2,
    * at once. With the planted file in /tmp instead (HotSpot looks in the working directory
    * first), fgprof's own trigger there does the attach. Nothing planted is removed, and the JVM
-   * printed no thread dump: no signal answered a planted file.
+   * printed no thread dump: no signal answered a planted file. Beside, a second JVM with a
+   * trigger of its own user already there (another client's, as jcmd leaves it while it waits)
+   * is attached with that file, which is left in place, and prints no thread dump.
    */
   static void plantedTrigger(IntegrationTests.Jdk jdk) throws Exception {
     if (!AttachTrustTests.root()) {
@@ -129,7 +131,15 @@ final class AttachRootTests {
     dir.toFile().setExecutable(true, false);
     Process jvm = AttachTests.startJvm(jdk, dir, List.of(), "HotMethods", "6");
     String pid = Long.toString(jvm.pid());
+    Path other = Files.createDirectory(dir.resolve("other"));
+    Process jvm2 = AttachTests.startJvm(jdk, other, List.of(), "HotMethods", "6");
+    String pid2 = Long.toString(jvm2.pid());
     Thread.sleep(1000);
+    Path clients = other.resolve(".attach_pid" + pid2);   /* another client's (jcmd's): of the JVM's user */
+    Files.createFile(clients);
+    AttachTests.Result withClients = AttachTests.fgprof(other, "attach", pid2, "status");
+    boolean clientsKept = Files.exists(clients);
+    Files.delete(clients);
     Path inCwd = dir.resolve(".attach_pid" + pid), inTmp = Paths.get("/tmp/.attach_pid" + pid);
     IntegrationTests.check(AttachTests.exec(dir, "runuser", "-u", "nobody", "--", "touch", inCwd.toString()).exit()
         == 0, "cannot plant the trigger in the working directory");
@@ -147,8 +157,8 @@ final class AttachRootTests {
     } finally {
       Files.deleteIfExists(inTmp);
     }
-    int exit = AttachTests.exitOf(jvm);
-    long dumps = threadDumps(dir.resolve("jvm-stdout.log"));
+    int exit = AttachTests.exitOf(jvm), exit2 = AttachTests.exitOf(jvm2);
+    long dumps = threadDumps(dir.resolve("jvm-stdout.log")), dumps2 = threadDumps(other.resolve("jvm-stdout.log"));
     List<String> lines = planted.err().lines().toList();
     IntegrationTests.check(planted.exit() == 2 && lines.size() == 1 && lines.get(0).contains("uid 65534")
         && lines.get(0).contains(inCwd.getFileName() + " in the working directory " + dir)
@@ -160,7 +170,11 @@ final class AttachRootTests {
     IntegrationTests.check(!Files.exists(inCwd), "fgprof left its own trigger file");
     IntegrationTests.check(dumps == 0, "the JVM printed " + dumps + " thread dumps");
     IntegrationTests.check(exit == 0, "the JVM exited " + exit);
+    IntegrationTests.check(withClients.exit() == 0 && withClients.out().contains("idle") && clientsKept,
+        "beside another client's trigger (kept: " + clientsKept + "): " + withClients);
+    IntegrationTests.check(dumps2 == 0 && exit2 == 0, "with another client's trigger the JVM printed " + dumps2
+        + " thread dumps and exited " + exit2);
     System.out.println("    planted trigger refused in " + ms + " ms (" + lines.get(0).substring(0, 70)
-        + "...); the one in /tmp passed by; 0 thread dumps");
+        + "...); the one in /tmp passed by; another client's used and kept; 0 thread dumps");
   }
 }
