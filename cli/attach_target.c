@@ -68,7 +68,11 @@ int fg_attach_target_open(const struct fg_attach_target *t, const char *path, in
 {
   struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
                          .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-  int fd = (int)syscall(SYS_openat2, t->root_fd, path, &how, sizeof how);
+  int fd = -1;
+  for (int tries = 0; tries < 8 && (fd = (int)syscall(SYS_openat2, t->root_fd, path, &how, sizeof how)) < 0 &&
+                      (errno == EAGAIN || errno == EINTR);
+       tries++)
+    ;   /* EAGAIN: a rename meanwhile made a ".." unsafe to resolve in the root; the kernel asks to retry */
   if (fd < 0 && errno == ENOSYS && !t->other_mounts)
     fd = open(path, flags | O_CLOEXEC);   /* its root is ours: its paths are ours too */
   return fd;
