@@ -7,8 +7,11 @@
  * fgprof may run as root beside other users: it talks only to a socket
  * that is the JVM's (owner uid and gid as the JDK's client checks them,
  * a socket, no link, no access for others, and the peer that listens on
- * it is the JVM itself), and it signals only a JVM that catches SIGQUIT.
- * <PID> is the JVM's own pid and /tmp its own (a container's). */
+ * it is the JVM itself), connected as the JVM's user from inside its root,
+ * and it signals only a JVM that catches SIGQUIT, only with a trigger file
+ * HotSpot will take, and a second time only where HotSpot prints no thread
+ * dump for it. <PID> is the JVM's own pid and /tmp its own (a container's),
+ * reached through the descriptors of attach_target.h. */
 #include "attach_client.h"
 #include "attach_reply.h"
 #include "fg/attach_codes.h"
@@ -16,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,19 +116,47 @@ static int is_hotspot(int pid)
   return found ? found : spawning(pid);
 }
 
-/* Whether its command line turns attach off. */
+/* The option's last word in the whitespace-separated list text (1 on, 0
+ * off), or was when text does not name it. */
+static int option_in(const char *text, int was)
+{
+  for (const char *p = text; (p = strstr(p, "DisableAttachMechanism")); p++) {
+    int start = p - text >= 5 && strncmp(p - 5, "-XX:", 4) == 0 && (p[-1] == '+' || p[-1] == '-') &&
+                (p - text == 5 || p[-6] == ' ' || p[-6] == '\t' || p[-6] == '\n');
+    char end = p[22];
+    if (start && (end == '\0' || end == ' ' || end == '\t' || end == '\n'))
+      was = p[-1] == '+';
+  }
+  return was;
+}
+
+/* The value of the variable name in an environment block (n bytes), or "". */
+static const char *env_value(const char *env, size_t n, const char *name)
+{
+  size_t len = strlen(name);
+  for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+    if (strncmp(env + i, name, len) == 0 && env[i + len] == '=')
+      return env + i + len + 1;
+  return "";
+}
+
+/* Whether the JVM's options turn attach off, in the order HotSpot reads
+ * them, the last word winning: JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS (the
+ * launcher's, before the command line), the command line, _JAVA_OPTIONS. */
 static int attach_disabled(int pid)
 {
-  char buf[65536];
-  size_t n = read_proc(pid, "cmdline", buf, sizeof buf);
-  int off = 0;
-  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-    if (strcmp(buf + i, "-XX:+DisableAttachMechanism") == 0)
+  static char env[65536], cmd[65536];
+  size_t n = read_proc(pid, "environ", env, sizeof env);
+  int off = option_in(env_value(env, n, "JAVA_TOOL_OPTIONS"), 0);
+  off = option_in(env_value(env, n, "JDK_JAVA_OPTIONS"), off);
+  size_t m = read_proc(pid, "cmdline", cmd, sizeof cmd);
+  for (size_t i = 0; i < m; i += strlen(cmd + i) + 1) {
+    if (strcmp(cmd + i, "-XX:+DisableAttachMechanism") == 0)
       off = 1;
-    else if (strcmp(buf + i, "-XX:-DisableAttachMechanism") == 0)
+    else if (strcmp(cmd + i, "-XX:-DisableAttachMechanism") == 0)
       off = 0;
   }
-  return off;
+  return option_in(env_value(env, n, "_JAVA_OPTIONS"), off);
 }
 
 static void sleep_ms(long ms)
@@ -137,51 +170,114 @@ static long now_ms(void)
   return (long)(fg_clock_ns(CLOCK_MONOTONIC) / 1000000u);
 }
 
-/* The attach socket at path, judged before anything connects to it:
- * 1 absent, 0 the JVM's, -1 someone else's or no socket (said in err). */
-static int check_socket(const struct fg_attach_target *t, const char *path, char *err, size_t len)
+/* The attach socket, name in the JVM's /tmp, judged before anything
+ * connects to it (lstat, relative to the descriptor of that /tmp): 1
+ * absent, 0 the JVM's, -1 someone else's or no socket (said in err). */
+static int check_socket(const struct fg_attach_target *t, const char *name, char *err, size_t len)
 {
   struct stat st;
-  if (lstat(path, &st) != 0)
-    return errno == ENOENT ? 1 : fg_attach_fail(err, len, "cannot read %s: %s", path, strerror(errno));
+  if (fstatat(t->tmp_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? 1 : fg_attach_fail(err, len, "cannot read /tmp/%s%s: %s", name, t->where,
+                                                strerror(errno));
   if (!S_ISSOCK(st.st_mode))
-    return fg_attach_fail(err, len, "%s is %s, not the JVM's attach socket; not used (remove it to attach)", path,
-                S_ISLNK(st.st_mode) ? "a symbolic link" : "not a socket");
+    return fg_attach_fail(err, len, "/tmp/%s%s is %s, not the JVM's attach socket; not used (remove it to attach)",
+                          name, t->where, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a socket");
   if (st.st_uid != t->uid || st.st_gid != t->gid)
-    return fg_attach_fail(err, len, "%s belongs to uid %u gid %u, not to the JVM's user (uid %u gid %u): someone "
-                          "else may be listening there; not used (remove it to attach)", path, (unsigned)st.st_uid,
-                          (unsigned)st.st_gid,
-                (unsigned)t->uid, (unsigned)t->gid);
+    return fg_attach_fail(err, len, "/tmp/%s%s belongs to uid %u gid %u, not to the JVM's user (uid %u gid %u): "
+                          "someone else may be listening there; not used (remove it to attach)", name, t->where,
+                          (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)t->uid, (unsigned)t->gid);
   if (st.st_mode & (S_IRWXG | S_IRWXO))
-    return fg_attach_fail(err, len, "%s is open to other users (mode %03o, the JVM makes it 600); not used", path,
-                (unsigned)(st.st_mode & 0777));
+    return fg_attach_fail(err, len, "/tmp/%s%s is open to other users (mode %03o, the JVM makes it 600); not used",
+                          name, t->where, (unsigned)(st.st_mode & 0777));
   return 0;
 }
 
-/* The trigger file HotSpot looks for at SIGQUIT, in the JVM's working
- * directory, else in its /tmp: created new (never through a link), or one
- * already there left as it is. Its path in made (empty when not ours to
- * remove); 0, or -1. */
-static int make_trigger(const struct fg_attach_target *t, char *made, size_t len, char *err, size_t errlen)
+/* The trigger file HotSpot looks for at SIGQUIT (AttachListener::
+ * is_init_trigger): .attach_pid<PID> in the JVM's working directory, and
+ * only when there is none there (its stat fails), in its /tmp; it is taken
+ * when its owner is the JVM's effective user or root, else the signal only
+ * prints a thread dump. So the places are judged in that order: a file
+ * absent is created (O_EXCL | O_NOFOLLOW, relative to the directory's
+ * descriptor, given to the JVM's user), a file of the JVM's user or root
+ * is another client's and will do, anything else (another user's file,
+ * a link HotSpot would follow) is reported and nothing is signalled. *ours
+ * is set when the file is ours (then removed by remove_trigger). 0, or -1. */
+struct trigger {
+  int dir_fd;         /* cwd_fd or tmp_fd */
+  const char *where;  /* "the working directory DIR" or "/tmp", for messages while make_trigger runs */
+  int ours;
+  char name[32];
+};
+
+static int judge_trigger(const struct fg_attach_target *t, struct trigger *tr, char *err, size_t len)
 {
-  char places[2][160];
-  snprintf(places[0], sizeof places[0], "/proc/%d/cwd/.attach_pid%d", t->pid, t->ns_pid);
-  snprintf(places[1], sizeof places[1], "%s/tmp/.attach_pid%d", t->root, t->ns_pid);
+  struct stat st;
+  if (fstatat(tr->dir_fd, tr->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? 1 : fg_attach_fail(err, len, "cannot read %s in %s%s: %s", tr->name, tr->where,
+                                                t->where, strerror(errno));
+  if (S_ISLNK(st.st_mode))
+    return fg_attach_fail(err, len, "%s in %s of process %d%s is a symbolic link of uid %u, not made by fgprof: "
+                          "HotSpot would follow it; the JVM is not signalled (remove it to attach)", tr->name,
+                          tr->where, t->pid, t->where, (unsigned)st.st_uid);
+  if (st.st_uid != t->uid && st.st_uid != 0)   /* HotSpot stats it: any file of the JVM's user or root is taken */
+    return fg_attach_fail(err, len, "%s in %s of process %d%s is an attach trigger of uid %u, not of the JVM's user "
+                          "(uid %u) or root: HotSpot ignores it, and a signal would only print a thread dump; the "
+                          "JVM is not signalled (remove it to attach)", tr->name, tr->where, t->pid, t->where,
+                          (unsigned)st.st_uid, (unsigned)t->uid);
+  return 0;   /* another client's (jcmd's): HotSpot takes it as ours */
+}
+
+static int make_trigger(const struct fg_attach_target *t, struct trigger *tr, char *err, size_t len)
+{
+  tr->ours = 0;
+  const int dirs[2] = {t->cwd_fd, t->tmp_fd};
+  char cwd[4200] = "the working directory ", link[64];
+  snprintf(link, sizeof link, "/proc/%d/cwd", t->pid);
+  ssize_t n = readlink(link, cwd + 22, sizeof cwd - 23);   /* for the message: the directory as we see it */
+  cwd[n > 0 ? 22 + n : 21] = '\0';
+  const char *const wheres[2] = {cwd, "/tmp"};
   int e = 0;
-  made[0] = '\0';
   for (int i = 0; i < 2; i++) {
-    int fd = open(places[i], O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (dirs[i] < 0)
+      continue;   /* its working directory could not be opened from here: only /tmp is ours to judge */
+    tr->dir_fd = dirs[i];
+    tr->where = wheres[i];
+    tr->ours = 0;
+    snprintf(tr->name, sizeof tr->name, ".attach_pid%d", t->ns_pid);
+    int state = judge_trigger(t, tr, err, len);
+    if (state <= 0)
+      return state;
+    int fd = openat(tr->dir_fd, tr->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
+      /* the JVM's user's: host root is nobody to a JVM in a user namespace */
+      if (geteuid() == 0 && fchown(fd, t->uid, t->gid) != 0)
+        fprintf(stderr, "fgprof: warning: cannot hand the trigger file to the JVM's user: %s\n", strerror(errno));
       close(fd);
-      snprintf(made, len, "%s", places[i]);
+      tr->ours = 1;
       return 0;
     }
-    struct stat st;
-    if (errno == EEXIST && lstat(places[i], &st) == 0 && S_ISREG(st.st_mode))
-      return 0;   /* one already there (another client's): HotSpot takes it as well */
-    e = errno;
+    if (errno == EEXIST) {   /* made meanwhile by someone else: judged as such */
+      int again = judge_trigger(t, tr, err, len);
+      return again != 1 ? again : fg_attach_fail(err, len, "%s in %s%s came and went while fgprof made its own; "
+                                                 "not signalled (try again)", tr->name, tr->where, t->where);
+    }
+    e = errno;   /* not ours to write (a read-only or closed working directory): HotSpot looks in /tmp next */
   }
-  return fg_attach_fail(err, errlen, "cannot create the attach trigger file %s: %s", places[1], strerror(e));
+  return fg_attach_fail(err, len, "cannot create the attach trigger file /tmp/.attach_pid%d%s: %s", t->ns_pid,
+                        t->where, strerror(e));
+}
+
+static void remove_trigger(const struct trigger *tr)
+{
+  if (tr->ours)
+    unlinkat(tr->dir_fd, tr->name, 0);
+}
+
+/* Whether our trigger file is still there (a client may have removed it). */
+static int trigger_there(const struct trigger *tr)
+{
+  struct stat st;
+  return tr->ours && fstatat(tr->dir_fd, tr->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Waits until the JVM catches SIGQUIT (a JVM still starting installs its
@@ -192,77 +288,157 @@ static int await_quit_handler(struct fg_attach_target *t, long deadline, char *e
     if (now_ms() >= deadline)
       return fg_attach_fail(err, len, "process %d does not catch SIGQUIT (started with -Xrs, or not done "
                             "starting): not signalled, as the signal would end it; start it with "
-                            "-XX:+StartAttachListener to attach without "
-                  "one", t->pid);
+                            "-XX:+StartAttachListener to attach without one", t->pid);
     sleep_ms(20);
   }
   return 0;
+}
+
+/* The child's half of connect_as_jvm: connects, sends the socket (or the
+ * errno) over to, and ends. */
+static void connect_in_child(const struct fg_attach_target *t, const char *name, int timeout_ms, int to)
+{
+  int s = -1, e = 0, root = geteuid() == 0;
+  if (root && t->other_mounts && (fchdir(t->root_fd) != 0 || chroot(".") != 0))
+    e = errno;
+  else if (fchdir(t->tmp_fd) != 0)
+    e = errno;
+  else if (root && (setgroups(0, NULL) != 0 || setgid(t->gid) != 0 || setuid(t->uid) != 0))
+    e = errno;
+  else if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+    e = errno;
+  if (s >= 0) {
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);   /* a full backlog does not hold fgprof */
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", name);   /* relative: in the JVM's /tmp */
+    if (connect(s, (struct sockaddr *)&addr, sizeof addr) != 0)
+      e = errno;
+  }
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } control;
+  struct iovec iov = {&e, sizeof e};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+  if (e == 0) {
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &s, sizeof s);
+  }
+  _exit(sendmsg(to, &msg, 0) == (ssize_t)sizeof e ? 0 : 1);
+}
+
+/* A socket connected to name in the JVM's /tmp as the JVM itself would
+ * connect: from a child of fgprof that enters the JVM's root (chroot to
+ * its descriptor, when fgprof runs as root and the root is another),
+ * works in its /tmp and takes the JVM's uid and gid, then hands the socket
+ * back (SCM_RIGHTS). So a name swapped for a link after check_socket
+ * judged it resolves inside the JVM's root, and connect(), which follows
+ * links and has no O_NOFOLLOW, reaches only what the JVM's user could;
+ * whoever listens is checked by the caller. -1 with errno. */
+static int connect_as_jvm(const struct fg_attach_target *t, const char *name, int timeout_ms)
+{
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    return -1;
+  pid_t child = fork();
+  if (child == 0) {
+    close(pair[0]);
+    connect_in_child(t, name, timeout_ms, pair[1]);
+  }
+  int e = errno;
+  close(pair[1]);
+  int s = -1, got_errno = 0;
+  if (child > 0) {
+    union {
+      struct cmsghdr h;
+      char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {&got_errno, sizeof got_errno};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    ssize_t n;
+    while ((n = recvmsg(pair[0], &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+      ;
+    struct cmsghdr *c = n == (ssize_t)sizeof got_errno ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+      memcpy(&s, CMSG_DATA(c), sizeof s);
+    e = s >= 0 ? 0 : n != (ssize_t)sizeof got_errno ? ECHILD : got_errno ? got_errno : EPROTO;
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+      ;
+  }
+  close(pair[0]);
+  errno = e;
+  return s;
 }
 
 /* Connected to the JVM's attach socket, starting its listener if need be; -1. */
 static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, size_t len)
 {
   long deadline = now_ms() + timeout_ms;
-  struct sockaddr_un addr = {.sun_family = AF_UNIX};
   char name[64];
-  snprintf(name, sizeof name, "/tmp/.java_pid%d", t->ns_pid);
-  if (fg_attach_target_path(t, name, addr.sun_path, sizeof addr.sun_path) != 0)
-    return fg_attach_fail(err, len, "the attach socket's path for process %d is too long", t->pid);
-  int state = check_socket(t, addr.sun_path, err, len);
+  snprintf(name, sizeof name, ".java_pid%d", t->ns_pid);
+  int state = check_socket(t, name, err, len);
   if (state < 0)
     return -1;
   if (state == 1) {
-    char trigger[320];
-    if (await_quit_handler(t, deadline, err, len) != 0 || make_trigger(t, trigger, sizeof trigger, err, len) != 0)
+    struct trigger tr;
+    if (await_quit_handler(t, deadline, err, len) != 0 || make_trigger(t, &tr, err, len) != 0)
       return -1;
     if (kill(t->pid, SIGQUIT) != 0) {
       int e = errno;
-      if (trigger[0])
-        unlink(trigger);
+      remove_trigger(&tr);
       return fg_attach_fail(err, len, "cannot signal process %d: %s", t->pid, strerror(e));
     }
     /* The signal can come to nothing on a JVM still starting: HotSpot's
      * Signal Dispatcher may open the listener before the main thread's
      * AttachListener::vm_start() unlinks a "stale" socket of that name, the
-     * very one just made. Signalled again while the socket is absent, a JVM
-     * whose listener is up but has no socket file restarts it
-     * (AttachListener::check_socket_file, JDK 11+) and one whose listener is
-     * not up starts it; neither prints a thread dump. So the signal is
-     * repeated 0.5 s on, then at doubling intervals (1, 2, 4 s...), not
-     * only past half the wait as the JDK's client does, which is too late
-     * for a JVM that lives a few seconds. */
+     * very one just made. A JVM whose listener is up (its "Attach Listener"
+     * thread runs) but has no socket file restarts it at the next SIGQUIT
+     * (AttachListener::check_socket_file, JDK 11+) without a thread dump;
+     * in any other state a second signal prints a thread dump into the
+     * application's output. So it is sent again only in that state, with
+     * our own trigger file in place, 0.5 s on, then at doubling intervals. */
     long pause = 500, again = now_ms() + pause;
-    while ((state = check_socket(t, addr.sun_path, err, len)) == 1 && now_ms() < deadline) {
+    int signals = 1;
+    while ((state = check_socket(t, name, err, len)) == 1 && now_ms() < deadline) {
       if (now_ms() >= again) {
-        if (fg_attach_target_catches_quit(t))
+        if (trigger_there(&tr) && fg_attach_target_listening(t) && check_socket(t, name, err, len) == 1 &&
+            fg_attach_target_catches_quit(t)) {
           kill(t->pid, SIGQUIT);
+          signals++;
+        }
         pause *= 2;
         again = now_ms() + pause;
       }
       sleep_ms(20);
     }
-    if (trigger[0])
-      unlink(trigger);
+    remove_trigger(&tr);
     if (state < 0)
       return -1;
-    if (state == 1)
-      return fg_attach_fail(err, len, "process %d did not open its attach socket within %d ms (attach disabled with "
-                  "-XX:+DisableAttachMechanism, or the JVM is still starting or hung)", t->pid, timeout_ms);
+    if (state == 1) {
+      if (fg_attach_target_listening(t))
+        return fg_attach_fail(err, len, "process %d started its attach listener but opened no socket at /tmp/%s%s "
+                              "within %d ms", t->pid, name, t->where, timeout_ms);
+      return fg_attach_fail(err, len, "process %d started no attach listener within %d ms (attach disabled, or the "
+                            "JVM is hung; %d SIGQUIT sent, not repeated)", t->pid, timeout_ms, signals);
+    }
   }
-  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof addr) != 0) {
-    int e = errno;
-    if (s >= 0)
-      close(s);
-    return fg_attach_fail(err, len, "cannot connect to %s: %s", addr.sun_path, strerror(e));
-  }
+  int s = connect_as_jvm(t, name, timeout_ms);
+  if (s < 0)
+    return fg_attach_fail(err, len, "cannot connect to /tmp/%s%s: %s", name, t->where, strerror(errno));
   /* the listener is the JVM itself: the kernel says who called listen() */
   struct ucred peer;
   socklen_t plen = sizeof peer;
   if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0 || peer.pid != t->pid || peer.uid != t->uid) {
     close(s);
-    return fg_attach_fail(err, len, "%s is served by process %d (uid %u), not by the JVM %d; nothing sent",
-                          addr.sun_path, (int)peer.pid, (unsigned)peer.uid, t->pid);
+    return fg_attach_fail(err, len, "/tmp/%s%s is served by process %d (uid %u), not by the JVM %d; nothing sent",
+                          name, t->where, (int)peer.pid, (unsigned)peer.uid, t->pid);
   }
   struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
   setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);

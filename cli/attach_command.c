@@ -96,6 +96,7 @@ static int target_of(int pid, const char *library, struct fg_attach_target *t, c
       fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0 ||
       fg_attach_library(t, library, loaded, PATH_MAX, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
+    fg_attach_target_close(t);
     return 2;
   }
   return 0;
@@ -107,8 +108,8 @@ static int target_of(int pid, const char *library, struct fg_attach_target *t, c
  * not be reached (said on stderr). */
 static int send_command(struct fg_attach_target *t, const char *library, const char *command, FILE *out)
 {
-  char here[4200], there[64], err[4800];
-  if (fg_attach_reply_file(t, here, sizeof here, there, sizeof there, err, sizeof err) != 0) {
+  char name[64], there[80], err[4800];
+  if (fg_attach_reply_file(t, name, sizeof name, there, sizeof there, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
     return 2;
   }
@@ -133,8 +134,9 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
       nanosleep(&pause, NULL);
     }
   }
-  int fd = open(here, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+  /* O_NONBLOCK: should the name hold a FIFO now, fgprof is not held; only the JVM's user's file is read */
+  int fd = openat(t->tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  FILE *f = fd >= 0 && fg_attach_own_file(fd, t->uid) ? fdopen(fd, "r") : NULL;
   char line[4096];
   while (f && fgets(line, sizeof line, f))
     fputs(line, out);
@@ -142,7 +144,7 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
     fclose(f);
   else if (fd >= 0)
     close(fd);
-  unlink(here);
+  unlinkat(t->tmp_fd, name, 0);
   return rc;
 }
 
@@ -189,7 +191,10 @@ int fg_cmd_attach(int argc, char **argv)
   struct fg_attach_target t;
   char loaded[PATH_MAX];
   int rc = target_of(pid, library, &t, loaded);
-  return rc != 0 ? rc : send_command(&t, loaded, options, stdout);
+  if (rc == 0)
+    rc = send_command(&t, loaded, options, stdout);
+  fg_attach_target_close(&t);
+  return rc;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -222,6 +227,57 @@ static int event_options(const char *list, char *out, size_t len)
     p += n + (p[n] == ',');
   }
   return at ? 0 : -1;
+}
+
+/* Profiles t (library as the JVM names it) with settings (interval= and
+ * the events) for ms or until Ctrl-C, the profile written to out (ours):
+ * a JVM in another root writes it into fgprof's directory in its /tmp,
+ * and fgprof copies it out. 0, 1, or 2 as fg_cmd_profile. */
+static int profile_for(struct fg_attach_target *t, const char *library, const char *out, const char *settings,
+                       long ms)
+{
+  char err[4800], written[96] = "", agent_file[PATH_MAX + 64], start[8192], options[8192];
+  int dir = -1, rc;
+  snprintf(agent_file, sizeof agent_file, "%s", out);
+  if (t->other_mounts) {
+    char dir_there[64];
+    const char *ext = strrchr(out, '/');
+    ext = strchr(ext ? ext : out, '.');
+    if ((dir = fg_attach_private_dir(t, dir_there, sizeof dir_there, err, sizeof err)) < 0) {
+      fprintf(stderr, "fgprof: %s\n", err);
+      return 2;
+    }
+    snprintf(written, sizeof written, "profile-%d%.40s", (int)getpid(), ext ? ext : "");
+    snprintf(agent_file, sizeof agent_file, "%s/%s", dir_there, written);
+  }
+  if (snprintf(start, sizeof start, "start,file=%s,%s", agent_file, settings) >= (int)sizeof start ||
+      absolute_options(start, options, sizeof options) != 0)
+    rc = bad("the options are too long:", out);
+  else if ((rc = send_command(t, library, options, stderr)) == 0) {
+    /* else refused (another client's session runs, say): that session is left alone */
+    struct sigaction sa = {.sa_handler = on_interrupt};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    for (long left = ms; left > 0 && !interrupted; left -= 100) {
+      struct timespec pause = {0, (left < 100 ? left : 100) * 1000000L};
+      nanosleep(&pause, NULL);
+    }
+    rc = send_command(t, library, "stop", stderr);
+  }
+  if (rc == 0 && dir >= 0) {
+    if (fg_attach_copy_out(t, dir, written, out, err, sizeof err) != 0) {
+      fprintf(stderr, "fgprof: %s\n", err);
+      rc = 1;
+    } else {
+      fprintf(stderr, "fgprof: copied the profile out of the JVM's file system to %s\n", out);
+    }
+  }
+  if (dir >= 0) {
+    if (written[0])
+      unlinkat(dir, written, 0);
+    close(dir);
+  }
+  return rc;
 }
 
 /* fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,lock] [--threads]
@@ -274,7 +330,7 @@ int fg_cmd_profile(int argc, char **argv)
   if (event_options(event, events, sizeof events) != 0)
     return bad("--event takes cpu, wall or itimer, and alloc[=SIZE] or lock[=DURATION], separated by commas "
                "(e.g. --event cpu,alloc), not", event);
-  char library[PATH_MAX], start[8192], options[8192];
+  char library[PATH_MAX];
   if (agent_path(agent, library) != 0)
     return bad("cannot find libfgagent.so (beside fgprof, in ../lib, $FGAGENT_LIB or --agent):", agent);
   char out[PATH_MAX + 8], cwd[PATH_MAX];
@@ -284,45 +340,16 @@ int fg_cmd_profile(int argc, char **argv)
       (int)sizeof out)
     return bad("the file name is too long:", file);
   struct fg_attach_target t;
-  char loaded[PATH_MAX], err[4800], written[PATH_MAX + 64] = "", agent_file[PATH_MAX + 64];
+  char loaded[PATH_MAX];
   int rc = target_of(pid, library, &t, loaded);
   if (rc != 0)
     return rc;
-  snprintf(agent_file, sizeof agent_file, "%s", out);
-  if (t.other_mounts) {   /* a container's JVM writes into its own /tmp; fgprof copies the file out */
-    char dir_here[PATH_MAX - 64], dir_there[128];
-    const char *ext = strrchr(out, '/');
-    ext = strchr(ext ? ext : out, '.');
-    if (fg_attach_private_dir(&t, dir_here, sizeof dir_here, dir_there, sizeof dir_there, err, sizeof err) != 0) {
-      fprintf(stderr, "fgprof: %s\n", err);
-      return 2;
-    }
-    snprintf(agent_file, sizeof agent_file, "%s/profile-%d%s", dir_there, (int)getpid(), ext ? ext : "");
-    snprintf(written, sizeof written, "%s/profile-%d%s", dir_here, (int)getpid(), ext ? ext : "");
-  }
-  if (snprintf(start, sizeof start, "start,file=%s,interval=%s%s%s", agent_file, interval, events,
-               threads ? ",threads" : "") >= (int)sizeof start ||
-      absolute_options(start, options, sizeof options) != 0)
-    return bad("the options are too long:", file);
-  if ((rc = send_command(&t, loaded, options, stderr)) != 0)
-    return rc;   /* refused (another client's session runs, say): that session is left alone */
-  struct sigaction sa = {.sa_handler = on_interrupt};
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  for (long left = ms; left > 0 && !interrupted; left -= 100) {
-    struct timespec t = {0, (left < 100 ? left : 100) * 1000000L};
-    nanosleep(&t, NULL);
-  }
-  if ((rc = send_command(&t, loaded, "stop", stderr)) != 0)
-    return rc;
-  if (written[0]) {
-    rc = fg_attach_copy_out(written, out, err, sizeof err);
-    unlink(written);
-    if (rc != 0) {
-      fprintf(stderr, "fgprof: %s\n", err);
-      return 1;
-    }
-    fprintf(stderr, "fgprof: copied the profile out of the JVM's file system to %s\n", out);
-  }
-  return 0;
+  char settings[1024];
+  if (snprintf(settings, sizeof settings, "interval=%s%s%s", interval, events, threads ? ",threads" : "") >=
+      (int)sizeof settings)
+    rc = bad("the options are too long:", interval);
+  else
+    rc = profile_for(&t, loaded, out, settings, ms);
+  fg_attach_target_close(&t);
+  return rc;
 }

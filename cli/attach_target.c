@@ -2,12 +2,16 @@
 #include "attach_target.h"
 #include "proc_status.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* /proc/PID/status's fields, read in one pass. 0, or -1 when it is gone. */
@@ -43,18 +47,77 @@ static int same_mounts(int pid)
   return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
 }
 
+/* Whether the descriptor names the directory our own root is. */
+static int is_our_root(int fd)
+{
+  struct stat mine, theirs;
+  return stat("/", &mine) == 0 && fstat(fd, &theirs) == 0 && mine.st_dev == theirs.st_dev &&
+         mine.st_ino == theirs.st_ino;
+}
+
+int fg_attach_target_open(const struct fg_attach_target *t, const char *path, int flags)
+{
+  struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
+                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+  int fd = -1;
+  for (int tries = 0; tries < 8 && (fd = (int)syscall(SYS_openat2, t->root_fd, path, &how, sizeof how)) < 0 &&
+                      (errno == EAGAIN || errno == EINTR);
+       tries++)
+    ;   /* EAGAIN: a rename meanwhile made a ".." unsafe to resolve in the root; the kernel asks to retry */
+  if (fd < 0 && errno == ENOSYS && !t->other_mounts)
+    fd = open(path, flags | O_CLOEXEC);   /* its root is ours: its paths are ours too */
+  return fd;
+}
+
 int fg_attach_target_read(int pid, struct fg_attach_target *t, char *err, size_t errlen)
 {
   memset(t, 0, sizeof *t);
   t->pid = t->ns_pid = pid;
+  t->root_fd = t->tmp_fd = t->cwd_fd = -1;
   if (read_status(t, &t->catches_quit) != 0) {
     snprintf(err, errlen, "no such process: %d", pid);
     return -1;
   }
-  t->other_mounts = !same_mounts(pid);
+  if (t->uid != geteuid() && geteuid() != 0) {   /* its root is not ours to open (ptrace access) */
+    snprintf(err, errlen, "process %d belongs to another user (uid %u); attach as that user", pid, (unsigned)t->uid);
+    return -1;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/root", pid);
+  t->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (t->root_fd < 0) {
+    snprintf(err, errlen, "cannot open the root of process %d (%s): %s", pid, path, strerror(errno));
+    return -1;
+  }
+  t->other_mounts = !same_mounts(pid) || !is_our_root(t->root_fd);
   if (t->other_mounts)
-    snprintf(t->root, sizeof t->root, "/proc/%d/root", pid);
+    snprintf(t->where, sizeof t->where, " in the root of process %d", pid);
+  t->tmp_fd = fg_attach_target_open(t, "/tmp", O_PATH | O_DIRECTORY);
+  if (t->tmp_fd < 0) {
+    int e = errno;
+    if (e == ENOSYS)
+      snprintf(err, errlen, "process %d runs in another root (a container) and this kernel has no openat2 "
+               "(Linux 5.6 or later) to resolve its paths inside it; not attached, as its links would lead to "
+               "this host's files", pid);
+    else
+      snprintf(err, errlen, "cannot open /tmp%s: %s", t->where, strerror(e));
+    fg_attach_target_close(t);
+    return -1;
+  }
+  /* the magic link is the kernel's own: the directory the JVM works in, where HotSpot looks first */
+  snprintf(path, sizeof path, "/proc/%d/cwd", pid);
+  t->cwd_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   return 0;
+}
+
+void fg_attach_target_close(struct fg_attach_target *t)
+{
+  int *fds[] = {&t->root_fd, &t->tmp_fd, &t->cwd_fd};
+  for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+    if (*fds[i] >= 0)
+      close(*fds[i]);
+    *fds[i] = -1;
+  }
 }
 
 int fg_attach_target_catches_quit(struct fg_attach_target *t)
@@ -66,8 +129,24 @@ int fg_attach_target_catches_quit(struct fg_attach_target *t)
   return quit;
 }
 
-int fg_attach_target_path(const struct fg_attach_target *t, const char *path, char *out, size_t outlen)
+int fg_attach_target_listening(const struct fg_attach_target *t)
 {
-  int n = snprintf(out, outlen, "%s%s", t->root, path);
-  return n < 0 || (size_t)n >= outlen ? -1 : 0;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", t->pid);
+  DIR *d = opendir(path);
+  int found = 0;
+  for (struct dirent *e; d && !found && (e = readdir(d));) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
+      continue;
+    char comm_path[96], comm[32] = "";
+    snprintf(comm_path, sizeof comm_path, "/proc/%d/task/%.20s/comm", t->pid, e->d_name);
+    FILE *f = fopen(comm_path, "re");
+    if (f && fgets(comm, sizeof comm, f))
+      found = strcmp(comm, "Attach Listener\n") == 0;
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return found;
 }

@@ -19,7 +19,9 @@ final class AttachTrustTests {
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("attach_talks_only_to_the_jvm", AttachTrustTests::talksOnlyToTheJvm),
       new IntegrationTests.Named("attach_early_and_second_client", AttachTrustTests::earlyAndSecondClient),
-      new IntegrationTests.Named("attach_into_a_container", AttachTrustTests::intoAContainer));
+      new IntegrationTests.Named("attach_into_a_container", AttachTrustTests::intoAContainer),
+      new IntegrationTests.Named("attach_container_tmp_is_a_link", AttachRootTests::containerTmpIsALink),
+      new IntegrationTests.Named("attach_planted_trigger_not_answered", AttachRootTests::plantedTrigger));
 
   static boolean root() throws Exception {
     return ((Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid")) == 0;
@@ -37,8 +39,9 @@ final class AttachTrustTests {
    * As root, beside another user: a listening socket user nobody planted at /tmp/.java_pid<PID>
    * for a JVM whose attach listener has not started is refused by its owner, with nothing
    * connected to it (the planter sees no connection); a link nobody planted as the trigger file
-   * in the JVM's working directory is not followed (its target is never created). With the
-   * planted socket gone, the same attach works and the JVM exits 0.
+   * in the JVM's working directory is reported and not followed (its target is never created,
+   * the JVM not signalled: HotSpot would follow it). With the planted socket and link gone, the
+   * same attach works and the JVM exits 0.
    */
   static void talksOnlyToTheJvm(IntegrationTests.Jdk jdk) throws Exception {
     if (!root()) {
@@ -67,14 +70,18 @@ final class AttachTrustTests {
     Path trigger = dir.resolve(".attach_pid" + pid);
     IntegrationTests.check(AttachTests.exec(dir, "runuser", "-u", "nobody", "--", "ln", "-s", victim.toString(),
         trigger.toString()).exit() == 0, "cannot plant the trigger link");
-    AttachTests.Result real = AttachTests.fgprof(dir, "attach", pid, "status");
-    IntegrationTests.check(real.exit() == 0 && real.out().contains("idle"), "attach beside the planted link: " + real);
+    AttachTests.Result linked = AttachTests.fgprof(dir, "attach", pid, "status");
+    IntegrationTests.check(linked.exit() == 2 && linked.err().contains("symbolic link of uid 65534"),
+        "attach beside the planted link: " + linked);
     IntegrationTests.check(!Files.exists(victim, java.nio.file.LinkOption.NOFOLLOW_LINKS),
         "the trigger link was followed: " + victim + " exists");
+    Files.delete(trigger);
+    AttachTests.Result real = AttachTests.fgprof(dir, "attach", pid, "status");
+    IntegrationTests.check(real.exit() == 0 && real.out().contains("idle"), "attach with the link gone: " + real);
     int exit = AttachTests.exitOf(jvm);
     IntegrationTests.check(exit == 0, "the JVM exited " + exit);
     System.out.println("    planted socket refused (" + spoofed.err().strip() + "), planter saw " + verdict
-        + "; planted trigger link not followed; the real attach answered");
+        + "; planted trigger link refused, not followed; the real attach answered");
   }
 
   /**
