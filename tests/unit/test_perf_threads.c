@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,12 +67,13 @@ static int arm(uint64_t period_ns, int rings)
   return 1;
 }
 
+/* The counter was detached: the table closed its fd. */
 static void disarm(void)
 {
-  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  close(fd);
+  assert_int_equal(fg_perf_threads_reclaim(table), 0);
+  assert_true(fcntl(fd, F_GETFD) < 0);
   sigaction(SIGPROF, &old, NULL);
-  free(table);
+  fg_perf_threads_free(table);
 }
 
 /* A thread in getdents64 most of the time: most signals bring kernel frames,
@@ -143,31 +145,140 @@ static void the_handler_moves_its_threads_period(void **state)
   disarm();
 }
 
-/* A thread's end waits only for readers of its own entry: with another
- * thread's handler between enter and leave (on a busy host one is nearly
- * always), it returns at once; an entry detached after a reader counted
- * itself in is read no more by the next enter. Needs no counter: an fd of -1
- * makes an entry without a page. */
-static void a_detach_waits_for_its_own_readers_only(void **state)
+/* A thread's end waits for no handler, not even its own thread's still
+ * between enter and leave (preempted at nice 19, or stopped under a
+ * debugger): the entry is gone for every later enter at once, but its fd
+ * stays open until that reader left and a reclaim (under the timer's lock,
+ * never in a handler) found it so. Another reader's entry is untouched. */
+static void a_detach_waits_for_no_reader(void **state)
 {
   (void)state;
   struct fg_perf_threads *k = fg_perf_threads_new(0);
   assert_non_null(k);
-  assert_int_equal(fg_perf_threads_attach(k, 111, -1), 0);
-  assert_int_equal(fg_perf_threads_attach(k, 222, -1), 0);
-  struct fg_perf_reach other, own;
-  fg_perf_threads_enter(k, 222, &other);   /* another thread's handler, still in */
-  assert_non_null(other.entry);
-  assert_int_equal(other.fd, -1);
-  alarm(10);   /* a detach that waits for every reader never returns: killed */
-  fg_perf_threads_detach(k, 111);
+  int own_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), other_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  assert_int_equal(fg_perf_threads_attach(k, 111, own_fd), 0);
+  assert_int_equal(fg_perf_threads_attach(k, 222, other_fd), 0);
+  struct fg_perf_reach stuck, other, again;
+  fg_perf_threads_enter(k, 111, &stuck);   /* a handler of 111's own, never leaving for now */
+  fg_perf_threads_enter(k, 222, &other);
+  assert_int_equal(stuck.fd, own_fd);
+  alarm(5);   /* a detach that waits for its reader never returns: killed */
+  assert_int_equal(fg_perf_threads_detach(k, 111), 1);
   alarm(0);
-  fg_perf_threads_enter(k, 111, &own);
-  assert_null(own.entry);   /* gone: nothing to read, nothing to leave */
-  fg_perf_threads_leave(&own);
+  fg_perf_threads_enter(k, 111, &again);
+  assert_null(again.entry);   /* gone for every later reader */
+  fg_perf_threads_leave(&again);
+  assert_int_equal(fg_perf_threads_held(k), 1);   /* its fd, still counted in the budget */
+  assert_int_equal(fg_perf_threads_reclaim(k), 1);
+  assert_true(fcntl(own_fd, F_GETFD) >= 0);   /* the reader may still use it */
+  assert_int_equal(fg_perf_threads_attach(k, 111, -1), 0);   /* its tid again, a new entry meanwhile */
+  fg_perf_threads_leave(&stuck);
+  assert_int_equal(fg_perf_threads_reclaim(k), 0);
+  assert_true(fcntl(own_fd, F_GETFD) < 0);   /* closed by the table */
+  assert_int_equal(fg_perf_threads_held(k), 0);
+  fg_perf_threads_enter(k, 111, &again);
+  assert_non_null(again.entry);
+  assert_int_equal(again.fd, -1);   /* the new entry's */
+  fg_perf_threads_leave(&again);
   fg_perf_threads_leave(&other);
-  assert_int_equal(atomic_load(&other.entry->readers), 0);
-  fg_perf_threads_detach(k, 222);
+  assert_true(fcntl(other_fd, F_GETFD) >= 0);
+  assert_int_equal(fg_perf_threads_detach(k, 222), 1);
+  assert_int_equal(fg_perf_threads_detach(k, 111), 1);
+  assert_int_equal(fg_perf_threads_detach(k, 333), 0);   /* none: the caller keeps its fd */
+  assert_int_equal(fg_perf_threads_reclaim(k), 0);
+  assert_true(fcntl(other_fd, F_GETFD) < 0);
+  fg_perf_threads_free(k);
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+  *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+  return *x >> 33;
+}
+
+/* The slots a lookup of every tid in [from, from + n) reads, at most and on
+ * average, into *max and *mean. */
+static void probes_of(const struct fg_perf_threads *k, int from, int n, int *max, double *mean)
+{
+  uint64_t sum = 0;
+  *max = 0;
+  for (int tid = from; tid < from + n; tid++) {
+    int p = fg_perf_threads_probes(k, tid);
+    sum += (uint64_t)p;
+    if (p > *max)
+      *max = p;
+  }
+  *mean = (double)sum / n;
+}
+
+/* A JVM that creates threads for months: 200 000 threads each get an entry
+ * and lose it, up to 600 alive at once in random order, a few hundred of
+ * them living through all the rest. Removed slots become empty again, so a
+ * lookup of a thread with no entry (one on a POSIX timer, at every signal)
+ * reads as few slots at the end as after the first thousand threads, and
+ * never more than FG_PERF_PROBE_MAX; every live thread is still found. */
+static void removed_slots_become_empty_again(void **state)
+{
+  (void)state;
+  struct fg_perf_threads *k = fg_perf_threads_new(0);
+  assert_non_null(k);
+  enum { LIVE = 600, LONG = 200, THREADS = 200000 };
+  int live[LIVE], nlive = 0, next_tid = 1000;
+  uint64_t x = 42;
+  int early_max = 0, late_max;
+  double early_mean = 0, late_mean;
+  for (int started = 0; started < THREADS; started++) {
+    if (nlive == LIVE) {   /* one ends, not one of the long-lived first LONG */
+      int at = LONG + (int)(next_random(&x) % (LIVE - LONG));
+      assert_int_equal(fg_perf_threads_detach(k, live[at]), 1);
+      live[at] = live[--nlive];
+    }
+    next_tid += 1 + (int)(next_random(&x) % 7);   /* other threads (on timers) and processes between */
+    if (next_tid > 4000000)
+      next_tid = 1000;   /* pid_max's wrap: tids come round again */
+    assert_int_equal(fg_perf_threads_attach(k, next_tid, -1), 0);
+    live[nlive++] = next_tid;
+    if (started == 1000)
+      probes_of(k, 5000000, 10000, &early_max, &early_mean);
+  }
+  probes_of(k, 5000000, 10000, &late_max, &late_mean);
+  printf("    a lookup of a thread without an entry: %.2f slots (at most %d) after 1000 threads, "
+         "%.2f (at most %d) after %d; %d removed slots left\n", early_mean, early_max, late_mean, late_max,
+         THREADS, fg_perf_threads_removed(k));
+  assert_true(late_max <= FG_PERF_PROBE_MAX);
+  assert_true(late_mean <= 1.5 * early_mean + 0.5);
+  assert_true(fg_perf_threads_removed(k) <= LIVE);   /* only those inside a live entry's chain */
+  for (int i = 0; i < nlive; i++) {
+    struct fg_perf_reach r;
+    fg_perf_threads_enter(k, live[i], &r);
+    assert_non_null(r.entry);
+    fg_perf_threads_leave(&r);
+  }
+  for (int i = 0; i < nlive; i++)
+    fg_perf_threads_detach(k, live[i]);
+  assert_int_equal(fg_perf_threads_removed(k), 0);   /* all empty again */
+  fg_perf_threads_free(k);
+}
+
+/* Tids that share a home slot (8192 apart): the table takes
+ * FG_PERF_PROBE_MAX of them, refuses the next (counted), and takes it again
+ * once one of them ended. */
+static void a_probe_chain_is_bounded(void **state)
+{
+  (void)state;
+  struct fg_perf_threads *k = fg_perf_threads_new(0);
+  assert_non_null(k);
+  for (int i = 0; i < FG_PERF_PROBE_MAX; i++)
+    assert_int_equal(fg_perf_threads_attach(k, 7 + i * FG_PERF_THREAD_SLOTS, -1), 0);
+  int last = 7 + FG_PERF_PROBE_MAX * FG_PERF_THREAD_SLOTS;
+  assert_int_equal(fg_perf_threads_attach(k, last, -1), -1);
+  assert_int_equal(fg_perf_threads_probes(k, last), FG_PERF_PROBE_MAX);
+  assert_int_equal(fg_perf_threads_detach(k, 7 + 5 * FG_PERF_THREAD_SLOTS), 1);
+  assert_int_equal(fg_perf_threads_attach(k, last, -1), 0);
+  struct fg_perf_reach r;
+  fg_perf_threads_enter(k, last, &r);
+  assert_non_null(r.entry);
+  fg_perf_threads_leave(&r);
   fg_perf_threads_free(k);
 }
 
@@ -176,7 +287,9 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(the_ring_holds_each_signals_kernel_frames),
     cmocka_unit_test(the_handler_moves_its_threads_period),
-    cmocka_unit_test(a_detach_waits_for_its_own_readers_only),
+    cmocka_unit_test(a_detach_waits_for_no_reader),
+    cmocka_unit_test(removed_slots_become_empty_again),
+    cmocka_unit_test(a_probe_chain_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,23 @@ static int find(struct fg_timer *t, int tid)
   return -1;
 }
 
+/* tid's counter fd (FG_FD_COPYING: its counters a CPU) gone: out of the
+ * perf table, which closes it once no handler reads it (never waiting for
+ * one), or closed here when the table never had it. Under the lock. */
+static void close_counter(struct fg_timer *t, int tid, int fd)
+{
+  int owned = t->perf && fg_perf_threads_detach(t->perf, tid);
+  if (fd >= 0 && !owned)
+    close(fd);
+}
+
+/* What retired perf entries hold, closed once no handler reads them. Under the lock. */
+static void reclaim(struct fg_timer *t)
+{
+  if (t->perf && t->perf->nretired)
+    fg_perf_threads_reclaim(t->perf);
+}
+
 static void remove_at(struct fg_timer *t, uint32_t i)
 {
   int fd = t->fds[i].fd;
@@ -84,10 +102,8 @@ static void remove_at(struct fg_timer *t, uint32_t i)
     t->timers--;
   } else if (fd == FG_FD_NONE)
     t->unsampled--;
-  else if (t->perf)
-    fg_perf_threads_detach(t->perf, t->fds[i].tid);
-  if (fd >= 0)   /* walker=copy's were closed with their entry */
-    close(fd);
+  else
+    close_counter(t, t->fds[i].tid, fd);
   t->fds[i] = t->fds[--t->nfds];
 }
 
@@ -107,8 +123,9 @@ static int close_all_of(const int *fds, int n)
 static uint64_t fds_held(const struct fg_timer *t)
 {
   uint64_t nrings = t->copy_bytes && t->perf ? (uint64_t)t->perf->rings.nrings : 0;
+  uint64_t retired = t->perf ? fg_perf_threads_held(t->perf) : 0;   /* closed once no handler reads them */
   return (t->nfds - t->copy_threads - t->unsampled - t->timers) + (uint64_t)t->copy_threads * nrings + nrings +
-         t->opening;
+         t->opening + retired;
 }
 
 /* Whether n more descriptors keep the counters within want of the budget
@@ -324,6 +341,7 @@ void fg_timer_thread_start(struct fg_timer *t, int tid)
   if (t->event == FG_EVENT_CPU) {
     drop(t, tid);   /* it may be a dead thread's, whose id was reused */
     add(t, tid);
+    reclaim(t);
   }
   pthread_mutex_unlock(&t->lock);
 }
@@ -337,6 +355,7 @@ int fg_timer_thread_end(struct fg_timer *t, int tid)
     on_timer = i >= 0 && t->fds[i].fd == FG_FD_TIMER && !t->stopped;
     if (i >= 0)
       remove_at(t, (uint32_t)i);
+    reclaim(t);
   }
   pthread_mutex_unlock(&t->lock);
   return on_timer;
@@ -401,6 +420,7 @@ void fg_timer_scan(struct fg_timer *t)
     else
       i++;
   }
+  reclaim(t);   /* the drainer's pass: what a handler held at a thread's end */
   pthread_mutex_unlock(&t->lock);
 }
 
@@ -442,9 +462,7 @@ static void counter_to_timer(struct fg_timer *t, uint32_t i)
   int id = fg_thread_timer_create(t->fds[i].tid, t->interval_ns);
   if (id < 0)
     return;
-  if (t->perf)
-    fg_perf_threads_detach(t->perf, t->fds[i].tid);
-  close(t->fds[i].fd);
+  close_counter(t, t->fds[i].tid, t->fds[i].fd);
   t->fds[i].fd = FG_FD_TIMER;
   t->fds[i].timer = id;
   t->timers++;
@@ -493,12 +511,20 @@ void fg_perf_close_all(struct fg_timer *t)
     }
     if (t->fds[i].fd >= 0)
       ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (t->perf && t->fds[i].fd != FG_FD_NONE)
-      fg_perf_threads_detach(t->perf, t->fds[i].tid);
-    if (t->fds[i].fd >= 0)
-      close(t->fds[i].fd);
+    if (t->fds[i].fd != FG_FD_NONE)
+      close_counter(t, t->fds[i].tid, t->fds[i].fd);
   }
   t->nfds = 0;
   t->copy_threads = t->unsampled = t->timers = 0;
+  struct fg_perf_threads *perf = t->perf;   /* walker=copy's is released only after this returns */
+  /* Every descriptor back before the stop returns: those a handler still
+   * reads are closed once it leaves. The lock is let go between looks, so a
+   * handler held up (preempted, or stopped under a debugger) holds up this
+   * stop alone, never a thread's start or end. */
+  while (perf && fg_perf_threads_reclaim(perf) > 0) {
+    pthread_mutex_unlock(&t->lock);
+    sched_yield();
+    pthread_mutex_lock(&t->lock);
+  }
   pthread_mutex_unlock(&t->lock);
 }
