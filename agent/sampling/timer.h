@@ -143,7 +143,8 @@ void fg_timer_release(struct fg_timer *t);
 int fg_itimer_arm(uint64_t interval_ns);
 void fg_itimer_disarm(void);
 
-/* perf_events primitives: an armed counter for tid (recording the kernel's
+/* perf_events primitives: an armed counter for tid, a thread of this
+ * process, never another's that took a dead thread's tid (ESRCH then) (recording the kernel's
  * callchain of each sample when asked; with copy_bytes, walker=copy's:
  * registers and copy_bytes of stack into its ring, no signal), counting on
  * cpu only (-1: any) and writing into output_fd's ring (-1: its own), or -1

@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -13,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fg/clock.h"
+#include "sampling/cputimer/thread_timer.h"
 #include "sampling/perf/perf_threads.h"
 #include "sampling/timer.h"
 
@@ -282,6 +286,84 @@ static void a_probe_chain_is_bounded(void **state)
   fg_perf_threads_free(k);
 }
 
+static void *note_tid(void *arg)
+{
+  *(int *)arg = (int)syscall(SYS_gettid);
+  return NULL;
+}
+
+/* A child process given pid want (ns_last_pid, as root), computing for 1.5 s
+ * of CPU unless a signal ends it; its pid, or -1 when another process took
+ * want first or ns_last_pid is not ours to write. */
+static pid_t child_with_pid(int want)
+{
+  int f = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+  if (f < 0)
+    return -1;
+  char text[16];
+  int len = snprintf(text, sizeof text, "%d", want - 1);
+  int wrote = (int)write(f, text, (size_t)len) == len;
+  close(f);
+  if (!wrote)
+    return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (getpid() == want) {
+      signal(SIGPROF, SIG_DFL);
+      struct timespec t;
+      volatile uint64_t x = 1;
+      do {
+        for (int i = 0; i < 100000; i++)
+          x = x * 6364136223846793005ull + 1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+      } while (t.tv_sec < 1 || t.tv_nsec < 500000000);
+    }
+    _exit(0);
+  }
+  if (pid == want)
+    return pid;
+  if (pid > 0)
+    waitpid(pid, NULL, 0);
+  return -1;
+}
+
+/* A thread of ours ended and its tid went to another process (as pid_max
+ * wraps on a host that forks all day): the drainer's scan or a clock change
+ * that opens a counter for that tid now must refuse it, or the counter
+ * measures the other process's thread and sends it SIGPROF, which ends it.
+ * A POSIX timer for it is refused by the kernel itself. */
+static void a_tid_reused_by_another_process_gets_no_counter(void **state)
+{
+  (void)state;
+  pid_t child = -1;
+  int tid = 0;
+  for (int tries = 0; tries < 20 && child < 0; tries++) {
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, note_tid, &tid), 0);
+    pthread_join(th, NULL);
+    child = child_with_pid(tid);
+  }
+  if (child < 0) {
+    printf("    skipped: no process could be given a dead thread's tid here (ns_last_pid)\n");
+    return;
+  }
+  int fd = fg_perf_open(tid, 1000000, 1, 0, 0, -1, -1);
+  int open_errno = errno;
+  int timer = fg_thread_timer_create(tid, 1000000);
+  int status = 0;
+  waitpid(child, &status, 0);
+  printf("    tid %d, now another process's: counter %s (%s), timer %s; the process %s\n", tid,
+         fd < 0 ? "refused" : "opened", fd < 0 ? strerror(open_errno) : "-", timer < 0 ? "refused" : "made",
+         WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "ran to its end");
+  if (fd >= 0)
+    close(fd);
+  fg_thread_timer_delete(timer);
+  assert_true(fd < 0);
+  assert_int_equal(open_errno, ESRCH);
+  assert_true(timer < 0);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -290,6 +372,7 @@ int main(void)
     cmocka_unit_test(a_detach_waits_for_no_reader),
     cmocka_unit_test(removed_slots_become_empty_again),
     cmocka_unit_test(a_probe_chain_is_bounded),
+    cmocka_unit_test(a_tid_reused_by_another_process_gets_no_counter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

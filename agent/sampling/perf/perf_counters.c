@@ -45,10 +45,43 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     attr.read_format = PERF_FORMAT_LOST;   /* samples lost, readable at any time (Linux 6.0) */
   }
 
+  /* Another thread's tid names it only while it lives: one that ended may
+   * have its tid taken by a thread of any process, whose counter would
+   * measure it and send it SIGPROF (its default action ends that process).
+   * The thread's /proc/self/task directory is held around the open: it
+   * resolves only for a thread of this process, and keeps naming that very
+   * thread (not a later one with its tid), so a lookup in it after the open
+   * succeeds only if the thread lived all along, and the counter, made
+   * disabled, is the thread's. (A POSIX timer needs no such care: the
+   * kernel takes only a thread of the caller's own process for its clock
+   * and its signal, good_sigevent and posix_cpu_timer_create.) */
+  int alive = -1;
+  if (tid != (int)syscall(SYS_gettid)) {
+    char path[48];
+    snprintf(path, sizeof path, "/proc/self/task/%d", tid);
+    alive = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (alive < 0 && access("/proc/self/task", F_OK) == 0) {
+      errno = ESRCH;   /* not a thread of this process (any more) */
+      return -1;
+    }
+  }
   int fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0 && copy_bytes && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
     attr.read_format = 0;
     fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  }
+  if (alive >= 0) {
+    int lived = faccessat(alive, "stat", F_OK, 0) == 0;
+    close(alive);
+    if (fd >= 0 && !lived) {
+      close(fd);
+      fd = -1;
+      errno = ESRCH;   /* it ended: the counter may be another's */
+    }
+  } else if (fd >= 0 && tid != (int)syscall(SYS_gettid) && syscall(SYS_tgkill, getpid(), tid, 0) != 0) {
+    close(fd);   /* no /proc: at least a thread of ours by that tid now */
+    fd = -1;
+    errno = ESRCH;
   }
   if (fd < 0)
     return -1;
