@@ -297,7 +297,8 @@ static void add_signalling(struct fg_timer *t, int tid)
 }
 
 /* tid's POSIX CPU timer, entered in the table. 0, or -1 with errno when
- * the kernel refused it or half of RLIMIT_SIGPENDING is spent (EAGAIN).
+ * the kernel refused it or the budget is spent (EAGAIN): half of what the
+ * user had free under RLIMIT_SIGPENDING at the last look.
  * Under the lock, with room in the table. */
 static int add_timer(struct fg_timer *t, int tid)
 {
@@ -433,6 +434,8 @@ void fg_timer_scan(struct fg_timer *t)
   }
   int gen = ++t->generation;
   uint64_t session = t->starts;
+  if (!t->copy_bytes && t->clock != FG_CLOCK_PERF)   /* what the user's other processes queued since */
+    t->timer_budget = fg_thread_timer_budget(t->timers);
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     int tid = atoi(e->d_name);
