@@ -552,7 +552,9 @@ void fg_perf_close_all(struct fg_timer *t)
   }
   t->nfds = 0;
   t->copy_threads = t->unsampled = t->timers = 0;
-  struct fg_perf_threads *perf = t->perf;   /* walker=copy's is released only after this returns */
+  /* walker=copy's table is released, and a next start may replace it, only
+   * after this returns: a session's stop and start are never concurrent */
+  struct fg_perf_threads *perf = t->perf;
   /* Every descriptor back before the stop returns: those a handler still
    * reads are closed once it leaves. The lock is let go between looks, so a
    * handler held up (preempted, or stopped under a debugger) holds up this
