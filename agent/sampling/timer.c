@@ -178,8 +178,8 @@ int fg_timer_start(struct fg_timer *t, enum fg_event asked, enum fg_clock_mode c
   t->copy_no_ring = t->copy_too_deep = t->open_failures = t->no_fd = 0;
   t->fd_budget = fg_fd_budget();
   t->clock = copy_bytes ? FG_CLOCK_PERF : clock;   /* walker=copy's samples come from counters */
-  t->timer_budget = fg_thread_timer_budget();
   t->timers = 0;
+  t->timer_budget = fg_thread_timer_budget(0);   /* the last session's timers are deleted */
   t->to_counter = t->to_timer = t->timer_refused = t->counter_refused = 0;
   t->timers_at_stop = t->counters_at_stop = 0;
   t->copy_threads = t->nfds = t->unsampled = 0;

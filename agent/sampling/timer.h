@@ -83,7 +83,8 @@ struct fg_timer {
   uint32_t unsampled;            /* of the table's entries, FG_FD_NONE's now (under the lock) */
   enum fg_clock_mode clock;      /* the session's clock= */
   uint32_t timers;               /* of the table's entries, FG_FD_TIMER's now (under the lock) */
-  uint64_t timer_budget;         /* most timers at once: half of RLIMIT_SIGPENDING (thread_timer.h) */
+  uint64_t timer_budget;         /* most timers at once: ours and half of what the user has free under
+                                    RLIMIT_SIGPENDING (thread_timer.h), at the start and each scan */
   uint64_t to_counter, to_timer; /* clock=auto: threads moved (fg_timer_set_clock) */
   uint64_t timer_refused;        /* threads given a counter instead, their timer refused */
   uint64_t counter_refused;      /* clock=auto: moves to a counter not made, the descriptor budget spent */
@@ -143,7 +144,8 @@ void fg_timer_release(struct fg_timer *t);
 int fg_itimer_arm(uint64_t interval_ns);
 void fg_itimer_disarm(void);
 
-/* perf_events primitives: an armed counter for tid (recording the kernel's
+/* perf_events primitives: an armed counter for tid, a thread of this
+ * process, never another's that took a dead thread's tid (ESRCH then) (recording the kernel's
  * callchain of each sample when asked; with copy_bytes, walker=copy's:
  * registers and copy_bytes of stack into its ring, no signal), counting on
  * cpu only (-1: any) and writing into output_fd's ring (-1: its own), or -1

@@ -593,6 +593,7 @@ public final class IntegrationTests {
     all.addAll(ContinuousTests.TESTS);
     all.addAll(OtlpTests.TESTS);
     all.addAll(TimeRangeTests.TESTS);
+    all.addAll(LongLivedTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;

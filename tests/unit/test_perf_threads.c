@@ -6,16 +6,21 @@
 #include "unit.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fg/clock.h"
+#include "sampling/cputimer/thread_timer.h"
 #include "sampling/perf/perf_threads.h"
 #include "sampling/timer.h"
 
@@ -66,12 +71,13 @@ static int arm(uint64_t period_ns, int rings)
   return 1;
 }
 
+/* The counter was detached: the table closed its fd. */
 static void disarm(void)
 {
-  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  close(fd);
+  assert_int_equal(fg_perf_threads_reclaim(table), 0);
+  assert_true(fcntl(fd, F_GETFD) < 0);
   sigaction(SIGPROF, &old, NULL);
-  free(table);
+  fg_perf_threads_free(table);
 }
 
 /* A thread in getdents64 most of the time: most signals bring kernel frames,
@@ -143,32 +149,219 @@ static void the_handler_moves_its_threads_period(void **state)
   disarm();
 }
 
-/* A thread's end waits only for readers of its own entry: with another
- * thread's handler between enter and leave (on a busy host one is nearly
- * always), it returns at once; an entry detached after a reader counted
- * itself in is read no more by the next enter. Needs no counter: an fd of -1
- * makes an entry without a page. */
-static void a_detach_waits_for_its_own_readers_only(void **state)
+/* A thread's end waits for no handler, not even its own thread's still
+ * between enter and leave (preempted at nice 19, or stopped under a
+ * debugger): the entry is gone for every later enter at once, but its fd
+ * stays open until that reader left and a reclaim (under the timer's lock,
+ * never in a handler) found it so. Another reader's entry is untouched. */
+static void a_detach_waits_for_no_reader(void **state)
 {
   (void)state;
   struct fg_perf_threads *k = fg_perf_threads_new(0);
   assert_non_null(k);
-  assert_int_equal(fg_perf_threads_attach(k, 111, -1), 0);
-  assert_int_equal(fg_perf_threads_attach(k, 222, -1), 0);
-  struct fg_perf_reach other, own;
-  fg_perf_threads_enter(k, 222, &other);   /* another thread's handler, still in */
-  assert_non_null(other.entry);
-  assert_int_equal(other.fd, -1);
-  alarm(10);   /* a detach that waits for every reader never returns: killed */
-  fg_perf_threads_detach(k, 111);
+  int own_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), other_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  assert_int_equal(fg_perf_threads_attach(k, 111, own_fd), 0);
+  assert_int_equal(fg_perf_threads_attach(k, 222, other_fd), 0);
+  struct fg_perf_reach stuck, other, again;
+  fg_perf_threads_enter(k, 111, &stuck);   /* a handler of 111's own, never leaving for now */
+  fg_perf_threads_enter(k, 222, &other);
+  assert_int_equal(stuck.fd, own_fd);
+  alarm(5);   /* a detach that waits for its reader never returns: killed */
+  assert_int_equal(fg_perf_threads_detach(k, 111), 1);
   alarm(0);
-  fg_perf_threads_enter(k, 111, &own);
-  assert_null(own.entry);   /* gone: nothing to read, nothing to leave */
-  fg_perf_threads_leave(&own);
+  fg_perf_threads_enter(k, 111, &again);
+  assert_null(again.entry);   /* gone for every later reader */
+  fg_perf_threads_leave(&again);
+  assert_int_equal(fg_perf_threads_held(k), 1);   /* its fd, still counted in the budget */
+  assert_int_equal(fg_perf_threads_reclaim(k), 1);
+  assert_true(fcntl(own_fd, F_GETFD) >= 0);   /* the reader may still use it */
+  assert_int_equal(fg_perf_threads_attach(k, 111, -1), 0);   /* its tid again, a new entry meanwhile */
+  fg_perf_threads_leave(&stuck);
+  assert_int_equal(fg_perf_threads_reclaim(k), 0);
+  assert_true(fcntl(own_fd, F_GETFD) < 0);   /* closed by the table */
+  assert_int_equal(fg_perf_threads_held(k), 0);
+  fg_perf_threads_enter(k, 111, &again);
+  assert_non_null(again.entry);
+  assert_int_equal(again.fd, -1);   /* the new entry's */
+  fg_perf_threads_leave(&again);
   fg_perf_threads_leave(&other);
-  assert_int_equal(atomic_load(&other.entry->readers), 0);
-  fg_perf_threads_detach(k, 222);
+  assert_true(fcntl(other_fd, F_GETFD) >= 0);
+  assert_int_equal(fg_perf_threads_detach(k, 222), 1);
+  assert_int_equal(fg_perf_threads_detach(k, 111), 1);
+  assert_int_equal(fg_perf_threads_detach(k, 333), 0);   /* none: the caller keeps its fd */
+  assert_int_equal(fg_perf_threads_reclaim(k), 0);
+  assert_true(fcntl(other_fd, F_GETFD) < 0);
   fg_perf_threads_free(k);
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+  *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+  return *x >> 33;
+}
+
+/* The slots a lookup of every tid in [from, from + n) reads, at most and on
+ * average, into *max and *mean. */
+static void probes_of(const struct fg_perf_threads *k, int from, int n, int *max, double *mean)
+{
+  uint64_t sum = 0;
+  *max = 0;
+  for (int tid = from; tid < from + n; tid++) {
+    int p = fg_perf_threads_probes(k, tid);
+    sum += (uint64_t)p;
+    if (p > *max)
+      *max = p;
+  }
+  *mean = (double)sum / n;
+}
+
+/* A JVM that creates threads for months: 200 000 threads each get an entry
+ * and lose it, up to 600 alive at once in random order, a few hundred of
+ * them living through all the rest. Removed slots become empty again, so a
+ * lookup of a thread with no entry (one on a POSIX timer, at every signal)
+ * reads as few slots at the end as after the first thousand threads, and
+ * never more than FG_PERF_PROBE_MAX; every live thread is still found. */
+static void removed_slots_become_empty_again(void **state)
+{
+  (void)state;
+  struct fg_perf_threads *k = fg_perf_threads_new(0);
+  assert_non_null(k);
+  enum { LIVE = 600, LONG = 200, THREADS = 200000 };
+  int live[LIVE], nlive = 0, next_tid = 1000;
+  uint64_t x = 42;
+  int early_max = 0, late_max;
+  double early_mean = 0, late_mean;
+  for (int started = 0; started < THREADS; started++) {
+    if (nlive == LIVE) {   /* one ends, not one of the long-lived first LONG */
+      int at = LONG + (int)(next_random(&x) % (LIVE - LONG));
+      assert_int_equal(fg_perf_threads_detach(k, live[at]), 1);
+      live[at] = live[--nlive];
+    }
+    next_tid += 1 + (int)(next_random(&x) % 7);   /* other threads (on timers) and processes between */
+    if (next_tid > 4000000)
+      next_tid = 1000;   /* pid_max's wrap: tids come round again */
+    assert_int_equal(fg_perf_threads_attach(k, next_tid, -1), 0);
+    live[nlive++] = next_tid;
+    if (started == 1000)
+      probes_of(k, 5000000, 10000, &early_max, &early_mean);
+  }
+  probes_of(k, 5000000, 10000, &late_max, &late_mean);
+  printf("    a lookup of a thread without an entry: %.2f slots (at most %d) after 1000 threads, "
+         "%.2f (at most %d) after %d; %d removed slots left\n", early_mean, early_max, late_mean, late_max,
+         THREADS, fg_perf_threads_removed(k));
+  assert_true(late_max <= FG_PERF_PROBE_MAX);
+  assert_true(late_mean <= 1.5 * early_mean + 0.5);
+  assert_true(fg_perf_threads_removed(k) <= LIVE);   /* only those inside a live entry's chain */
+  for (int i = 0; i < nlive; i++) {
+    struct fg_perf_reach r;
+    fg_perf_threads_enter(k, live[i], &r);
+    assert_non_null(r.entry);
+    fg_perf_threads_leave(&r);
+  }
+  for (int i = 0; i < nlive; i++)
+    fg_perf_threads_detach(k, live[i]);
+  assert_int_equal(fg_perf_threads_removed(k), 0);   /* all empty again */
+  fg_perf_threads_free(k);
+}
+
+/* Tids that share a home slot (8192 apart): the table takes
+ * FG_PERF_PROBE_MAX of them, refuses the next (counted), and takes it again
+ * once one of them ended. */
+static void a_probe_chain_is_bounded(void **state)
+{
+  (void)state;
+  struct fg_perf_threads *k = fg_perf_threads_new(0);
+  assert_non_null(k);
+  for (int i = 0; i < FG_PERF_PROBE_MAX; i++)
+    assert_int_equal(fg_perf_threads_attach(k, 7 + i * FG_PERF_THREAD_SLOTS, -1), 0);
+  int last = 7 + FG_PERF_PROBE_MAX * FG_PERF_THREAD_SLOTS;
+  assert_int_equal(fg_perf_threads_attach(k, last, -1), -1);
+  assert_int_equal(fg_perf_threads_probes(k, last), FG_PERF_PROBE_MAX);
+  assert_int_equal(fg_perf_threads_detach(k, 7 + 5 * FG_PERF_THREAD_SLOTS), 1);
+  assert_int_equal(fg_perf_threads_attach(k, last, -1), 0);
+  struct fg_perf_reach r;
+  fg_perf_threads_enter(k, last, &r);
+  assert_non_null(r.entry);
+  fg_perf_threads_leave(&r);
+  fg_perf_threads_free(k);
+}
+
+static void *note_tid(void *arg)
+{
+  *(int *)arg = (int)syscall(SYS_gettid);
+  return NULL;
+}
+
+/* A child process given pid want (ns_last_pid, as root), computing for 1.5 s
+ * of CPU unless a signal ends it; its pid, or -1 when another process took
+ * want first or ns_last_pid is not ours to write. */
+static pid_t child_with_pid(int want)
+{
+  int f = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+  if (f < 0)
+    return -1;
+  char text[16];
+  int len = snprintf(text, sizeof text, "%d", want - 1);
+  int wrote = (int)write(f, text, (size_t)len) == len;
+  close(f);
+  if (!wrote)
+    return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (getpid() == want) {
+      signal(SIGPROF, SIG_DFL);
+      struct timespec t;
+      volatile uint64_t x = 1;
+      do {
+        for (int i = 0; i < 100000; i++)
+          x = x * 6364136223846793005ull + 1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+      } while (t.tv_sec < 1 || t.tv_nsec < 500000000);
+    }
+    _exit(0);
+  }
+  if (pid == want)
+    return pid;
+  if (pid > 0)
+    waitpid(pid, NULL, 0);
+  return -1;
+}
+
+/* A thread of ours ended and its tid went to another process (as pid_max
+ * wraps on a host that forks all day): the drainer's scan or a clock change
+ * that opens a counter for that tid now must refuse it, or the counter
+ * measures the other process's thread and sends it SIGPROF, which ends it.
+ * A POSIX timer for it is refused by the kernel itself. */
+static void a_tid_reused_by_another_process_gets_no_counter(void **state)
+{
+  (void)state;
+  pid_t child = -1;
+  int tid = 0;
+  for (int tries = 0; tries < 20 && child < 0; tries++) {
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, note_tid, &tid), 0);
+    pthread_join(th, NULL);
+    child = child_with_pid(tid);
+  }
+  if (child < 0) {
+    printf("    skipped: no process could be given a dead thread's tid here (ns_last_pid)\n");
+    return;
+  }
+  int fd = fg_perf_open(tid, 1000000, 1, 0, 0, -1, -1);
+  int open_errno = errno;
+  int timer = fg_thread_timer_create(tid, 1000000);
+  int status = 0;
+  waitpid(child, &status, 0);
+  printf("    tid %d, now another process's: counter %s (%s), timer %s; the process %s\n", tid,
+         fd < 0 ? "refused" : "opened", fd < 0 ? strerror(open_errno) : "-", timer < 0 ? "refused" : "made",
+         WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "ran to its end");
+  if (fd >= 0)
+    close(fd);
+  fg_thread_timer_delete(timer);
+  assert_true(fd < 0);
+  assert_int_equal(open_errno, ESRCH);
+  assert_true(timer < 0);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 int main(void)
@@ -176,7 +369,10 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(the_ring_holds_each_signals_kernel_frames),
     cmocka_unit_test(the_handler_moves_its_threads_period),
-    cmocka_unit_test(a_detach_waits_for_its_own_readers_only),
+    cmocka_unit_test(a_detach_waits_for_no_reader),
+    cmocka_unit_test(removed_slots_become_empty_again),
+    cmocka_unit_test(a_probe_chain_is_bounded),
+    cmocka_unit_test(a_tid_reused_by_another_process_gets_no_counter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,9 +6,12 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,13 +138,92 @@ static void a_dead_thread_gets_none(void **state)
   assert_int_equal(fg_thread_timer_create(0x3fffffff, 1000000), -1);
 }
 
-static void the_budget_is_half_the_pending_signal_limit(void **state)
+/* SigQ's line read: queued and limit, an unlimited one as 2^64-1; none or
+ * a broken one refused. */
+static void sigq_is_read_from_the_status(void **state)
 {
   (void)state;
-  struct rlimit r;
-  assert_int_equal(getrlimit(RLIMIT_SIGPENDING, &r), 0);
-  if (r.rlim_cur != RLIM_INFINITY)
-    assert_int_equal(fg_thread_timer_budget(), r.rlim_cur / 2);
+  uint64_t q, l;
+  const char *text = "Name:\tjava\nShdPnd:\t0000000000000000\nSigQ:\t12/63432\nSigPnd:\t0\n";
+  assert_int_equal(fg_thread_timer_sigq(text, strlen(text), &q, &l), 0);
+  assert_int_equal(q, 12);
+  assert_int_equal(l, 63432);
+  text = "x\nSigQ:\t3/18446744073709551615\n";
+  assert_int_equal(fg_thread_timer_sigq(text, strlen(text), &q, &l), 0);
+  assert_true(l == UINT64_MAX);
+  assert_true(fg_thread_timer_room(q, l, 0) == UINT64_MAX / 2);
+  text = "x\nSigQ:\t3/";
+  assert_int_equal(fg_thread_timer_sigq(text, strlen(text), &q, &l), -1);
+  text = "x\nSigQ:\t3 63432\n";
+  assert_int_equal(fg_thread_timer_sigq(text, strlen(text), &q, &l), -1);
+  assert_int_equal(fg_thread_timer_sigq("Name:\tx\n", 8, &q, &l), -1);
+  assert_int_equal(fg_thread_timer_room(40, 100, 0), 30);
+  assert_int_equal(fg_thread_timer_room(70, 100, 10), 25);   /* 10 held, 30 free: 15 more */
+  assert_int_equal(fg_thread_timer_room(120, 100, 10), 10);  /* none free: none more */
+}
+
+/* In a process of uid, with RLIMIT_SIGPENDING at limit: n timers on its own
+ * thread, each holding a signal queued in advance. Their count, or -1. */
+static int timers_as(uid_t uid, rlim_t limit, int n)
+{
+  struct rlimit r = {limit, limit};
+  if (setrlimit(RLIMIT_SIGPENDING, &r) != 0 || setgid(uid) != 0 || setuid(uid) != 0)
+    return -1;
+  int made = 0;
+  while (made < n && fg_thread_timer_create((int)syscall(SYS_gettid), 3600000000000ull) >= 0)
+    made++;
+  return made;
+}
+
+/* RLIMIT_SIGPENDING counts the user's signals, not the process's: with
+ * another process of the same user holding 40 of its 100, fgagent's budget
+ * is half of the 60 left (30), not half the limit (50), and the timers it
+ * then makes leave the user room. Needs root, to run both as an unused uid. */
+static void the_budget_is_half_of_what_the_user_has_free(void **state)
+{
+  (void)state;
+  if (geteuid() != 0) {
+    printf("    skipped: not root, no unused uid to count in\n");
+    return;
+  }
+  uid_t uid = 61000 + (uid_t)(getpid() % 4000);   /* no other process of this uid: its count is ours */
+  int ready[2], hold[2], answer[2];
+  assert_int_equal(pipe(ready), 0);
+  assert_int_equal(pipe(hold), 0);
+  assert_int_equal(pipe(answer), 0);
+  pid_t other = fork();
+  if (other == 0) {   /* another process of the user: 40 timers, held until told */
+    close(hold[1]);
+    char made = (char)timers_as(uid, 100, 40);
+    if (write(ready[1], &made, 1) != 1)
+      _exit(1);
+    char c;
+    _exit(read(hold[0], &c, 1) < 0);
+  }
+  char made = 0;
+  assert_int_equal(read(ready[0], &made, 1), 1);
+  assert_int_equal(made, 40);
+  pid_t agent = fork();
+  if (agent == 0) {   /* fgagent's process: its budget, then that many timers and the room left */
+    uint64_t figures[3] = {0, 0, 0};
+    if (timers_as(uid, 100, 0) == 0) {
+      figures[0] = fg_thread_timer_budget(0);
+      figures[1] = (uint64_t)timers_as(uid, 100, (int)figures[0]);
+      figures[2] = fg_thread_timer_budget(figures[1]);
+    }
+    _exit(write(answer[1], figures, sizeof figures) != (ssize_t)sizeof figures);
+  }
+  uint64_t figures[3];
+  assert_int_equal(read(answer[0], figures, sizeof figures), sizeof figures);
+  close(hold[1]);
+  waitpid(other, NULL, 0);
+  waitpid(agent, NULL, 0);
+  printf("    40 of 100 held by another process of the user: a budget of %llu (half the limit: 50), %llu made, "
+         "then a budget of %llu\n", (unsigned long long)figures[0], (unsigned long long)figures[1],
+         (unsigned long long)figures[2]);
+  assert_int_equal(figures[0], 30);
+  assert_int_equal(figures[1], 30);
+  assert_int_equal(figures[2], 30 + 15);   /* 30 held, 30 free: half of those */
 }
 
 /* The verdicts on figures: CPU per switch against the two bounds, the
@@ -248,7 +330,8 @@ int main(void)
       cmocka_unit_test(a_computing_thread_earns_its_counter_within_a_window),
       cmocka_unit_test(made_for_another_thread),
       cmocka_unit_test(a_dead_thread_gets_none),
-      cmocka_unit_test(the_budget_is_half_the_pending_signal_limit),
+      cmocka_unit_test(sigq_is_read_from_the_status),
+      cmocka_unit_test(the_budget_is_half_of_what_the_user_has_free),
       cmocka_unit_test(clock_verdicts),
       cmocka_unit_test(looks_judge_the_threads_own_figures),
   };

@@ -19,7 +19,12 @@
  *   the session stops.
  * - No kernel callchain, no period to vary.
  * Each timer holds a signal queued in advance, counted in RLIMIT_SIGPENDING
- * (timer_create fails with EAGAIN past it): fgagent takes at most half. */
+ * (timer_create fails with EAGAIN past it). That count is the user's, not
+ * the process's: every process of the real uid (in its user namespace)
+ * queues against the same limit, the application's own timers and signals,
+ * and other JVMs with fgagent. fgagent takes at most half of what is free:
+ * /proc/self/status's SigQ line gives the user's queued signals and the
+ * limit, read as the session starts and at each of the drainer's scans. */
 #ifndef FG_THREAD_TIMER_H
 #define FG_THREAD_TIMER_H
 
@@ -31,7 +36,15 @@
 int fg_thread_timer_create(int tid, uint64_t interval_ns);
 /* Disarms and deletes it; a signal of its still pending is dropped by the kernel. */
 void fg_thread_timer_delete(int id);
-/* The most timers fgagent holds at once: RLIMIT_SIGPENDING's soft limit / 2. */
-uint64_t fg_thread_timer_budget(void);
+/* The most timers fgagent may hold now, holding ours: ours and half of what
+ * the user has free under RLIMIT_SIGPENDING (SigQ); without /proc, half the
+ * limit. Two agents of one user so leave the application at least a quarter. */
+uint64_t fg_thread_timer_budget(uint64_t ours);
+/* status (/proc/self/status's text, len bytes): its SigQ line's queued
+ * signals and limit. 0, or -1 when it has none. Pure. */
+int fg_thread_timer_sigq(const char *status, size_t len, uint64_t *queued, uint64_t *limit);
+/* ours and half of limit - queued (none when queued is past it); no limit
+ * (RLIM_INFINITY): UINT64_MAX / 2. Pure. */
+uint64_t fg_thread_timer_room(uint64_t queued, uint64_t limit, uint64_t ours);
 
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +45,43 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     attr.read_format = PERF_FORMAT_LOST;   /* samples lost, readable at any time (Linux 6.0) */
   }
 
+  /* Another thread's tid names it only while it lives: one that ended may
+   * have its tid taken by a thread of any process, whose counter would
+   * measure it and send it SIGPROF (its default action ends that process).
+   * The thread's /proc/self/task directory is held around the open: it
+   * resolves only for a thread of this process, and keeps naming that very
+   * thread (not a later one with its tid), so a lookup in it after the open
+   * succeeds only if the thread lived all along, and the counter, made
+   * disabled, is the thread's. (A POSIX timer needs no such care: the
+   * kernel takes only a thread of the caller's own process for its clock
+   * and its signal, good_sigevent and posix_cpu_timer_create.) */
+  int alive = -1;
+  if (tid != (int)syscall(SYS_gettid)) {
+    char path[48];
+    snprintf(path, sizeof path, "/proc/self/task/%d", tid);
+    alive = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (alive < 0 && access("/proc/self/task", F_OK) == 0) {
+      errno = ESRCH;   /* not a thread of this process (any more) */
+      return -1;
+    }
+  }
   int fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0 && copy_bytes && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
     attr.read_format = 0;
     fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  }
+  if (alive >= 0) {
+    int lived = faccessat(alive, "stat", F_OK, 0) == 0;
+    close(alive);
+    if (fd >= 0 && !lived) {
+      close(fd);
+      fd = -1;
+      errno = ESRCH;   /* it ended: the counter may be another's */
+    }
+  } else if (fd >= 0 && tid != (int)syscall(SYS_gettid) && syscall(SYS_tgkill, getpid(), tid, 0) != 0) {
+    close(fd);   /* no /proc: at least a thread of ours by that tid now */
+    fd = -1;
+    errno = ESRCH;
   }
   if (fd < 0)
     return -1;
@@ -74,6 +108,23 @@ static int find(struct fg_timer *t, int tid)
   return -1;
 }
 
+/* tid's counter fd (FG_FD_COPYING: its counters a CPU) gone: out of the
+ * perf table, which closes it once no handler reads it (never waiting for
+ * one), or closed here when the table never had it. Under the lock. */
+static void close_counter(struct fg_timer *t, int tid, int fd)
+{
+  int owned = t->perf && fg_perf_threads_detach(t->perf, tid);
+  if (fd >= 0 && !owned)
+    close(fd);
+}
+
+/* What retired perf entries hold, closed once no handler reads them. Under the lock. */
+static void reclaim(struct fg_timer *t)
+{
+  if (t->perf && t->perf->nretired)
+    fg_perf_threads_reclaim(t->perf);
+}
+
 static void remove_at(struct fg_timer *t, uint32_t i)
 {
   int fd = t->fds[i].fd;
@@ -84,10 +135,8 @@ static void remove_at(struct fg_timer *t, uint32_t i)
     t->timers--;
   } else if (fd == FG_FD_NONE)
     t->unsampled--;
-  else if (t->perf)
-    fg_perf_threads_detach(t->perf, t->fds[i].tid);
-  if (fd >= 0)   /* walker=copy's were closed with their entry */
-    close(fd);
+  else
+    close_counter(t, t->fds[i].tid, fd);
   t->fds[i] = t->fds[--t->nfds];
 }
 
@@ -107,8 +156,9 @@ static int close_all_of(const int *fds, int n)
 static uint64_t fds_held(const struct fg_timer *t)
 {
   uint64_t nrings = t->copy_bytes && t->perf ? (uint64_t)t->perf->rings.nrings : 0;
+  uint64_t retired = t->perf ? fg_perf_threads_held(t->perf) : 0;   /* closed once no handler reads them */
   return (t->nfds - t->copy_threads - t->unsampled - t->timers) + (uint64_t)t->copy_threads * nrings + nrings +
-         t->opening;
+         t->opening + retired;
 }
 
 /* Whether n more descriptors keep the counters within want of the budget
@@ -247,7 +297,8 @@ static void add_signalling(struct fg_timer *t, int tid)
 }
 
 /* tid's POSIX CPU timer, entered in the table. 0, or -1 with errno when
- * the kernel refused it or half of RLIMIT_SIGPENDING is spent (EAGAIN).
+ * the kernel refused it or the budget is spent (EAGAIN): half of what the
+ * user had free under RLIMIT_SIGPENDING at the last look.
  * Under the lock, with room in the table. */
 static int add_timer(struct fg_timer *t, int tid)
 {
@@ -324,6 +375,7 @@ void fg_timer_thread_start(struct fg_timer *t, int tid)
   if (t->event == FG_EVENT_CPU) {
     drop(t, tid);   /* it may be a dead thread's, whose id was reused */
     add(t, tid);
+    reclaim(t);
   }
   pthread_mutex_unlock(&t->lock);
 }
@@ -337,6 +389,7 @@ int fg_timer_thread_end(struct fg_timer *t, int tid)
     on_timer = i >= 0 && t->fds[i].fd == FG_FD_TIMER && !t->stopped;
     if (i >= 0)
       remove_at(t, (uint32_t)i);
+    reclaim(t);
   }
   pthread_mutex_unlock(&t->lock);
   return on_timer;
@@ -381,6 +434,8 @@ void fg_timer_scan(struct fg_timer *t)
   }
   int gen = ++t->generation;
   uint64_t session = t->starts;
+  if (!t->copy_bytes && t->clock != FG_CLOCK_PERF)   /* what the user's other processes queued since */
+    t->timer_budget = fg_thread_timer_budget(t->timers);
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     int tid = atoi(e->d_name);
@@ -401,6 +456,7 @@ void fg_timer_scan(struct fg_timer *t)
     else
       i++;
   }
+  reclaim(t);   /* the drainer's pass: what a handler held at a thread's end */
   pthread_mutex_unlock(&t->lock);
 }
 
@@ -442,9 +498,7 @@ static void counter_to_timer(struct fg_timer *t, uint32_t i)
   int id = fg_thread_timer_create(t->fds[i].tid, t->interval_ns);
   if (id < 0)
     return;
-  if (t->perf)
-    fg_perf_threads_detach(t->perf, t->fds[i].tid);
-  close(t->fds[i].fd);
+  close_counter(t, t->fds[i].tid, t->fds[i].fd);
   t->fds[i].fd = FG_FD_TIMER;
   t->fds[i].timer = id;
   t->timers++;
@@ -493,12 +547,22 @@ void fg_perf_close_all(struct fg_timer *t)
     }
     if (t->fds[i].fd >= 0)
       ioctl(t->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (t->perf && t->fds[i].fd != FG_FD_NONE)
-      fg_perf_threads_detach(t->perf, t->fds[i].tid);
-    if (t->fds[i].fd >= 0)
-      close(t->fds[i].fd);
+    if (t->fds[i].fd != FG_FD_NONE)
+      close_counter(t, t->fds[i].tid, t->fds[i].fd);
   }
   t->nfds = 0;
   t->copy_threads = t->unsampled = t->timers = 0;
+  /* walker=copy's table is released, and a next start may replace it, only
+   * after this returns: a session's stop and start are never concurrent */
+  struct fg_perf_threads *perf = t->perf;
+  /* Every descriptor back before the stop returns: those a handler still
+   * reads are closed once it leaves. The lock is let go between looks, so a
+   * handler held up (preempted, or stopped under a debugger) holds up this
+   * stop alone, never a thread's start or end. */
+  while (perf && fg_perf_threads_reclaim(perf) > 0) {
+    pthread_mutex_unlock(&t->lock);
+    sched_yield();
+    pthread_mutex_lock(&t->lock);
+  }
   pthread_mutex_unlock(&t->lock);
 }

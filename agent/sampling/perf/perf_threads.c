@@ -3,7 +3,6 @@
 #include "sampling/perf/perf_threads.h"
 
 #include <linux/perf_event.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +41,10 @@ struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callch
 
 void fg_perf_threads_free(struct fg_perf_threads *k)
 {
-  if (k)
+  if (k) {
+    fg_perf_threads_reclaim(k);
     fg_cpu_rings_close(&k->rings);   /* nothing when it has none */
+  }
   free(k);
 }
 
@@ -52,38 +53,99 @@ static uint32_t slot_of(int tid)
   return ((uint32_t)tid * 2654435761u) & (FG_PERF_THREAD_SLOTS - 1);
 }
 
-/* The slot holding tid, or -1. */
-static int find(const struct fg_perf_threads *k, int tid)
+#define NEXT(i) (((i) + 1) & (FG_PERF_THREAD_SLOTS - 1))
+#define PREV(i) (((i) + FG_PERF_THREAD_SLOTS - 1) & (FG_PERF_THREAD_SLOTS - 1))
+#define REMOVED (-1)
+#define RETIRED (-2)
+
+/* The slot holding tid, or -1; *probes the slots read. Every tid sits
+ * within FG_PERF_PROBE_MAX slots of its home, with no empty slot between
+ * (put_entry), so the search ends at the first empty one or after that many. */
+static int find_counting(const struct fg_perf_threads *k, int tid, int *probes)
 {
   uint32_t i = slot_of(tid);
-  for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
+  for (*probes = 1; *probes <= FG_PERF_PROBE_MAX; ++*probes, i = NEXT(i)) {
     int at = atomic_load_explicit(&k->entry[i].tid, memory_order_acquire);
     if (at == tid)
       return (int)i;
     if (at == 0)
-      return -1;   /* never used: the probe chain ends here */
+      return -1;
   }
+  *probes = FG_PERF_PROBE_MAX;
   return -1;
 }
 
-/* tid's entry, in the first removed or never-used slot on its probe
- * chain: 0, or -1 when the table is full. */
+static int find(const struct fg_perf_threads *k, int tid)
+{
+  int probes;
+  return find_counting(k, tid, &probes);
+}
+
+int fg_perf_threads_probes(const struct fg_perf_threads *k, int tid)
+{
+  int probes;
+  find_counting(k, tid, &probes);
+  return probes;
+}
+
+int fg_perf_threads_removed(const struct fg_perf_threads *k)
+{
+  int n = 0;
+  for (int i = 0; i < FG_PERF_THREAD_SLOTS; i++)
+    n += atomic_load_explicit(&k->entry[i].tid, memory_order_relaxed) == REMOVED;
+  return n;
+}
+
+/* tid's entry, in the first removed or empty slot within FG_PERF_PROBE_MAX
+ * of its home: 0, or -1 when there is none. */
 static int put_entry(struct fg_perf_threads *k, int tid, struct perf_event_mmap_page *page, int fd, int *cpu_fds)
 {
   uint32_t i = slot_of(tid);
-  for (uint32_t probes = 0; probes < FG_PERF_THREAD_SLOTS; probes++, i = (i + 1) & (FG_PERF_THREAD_SLOTS - 1)) {
+  for (uint32_t probes = 0; probes < FG_PERF_PROBE_MAX; probes++, i = NEXT(i)) {
     struct fg_perf_entry *e = &k->entry[i];
     int at = atomic_load_explicit(&e->tid, memory_order_relaxed);
-    if (at == 0 || at == -1) {
+    if (at == 0 || at == REMOVED) {
       atomic_store_explicit(&e->page, page, memory_order_relaxed);
       atomic_store_explicit(&e->fd, fd, memory_order_relaxed);
       atomic_store_explicit(&e->cpu_fds, cpu_fds, memory_order_relaxed);
       e->lost_counted = 0;
+      e->home_tid = tid;
       atomic_store_explicit(&e->tid, tid, memory_order_release);   /* the rest before the key */
       return 0;
     }
   }
   return -1;
+}
+
+/* Whether some live or retired entry's probe chain passes through slot q:
+ * one after q, before the next empty slot, whose home is at q or before. */
+static int chain_through(const struct fg_perf_threads *k, uint32_t q)
+{
+  uint32_t p = NEXT(q);
+  for (uint32_t d = 1; d < FG_PERF_PROBE_MAX; d++, p = NEXT(p)) {
+    const struct fg_perf_entry *e = &k->entry[p];
+    int at = atomic_load_explicit(&e->tid, memory_order_relaxed);
+    if (at == 0)
+      return 0;
+    if (at != REMOVED && ((p - slot_of(e->home_tid)) & (FG_PERF_THREAD_SLOTS - 1)) >= d)
+      return 1;   /* its home is d or more slots back: at q or before */
+  }
+  return 0;   /* farther entries sit within FG_PERF_PROBE_MAX of their homes, past q */
+}
+
+/* Slot i, just removed, and the removed slots before it whose only chain
+ * went through it, made empty. Safe beside lookups: a lookup stops at an
+ * empty slot, and no tid in the table has its chain through one made so; a
+ * lookup that reads it as empty rather than removed ends where it would. */
+static void empty_removed(struct fg_perf_threads *k, uint32_t i)
+{
+  for (uint32_t n = 0; n < FG_PERF_PROBE_MAX; n++, i = PREV(i)) {
+    int at = atomic_load_explicit(&k->entry[i].tid, memory_order_relaxed);
+    if (at == 0)
+      return;   /* the chains before it end here */
+    if (at == REMOVED && !chain_through(k, i))
+      atomic_store_explicit(&k->entry[i].tid, 0, memory_order_release);
+  }
 }
 
 void *fg_perf_threads_map(struct fg_perf_threads *k, int fd)
@@ -141,30 +203,76 @@ static uint64_t lost_by(const struct fg_perf_threads *k, const int *fds)
   return sum;
 }
 
-void fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
+/* The descriptors entry e holds. */
+static uint32_t fds_of(const struct fg_perf_threads *k, const struct fg_perf_entry *e)
+{
+  const int *fds = atomic_load_explicit(&e->cpu_fds, memory_order_relaxed);
+  uint32_t n = atomic_load_explicit(&e->fd, memory_order_relaxed) >= 0;
+  for (int c = 0; fds && c < k->rings.ncpu; c++)
+    n += fds[c] >= 0;
+  return n;
+}
+
+/* Retired entry e's fd and counters closed, its page unmapped, its slot
+ * removed (and empty when it can be). No reader is in. */
+static void reclaim_entry(struct fg_perf_threads *k, uint32_t i)
+{
+  struct fg_perf_entry *e = &k->entry[i];
+  k->retired_fds -= fds_of(k, e);
+  struct perf_event_mmap_page *page = atomic_exchange(&e->page, NULL);
+  int *fds = atomic_exchange(&e->cpu_fds, NULL);
+  int fd = atomic_exchange(&e->fd, -1);
+  if (page)
+    munmap(page, k->page_bytes + k->data_bytes);
+  if (fd >= 0)
+    close(fd);
+  for (int c = 0; fds && c < k->rings.ncpu; c++)
+    if (fds[c] >= 0)
+      close(fds[c]);
+  free(fds);
+  atomic_store_explicit(&e->tid, REMOVED, memory_order_release);
+  empty_removed(k, i);
+}
+
+uint32_t fg_perf_threads_reclaim(struct fg_perf_threads *k)
+{
+  uint32_t kept = 0;
+  for (uint32_t j = 0; j < k->nretired; j++) {
+    uint32_t i = k->retired[j];
+    /* a reader that counted itself in saw the entry's tid before it was
+     * retired and reads on; one counting itself in after this load sees
+     * RETIRED (or what the slot holds next) and leaves (sequentially consistent) */
+    if (atomic_load(&k->entry[i].readers) > 0)
+      k->retired[kept++] = (uint16_t)i;
+    else
+      reclaim_entry(k, i);
+  }
+  k->nretired = kept;
+  return kept;
+}
+
+uint32_t fg_perf_threads_held(const struct fg_perf_threads *k)
+{
+  return k->retired_fds;
+}
+
+int fg_perf_threads_detach(struct fg_perf_threads *k, int tid)
 {
   int i = find(k, tid);
   if (i < 0)
-    return;
+    return 0;
   struct fg_perf_entry *e = &k->entry[i];
-  struct perf_event_mmap_page *page = atomic_exchange(&e->page, NULL);
-  int *fds = atomic_exchange(&e->cpu_fds, NULL);
+  int *fds = atomic_load(&e->cpu_fds);
   if (fds) {   /* what no reader told yet is counted with no thread's */
     uint64_t lost = lost_by(k, fds);
     if (lost > e->lost_counted)
       atomic_fetch_add(&k->lost_untold, lost - e->lost_counted);
   }
-  atomic_store(&e->tid, -1);
-  /* a reader that counted itself in before the store saw tid and reads on;
-   * one after it sees -1 and leaves (both sequentially consistent) */
-  while (atomic_load(&e->readers) > 0)
-    sched_yield();
-  if (page)
-    munmap(page, k->page_bytes + k->data_bytes);
-  for (int c = 0; fds && c < k->rings.ncpu; c++)
-    if (fds[c] >= 0)
-      close(fds[c]);
-  free(fds);
+  atomic_store(&e->tid, RETIRED);   /* no later enter finds it; the slot is not taken again until reclaimed */
+  k->retired_fds += fds_of(k, e);
+  k->retired[k->nretired++] = (uint16_t)i;   /* each slot retired at most once: room for all */
+  fg_perf_threads_reclaim(k);
+  return 1;
 }
 
 void fg_perf_threads_enter(struct fg_perf_threads *k, int tid, struct fg_perf_reach *r)

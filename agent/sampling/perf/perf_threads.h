@@ -13,12 +13,24 @@
  * fd and page share one cache line.
  *
  * The timer adds and removes entries under its lock; handlers only read their
- * own thread's entry, without locks. An entry is removed before its counter
- * is closed, and the fd is closed and the page unmapped only once no reader
- * of that entry is between fg_perf_threads_enter and fg_perf_threads_leave:
- * each entry counts its own readers, so a thread's end waits for nobody
- * else's handler (with a handler in flight on every CPU, a count for the
- * whole table is never zero).
+ * own thread's entry, without locks. A removed entry's fd and page belong to
+ * the table: the entry is retired at once (no later enter finds it), and its
+ * fd is closed and its page unmapped by fg_perf_threads_reclaim, under the
+ * timer's lock, once no reader of that entry is between fg_perf_threads_enter
+ * and fg_perf_threads_leave. Nobody waits for a handler: one preempted on an
+ * oversubscribed host, or stopped under a debugger, holds back its own fd's
+ * close, not every thread start and end behind the timer's lock. Each entry
+ * counts its own readers (with a handler in flight on every CPU, a count for
+ * the whole table is never zero).
+ *
+ * The table is open-addressed with linear probing, every tid within
+ * FG_PERF_PROBE_MAX slots of its home: a lookup reads at most that many,
+ * whatever the table's history. A removed slot becomes empty again as soon
+ * as no entry's probe chain (from its home to its slot) passes through it,
+ * so removed slots survive only inside the chain of a live or retired entry:
+ * a JVM that starts threads for months keeps its lookups as short as on its
+ * first day, a thread with no entry (on a POSIX timer) stopping at the first
+ * empty slot.
  *
  * walker=copy's table holds one counter a CPU for each thread instead, each
  * writing into its CPU's ring (cpu_rings.h), which the copy engine reads;
@@ -34,17 +46,20 @@
 #include "fg/options.h"   /* FG_MAX_KERNEL_FRAMES: most kernel frames a sample keeps */
 #include "sampling/perf/cpu_rings.h"
 #define FG_PERF_THREAD_SLOTS 8192   /* threads with an entry at once; later ones are sampled without */
+#define FG_PERF_PROBE_MAX 64        /* slots from its home a tid may sit: a lookup reads no more */
 
 struct perf_event_mmap_page;
 
 struct fg_perf_entry {
-  _Atomic int tid;                         /* 0: never used; -1: removed; else the thread */
+  _Atomic int tid;                         /* 0: empty; -1: removed; -2: retired, its fd and page not
+                                              reclaimed yet; else the thread */
   _Atomic int fd;
   struct perf_event_mmap_page *_Atomic page;   /* NULL when not mapped */
   int *_Atomic cpu_fds;                    /* walker=copy: its counter on each CPU (-1: none), by CPU
                                               number; NULL otherwise */
   uint64_t lost_counted;                   /* walker=copy: its counters' lost samples told so far */
   _Atomic int readers;                     /* between enter and leave with this entry */
+  int home_tid;                            /* the tid it was put for, retired or not (under the timer's lock) */
 };
 
 struct fg_perf_threads {
@@ -57,6 +72,9 @@ struct fg_perf_threads {
   _Atomic uint64_t lost_untold;            /* walker=copy: lost by counters closed before
                                               fg_perf_threads_lost told them */
   _Atomic uint64_t no_slot;                /* threads refused: table full (or mmap failed: no page) */
+  uint16_t retired[FG_PERF_THREAD_SLOTS];  /* the retired slots, nretired of them (under the timer's lock) */
+  uint32_t nretired;
+  uint32_t retired_fds;                    /* the descriptors they still hold */
 };
 
 /* A table, or NULL when out of memory. rings: counters record kernel
@@ -66,7 +84,8 @@ struct fg_perf_threads *fg_perf_threads_new(int rings);
  * for its samples' stack copies; callchain: with kernel callchains. NULL
  * with a message in err when the rings are refused. */
 struct fg_perf_threads *fg_perf_threads_new_copies(size_t ring_bytes, int callchain, char *err, size_t errlen);
-/* The table and its rings, gone; after every counter was detached. */
+/* The table and its rings, gone; after every counter was detached and no
+ * handler reads one (what retired entries still hold is closed). */
 void fg_perf_threads_free(struct fg_perf_threads *k);
 /* Whether counters record kernel callchains. */
 static inline int fg_perf_threads_rings(const struct fg_perf_threads *k)
@@ -90,11 +109,21 @@ void fg_perf_threads_unmap(struct fg_perf_threads *k, void *page);
  * are closed at detach. 0; -1 when the table is full or out of memory (the
  * caller still owns and closes them then). */
 int fg_perf_threads_attach_cpus(struct fg_perf_threads *k, int tid, const int *fds);
-/* Forgets tid's entry and unmaps its page once no handler can be reading
- * it; after the return the caller may close the fd. walker=copy's closes
- * the thread's counters itself, adding what they lost and no reader told
- * to lost_untold. */
-void fg_perf_threads_detach(struct fg_perf_threads *k, int tid);
+/* Forgets tid's entry: no enter finds it from now on. 1 when it had one:
+ * its fd (walker=copy's: its counters, what they lost and no reader told
+ * added to lost_untold) and page are the table's, closed and unmapped by a
+ * reclaim once no reader is left (at once, when none is in); 0 when it had
+ * none, its fd the caller's to close. Never waits. Under the timer's lock. */
+int fg_perf_threads_detach(struct fg_perf_threads *k, int tid);
+/* Closes and unmaps what retired entries hold once no handler reads them,
+ * their slots free again. The number still read. Under the timer's lock,
+ * from the timer's own calls (a thread's start or end, the drainer's scan). */
+uint32_t fg_perf_threads_reclaim(struct fg_perf_threads *k);
+/* The descriptors retired entries still hold (counted in the budget). */
+uint32_t fg_perf_threads_held(const struct fg_perf_threads *k);
+/* The slots a lookup of tid reads, and the removed slots left; for tests. */
+int fg_perf_threads_probes(const struct fg_perf_threads *k, int tid);
+int fg_perf_threads_removed(const struct fg_perf_threads *k);
 
 /* What a handler found of its thread's entry: fd -1 and page NULL when
  * the thread has none. Good until fg_perf_threads_leave. */
