@@ -122,15 +122,33 @@ static void JNICALL park_hook(JNIEnv *jni, jobject unsafe, jboolean absolute, jl
 
 extern const unsigned char fg_park_binder_class[];   /* ParkBinder.class (build/gen/park_binder.c) */
 extern const unsigned fg_park_binder_class_len;
-static jclass unsafe_class;
 static int bound_rc = -1;
+static const char *bind_why;
 
-/* ParkBinder.bind0: RegisterNatives called from a boot-loader class, as HotSpot wants it for a java.base class */
+/* ParkBinder.bind0: the JDK's classes looked up and Unsafe.park bound, from a
+ * native of a boot-loader class. FindClass asks the loader of the Java frame
+ * calling it: here the boot loader, never an application's loader, whose
+ * loadClass would be its code (a JVMTI callback's caller, or the system
+ * loader, may be one). RegisterNatives of a java.base method is what HotSpot
+ * wants from a class of the same loader. */
 static void JNICALL binder_bind0(JNIEnv *jni, jclass binder, jlong entry)
 {
   (void)binder;
+  jclass unsafe = (*jni)->FindClass(jni, "jdk/internal/misc/Unsafe");
+  jclass thread = unsafe ? (*jni)->FindClass(jni, "java/lang/Thread") : NULL;
+  park_blocker = thread ? (*jni)->GetFieldID(jni, thread, "parkBlocker", "Ljava/lang/Object;") : NULL;
+  jclass aos = park_blocker ? (*jni)->FindClass(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer") : NULL;
+  owned_synchronizer = aos ? (*jni)->NewGlobalRef(jni, aos) : NULL;
+  if (!owned_synchronizer) {
+    (*jni)->ExceptionClear(jni);
+    bind_why = "this JVM has no jdk.internal.misc.Unsafe, Thread.parkBlocker or AbstractOwnableSynchronizer as "
+               "JDK 9 and later have";
+    return;
+  }
   JNINativeMethod park = {(char *)"park", (char *)"(ZJ)V", (void *)(uintptr_t)entry};
-  bound_rc = (*jni)->RegisterNatives(jni, unsafe_class, &park, 1);
+  bound_rc = (*jni)->RegisterNatives(jni, unsafe, &park, 1);
+  if (bound_rc != 0)
+    bind_why = "JNI refused to bind Unsafe.park to fgagent's native (RegisterNatives failed)";
 }
 
 /* Binds Unsafe.park to park_hook, once: 0, or -1 with why. */
@@ -144,30 +162,19 @@ static int bind_park(struct fg_agent *a, JNIEnv *jni, char *why, size_t len)
     snprintf(why, len, "libjvm's symbol table has no Unsafe_Park");
     return -1;
   }
-  jclass unsafe = (*jni)->FindClass(jni, "jdk/internal/misc/Unsafe");
-  jclass thread = unsafe ? (*jni)->FindClass(jni, "java/lang/Thread") : NULL;
-  park_blocker = thread ? (*jni)->GetFieldID(jni, thread, "parkBlocker", "Ljava/lang/Object;") : NULL;
-  jclass aos = park_blocker ? (*jni)->FindClass(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer") : NULL;
-  owned_synchronizer = aos ? (*jni)->NewGlobalRef(jni, aos) : NULL;
-  unsafe_class = owned_synchronizer ? (*jni)->NewGlobalRef(jni, unsafe) : NULL;
-  if (!unsafe_class) {
-    (*jni)->ExceptionClear(jni);
-    snprintf(why, len, "this JVM has no jdk.internal.misc.Unsafe, Thread.parkBlocker or "
-                       "AbstractOwnableSynchronizer as JDK 9 and later have");
-    return -1;
-  }
   jclass binder = (*jni)->DefineClass(jni, "fgagent/ParkBinder", NULL, (const jbyte *)fg_park_binder_class,
                                       (jsize)fg_park_binder_class_len);
   JNINativeMethod bind0 = {(char *)"bind0", (char *)"(J)V", (void *)binder_bind0};
   jmethodID bind = binder && (*jni)->RegisterNatives(jni, binder, &bind0, 1) == 0
                        ? (*jni)->GetStaticMethodID(jni, binder, "bind", "(J)V") : NULL;
-  if (bind)
+  if (bind)   /* our own final class's static method, no application code */
     (*jni)->CallStaticVoidMethod(jni, binder, bind, (jlong)(uintptr_t)park_hook);
   if ((*jni)->ExceptionCheck(jni))
     (*jni)->ExceptionClear(jni);
   if (bound_rc != 0) {
-    snprintf(why, len, "JNI refused to bind Unsafe.park to fgagent's native (%s)",
-             bind ? "RegisterNatives failed" : "its helper class could not be defined");
+    snprintf(why, len, "%s", bind ? (bind_why ? bind_why : "ParkBinder.bind did not run")
+                                  : "JNI refused to bind Unsafe.park to fgagent's native (its helper class could not "
+                                    "be defined)");
     return -1;
   }
   return 0;

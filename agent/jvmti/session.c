@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jvmti/agent.h"
+#include "jvmti/thread_class.h"
 #include "fg/clock.h"
 #include "fg/output.h"
 #include "fg/utf8.h"
@@ -54,7 +55,7 @@ int64_t fg_session_java_thread_id(JNIEnv *jni, jthread thread)
   static _Atomic(jfieldID) tid_field;
   jfieldID f = atomic_load(&tid_field);
   if (!f) {
-    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    jclass cls = fg_thread_class(jni, thread);
     f = cls ? (*jni)->GetFieldID(jni, cls, "tid", "J") : NULL;
     if (cls)
       (*jni)->DeleteLocalRef(jni, cls);
@@ -184,8 +185,10 @@ static FILE *open_log(struct fg_agent *a)
 
 long fg_session_env_offset(JNIEnv *jni, jthread thread)
 {
-  jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+  jclass cls = fg_thread_class(jni, thread);
   jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
+  if (cls)
+    (*jni)->DeleteLocalRef(jni, cls);
   if (!eetop) {
     (*jni)->ExceptionClear(jni);
     return -1;

@@ -133,14 +133,16 @@ final class LockKindTests {
    * Four threads of a Thread subclass overriding getId, getContextClassLoader, toString, hashCode
    * and more, contending for a monitor and a lock whose classes override their Object methods,
    * allocating, for 2 s under interval=1ms, alloc, lock and threads: the overrides are called 0
-   * times (the workload's own call after the run counts 1); the same when fgprof attaches to a
-   * running JVM, which registers the threads already running.
+   * times (the workload's own call after the run counts 1), and the application's own system class
+   * loader (CountingLoader) is asked for no JDK class; the same when fgprof attaches to a running
+   * JVM, which registers the threads already running.
    */
   static void agentRunsNoApplicationCode(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk, "event=cpu,interval=1ms,alloc,lock=0,threads,file={dir}/o-%e.collapsed",
-        List.of(), "OverridingThreads", "4", "2");
+        List.of(LOADER), "OverridingThreads", "4", "2");
     r.expectCleanRun();
     long calls = AllocLockTests.value(r, "OVERRIDE_CALLS"), after = AllocLockTests.value(r, "AFTER_ONE_CALL");
+    long loads = AllocLockTests.value(r, "LOADER_CALLS");
     long lock = IntegrationTests.sum(IntegrationTests.collapsed(r.file("o-lock.collapsed")), k -> true);
     long alloc = IntegrationTests.sum(IntegrationTests.collapsed(r.file("o-alloc.collapsed")), k -> true);
     long cpu = IntegrationTests.sum(IntegrationTests.collapsed(r.file("o-cpu.collapsed")), k -> true);
@@ -149,10 +151,12 @@ final class LockKindTests {
     IntegrationTests.check(after == calls + 1, "the workload's counter missed its own call: " + calls + ", " + after);
     IntegrationTests.check(cpu > 100 && alloc > 0 && lock > 100_000_000L, "too little profiled to judge: " + cpu
         + " samples, " + alloc + " bytes, " + lock + " ns");
+    System.out.printf("    agentpath: the application's system class loader asked for %d JDK classes%n", loads);
     IntegrationTests.check(calls == 0, "the agent called the application's overrides " + calls + " times");
+    IntegrationTests.check(loads == 0, "the agent asked the application's class loader for " + loads + " classes");
 
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "override-attach-");
-    Process jvm = AttachTests.startJvm(jdk, dir, List.of(), "OverridingThreads", "4", "8");
+    Process jvm = AttachTests.startJvm(jdk, dir, List.of(LOADER), "OverridingThreads", "4", "8");
     AttachTests.Result a;
     try {
       Path stdout = dir.resolve("jvm-stdout.log");
@@ -168,12 +172,19 @@ final class LockKindTests {
     String out = Files.readString(dir.resolve("jvm-stdout.log"));
     IntegrationTests.check(exit == 0 && a.exit() == 0, "the JVM exited " + exit + ", fgprof: " + a);
     long attached = Long.parseLong(out.replaceAll("(?s).*OVERRIDE_CALLS (\\d+).*", "$1"));
+    long attachedLoads = Long.parseLong(out.replaceAll("(?s).*LOADER_CALLS (\\d+).*", "$1"));
     long attachedCpu = IntegrationTests.sum(IntegrationTests.collapsed(dir.resolve("p-cpu.collapsed")), k -> true);
-    System.out.printf("    attach: %d calls of the overrides; %d CPU samples%n", attached, attachedCpu);
+    System.out.printf("    attach: %d calls of the overrides, %d JDK classes asked of the application's loader; %d CPU "
+        + "samples%n", attached, attachedLoads, attachedCpu);
+    IntegrationTests.check(attachedLoads == 0, "attached, the agent asked the application's class loader for "
+        + attachedLoads + " classes");
     IntegrationTests.check(attachedCpu > 50, "the attached session has " + attachedCpu + " CPU samples");
     IntegrationTests.check(attached == 0, "attached, the agent called the application's overrides " + attached
         + " times");
   }
+
+  /** The application's own system class loader, which counts what it is asked for. */
+  static final String LOADER = "-Djava.system.class.loader=CountingLoader";
 
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("lock_counts_owned_locks_only", LockKindTests::lockCountsOwnedLocksOnly),

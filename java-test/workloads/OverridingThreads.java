@@ -11,6 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * purpose to show that the count sees a call:
  *   STARTED            (its threads running)
  *   OVERRIDE_CALLS n
+ *   LOADER_CALLS n     (with -Djava.system.class.loader=CountingLoader: the JDK classes it was asked for)
  *   AFTER_ONE_CALL n+1
  * Run: OverridingThreads THREADS SECONDS
  */
@@ -88,6 +89,8 @@ public final class OverridingThreads {
     for (Counted t : threads)
       t.join();
     System.out.println("OVERRIDE_CALLS " + CALLS.get());
+    if (ClassLoader.getSystemClassLoader() instanceof CountingLoader)
+      System.out.println("LOADER_CALLS " + CountingLoader.JDK_CLASSES.get());
     sink += threads[0].getId();
     System.out.println("AFTER_ONE_CALL " + CALLS.get());
   }
