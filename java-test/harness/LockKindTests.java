@@ -47,7 +47,9 @@ final class LockKindTests {
 
   /**
    * Two threads on each owned lock, about 1 ms held a turn, for 2 s: each lock's waits in the
-   * profile within 10% of what its threads timed around their acquisitions, under the lock's class.
+   * profile within 3% (and 2 ms, ThreadMXBean's whole milliseconds) of the JVM's own accounting
+   * (ThreadMXBean: the monitor's threads' blocked time, the others' waited time) and no more than its threads timed around their acquisitions
+   * (which adds the spinning and preemption between parks), under the lock's class.
    * Three threads waiting 2 s on a CountDownLatch, one in a Condition's awaitNanos and an idle
    * pool's worker: none of it in the profile.
    */
@@ -56,14 +58,18 @@ final class LockKindTests {
     r.expectCleanRun();
     Map<String, Long> s = IntegrationTests.collapsed(r.file("l.collapsed"));
     for (String[] k : OWNED) {
-      long want = AllocLockTests.value(r, k[1]);
+      long timed = AllocLockTests.value(r, k[1]), jvm = AllocLockTests.value(r, "JVM_" + k[1]);
       long got = IntegrationTests.sum(s, x -> IntegrationTests.hasFrame(x, "LockKinds." + k[0]));
       long leaf = IntegrationTests.sum(s, x -> IntegrationTests.hasFrame(x, "LockKinds." + k[0])
           && x.endsWith(";" + k[2]));
-      System.out.printf("    %s: %.0f ms profiled, %.0f ms timed by the workload%n", k[0], got / 1e6, want / 1e6);
-      IntegrationTests.check(want > 100_000_000L, k[0] + ": too little contention to judge: " + want + " ns");
-      IntegrationTests.check(Math.abs((double) got / want - 1) <= 0.10, k[0] + ": " + got + " ns profiled, the "
-          + "workload timed " + want);
+      System.out.printf("    %s: %.0f ms profiled, %.0f ms blocked or parked (ThreadMXBean), %.0f ms timed around "
+          + "the acquisitions%n", k[0], got / 1e6, jvm / 1e6, timed / 1e6);
+      IntegrationTests.check(jvm >= 20_000_000L, k[0] + ": too little contention to judge: " + jvm + " ns");
+      /* ThreadMXBean counts whole milliseconds a thread: up to 1 ms short for each of the two */
+      IntegrationTests.check(Math.abs(got - jvm) <= 0.03 * jvm + 2_000_000L, k[0] + ": " + got + " ns profiled, the "
+          + "JVM says " + jvm);
+      IntegrationTests.check(got <= timed, k[0] + ": " + got + " ns profiled, more than the " + timed
+          + " ns its threads spent acquiring it");
       IntegrationTests.check(leaf == got, k[0] + "'s waits do not all end in " + k[2] + ": " + s.keySet());
     }
     long latch = AllocLockTests.value(r, "LATCH_NS"), condition = AllocLockTests.value(r, "CONDITION_NS");

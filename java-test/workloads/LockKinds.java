@@ -1,3 +1,6 @@
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -12,14 +15,16 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * Waits for owned locks beside waits for events, for SECONDS. Owned locks, each contended by two
  * threads holding it about 1 ms a turn: a monitor (onMonitor), a ReentrantLock (onReentrant), a
  * ReentrantReadWriteLock's write lock (onWriteLock) and a Semaphore of one permit (onSemaphore);
- * each thread times its own acquisitions with System.nanoTime (fast path included). Waits for
+ * each thread times its own acquisitions with System.nanoTime (fast path, spinning and preemption
+ * between parks included), and the JVM accounts for them too (ThreadMXBean, contention monitoring
+ * on: the monitor's threads' blocked time, the others' waited time, i.e. parked). Waits for
  * events, which are no lock contention: three threads waiting on a CountDownLatch that opens at
  * the end (onLatch), one in a Condition's awaitNanos for the whole run on a lock nobody else
  * takes (onCondition), and the idle worker of a pool (ThreadPoolExecutor.getTask). Prints, in ns:
- *   MONITOR_NS n
- *   REENTRANT_NS n
- *   WRITE_LOCK_NS n
- *   SEMAPHORE_NS n
+ *   MONITOR_NS n       and JVM_MONITOR_NS n (ThreadMXBean's, whole milliseconds)
+ *   REENTRANT_NS n     and JVM_REENTRANT_NS n
+ *   WRITE_LOCK_NS n    and JVM_WRITE_LOCK_NS n
+ *   SEMAPHORE_NS n     and JVM_SEMAPHORE_NS n
  *   LATCH_NS n      (the three latch threads' waits)
  *   CONDITION_NS n
  * Run: LockKinds SECONDS
@@ -110,7 +115,9 @@ public final class LockKinds {
     long runNs = (long) (Double.parseDouble(args[0]) * 1e9), until = System.nanoTime() + runNs;
     String[] kinds = {"MONITOR_NS", "REENTRANT_NS", "WRITE_LOCK_NS", "SEMAPHORE_NS"};
     Turn[] turns = {LockKinds::onMonitor, LockKinds::onReentrant, LockKinds::onWriteLock, LockKinds::onSemaphore};
-    long[] waited = new long[kinds.length * 2];
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    mx.setThreadContentionMonitoringEnabled(true);
+    long[] waited = new long[kinds.length * 2], jvmMs = new long[kinds.length * 2];
     Thread[] contenders = new Thread[waited.length];
     for (int i = 0; i < contenders.length; i++) {
       int me = i;
@@ -121,6 +128,8 @@ public final class LockKinds {
           while (System.nanoTime() < until)
             w += turn.take();
           waited[me] = w;
+          ThreadInfo info = mx.getThreadInfo(Thread.currentThread().getId());
+          jvmMs[me] = me < 2 ? info.getBlockedTime() : info.getWaitedTime();
         } catch (Exception e) {
           throw new RuntimeException(e);
         }
@@ -163,8 +172,10 @@ public final class LockKinds {
     condition.join();
     pool.shutdown();
     pool.awaitTermination(10, TimeUnit.SECONDS);
-    for (int k = 0; k < kinds.length; k++)
+    for (int k = 0; k < kinds.length; k++) {
       System.out.println(kinds[k] + " " + (waited[2 * k] + waited[2 * k + 1]));
+      System.out.println("JVM_" + kinds[k] + " " + (jvmMs[2 * k] + jvmMs[2 * k + 1]) * 1_000_000L);
+    }
     long latch = 0;
     for (long w : latchWaited)
       latch += w;
