@@ -19,6 +19,7 @@
 
 #include "fg/class_name.h"
 #include "fg/grow_array.h"
+#include "fg/lock_kinds.h"
 #include "fg/profile.h"
 #include "fg/u64_map.h"
 
@@ -654,6 +655,20 @@ static int add_event(struct chunk *c, enum fg_stack_event e, const struct want *
   return i < 0 ? -1 : 0;
 }
 
+/* Whether an event of type is kept as lock= keeps it: a jdk.ThreadPark only
+ * when its parkedClass (class key) is an owned lock's (fg/lock_kinds.h, the
+ * agent's rule), a park for an event (a latch, a Condition, an idle pool) or
+ * with no blocker never; any other type always. */
+static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
+{
+  if (strcmp(type, "jdk.ThreadPark") != 0)
+    return true;
+  char *name = key ? class_name(c, key) : NULL;
+  bool owned = fg_lock_owned_blocker(name);
+  free(name);
+  return owned;
+}
+
 /* Each event of a type it knows, in the order of the chunk. */
 static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
 {
@@ -683,7 +698,7 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       struct want w[] = {{.name = "startTime"}, {.name = kinds[k].thread}, {.name = "stackTrace"},
                          {.name = kinds[k].cls ? kinds[k].cls : "-"}, {.name = "weight"}, {.name = "duration"}};
       read_object(&body, c, class_of(c, type), w, 6, 0);
-      int failed = body.bad || add_event(c, kinds[k].e, w) != 0;
+      int failed = body.bad || (owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(c, kinds[k].e, w) != 0);
       free_wants(w, 6);
       if (failed) {
         r->pos = at;

@@ -11,9 +11,9 @@
  *    object went into a new TLAB or outside one: the class frame says only
  *    the class.
  *  - lock: MonitorContendedEnter / Entered (synchronized), and Unsafe.park
- *    while the thread's parkBlocker is an AbstractOwnableSynchronizer (what
- *    ReentrantLock, ReentrantReadWriteLock and Semaphore park on; a Condition's
- *    await or a thread pool's idle wait is no lock contention). The park is
+ *    while the thread's parkBlocker is the Sync of a ReentrantLock,
+ *    ReentrantReadWriteLock or Semaphore (fg/lock_kinds.h: a latch's await,
+ *    a Condition's or a thread pool's idle wait is no lock contention). The park is
  *    reached by binding Unsafe.park to fgagent's own native, which times the
  *    JVM's (Unsafe_Park, found in libjvm's symbol table) around the wait. The
  *    binding is made once and stays (a second RegisterNatives of a method

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "jvmti/agent.h"
+#include "jvmti/thread_class.h"
 #include "fg/attach_codes.h"
 #include "hotspot/vm_structs.h"
 #include "native/safe_read.h"
@@ -70,7 +71,7 @@ static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread sel
   jthread *threads = NULL;
   if ((*a->jvmti)->GetAllThreads(a->jvmti, &n, &threads) != JVMTI_ERROR_NONE)
     return -1;
-  jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+  jclass cls = fg_thread_class(jni, self);
   jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
   int registered = -1;
   if (eetop && fg_prior_threads_init(&a->prior, (uint32_t)n + 16, key, env_offset) == 0) {

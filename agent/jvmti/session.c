@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jvmti/agent.h"
+#include "jvmti/thread_class.h"
 #include "fg/clock.h"
 #include "fg/output.h"
 #include "fg/utf8.h"
@@ -46,23 +47,23 @@ void fg_session_thread_name(struct fg_agent *a, JNIEnv *jni, jthread thread, cha
 
 int64_t fg_session_java_thread_id(JNIEnv *jni, jthread thread)
 {
-  /* Thread.getId(): on JDK 17 and 25 (deprecated for threadId() since 19, same value). java.lang.Thread
-   * is never unloaded, so its jmethodID is looked up once for every thread's start, on any thread. */
-  static _Atomic(jmethodID) get_id;
-  jmethodID m = atomic_load(&get_id);
-  if (!m) {
-    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
-    m = cls ? (*jni)->GetMethodID(jni, cls, "getId", "()J") : NULL;
+  /* The field Thread.getId() and threadId() return (private final long tid
+   * on JDK 17 to 25), read, never the method: getId() is not final, and a
+   * subclass's override (it may lock, log, load classes or throw) would run
+   * inside our callback. java.lang.Thread is never unloaded, so its
+   * jfieldID is looked up once for every thread's start, on any thread. */
+  static _Atomic(jfieldID) tid_field;
+  jfieldID f = atomic_load(&tid_field);
+  if (!f) {
+    jclass cls = fg_thread_class(jni, thread);
+    f = cls ? (*jni)->GetFieldID(jni, cls, "tid", "J") : NULL;
     if (cls)
       (*jni)->DeleteLocalRef(jni, cls);
-    atomic_store(&get_id, m);
+    if ((*jni)->ExceptionCheck(jni))   /* a JDK without the field: no id, as before a thread has one */
+      (*jni)->ExceptionClear(jni);
+    atomic_store(&tid_field, f);
   }
-  jlong id = m ? (*jni)->CallLongMethod(jni, thread, m) : 0;
-  if ((*jni)->ExceptionCheck(jni)) {
-    (*jni)->ExceptionClear(jni);
-    id = 0;
-  }
-  return id;
+  return f ? (int64_t)(*jni)->GetLongField(jni, thread, f) : 0;
 }
 
 void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
@@ -184,8 +185,10 @@ static FILE *open_log(struct fg_agent *a)
 
 long fg_session_env_offset(JNIEnv *jni, jthread thread)
 {
-  jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+  jclass cls = fg_thread_class(jni, thread);
   jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
+  if (cls)
+    (*jni)->DeleteLocalRef(jni, cls);
   if (!eetop) {
     (*jni)->ExceptionClear(jni);
     return -1;

@@ -57,7 +57,7 @@ final class JfrReadTests {
    * A recording the JDK made of Locks (monitors, a ReentrantLock, allocation) with its profile
    * settings: fgprof convert reads every jdk.ExecutionSample as the JDK's reader reads it (every
    * stack of every thread with its count, frame kinds marked; with --lines each frame at its line), every jdk.ObjectAllocationSample's
-   * weight under its class, and every jdk.JavaMonitorEnter's and jdk.ThreadPark's duration.
+   * weight under its class, and every jdk.JavaMonitorEnter's and owned lock's jdk.ThreadPark's duration.
    */
   static void jdkRecordingsAreRead(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk, null, List.of("-XX:StartFlightRecording=filename=rec.jfr,"
@@ -75,9 +75,15 @@ final class JfrReadTests {
         }
         case "jdk.ObjectAllocationSample" -> allocWant.merge(classFrame(e.getClass("objectClass")),
             e.getLong("weight"), Long::sum);
-        case "jdk.JavaMonitorEnter", "jdk.ThreadPark" -> {
+        case "jdk.JavaMonitorEnter" -> {
           lockWant += e.getDuration().toNanos();
           lockEvents++;
+        }
+        case "jdk.ThreadPark" -> {   /* owned locks' parks only (LockKindTests) */
+          if (LockKindTests.ownedPark(e.getClass("parkedClass"))) {
+            lockWant += e.getDuration().toNanos();
+            lockEvents++;
+          }
         }
         default -> {}
       }
