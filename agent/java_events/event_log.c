@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fg/class_name.h"
 #include "fg/grow_array.h"
@@ -11,6 +12,7 @@
 int fg_event_log_init(struct fg_event_log *l)
 {
   memset(l, 0, sizeof *l);
+  l->wake_fd = -1;
   fg_profile_init(&l->classes);
   int failed = pthread_mutex_init(&l->classes_lock, NULL) != 0;
   for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++)
@@ -22,6 +24,7 @@ void fg_event_log_destroy(struct fg_event_log *l)
 {
   for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++) {
     free(l->shards[i].records);
+    free(l->shards[i].index);
     pthread_mutex_destroy(&l->shards[i].lock);
   }
   fg_profile_free(&l->classes);
@@ -39,10 +42,18 @@ void fg_event_log_reset(struct fg_event_log *l)
     struct fg_event_shard *s = &l->shards[i];
     pthread_mutex_lock(&s->lock);
     s->n = 0;
+    memset(s->of, 0, sizeof s->of);
+    s->indexed = 0;
     memset(s->counts, 0, sizeof s->counts);
     pthread_mutex_unlock(&s->lock);
   }
   atomic_store(&l->below, 0);
+}
+
+void fg_event_log_wake_with(struct fg_event_log *l, int fd, _Atomic int *pending)
+{
+  l->wake_pending = pending;
+  l->wake_fd = fd;
 }
 
 int64_t fg_event_log_class(struct fg_event_log *l, const char *sig)
@@ -91,26 +102,113 @@ void fg_event_log_class_name(struct fg_event_log *l, uint32_t id, char *out, siz
   pthread_mutex_unlock(&l->classes_lock);
 }
 
+/* A record's place in the index: its thread, stack and kind. */
+static uint32_t record_hash(const struct fg_event_record *r)
+{
+  uint64_t h = (uint64_t)(uintptr_t)r->trace * 0x9e3779b97f4a7c15ull;
+  h ^= (r->serial + (uint64_t)(uint32_t)r->tid * 0x100000001b3ull) * 0xc2b2ae3d27d4eb4full;
+  h ^= (uint64_t)r->event << 1 ^ (uint64_t)r->park << 3 ^ (uint64_t)r->walk << 5;
+  return (uint32_t)(h ^ h >> 29 ^ h >> 47);
+}
+
+static int same_record(const struct fg_event_record *a, const struct fg_event_record *b)
+{
+  return a->trace == b->trace && a->thread == b->thread && a->serial == b->serial && a->tid == b->tid &&
+         a->event == b->event && a->park == b->park && a->walk == b->walk;
+}
+
+/* The index's slot of r: the one holding a record like it, or the empty
+ * one where it goes (the index is at most half full: never none). */
+static uint32_t *slot_of(struct fg_event_shard *s, const struct fg_event_record *r)
+{
+  const uint32_t mask = FG_EVENT_LOG_INDEX - 1;
+  uint32_t i = record_hash(r) & mask;
+  while (s->index[i] && !same_record(&s->records[s->index[i] - 1], r))
+    i = (i + 1) & mask;
+  return &s->index[i];
+}
+
+/* The index of s's records, built the first time in a pass that an event's
+ * share is spent; 0, or -1 when the heap refused it. */
+static int build_index(struct fg_event_shard *s)
+{
+  if (s->indexed)
+    return 0;
+  if (!s->index && !(s->index = malloc(FG_EVENT_LOG_INDEX * sizeof *s->index)))
+    return -1;
+  memset(s->index, 0, FG_EVENT_LOG_INDEX * sizeof *s->index);
+  for (uint32_t k = 0; k < s->n; k++) {
+    uint32_t *at = slot_of(s, &s->records[k]);
+    if (!*at)
+      *at = k + 1;
+  }
+  s->indexed = 1;
+  return 0;
+}
+
+static uint32_t share_of(enum fg_stack_event e)
+{
+  return e == FG_STACK_LOCK ? FG_EVENT_LOG_LOCK_MAX : FG_EVENT_LOG_ALLOC_MAX;
+}
+
+static void wake_drainer(struct fg_event_log *l)
+{
+  if (l->wake_fd < 0 || !l->wake_pending || atomic_load_explicit(l->wake_pending, memory_order_relaxed) ||
+      atomic_exchange_explicit(l->wake_pending, 1, memory_order_relaxed))
+    return;
+  uint64_t one = 1;
+  ssize_t rc = write(l->wake_fd, &one, sizeof one);
+  (void)rc;
+}
+
 void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_event_record *r)
 {
   struct fg_event_shard *s = shard_of(l, key);
+  int wake = 0;
   pthread_mutex_lock(&s->lock);
   struct fg_event_stats *c = &s->counts[r->event];
   c->taken++;
-  if (!r->trace || s->n >= FG_EVENT_LOG_MAX ||
-      fg_grow_array((void **)&s->records, &s->cap, sizeof *s->records, s->n + 1) != 0)
+  uint32_t share = share_of(r->event);
+  if (!r->trace) {
     c->no_memory++;
-  else
-    s->records[s->n++] = *r;
+    c->lost_weight += r->weight;
+  } else if (s->of[r->event] < share &&
+             fg_grow_array((void **)&s->records, &s->cap, sizeof *s->records, s->n + 1) == 0) {
+    s->records[s->n] = *r;
+    s->records[s->n].merged = 0;
+    if (s->indexed) {
+      uint32_t *at = slot_of(s, r);
+      if (!*at)
+        *at = s->n + 1;
+    }
+    s->n++;
+    wake = ++s->of[r->event] == share / 2;
+  } else {   /* its share spent (or the heap refused more): into a record like it */
+    uint32_t *at = build_index(s) == 0 ? slot_of(s, r) : NULL;
+    if (at && *at) {
+      struct fg_event_record *into = &s->records[*at - 1];
+      into->weight += r->weight;
+      into->events += r->events;
+      into->merged++;
+    } else {
+      c->log_full++;
+      c->lost_weight += r->weight;
+    }
+    wake = 1;
+  }
   pthread_mutex_unlock(&s->lock);
+  if (wake)
+    wake_drainer(l);
 }
 
-void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e)
+void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, uint64_t weight, uint64_t events)
 {
+  (void)events;
   struct fg_event_shard *s = shard_of(l, key);
   pthread_mutex_lock(&s->lock);
   s->counts[e].taken++;
-  s->counts[e].no_memory++;
+  s->counts[e].no_class++;
+  s->counts[e].lost_weight += weight;
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -136,6 +234,8 @@ void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uin
     sizes[i] = s->n;
     s->records = NULL;
     s->n = s->cap = 0;
+    memset(s->of, 0, sizeof s->of);
+    s->indexed = 0;
     for (int e = 0; e < FG_STACK_EVENTS; e++)
       fg_event_stats_add_counts(&counts[e], &s->counts[e]);
     memset(s->counts, 0, sizeof s->counts);
@@ -163,9 +263,11 @@ void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uin
       memcpy(all + *n, taken[i], (size_t)sizes[i] * sizeof *all);
       *n += sizes[i];
     } else if (!all) {   /* the heap refused the merge: the records are lost, and counted */
-      for (int e = 0; e < FG_STACK_EVENTS; e++)
-        for (uint32_t k = 0; k < sizes[i]; k++)
-          counts[e].no_memory += taken[i][k].event == e;
+      for (uint32_t k = 0; k < sizes[i]; k++) {
+        struct fg_event_stats *c = &counts[taken[i][k].event];
+        c->no_memory += 1 + (uint64_t)taken[i][k].merged;
+        c->lost_weight += taken[i][k].weight;
+      }
     }
     free(taken[i]);
   }

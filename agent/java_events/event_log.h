@@ -28,8 +28,10 @@ struct fg_event_record {
                                    with none (one attaching, still in its Thread's constructor) */
   uint64_t serial;              /* that record's registration then */
   int tid;                      /* the thread's */
+  uint32_t merged;              /* later events of the same thread and stack added into it: the shard's
+                                   room for the pass was spent (weight and events hold theirs too) */
   const struct fg_trace *trace; /* the class (frame 0), then the Java frames, leaf first */
-  uint64_t time_ns;             /* CLOCK_MONOTONIC at its end */
+  uint64_t time_ns;             /* CLOCK_MONOTONIC at its end (a merged record's: its first event's) */
   uint64_t weight;              /* bytes (alloc), nanoseconds waited (lock) */
   uint64_t events;              /* the objects or waits it stands for */
   uint8_t event;                /* enum fg_stack_event */
@@ -37,9 +39,26 @@ struct fg_event_record {
   uint8_t walk;                 /* enum fg_event_walk: how its stack was walked */
 };
 
-/* Most records a shard keeps between two drainer passes (50 ms): 2 M events
- * a second; past it an event is counted lost, never waited for. */
-#define FG_EVENT_LOG_MAX (1u << 17)
+/* The log's memory budget. A shard holds at most FG_EVENT_LOG_RECORDS
+ * records between two drainer passes (64 bytes each, grown as they come)
+ * and, once it is full in a pass, an index of FG_EVENT_LOG_INDEX 4-byte
+ * slots (kept): 8 shards x (2 MB + 256 KB) = 18 MB at most, and the
+ * records' 16 MB again in the drainer's hands while it moves a pass's into
+ * the profile.
+ *
+ * Of a shard's records allocations take at most FG_EVENT_LOG_ALLOC_MAX,
+ * lock waits FG_EVENT_LOG_LOCK_MAX: a lock wait is never refused for
+ * allocations' sake. When an event's share is spent (the drainer fell
+ * behind: on a host with more runnable threads than CPUs it gets a thread's
+ * share of CPU while every application thread adds events), the event is
+ * added into a record of the same thread and stack of the pass (the
+ * index), its weight and count kept, only its own time lost; when there is
+ * none it is lost, counted as log_full with its weight. A shard half full
+ * wakes the drainer (wake_fd). */
+#define FG_EVENT_LOG_RECORDS (1u << 15)
+#define FG_EVENT_LOG_ALLOC_MAX (FG_EVENT_LOG_RECORDS / 4 * 3)
+#define FG_EVENT_LOG_LOCK_MAX (FG_EVENT_LOG_RECORDS - FG_EVENT_LOG_ALLOC_MAX)
+#define FG_EVENT_LOG_INDEX (2 * FG_EVENT_LOG_RECORDS)
 /* Threads log into shards of their own (by their record's serial), so that
  * two threads allocating on two CPUs do not pass one lock's line back and
  * forth at every sample. */
@@ -49,12 +68,17 @@ struct fg_event_shard {
   pthread_mutex_t lock;
   struct fg_event_record *records;
   uint32_t n, cap;
+  uint32_t of[FG_STACK_EVENTS];   /* records of each event */
+  uint32_t *index;                /* NULL, or FG_EVENT_LOG_INDEX slots: record + 1, 0 empty */
+  int indexed;                    /* index holds this pass's records (built when the shard first filled) */
   struct fg_event_stats counts[FG_STACK_EVENTS];   /* taken and lost since the last take */
 } __attribute__((aligned(64)));
 
 struct fg_event_log {
   struct fg_event_shard shards[FG_EVENT_LOG_SHARDS];
   _Atomic uint64_t below;       /* lock: waits shorter than lock= since the last take (no lock taken for them) */
+  int wake_fd;                  /* the drainer's eventfd, -1: none (it comes at its next pass) */
+  _Atomic int *wake_pending;    /* set by the waker, cleared by the drainer when it wakes */
   pthread_mutex_t classes_lock;
   /* class ids: names[i] is class i's frame name ("java.lang.String", "byte[]") */
   struct fg_profile classes;    /* used as a string table: id = index */
@@ -64,6 +88,8 @@ int fg_event_log_init(struct fg_event_log *l);
 void fg_event_log_destroy(struct fg_event_log *l);
 /* Forgets the records and counts (a new session's); class ids stay. */
 void fg_event_log_reset(struct fg_event_log *l);
+/* A shard half full writes to fd (-1: none) unless *pending is set, and sets it. */
+void fg_event_log_wake_with(struct fg_event_log *l, int fd, _Atomic int *pending);
 
 /* The id of the class with JVM signature sig, added if new; -1 when it is
  * not a signature or memory ran out. Ids are never reused: a thread may
@@ -74,11 +100,13 @@ int64_t fg_event_log_class(struct fg_event_log *l, const char *sig);
 void fg_event_log_class_name(struct fg_event_log *l, uint32_t id, char *out, size_t len);
 
 /* Adds r into the shard of key (the thread's; r->trace NULL: its stack was
- * refused, counted lost). */
+ * refused, counted no_memory), or into a record of the same thread and
+ * stack when r's event has spent its share of the shard (log_full when
+ * there is none). */
 void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_event_record *r);
-/* Counts an event that never got as far as a record (JVMTI did not name its
- * class, or memory ran out), as no_memory; no_thread is the drainer's. */
-void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e);
+/* Counts an event that never got as far as a record, JVMTI did not name its
+ * class (no_class), with its weight; no_thread is the drainer's. */
+void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, uint64_t weight, uint64_t events);
 
 /* Takes the records so far of every shard (the caller frees *out) and the
  * counts since the last take. */

@@ -302,6 +302,53 @@ final class AllocLockTests {
         allocBytes / 1e6);
   }
 
+  /**
+   * An event storm: 64 threads allocate as fast as they can at alloc=0 (every allocation a
+   * sample) while 4 others contend a monitor (java-test/workloads/AllocStorm.java), each counting
+   * what it did itself. At most 1% of the samples are lost; or, when more are (the drainer fell
+   * behind), every loss is named for its cause (never memlimit, none is set) and the estimate with
+   * the lost samples' weight is within 5% of the bytes the threads allocated (ThreadMXBean). The
+   * profile's allocations in the loop are within 5% of those bytes, minus what the summary says
+   * was lost; no lock wait is lost, and the waits profiled are within 15% of the threads' own
+   * blocked time.
+   */
+  static void eventStormLosesNothingSilently(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=0,lock=0,file={dir}/s-%e.collapsed", List.of(),
+        "AllocStorm", "64", "4", "4");
+    r.expectCleanRun();
+    long allocated = value(r, "ALLOCATED_BYTES"), blocked = value(r, "MONITOR_BLOCKED_NS");
+    String alloc = section(r, "alloc: heap"), lock = section(r, "lock: waits");
+    long taken = field(alloc, "samples taken:\\s+(\\d+)"), lost = field(alloc, "lost:\\s+(\\d+)");
+    long profiled = IntegrationTests.sum(IntegrationTests.collapsed(r.file("s-alloc.collapsed")),
+        k -> IntegrationTests.hasFrame(k, "AllocStorm.allocate"));
+    Matcher withLost = Pattern.compile("; ([0-9.]+) MB with the lost samples' weight").matcher(alloc);
+    double estimate = withLost.find() ? Double.parseDouble(withLost.group(1)) * 1e6 : profiled;
+    long waited = IntegrationTests.sum(IntegrationTests.collapsed(r.file("s-lock.collapsed")),
+        k -> IntegrationTests.hasFrame(k, "AllocStorm.onMonitor"));
+    System.out.printf("    %.1f MB allocated, %.1f MB profiled in AllocStorm.allocate, %.1f MB with the lost; "
+        + "%d samples, %d lost (%.2f%%); monitor: %.0f ms profiled, %.0f ms blocked (ThreadMXBean)%n",
+        allocated / 1e6, profiled / 1e6, estimate / 1e6, taken, lost, 100.0 * lost / taken, waited / 1e6,
+        blocked / 1e6);
+    IntegrationTests.check(taken > 10_000 && allocated > 10_000_000, "too few allocations to judge: " + taken
+        + " samples of " + allocated + " bytes:\n" + alloc);
+    IntegrationTests.check(!r.stderr().contains("memory limit") && !r.stderr().contains("memlimit"),
+        "a loss blamed on a memlimit that was never set:\n" + r.stderr());
+    if (lost > taken / 100) {
+      IntegrationTests.check(alloc.contains("the drainer fell behind") || alloc.contains("JVMTI did not name")
+          || alloc.contains("taken by a new thread") || alloc.contains("the heap refused"),
+          "more than 1% lost and no cause named:\n" + alloc);
+      IntegrationTests.check(Math.abs(estimate / allocated - 1) <= 0.05, "the estimate with the lost samples, "
+          + estimate + " bytes, is not within 5% of the " + allocated + " allocated:\n" + alloc);
+    } else {
+      IntegrationTests.check(Math.abs((double) profiled / allocated - 1) <= 0.05, "the profile holds " + profiled
+          + " bytes of the " + allocated + " allocated, with at most 1% of the samples lost:\n" + alloc);
+    }
+    IntegrationTests.check(field(lock, "lost:\\s+(\\d+)") == 0, "lock waits lost:\n" + lock);
+    IntegrationTests.check(blocked > 500_000_000, "too little contention to judge: " + blocked + " ns blocked");
+    IntegrationTests.check(Math.abs((double) waited / blocked - 1) <= 0.15, "monitor waits: " + waited
+        + " ns profiled, the threads were blocked " + blocked + ":\n" + lock);
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("alloc_sites_weigh_their_bytes", AllocLockTests::allocSitesWeighTheirBytes),
       new IntegrationTests.Named("lock_waits_match_the_jvms_accounting", AllocLockTests::lockWaitsMatchTheJvmsAccounting),
@@ -309,5 +356,6 @@ final class AllocLockTests {
       new IntegrationTests.Named("event_stacks_are_the_jvms", AllocLockTests::eventStacksAreTheJvms),
       new IntegrationTests.Named("events_of_threads_with_no_record_are_kept",
           AllocLockTests::eventsOfThreadsWithNoRecordAreKept),
-      new IntegrationTests.Named("events_restart_on_a_running_jvm", AllocLockTests::eventsRestartOnARunningJvm));
+      new IntegrationTests.Named("events_restart_on_a_running_jvm", AllocLockTests::eventsRestartOnARunningJvm),
+      new IntegrationTests.Named("event_storm_loses_nothing_silently", AllocLockTests::eventStormLosesNothingSilently));
 }
