@@ -20,6 +20,7 @@ void fg_drainer_drain_events(struct fg_drainer *d)
   struct fg_stats *st = &d->profile->stats;
   fg_event_stats_add_counts(&st->alloc, &counts[FG_STACK_ALLOC]);
   fg_event_stats_add_counts(&st->lock, &counts[FG_STACK_LOCK]);
+  st->alloc.classes = st->lock.classes = fg_event_log_classes(d->events);
   for (uint32_t i = 0; i < n; i++) {
     const struct fg_event_record *r = &records[i];
     struct fg_event_stats *es = r->event == FG_STACK_ALLOC ? &st->alloc : &st->lock;

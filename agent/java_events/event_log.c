@@ -13,6 +13,7 @@ int fg_event_log_init(struct fg_event_log *l)
 {
   memset(l, 0, sizeof *l);
   l->wake_fd = -1;
+  l->other_class = -1;
   fg_profile_init(&l->classes);
   int failed = pthread_mutex_init(&l->classes_lock, NULL) != 0;
   for (int i = 0; i < FG_EVENT_LOG_SHARDS; i++)
@@ -56,15 +57,71 @@ void fg_event_log_wake_with(struct fg_event_log *l, int fd, _Atomic int *pending
   l->wake_fd = fd;
 }
 
-int64_t fg_event_log_class(struct fg_event_log *l, const char *sig)
+/* A hidden class's frame name without the suffix the JVM gives each
+ * definition: JVMTI writes a hidden class's signature as "L" N "." suffix
+ * ";" (the suffix "0x" and the hex address of its Klass; a plain class
+ * name holds no '.', being in internal form), and JDK 17 to 20 name a
+ * lambda's class N$$Lambda$<serial>, the serial counting every lambda
+ * class spun. "Foo$$Lambda$14.0x0000000801234c00[]" becomes
+ * "Foo$$Lambda[]". */
+static void drop_hidden_suffix(char *name)
+{
+  char *dot = strstr(name, ".0x");
+  if (!dot)
+    return;
+  char *end = dot + 3;
+  while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f') || (*end >= 'A' && *end <= 'F'))
+    end++;
+  if (end == dot + 3 || (*end && *end != '['))
+    return;
+  memmove(dot, end, strlen(end) + 1);
+  char *lambda = NULL;
+  for (char *at = strstr(name, "$$Lambda$"); at && at < dot; at = strstr(at + 1, "$$Lambda$"))
+    lambda = at;
+  if (!lambda)
+    return;
+  char *digits = lambda + strlen("$$Lambda$"), *after = digits;
+  while (*after >= '0' && *after <= '9')
+    after++;
+  if (after > digits && after == dot)
+    memmove(digits - 1, after, strlen(after) + 1);
+}
+
+/* fg_event_log_class, *other set when the id is "[other class]"'s. */
+static int64_t class_id(struct fg_event_log *l, const char *sig, int *other)
 {
   char name[512];
+  *other = 0;
   if (fg_class_frame_name(sig, name, sizeof name) != 0)
     return -1;
+  drop_hidden_suffix(name);
   pthread_mutex_lock(&l->classes_lock);
-  int64_t id = fg_profile_intern(&l->classes, name, FG_KIND_CLASS);
+  int64_t id = fg_profile_find(&l->classes, name, FG_KIND_CLASS);
+  if (id < 0 && l->classes.nnames < FG_EVENT_CLASSES_MAX) {
+    id = fg_profile_intern(&l->classes, name, FG_KIND_CLASS);
+  } else if (id < 0) {   /* full: one name for every class past it */
+    if (l->other_class < 0)
+      l->other_class = fg_profile_intern(&l->classes, "[other class]", FG_KIND_CLASS);
+    id = l->other_class;
+    *other = 1;
+    atomic_fetch_add_explicit(&l->named_other, 1, memory_order_relaxed);
+  }
   pthread_mutex_unlock(&l->classes_lock);
   return id;
+}
+
+int64_t fg_event_log_class(struct fg_event_log *l, const char *sig)
+{
+  int other;
+  return class_id(l, sig, &other);
+}
+
+uint32_t fg_event_log_classes(struct fg_event_log *l)
+{
+  pthread_mutex_lock(&l->classes_lock);
+  uint32_t n = l->classes.nnames;
+  pthread_mutex_unlock(&l->classes_lock);
+  return n;
 }
 
 /* FNV-1a, the length folded in: two signatures meeting in one thread's
@@ -80,14 +137,15 @@ static uint64_t sig_hash(const char *sig)
 
 int64_t fg_event_log_class_cached(struct fg_event_log *l, struct fg_class_cache *c, const char *sig)
 {
+  int other;
   if (!c)
-    return fg_event_log_class(l, sig);
+    return class_id(l, sig, &other);
   uint64_t h = sig_hash(sig);
   for (int i = 0; i < FG_CLASS_CACHE_WAYS; i++)
     if (c->hash[i] == h)
       return c->id[i];
-  int64_t id = fg_event_log_class(l, sig);
-  if (id >= 0) {
+  int64_t id = class_id(l, sig, &other);
+  if (id >= 0 && !other) {   /* one named [other class] is looked up again: counted each time */
     uint32_t way = c->next++ % FG_CLASS_CACHE_WAYS;
     c->hash[way] = h;
     c->id[way] = id;
@@ -244,6 +302,7 @@ void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uin
     holding += sizes[i] > 0;
   }
   counts[FG_STACK_LOCK].below = atomic_exchange(&l->below, 0);
+  counts[FG_STACK_ALLOC].other_class = atomic_exchange(&l->named_other, 0);
   *out = NULL;
   *n = 0;
   if (holding <= 1) {   /* one shard's records as they are */

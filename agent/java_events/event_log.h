@@ -8,8 +8,17 @@
  * thread record, stack, time and weight, and the drainer moves the log into
  * the profile at each pass (buffer/drainer_events.c).
  *
- * Class names: each class met gets an id (its signature interned once), so
- * that a trace holds the class as a frame like any other. */
+ * Class names: each class name met gets an id (interned once), so that a
+ * trace holds the class as a frame like any other. Ids stay for the JVM's
+ * life (the trace table, which holds them, does), and nothing is freed
+ * before the log: application threads in callbacks and the drainer read
+ * the table under its lock, never a name that goes away. It is bounded two
+ * ways: a hidden class is named without the address suffix the JVM gives
+ * each definition ("Foo$$Lambda.0x0000000801234c00" and JDK 17's
+ * "Foo$$Lambda$14.0x..." are "Foo$$Lambda"), so that classes defined again
+ * and again, lambdas and method handles' forms among them, are one name
+ * each; and it holds at most FG_EVENT_CLASSES_MAX names (fg/stats.h; of at most 512
+ * bytes: 8 MB), past which a new name is "[other class]", counted. */
 #ifndef FG_EVENT_LOG_H
 #define FG_EVENT_LOG_H
 
@@ -82,6 +91,8 @@ struct fg_event_log {
   pthread_mutex_t classes_lock;
   /* class ids: names[i] is class i's frame name ("java.lang.String", "byte[]") */
   struct fg_profile classes;    /* used as a string table: id = index */
+  int64_t other_class;          /* the id of "[other class]", -1 until the table is full */
+  _Atomic uint64_t named_other; /* lookups named so since the last take */
 };
 
 int fg_event_log_init(struct fg_event_log *l);
@@ -91,10 +102,13 @@ void fg_event_log_reset(struct fg_event_log *l);
 /* A shard half full writes to fd (-1: none) unless *pending is set, and sets it. */
 void fg_event_log_wake_with(struct fg_event_log *l, int fd, _Atomic int *pending);
 
-/* The id of the class with JVM signature sig, added if new; -1 when it is
- * not a signature or memory ran out. Ids are never reused: a thread may
- * keep the ones it met (fg_class_cache). */
+/* The id of the class with JVM signature sig, added if new (that of
+ * "[other class]" when the table is full); -1 when it is not a signature or
+ * memory ran out. Ids are never reused: a thread may keep the ones it met
+ * (fg_class_cache). */
 int64_t fg_event_log_class(struct fg_event_log *l, const char *sig);
+/* The class names held now. */
+uint32_t fg_event_log_classes(struct fg_event_log *l);
 /* The frame name of class id into out ("[unknown class]" for an id never
  * given). */
 void fg_event_log_class_name(struct fg_event_log *l, uint32_t id, char *out, size_t len);
@@ -109,7 +123,8 @@ void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_even
 void fg_event_log_lost(struct fg_event_log *l, uint64_t key, enum fg_stack_event e, uint64_t weight, uint64_t events);
 
 /* Takes the records so far of every shard (the caller frees *out) and the
- * counts since the last take. */
+ * counts since the last take (alloc's other_class: the class lookups named
+ * "[other class]"). */
 void fg_event_log_take(struct fg_event_log *l, struct fg_event_record **out, uint32_t *n,
                        struct fg_event_stats counts[FG_STACK_EVENTS]);
 

@@ -407,6 +407,14 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
                                   "JVM's (GetStackTrace at the same point)%s%s\n", e->differ, e->walked,
                              e->difference[0] ? "; the first: " : "", e->difference) < 0)
     return -1;
+  if (e->classes && fprintf(out, "  class names:       %" PRIu64 " held for the JVM's life, of at most %u (hidden classes and "
+                   "lambdas named without the JVM's address suffix)", e->classes, FG_EVENT_CLASSES_MAX) < 0)
+    return -1;
+  if (e->other_class && fprintf(out, "; %" PRIu64 " lookups of classes past it named [other class]",
+                                e->other_class) < 0)
+    return -1;
+  if (fputc('\n', out) == EOF)
+    return -1;
   return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64 ": %s\n", e->taken,
                  e->stored, lost, e->taken == e->stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
 }

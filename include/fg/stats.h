@@ -15,6 +15,9 @@
 
 #define FG_VERIFY_EXAMPLES 3
 
+/* Most class names the agent's event log holds (java_events/event_log.h). */
+#define FG_EVENT_CLASSES_MAX (1u << 14)
+
 /* An allocation or lock profile's accounting (the summary's alloc and lock
  * sections). Invariant once drained:
  *   taken == stored + no_thread + no_memory + no_class + log_full. */
@@ -33,6 +36,8 @@ struct fg_event_stats {
   uint64_t merged;                         /* of stored, added into a record of the same thread and stack when
                                               the log's share was spent: weight kept, own time lost */
   uint64_t lost_weight;                    /* what the lost stand for: bytes, or nanoseconds waited */
+  uint64_t classes;                        /* class names the event log holds (alloc and lock share them) */
+  uint64_t other_class;                    /* alloc: class lookups named "[other class]", the table full */
   uint64_t weight;                         /* what the stored stand for: bytes, or nanoseconds waited */
   uint64_t events;                         /* ... and objects, or waits */
   uint64_t no_stack;                       /* stored with no Java frame: the JVM gave no stack */
@@ -55,6 +60,7 @@ static inline void fg_event_stats_add_counts(struct fg_event_stats *to, const st
   to->no_class += from->no_class;
   to->log_full += from->log_full;
   to->lost_weight += from->lost_weight;
+  to->other_class += from->other_class;
   to->below += from->below;
   if (!to->difference[0])
     memcpy(to->difference, from->difference, sizeof to->difference);

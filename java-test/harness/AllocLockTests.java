@@ -349,6 +349,39 @@ final class AllocLockTests {
         + " ns profiled, the threads were blocked " + blocked + ":\n" + lock);
   }
 
+  /**
+   * Classes that come and go (java-test/workloads/HiddenStorm.java: a new hidden class and a new
+   * lambda class each round, instances of each allocated at alloc=0): the event log's class-name
+   * table, which lives as long as the JVM, holds at most 1000 names after 3000 rounds and grew by
+   * at most 5% of the 5400 classes more than after 300 (the JDK's own classes allocated vary
+   * from run to run), because a hidden class is named without the JVM's address suffix; the profile's
+   * class frames (its leaves) are HiddenStorm$Item and HiddenStorm$$Lambda, with no suffix (a
+   * hidden class's methods keep theirs: the method frames are the session's, not this table's).
+   */
+  static void eventClassNamesStayFlat(IntegrationTests.Jdk jdk) throws Exception {
+    long[] names = new long[2];
+    int[] rounds = {300, 3000};
+    for (int i = 0; i < 2; i++) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=0,file={dir}/h.collapsed", List.of(), "HiddenStorm",
+          String.valueOf(rounds[i]), "10");
+      r.expectCleanRun();
+      IntegrationTests.check(value(r, "HIDDEN_CLASSES") == 2L * rounds[i], "HiddenStorm defined too few classes");
+      names[i] = field(r.stderr(), "class names:\\s+(\\d+)");
+      Map<String, Long> s = IntegrationTests.collapsed(r.file("h.collapsed"));
+      long items = IntegrationTests.sum(s, k -> k.endsWith(";HiddenStorm$Item")),
+          lambdas = IntegrationTests.sum(s, k -> k.endsWith(";HiddenStorm$$Lambda"));
+      IntegrationTests.check(items > 0 && lambdas > 0, "no HiddenStorm$Item or HiddenStorm$$Lambda leaves: "
+          + items + ", " + lambdas);
+      IntegrationTests.check(s.keySet().stream().noneMatch(k -> k.substring(k.lastIndexOf(';') + 1).contains(".0x")),
+          "a class frame named with its hidden class's address: " + s.keySet().stream().filter(k ->
+              k.substring(k.lastIndexOf(';') + 1).contains(".0x")).findFirst().orElse(""));
+      System.out.printf("    %d hidden and lambda classes defined: %d class names held%n", 2 * rounds[i], names[i]);
+    }
+    long more = 2L * (rounds[1] - rounds[0]);   /* one name each, were they kept apart */
+    IntegrationTests.check(names[0] > 0 && names[1] <= 1000 && names[1] - names[0] <= more / 20, "the class-name "
+        + "table grew from " + names[0] + " to " + names[1] + " names with " + more + " more classes defined");
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("alloc_sites_weigh_their_bytes", AllocLockTests::allocSitesWeighTheirBytes),
       new IntegrationTests.Named("lock_waits_match_the_jvms_accounting", AllocLockTests::lockWaitsMatchTheJvmsAccounting),
@@ -357,5 +390,6 @@ final class AllocLockTests {
       new IntegrationTests.Named("events_of_threads_with_no_record_are_kept",
           AllocLockTests::eventsOfThreadsWithNoRecordAreKept),
       new IntegrationTests.Named("events_restart_on_a_running_jvm", AllocLockTests::eventsRestartOnARunningJvm),
-      new IntegrationTests.Named("event_storm_loses_nothing_silently", AllocLockTests::eventStormLosesNothingSilently));
+      new IntegrationTests.Named("event_storm_loses_nothing_silently", AllocLockTests::eventStormLosesNothingSilently),
+      new IntegrationTests.Named("event_class_names_stay_flat", AllocLockTests::eventClassNamesStayFlat));
 }

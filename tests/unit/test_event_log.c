@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -310,6 +311,68 @@ static void class_ids_agree_through_the_cache(void **state)
   fg_event_log_destroy(&l);
 }
 
+/* A hidden class is one name however often it is defined (JVMTI's "."
+ * suffix dropped, JDK 17's lambda serial too); a plain class keeps its. */
+static void hidden_classes_are_one_name(void **state)
+{
+  (void)state;
+  struct fg_event_log l;
+  assert_int_equal(fg_event_log_init(&l), 0);
+  const char *item[] = {"LFoo$Item.0x0000000801234c00;", "LFoo$Item.0x000000007c34b000;"};
+  const char *lambda[] = {"Lp/Foo$$Lambda$14.0x0000000800c03000;", "Lp/Foo$$Lambda$1234.0x0000000800c03400;",
+                          "Lp/Foo$$Lambda.0x0000000800c03800;"};
+  int64_t i0 = fg_event_log_class(&l, item[0]), l0 = fg_event_log_class(&l, lambda[0]);
+  assert_int_equal(fg_event_log_class(&l, item[1]), i0);
+  for (int i = 1; i < 3; i++)
+    assert_int_equal(fg_event_log_class(&l, lambda[i]), l0);
+  int64_t arr = fg_event_log_class(&l, "[[Lp/Foo$$Lambda$9.0x0000000800c03000;");
+  int64_t plain = fg_event_log_class(&l, "Lp/Foo$$Lambda$9;");   /* no hidden suffix: kept as it is */
+  int64_t odd = fg_event_log_class(&l, "Lp/Foo.0xzz;");
+  char name[64];
+  fg_event_log_class_name(&l, (uint32_t)i0, name, sizeof name);
+  assert_string_equal(name, "Foo$Item");
+  fg_event_log_class_name(&l, (uint32_t)l0, name, sizeof name);
+  assert_string_equal(name, "p/Foo$$Lambda");
+  fg_event_log_class_name(&l, (uint32_t)arr, name, sizeof name);
+  assert_string_equal(name, "p/Foo$$Lambda[][]");
+  fg_event_log_class_name(&l, (uint32_t)plain, name, sizeof name);
+  assert_string_equal(name, "p/Foo$$Lambda$9");
+  fg_event_log_class_name(&l, (uint32_t)odd, name, sizeof name);
+  assert_string_equal(name, "p/Foo.0xzz");
+  assert_int_equal(fg_event_log_classes(&l), 5);
+  fg_event_log_destroy(&l);
+}
+
+/* Past FG_EVENT_CLASSES_MAX names a new class is "[other class]", each
+ * lookup counted (a thread's cache keeps no such id); the names met before
+ * keep theirs, and the table grows by that one name. */
+static void the_class_table_is_bounded(void **state)
+{
+  (void)state;
+  struct fg_event_log l;
+  assert_int_equal(fg_event_log_init(&l), 0);
+  char sig[64];
+  for (uint32_t i = 0; i < FG_EVENT_CLASSES_MAX; i++) {
+    snprintf(sig, sizeof sig, "Lgen/C%u;", i);
+    assert_int_equal(fg_event_log_class(&l, sig), (int64_t)i);
+  }
+  struct fg_class_cache c = {0};
+  int64_t other = fg_event_log_class_cached(&l, &c, "Lgen/Past;");
+  assert_true(other >= FG_EVENT_CLASSES_MAX);
+  assert_int_equal(fg_event_log_class_cached(&l, &c, "Lgen/Past;"), other);
+  assert_int_equal(fg_event_log_class(&l, "Lgen/Other;"), other);
+  assert_int_equal(fg_event_log_class(&l, "Lgen/C77;"), 77);
+  assert_int_equal(fg_event_log_classes(&l), FG_EVENT_CLASSES_MAX + 1);
+  char name[64];
+  fg_event_log_class_name(&l, (uint32_t)other, name, sizeof name);
+  assert_string_equal(name, "[other class]");
+  struct taken t = take_all(&l);
+  assert_int_equal(t.counts[FG_STACK_ALLOC].other_class, 3);
+  t = take_all(&l);
+  assert_int_equal(t.counts[FG_STACK_ALLOC].other_class, 0);
+  fg_event_log_destroy(&l);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -320,6 +383,8 @@ int main(void)
       cmocka_unit_test(lock_waits_do_not_take_the_allocations_share),
       cmocka_unit_test(a_half_full_shard_wakes_the_drainer_once),
       cmocka_unit_test(class_ids_agree_through_the_cache),
+      cmocka_unit_test(hidden_classes_are_one_name),
+      cmocka_unit_test(the_class_table_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
