@@ -227,11 +227,11 @@ void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_even
   struct fg_event_stats *c = &s->counts[r->event];
   c->taken++;
   uint32_t share = share_of(r->event);
-  if (!r->trace) {
-    c->no_memory++;
+  if (!r->trace || (s->of[r->event] < share &&
+                    fg_grow_array((void **)&s->records, &s->cap, sizeof *s->records, s->n + 1) != 0)) {
+    c->no_memory++;   /* its new stack refused, or the heap refused the record */
     c->lost_weight += r->weight;
-  } else if (s->of[r->event] < share &&
-             fg_grow_array((void **)&s->records, &s->cap, sizeof *s->records, s->n + 1) == 0) {
+  } else if (s->of[r->event] < share) {
     s->records[s->n] = *r;
     s->records[s->n].merged = 0;
     if (s->indexed) {
@@ -241,7 +241,7 @@ void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_even
     }
     s->n++;
     wake = ++s->of[r->event] == share / 2;
-  } else {   /* its share spent (or the heap refused more): into a record like it */
+  } else {   /* its share spent: into a record like it */
     uint32_t *at = build_index(s) == 0 ? slot_of(s, r) : NULL;
     if (at && *at) {
       struct fg_event_record *into = &s->records[*at - 1];
