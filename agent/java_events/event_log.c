@@ -226,7 +226,19 @@ void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_even
   pthread_mutex_lock(&s->lock);
   struct fg_event_stats *c = &s->counts[r->event];
   c->taken++;
-  uint32_t share = share_of(r->event);
+  uint32_t share = share_of(r->event), *at = NULL;
+  if (r->trace && s->of[r->event] >= share / 2 && build_index(s) == 0) {
+    at = slot_of(s, r);   /* half its share spent: the rest kept for stacks the pass has no record of */
+    if (*at) {
+      struct fg_event_record *into = &s->records[*at - 1];
+      into->weight += r->weight;
+      into->events += r->events;
+      into->merged++;
+      pthread_mutex_unlock(&s->lock);
+      wake_drainer(l);
+      return;
+    }
+  }
   if (!r->trace || (s->of[r->event] < share &&
                     fg_grow_array((void **)&s->records, &s->cap, sizeof *s->records, s->n + 1) != 0)) {
     c->no_memory++;   /* its new stack refused, or the heap refused the record */
@@ -234,24 +246,13 @@ void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_even
   } else if (s->of[r->event] < share) {
     s->records[s->n] = *r;
     s->records[s->n].merged = 0;
-    if (s->indexed) {
-      uint32_t *at = slot_of(s, r);
-      if (!*at)
-        *at = s->n + 1;
-    }
+    if (s->indexed && !*(at = slot_of(s, r)))
+      *at = s->n + 1;
     s->n++;
-    wake = ++s->of[r->event] == share / 2;
-  } else {   /* its share spent: into a record like it */
-    uint32_t *at = build_index(s) == 0 ? slot_of(s, r) : NULL;
-    if (at && *at) {
-      struct fg_event_record *into = &s->records[*at - 1];
-      into->weight += r->weight;
-      into->events += r->events;
-      into->merged++;
-    } else {
-      c->log_full++;
-      c->lost_weight += r->weight;
-    }
+    wake = ++s->of[r->event] >= share / 2;
+  } else {   /* its share spent, and no record like it */
+    c->log_full++;
+    c->lost_weight += r->weight;
     wake = 1;
   }
   pthread_mutex_unlock(&s->lock);

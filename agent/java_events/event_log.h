@@ -57,13 +57,14 @@ struct fg_event_record {
  *
  * Of a shard's records allocations take at most FG_EVENT_LOG_ALLOC_MAX,
  * lock waits FG_EVENT_LOG_LOCK_MAX: a lock wait is never refused for
- * allocations' sake. When an event's share is spent (the drainer fell
+ * allocations' sake. Once half an event's share is spent (the drainer fell
  * behind: on a host with more runnable threads than CPUs it gets a thread's
- * share of CPU while every application thread adds events), the event is
- * added into a record of the same thread and stack of the pass (the
- * index), its weight and count kept, only its own time lost; when there is
- * none it is lost, counted as log_full with its weight. A shard half full
- * wakes the drainer (wake_fd). */
+ * share of CPU while every application thread adds events), an event is
+ * added into the pass's record of the same thread and stack when there is
+ * one (the index), its weight and count kept, only its own time lost, and
+ * the rest of the share is kept for stacks the pass has no record of; when
+ * that is spent too such an event is lost, counted as log_full with its
+ * weight. A shard half full wakes the drainer (wake_fd). */
 #define FG_EVENT_LOG_RECORDS (1u << 15)
 #define FG_EVENT_LOG_ALLOC_MAX (FG_EVENT_LOG_RECORDS / 4 * 3)
 #define FG_EVENT_LOG_LOCK_MAX (FG_EVENT_LOG_RECORDS - FG_EVENT_LOG_ALLOC_MAX)

@@ -225,6 +225,37 @@ static void a_full_share_merges_and_spares_lock_waits(void **state)
   fg_event_log_destroy(&l);
 }
 
+/* From half its share on, an event of a stack the pass has a record of
+ * is added into it: the other half stays for new stacks, all kept. */
+static void past_half_a_share_repeats_leave_room_for_new_stacks(void **state)
+{
+  (void)state;
+  struct fg_event_log l;
+  assert_int_equal(fg_event_log_init(&l), 0);
+  for (uint32_t i = 0; i < FG_EVENT_LOG_ALLOC_MAX / 2 - 1; i++) {   /* below half: every event its record */
+    struct fg_event_record r = {.trace = trace_n(i % 4), .serial = 1, .weight = 1, .events = 1,
+                                .event = FG_STACK_ALLOC};
+    fg_event_log_add(&l, 0, &r);
+  }
+  for (uint32_t i = 0; i < 3 * FG_EVENT_LOG_ALLOC_MAX; i++) {   /* then stacks 0-3 again and again */
+    struct fg_event_record r = {.trace = trace_n(i % 4), .serial = 1, .weight = 2, .events = 1,
+                                .event = FG_STACK_ALLOC};
+    fg_event_log_add(&l, 0, &r);
+  }
+  for (uint32_t i = 0; i < FG_EVENT_LOG_ALLOC_MAX / 2; i++) {   /* and new stacks fill the other half */
+    struct fg_event_record r = {.trace = trace_n(100 + i), .serial = 1, .weight = 3, .events = 1,
+                                .event = FG_STACK_ALLOC};
+    fg_event_log_add(&l, 0, &r);
+  }
+  struct taken t = take_all(&l);
+  assert_int_equal(t.records[FG_STACK_ALLOC], FG_EVENT_LOG_ALLOC_MAX);
+  assert_int_equal(t.merged[FG_STACK_ALLOC], 3 * FG_EVENT_LOG_ALLOC_MAX - 1);
+  assert_int_equal(t.counts[FG_STACK_ALLOC].log_full, 0);
+  assert_int_equal(t.weight[FG_STACK_ALLOC],
+                   (FG_EVENT_LOG_ALLOC_MAX / 2 - 1) + 2 * 3 * FG_EVENT_LOG_ALLOC_MAX + 3 * (FG_EVENT_LOG_ALLOC_MAX / 2));
+  fg_event_log_destroy(&l);
+}
+
 /* Lock waits first fill their own share: allocations after them still have
  * all of theirs. */
 static void lock_waits_do_not_take_the_allocations_share(void **state)
@@ -381,6 +412,7 @@ int main(void)
       cmocka_unit_test(loses_nothing_to_concurrent_takes),
       cmocka_unit_test(a_full_share_merges_and_spares_lock_waits),
       cmocka_unit_test(lock_waits_do_not_take_the_allocations_share),
+      cmocka_unit_test(past_half_a_share_repeats_leave_room_for_new_stacks),
       cmocka_unit_test(a_half_full_shard_wakes_the_drainer_once),
       cmocka_unit_test(class_ids_agree_through_the_cache),
       cmocka_unit_test(hidden_classes_are_one_name),
