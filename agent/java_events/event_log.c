@@ -186,8 +186,8 @@ static uint32_t *slot_of(struct fg_event_shard *s, const struct fg_event_record 
   return &s->index[i];
 }
 
-/* The index of s's records, built the first time in a pass that an event's
- * share is spent; 0, or -1 when the heap refused it. */
+/* The index of s's records, built the first time in a pass that half an
+ * event's share is spent; 0, or -1 when the heap refused it. */
 static int build_index(struct fg_event_shard *s)
 {
   if (s->indexed)

@@ -50,8 +50,9 @@ struct fg_event_record {
 
 /* The log's memory budget. A shard holds at most FG_EVENT_LOG_RECORDS
  * records between two drainer passes (64 bytes each, grown as they come)
- * and, once it is full in a pass, an index of FG_EVENT_LOG_INDEX 4-byte
- * slots (kept): 8 shards x (2 MB + 256 KB) = 18 MB at most, and the
+ * and, once half an event's share is spent in a pass, an index of
+ * FG_EVENT_LOG_INDEX 4-byte slots (kept): 8 shards x (2 MB + 256 KB) =
+ * 18 MB at most, and the
  * records' 16 MB again in the drainer's hands while it moves a pass's into
  * the profile.
  *

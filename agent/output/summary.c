@@ -395,8 +395,8 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
               e->no_stack) < 0)
     return -1;
   if (e->merged && fprintf(out, "  merged:            %" PRIu64 " of them added into an earlier record of the same "
-                                "thread and stack (the event log's share for a drainer pass spent; weight kept, "
-                                "their own times not)\n", e->merged) < 0)
+                                "thread and stack (the event log's share for a drainer pass half spent: the drainer "
+                                "fell behind; weight kept, their own times not)\n", e->merged) < 0)
     return -1;
   if (fprintf(out, "  lost:              %" PRIu64 " (%.2f%%)%s\n", lost, pct(lost, e->taken), causes) < 0)
     return -1;
