@@ -36,8 +36,10 @@ int fg_profile_filter(const struct fg_profile *src, const struct fg_filter *f, s
   dst->stats.taken = dst->stats.java = dst->stats.no_jnienv = dst->stats.truncated = 0;
   dst->stats.overruns = dst->stats.no_slot = 0;
   struct fg_event_stats *ev[FG_STACK_EVENTS] = {NULL, &dst->stats.alloc, &dst->stats.lock};
-  for (int e = 1; e < FG_STACK_EVENTS; e++)
+  for (int e = 1; e < FG_STACK_EVENTS; e++) {
     ev[e]->taken = ev[e]->stored = ev[e]->weight = ev[e]->events = ev[e]->no_thread = ev[e]->no_memory = 0;
+    ev[e]->no_class = ev[e]->log_full = ev[e]->merged = ev[e]->lost_weight = 0;
+  }
   int rc = 0;
   for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
     const struct fg_stack *s = &src->stacks[i];

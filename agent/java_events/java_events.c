@@ -61,7 +61,7 @@ void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, en
   int tid = t ? t->tid : (int)syscall(SYS_gettid);
   uint64_t key = t ? t->serial : (uint64_t)tid;
   if (cls < 0) {
-    fg_event_log_lost(&a->events, key, e);
+    fg_event_log_lost(&a->events, key, e, weight, events);
     return;
   }
   struct fg_event_record r = {
@@ -81,6 +81,7 @@ int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)
   size_t at = 0;
   msg[0] = '\0';
   fg_event_log_reset(&a->events);
+  fg_event_log_wake_with(&a->events, a->sampler.wake_fd, &a->sampler.wake_pending);
   a->events_since_ns = fg_clock_ns(CLOCK_MONOTONIC);
   a->alloc_on = a->lock_on = 0;
   if (a->opts.alloc) {

@@ -1,6 +1,7 @@
 /* The summary printed at the end of every run: what happened to every signal.
  * Its last accounting line checks taken == stored + lost. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,17 +328,53 @@ static int write_sampled(FILE *out, const struct fg_stats *s)
                  s->taken == stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
 }
 
+/* Appends ", N why" (": N why" first) to out when n is not 0. */
+static void add_cause(char *out, size_t len, size_t *at, uint64_t n, const char *why, ...)
+    __attribute__((format(printf, 5, 6)));
+static void add_cause(char *out, size_t len, size_t *at, uint64_t n, const char *why, ...)
+{
+  if (!n || *at >= len)
+    return;
+  *at += (size_t)snprintf(out + *at, len - *at, "%s%" PRIu64 " ", *at ? ", " : ": ", n);
+  if (*at >= len)
+    return;
+  va_list ap;
+  va_start(ap, why);
+  *at += (size_t)vsnprintf(out + *at, len - *at, why, ap);
+  va_end(ap);
+}
+
+/* The causes of an event profile's losses that happened, each named ("" when none). */
+static void loss_causes(const struct fg_event_stats *e, uint64_t memlimit, char *out, size_t len)
+{
+  size_t at = 0;
+  out[0] = '\0';
+  add_cause(out, len, &at, e->log_full, "with the event log's share for a drainer pass spent and no record of the "
+            "same thread and stack to add them into (the drainer fell behind)");
+  add_cause(out, len, &at, e->no_thread, "whose thread's record was taken by a new thread before the drainer came");
+  if (memlimit)
+    add_cause(out, len, &at, e->no_memory, "whose new stack was over memlimit (%.1f MB) or refused by the heap",
+              (double)memlimit / 1e6);
+  else
+    add_cause(out, len, &at, e->no_memory, "whose new stack the heap refused");
+  add_cause(out, len, &at, e->no_class, "whose class JVMTI did not name");
+}
+
 /* An alloc or lock section: every event the JVM reported accounted for. */
-static int write_event(FILE *out, const char *name, const struct fg_event_stats *e)
+static int write_event(FILE *out, const char *name, const struct fg_event_stats *e, uint64_t memlimit)
 {
   int alloc = strcmp(name, "alloc") == 0;
-  uint64_t lost = e->no_thread + e->no_memory;
+  uint64_t lost = fg_event_stats_lost(e);
   if (alloc) {
     if (fprintf(out, "alloc: heap allocations sampled by the JVM (JVMTI SampledObjectAlloc), a sample about every "
                      "%" PRIu64 " bytes a thread allocates\n"
                      "  estimated:         %.1f MB allocated, %" PRIu64 " objects (each sample weighted by the "
-                     "chance its object's size gave it)\n",
+                     "chance its object's size gave it)",
                 e->interval, (double)e->weight / 1e6, e->events) < 0)
+      return -1;
+    if (lost && fprintf(out, "; %.1f MB with the lost samples' weight", (double)(e->weight + e->lost_weight) / 1e6) < 0)
+      return -1;
+    if (fputc('\n', out) == EOF)
       return -1;
   } else if (fprintf(out, "lock: waits for contended locks of at least %.3f us (synchronized monitors, and parks "
                           "on java.util.concurrent locks)\n"
@@ -348,12 +385,20 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
                      e->below) < 0) {
     return -1;
   }
+  if (!alloc && lost && fprintf(out, "  lost waits:        %.3f ms\n", (double)e->lost_weight / 1e6) < 0)
+    return -1;
+  char causes[600];
+  loss_causes(e, memlimit, causes, sizeof causes);
   if (fprintf(out, "  %-19s%" PRIu64 "\n"
-                   "  stored:            %" PRIu64 " (%.2f%%), %" PRIu64 " with no Java frame (the JVM gave no stack)\n"
-                   "  lost:              %" PRIu64 " (%.2f%%): %" PRIu64 " whose thread's record was taken by a new "
-                   "thread before the drainer came, %" PRIu64 " over the memory limits\n",
-              alloc ? "samples taken:" : "waits taken:", e->taken, e->stored, pct(e->stored, e->taken), e->no_stack,
-              lost, pct(lost, e->taken), e->no_thread, e->no_memory) < 0)
+                   "  stored:            %" PRIu64 " (%.2f%%), %" PRIu64 " with no Java frame (the JVM gave no stack)\n",
+              alloc ? "samples taken:" : "waits taken:", e->taken, e->stored, pct(e->stored, e->taken),
+              e->no_stack) < 0)
+    return -1;
+  if (e->merged && fprintf(out, "  merged:            %" PRIu64 " of them added into an earlier record of the same "
+                                "thread and stack (the event log's share for a drainer pass half spent: the drainer "
+                                "fell behind; weight kept, their own times not)\n", e->merged) < 0)
+    return -1;
+  if (fprintf(out, "  lost:              %" PRIu64 " (%.2f%%)%s\n", lost, pct(lost, e->taken), causes) < 0)
     return -1;
   if (fprintf(out, "  stacks:            %" PRIu64 " walked by fgagent from the thread's frame anchor, %" PRIu64
                    " by the JVM (GetStackTrace)\n", e->walked, e->stored - e->walked) < 0)
@@ -361,6 +406,14 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
   if (e->verified && fprintf(out, "  verified:          %" PRIu64 " of fgagent's %" PRIu64 " stacks differ from the "
                                   "JVM's (GetStackTrace at the same point)%s%s\n", e->differ, e->walked,
                              e->difference[0] ? "; the first: " : "", e->difference) < 0)
+    return -1;
+  if (e->classes && fprintf(out, "  class names:       %" PRIu64 " held for the JVM's life, of at most %u (hidden classes and "
+                   "lambdas named without the JVM's address suffix)", e->classes, FG_EVENT_CLASSES_MAX) < 0)
+    return -1;
+  if (e->other_class && fprintf(out, "; %" PRIu64 " lookups of classes past it named [other class]",
+                                e->other_class) < 0)
+    return -1;
+  if (fputc('\n', out) == EOF)
     return -1;
   return fprintf(out, "  accounting:        taken %" PRIu64 " = stored %" PRIu64 " + lost %" PRIu64 ": %s\n", e->taken,
                  e->stored, lost, e->taken == e->stored + lost ? "OK" : "MISMATCH") < 0 ? -1 : 0;
@@ -376,9 +429,9 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   } else if (write_sampled(out, s) != 0) {
     return -1;
   }
-  if (s->alloc.on && write_event(out, "alloc", &s->alloc) != 0)
+  if (s->alloc.on && write_event(out, "alloc", &s->alloc, s->memlimit) != 0)
     return -1;
-  if (s->lock.on && write_event(out, "lock", &s->lock) != 0)
+  if (s->lock.on && write_event(out, "lock", &s->lock, s->memlimit) != 0)
     return -1;
   return 0;
 }

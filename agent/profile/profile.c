@@ -177,6 +177,22 @@ static int64_t intern_key(struct fg_profile *p, const char *name, size_t len, en
   return id;
 }
 
+int64_t fg_profile_find(const struct fg_profile *p, const char *name, enum fg_frame_kind kind)
+{
+  size_t len = strlen(name);
+  if (!p->name_index.capacity || !fg_utf8_valid(name, len))   /* an invalid name is kept sanitized: not found */
+    return -1;
+  uint64_t h = hash_bytes(name, len, kind);
+  uint32_t mask = p->name_index.capacity - 1;
+  for (uint32_t i = (uint32_t)h & mask; p->name_index.slots[i]; i = (i + 1) & mask) {
+    uint32_t id = p->name_index.slots[i] - 1;
+    if (p->name_hashes[id] == h && p->kinds[id] == kind && p->bcis[id] == -1 && !p->keyed[id] &&
+        strcmp(p->names[id], name) == 0)
+      return id;
+  }
+  return -1;
+}
+
 int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind)
 {
   return intern_key(p, name, len, kind, -1, NULL);

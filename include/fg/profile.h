@@ -112,6 +112,9 @@ void fg_profile_free(struct fg_profile *p);
 
 /* The id of name with that kind, added if new; -1 if out of memory. */
 int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind);
+/* The id of name with that kind when it is interned already (as
+ * fg_profile_intern would give it), else -1; adds nothing. */
+int64_t fg_profile_find(const struct fg_profile *p, const char *name, enum fg_frame_kind kind);
 /* The same for the len bytes at name (no NUL needed). */
 int64_t fg_profile_intern_n(struct fg_profile *p, const char *name, size_t len, enum fg_frame_kind kind);
 /* The id of a Java frame's name at bytecode index bci: with bci >= 0, one

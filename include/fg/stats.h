@@ -15,8 +15,12 @@
 
 #define FG_VERIFY_EXAMPLES 3
 
+/* Most class names the agent's event log holds (java_events/event_log.h). */
+#define FG_EVENT_CLASSES_MAX (1u << 14)
+
 /* An allocation or lock profile's accounting (the summary's alloc and lock
- * sections). Invariant once drained: taken == stored + no_thread + no_memory. */
+ * sections). Invariant once drained:
+ *   taken == stored + no_thread + no_memory + no_class + log_full. */
 struct fg_event_stats {
   int on;                                  /* the session records this event */
   uint64_t interval;                       /* alloc: the mean bytes between samples asked; lock: the shortest
@@ -25,7 +29,15 @@ struct fg_event_stats {
   uint64_t stored;                         /* in the profile */
   uint64_t no_thread;                      /* lost: its thread's record taken by a new thread before the drainer
                                               came (a thread with no record at all is kept under its tid) */
-  uint64_t no_memory;                      /* lost: the event log was full, or a new stack over memlimit */
+  uint64_t no_memory;                      /* lost: a new stack refused (over memlimit, or the heap refused) */
+  uint64_t no_class;                       /* lost: JVMTI did not name the object's or lock's class */
+  uint64_t log_full;                       /* lost: the event log's share for a drainer pass spent, and no record
+                                              of the same thread and stack in it to add the event into */
+  uint64_t merged;                         /* of stored, added into a record of the same thread and stack when
+                                              the log's share was spent: weight kept, own time lost */
+  uint64_t lost_weight;                    /* what the lost stand for: bytes, or nanoseconds waited */
+  uint64_t classes;                        /* class names the event log holds (alloc and lock share them) */
+  uint64_t other_class;                    /* alloc: class lookups named "[other class]", the table full */
   uint64_t weight;                         /* what the stored stand for: bytes, or nanoseconds waited */
   uint64_t events;                         /* ... and objects, or waits */
   uint64_t no_stack;                       /* stored with no Java frame: the JVM gave no stack */
@@ -45,6 +57,10 @@ static inline void fg_event_stats_add_counts(struct fg_event_stats *to, const st
   to->taken += from->taken;
   to->no_thread += from->no_thread;
   to->no_memory += from->no_memory;
+  to->no_class += from->no_class;
+  to->log_full += from->log_full;
+  to->lost_weight += from->lost_weight;
+  to->other_class += from->other_class;
   to->below += from->below;
   if (!to->difference[0])
     memcpy(to->difference, from->difference, sizeof to->difference);
@@ -142,6 +158,12 @@ struct fg_stats {
   struct fg_event_stats alloc, lock;
   char event_detail[320];                  /* how the timer was made, fallbacks */
 };
+
+/* The events an event profile lost. */
+static inline uint64_t fg_event_stats_lost(const struct fg_event_stats *e)
+{
+  return e->no_thread + e->no_memory + e->no_class + e->log_full;
+}
 
 static inline uint64_t fg_stats_failed_total(const struct fg_stats *s)
 {

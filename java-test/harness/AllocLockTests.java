@@ -302,6 +302,86 @@ final class AllocLockTests {
         allocBytes / 1e6);
   }
 
+  /**
+   * An event storm: 64 threads allocate as fast as they can at alloc=0 (every allocation a
+   * sample) while 4 others contend a monitor (java-test/workloads/AllocStorm.java), each counting
+   * what it did itself. At most 1% of the samples are lost; or, when more are (the drainer fell
+   * behind), every loss is named for its cause (never memlimit, none is set) and the estimate with
+   * the lost samples' weight is within 5% of the bytes the threads allocated (ThreadMXBean). The
+   * profile's allocations in the loop are within 5% of those bytes, minus what the summary says
+   * was lost; no lock wait is lost, and the waits profiled are within 15% of the threads' own
+   * blocked time.
+   */
+  static void eventStormLosesNothingSilently(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=0,lock=0,file={dir}/s-%e.collapsed", List.of(),
+        "AllocStorm", "64", "4", "4");
+    r.expectCleanRun();
+    long allocated = value(r, "ALLOCATED_BYTES"), blocked = value(r, "MONITOR_BLOCKED_NS");
+    String alloc = section(r, "alloc: heap"), lock = section(r, "lock: waits");
+    long taken = field(alloc, "samples taken:\\s+(\\d+)"), lost = field(alloc, "lost:\\s+(\\d+)");
+    long profiled = IntegrationTests.sum(IntegrationTests.collapsed(r.file("s-alloc.collapsed")),
+        k -> IntegrationTests.hasFrame(k, "AllocStorm.allocate"));
+    Matcher withLost = Pattern.compile("; ([0-9.]+) MB with the lost samples' weight").matcher(alloc);
+    double estimate = withLost.find() ? Double.parseDouble(withLost.group(1)) * 1e6 : profiled;
+    long waited = IntegrationTests.sum(IntegrationTests.collapsed(r.file("s-lock.collapsed")),
+        k -> IntegrationTests.hasFrame(k, "AllocStorm.onMonitor"));
+    System.out.printf("    %.1f MB allocated, %.1f MB profiled in AllocStorm.allocate, %.1f MB with the lost; "
+        + "%d samples, %d lost (%.2f%%); monitor: %.0f ms profiled, %.0f ms blocked (ThreadMXBean)%n",
+        allocated / 1e6, profiled / 1e6, estimate / 1e6, taken, lost, 100.0 * lost / taken, waited / 1e6,
+        blocked / 1e6);
+    IntegrationTests.check(taken > 10_000 && allocated > 10_000_000, "too few allocations to judge: " + taken
+        + " samples of " + allocated + " bytes:\n" + alloc);
+    IntegrationTests.check(!r.stderr().contains("memory limit") && !r.stderr().contains("memlimit"),
+        "a loss blamed on a memlimit that was never set:\n" + r.stderr());
+    if (lost > taken / 100) {
+      IntegrationTests.check(alloc.contains("the drainer fell behind") || alloc.contains("JVMTI did not name")
+          || alloc.contains("taken by a new thread") || alloc.contains("the heap refused"),
+          "more than 1% lost and no cause named:\n" + alloc);
+      IntegrationTests.check(Math.abs(estimate / allocated - 1) <= 0.05, "the estimate with the lost samples, "
+          + estimate + " bytes, is not within 5% of the " + allocated + " allocated:\n" + alloc);
+    } else {
+      IntegrationTests.check(Math.abs((double) profiled / allocated - 1) <= 0.05, "the profile holds " + profiled
+          + " bytes of the " + allocated + " allocated, with at most 1% of the samples lost:\n" + alloc);
+    }
+    IntegrationTests.check(field(lock, "lost:\\s+(\\d+)") == 0, "lock waits lost:\n" + lock);
+    IntegrationTests.check(blocked > 500_000_000, "too little contention to judge: " + blocked + " ns blocked");
+    IntegrationTests.check(Math.abs((double) waited / blocked - 1) <= 0.15, "monitor waits: " + waited
+        + " ns profiled, the threads were blocked " + blocked + ":\n" + lock);
+  }
+
+  /**
+   * Classes that come and go (java-test/workloads/HiddenStorm.java: a new hidden class and a new
+   * lambda class each round, instances of each allocated at alloc=0): the event log's class-name
+   * table, which lives as long as the JVM, holds at most 1000 names after 3000 rounds and grew by
+   * at most 5% of the 5400 classes more than after 300 (the JDK's own classes allocated vary
+   * from run to run), because a hidden class is named without the JVM's address suffix; the profile's
+   * class frames (its leaves) are HiddenStorm$Item and HiddenStorm$$Lambda, with no suffix (a
+   * hidden class's methods keep theirs: the method frames are the session's, not this table's).
+   */
+  static void eventClassNamesStayFlat(IntegrationTests.Jdk jdk) throws Exception {
+    long[] names = new long[2];
+    int[] rounds = {300, 3000};
+    for (int i = 0; i < 2; i++) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=0,file={dir}/h.collapsed", List.of(), "HiddenStorm",
+          String.valueOf(rounds[i]), "10");
+      r.expectCleanRun();
+      IntegrationTests.check(value(r, "HIDDEN_CLASSES") == 2L * rounds[i], "HiddenStorm defined too few classes");
+      names[i] = field(r.stderr(), "class names:\\s+(\\d+)");
+      Map<String, Long> s = IntegrationTests.collapsed(r.file("h.collapsed"));
+      long items = IntegrationTests.sum(s, k -> k.endsWith(";HiddenStorm$Item")),
+          lambdas = IntegrationTests.sum(s, k -> k.endsWith(";HiddenStorm$$Lambda"));
+      IntegrationTests.check(items > 0 && lambdas > 0, "no HiddenStorm$Item or HiddenStorm$$Lambda leaves: "
+          + items + ", " + lambdas);
+      IntegrationTests.check(s.keySet().stream().noneMatch(k -> k.substring(k.lastIndexOf(';') + 1).contains(".0x")),
+          "a class frame named with its hidden class's address: " + s.keySet().stream().filter(k ->
+              k.substring(k.lastIndexOf(';') + 1).contains(".0x")).findFirst().orElse(""));
+      System.out.printf("    %d hidden and lambda classes defined: %d class names held%n", 2 * rounds[i], names[i]);
+    }
+    long more = 2L * (rounds[1] - rounds[0]);   /* one name each, were they kept apart */
+    IntegrationTests.check(names[0] > 0 && names[1] <= 1000 && names[1] - names[0] <= more / 20, "the class-name "
+        + "table grew from " + names[0] + " to " + names[1] + " names with " + more + " more classes defined");
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("alloc_sites_weigh_their_bytes", AllocLockTests::allocSitesWeighTheirBytes),
       new IntegrationTests.Named("lock_waits_match_the_jvms_accounting", AllocLockTests::lockWaitsMatchTheJvmsAccounting),
@@ -309,5 +389,7 @@ final class AllocLockTests {
       new IntegrationTests.Named("event_stacks_are_the_jvms", AllocLockTests::eventStacksAreTheJvms),
       new IntegrationTests.Named("events_of_threads_with_no_record_are_kept",
           AllocLockTests::eventsOfThreadsWithNoRecordAreKept),
-      new IntegrationTests.Named("events_restart_on_a_running_jvm", AllocLockTests::eventsRestartOnARunningJvm));
+      new IntegrationTests.Named("events_restart_on_a_running_jvm", AllocLockTests::eventsRestartOnARunningJvm),
+      new IntegrationTests.Named("event_storm_loses_nothing_silently", AllocLockTests::eventStormLosesNothingSilently),
+      new IntegrationTests.Named("event_class_names_stay_flat", AllocLockTests::eventClassNamesStayFlat));
 }
