@@ -217,7 +217,10 @@ static void start_vm_walker(struct fg_agent *a, long env)
   /* Agent_OnLoad's (or the attach's) table, read once; a session started
    * again after a stop reads its own */
   struct fg_symbols *jvm = a->jvm_symbols ? a->jvm_symbols : fg_symbols_new();
-  int failed = fg_vm_offsets_read(&a->vm, env, jvm, why, sizeof why);
+  /* The offsets are the process's: once read they are kept. Reading them
+   * again starts by clearing them, and a ClassPrepare callback of the last
+   * session, past its vm_methods check, would call a NULL resolve. */
+  int failed = a->vm.known ? 0 : fg_vm_offsets_read(&a->vm, env, jvm, why, sizeof why);
   fg_symbols_free(jvm);
   a->jvm_symbols = NULL;
   if (failed) {   /* off, as a session before this one may have left it on: the map's fill needs resolve */
