@@ -591,6 +591,7 @@ public final class IntegrationTests {
     all.addAll(JfrReadTests.TESTS);
     all.addAll(AttachTrustTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
+    all.addAll(ExitRaceTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;
