@@ -189,7 +189,7 @@ final class ExitRaceTests {
 
   /* Each set differs from the one before in interval, loop, clock or event: what a thread's end reads. */
   static final String[] OPTION_SETS = {"interval=1ms", "interval=7ms,loop=1s", "event=itimer,interval=3ms",
-      "clock=posix,interval=2ms", "event=wall,interval=5ms", "interval=1ms,alloc=64k,lock"};
+      "clock=posix,interval=2ms", "event=wall,interval=5ms", "event=cpu,interval=1ms,alloc=64k,lock"};
 
   /**
    * Four threads start and end short threads without pause (about a thousand a second) while
@@ -205,14 +205,18 @@ final class ExitRaceTests {
     long t0 = System.nanoTime();
     int n = 30;
     for (int i = 0; i < n; i++) {
-      String file = dir.resolve("r" + i + (OPTION_SETS[i % OPTION_SETS.length].contains("lock") ? ".jfr" : ".collapsed"))
-          .toString();
-      AttachTests.Result start = AttachTests.fgprof(dir, "attach", pid, "start," + OPTION_SETS[i % OPTION_SETS.length]
-          + ",file=" + file);
+      String set = OPTION_SETS[i % OPTION_SETS.length], base = "r" + i + (set.contains("loop") ? "-%n" : "");
+      String file = dir.resolve(base + (set.contains("alloc") ? ".jfr" : ".collapsed")).toString();
+      AttachTests.Result start = AttachTests.fgprof(dir, "attach", pid, "start," + set + ",file=" + file);
       IntegrationTests.check(start.exit() == 0 && start.out().contains("; started ("), "start " + i + ": " + start);
       AttachTests.Result stop = AttachTests.fgprof(dir, "attach", pid, "stop");
       IntegrationTests.check(stop.exit() == 0 && stop.out().contains("stopped; wrote"), "stop " + i + ": " + stop);
-      IntegrationTests.check(Files.size(Path.of(file)) > 0, "session " + i + " wrote an empty " + file);
+      /* written, if empty: a session of a few ms under load may take no sample (loop=: a file an interval, %n) */
+      try (var files = Files.list(dir)) {
+        String prefix = base.replace("%n", "");
+        IntegrationTests.check(files.anyMatch(p -> p.getFileName().toString().startsWith(prefix)),
+            "session " + i + " wrote no " + file);
+      }
     }
     double secs = (System.nanoTime() - t0) / 1e9;
     jvm.destroy();   /* SIGTERM: the JVM's exit, the agent idle */
@@ -224,6 +228,16 @@ final class ExitRaceTests {
     IntegrationTests.check(exit == 143 || exit == 0, "the JVM exited " + exit + ":\n" + stderr);
     long ended = count(stderr, "fgagent summary");
     IntegrationTests.check(ended == n, ended + " summaries for " + n + " sessions");
+    /* each summary names its own session's interval: the options it ran with, not the next one's */
+    Matcher m = Pattern.compile("interval asked:\\s+([0-9.]+) ms").matcher(stderr);
+    for (int i = 0; i < n; i++) {
+      Matcher want = Pattern.compile("interval=([0-9]+)ms").matcher(OPTION_SETS[i % OPTION_SETS.length]);
+      IntegrationTests.check(m.find() && want.find() && Double.parseDouble(m.group(1)) == Double.parseDouble(want.group(1)),
+          "session " + i + "'s summary does not give its interval " + OPTION_SETS[i % OPTION_SETS.length]);
+    }
+    Matcher acc = Pattern.compile("accounting: .*").matcher(stderr);
+    while (acc.find())
+      IntegrationTests.check(acc.group().endsWith(": OK"), "accounting not OK: " + acc.group());
     System.out.printf("    %d sessions started and stopped in %.1f s while short threads ended%n", n, secs);
   }
 
