@@ -10,6 +10,7 @@
 public final class ExitAt {
   static final Object LOCK = new Object();
   static volatile long sink;
+  static final byte[][][] KEEP = new byte[3][64][];
 
   public static void main(String[] args) throws Exception {
     long exitMs = Long.parseLong(args[0]);
@@ -26,7 +27,7 @@ public final class ExitAt {
           }
           for (int k = 0; k < 200; k++) {   /* allocations, at many sites' worth of sizes */
             byte[] b = new byte[16 + (int) ((x + k) & 1023)];
-            sink += b.length;
+            KEEP[id][k & 63] = b;   /* escapes: C2 cannot take the allocation away */
           }
           sink += Work.mix((int) x, 1);
         }
