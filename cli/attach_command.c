@@ -109,6 +109,19 @@ static char process_state(int pid)
   return paren && paren[1] == ' ' ? paren[2] : 0;
 }
 
+/* Whether pid is gone, or goes within 2 s: a JVM exiting closes its socket
+ * and unmaps libjvm.so a moment before it is gone. */
+static int exited_soon(int pid)
+{
+  char state = process_state(pid);
+  for (int i = 0; i < 100 && state && state != 'Z'; i++) {
+    struct timespec pause = {0, 20000000L};
+    nanosleep(&pause, NULL);
+    state = process_state(pid);
+  }
+  return !state || state == 'Z';
+}
+
 /* The JVM pid, read and checked, and library as it can load it (loaded,
  * of PATH_MAX): 0; 2 with the reason on stderr. */
 static int target_of(int pid, const char *library, struct fg_attach_target *t, char *loaded)
@@ -120,8 +133,7 @@ static int target_of(int pid, const char *library, struct fg_attach_target *t, c
   }
   if (fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0 ||
       fg_attach_library(t, library, loaded, PATH_MAX, err, sizeof err) != 0) {
-    char state = process_state(pid);
-    if (!state || state == 'Z') {   /* a JVM exiting has unmapped libjvm.so: not "not a JVM" */
+    if (exited_soon(pid)) {   /* a JVM exiting has unmapped libjvm.so: not "not a JVM" */
       fprintf(stderr, "fgprof: process %d has exited; nothing was sent\n", pid);
       return EXIT_JVM_EXITING;
     }
@@ -234,14 +246,7 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
   }
   if (answered)
     return agent_rc == 0 ? 0 : agent_rc == FG_ATTACH_RC_EXITING ? EXIT_JVM_EXITING : 1;
-  /* no answer: a JVM exiting closes its socket and is gone a moment later */
-  char state = process_state(t->pid);
-  for (int i = 0; i < 100 && state && state != 'Z'; i++) {
-    struct timespec pause = {0, 20000000L};
-    nanosleep(&pause, NULL);
-    state = process_state(t->pid);
-  }
-  if (!state || state == 'Z') {   /* the agent never answered: the command did not run, or it died with the JVM */
+  if (exited_soon(t->pid)) {   /* the agent never answered: the command did not run, or it died with the JVM */
     fprintf(stderr, "fgprof: process %d exited before its agent answered; the command did not complete\n", t->pid);
     return EXIT_JVM_EXITING;
   }

@@ -148,7 +148,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
   (void)vm;
-  if (the_agent.jvmti)
+  if (the_agent.jvmti && !atomic_load(&the_agent.exiting))   /* no VMDeath came (a first start raced it) */
     fg_session_exit(&the_agent, NULL, "Agent_OnUnload");
 }
 
