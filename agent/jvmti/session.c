@@ -1,5 +1,7 @@
-/* A profiling session: sampling starts at VMInit and stops at VMDeath, where
- * the last samples are drained and every output and the summary written. */
+/* A profiling session: sampling starts at VMInit (or an attach start) and
+ * stops at VMDeath (or an attach stop), where the last samples are drained
+ * and every output and the summary written. Who may call what, and when:
+ * session_state.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
