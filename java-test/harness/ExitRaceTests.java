@@ -15,7 +15,7 @@ import java.util.zip.GZIPInputStream;
 /**
  * The JVM's exit as an ordinary path: attach commands sent through it, sessions restarted with
  * other options while threads end, a dump that takes longer than fgprof's --timeout. Run by
- * IntegrationTests. FG_EXIT_ROUNDS (environment) sets the rounds of exit_meets_commands (2: one
+ * IntegrationTests. FG_EXIT_ROUNDS (environment) sets the rounds of exit_meets_commands (4: alternately one
  * with the session from -agentpath, one attached).
  */
 final class ExitRaceTests {
@@ -83,7 +83,7 @@ final class ExitRaceTests {
    * exactly one summary per session, each accounting line OK.
    */
   static void exitMeetsCommands(IntegrationTests.Jdk jdk) throws Exception {
-    int rounds = Integer.parseInt(System.getenv().getOrDefault("FG_EXIT_ROUNDS", "2"));
+    int rounds = Integer.parseInt(System.getenv().getOrDefault("FG_EXIT_ROUNDS", "4"));
     Map<String, Integer> tally = Collections.synchronizedMap(new TreeMap<>());
     for (int round = 0; round < rounds; round++) {
       boolean fromStart = round % 2 == 0, halt = round % 4 == 3;
