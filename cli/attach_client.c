@@ -406,7 +406,8 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
      * our own trigger file in place, 0.5 s on, then at doubling intervals. */
     long pause = 500, again = now_ms() + pause;
     int signals = 1;
-    while ((state = check_socket(t, name, err, len)) == 1 && now_ms() < deadline) {
+    while ((state = check_socket(t, name, err, len)) == 1 && now_ms() < deadline &&
+           kill(t->pid, 0) == 0) {   /* a JVM that exited opens nothing */
       if (now_ms() >= again) {
         if (trigger_there(&tr) && fg_attach_target_listening(t) && check_socket(t, name, err, len) == 1 &&
             fg_attach_target_catches_quit(t)) {
@@ -483,6 +484,12 @@ int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_
 int fg_attach_load(struct fg_attach_target *t, const char *library, const char *options, int timeout_ms,
                    int *agent_rc, char *err, size_t errlen)
 {
+  return fg_attach_load_patient(t, library, options, timeout_ms, NULL, NULL, agent_rc, err, errlen);
+}
+
+int fg_attach_load_patient(struct fg_attach_target *t, const char *library, const char *options, int timeout_ms,
+                           int (*keep_waiting)(void *ctx), void *ctx, int *agent_rc, char *err, size_t errlen)
+{
   int s = connect_jvm(t, timeout_ms, err, errlen);
   if (s < 0)
     return -1;
@@ -495,7 +502,8 @@ int fg_attach_load(struct fg_attach_target *t, const char *library, const char *
   char reply[4096];
   size_t got = 0;
   for (ssize_t r; got + 1 < sizeof reply && (r = read(s, reply + got, sizeof reply - 1 - got)) != 0;) {
-    if (r < 0 && errno == EINTR)
+    if (r < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && keep_waiting &&
+                                     keep_waiting(ctx))))
       continue;
     if (r < 0) {
       int e = errno;

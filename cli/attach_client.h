@@ -23,4 +23,10 @@ int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_
 int fg_attach_load(struct fg_attach_target *t, const char *library, const char *options, int timeout_ms,
                    int *agent_rc, char *err, size_t errlen);
 
+/* fg_attach_load, asking keep_waiting(ctx) each time timeout_ms pass with
+ * no answer: nonzero waits another timeout_ms (the agent said it is at
+ * work on a large profile). */
+int fg_attach_load_patient(struct fg_attach_target *t, const char *library, const char *options, int timeout_ms,
+                           int (*keep_waiting)(void *ctx), void *ctx, int *agent_rc, char *err, size_t errlen);
+
 #endif

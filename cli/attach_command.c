@@ -1,6 +1,7 @@
 /* fgprof attach and fgprof profile: fgagent in a JVM that is already
  * running. Exit status: 0 done, 1 the agent refused the command (its
- * message is printed), 2 bad arguments or the JVM could not be reached. */
+ * message is printed), 2 bad arguments or the JVM could not be reached,
+ * 3 the JVM is exiting or exited: the command was refused or not run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +20,13 @@
 #include "fg/clock.h"
 
 static long attach_timeout_ms = 10000;   /* --timeout */
+
+/* How long past --timeout fgprof waits for a stop or dump whose writing
+ * the agent has begun (FG_ATTACH_WORKING): a large profile takes longer
+ * than an answer, a JVM that stops meanwhile is not waited for. */
+#define WORK_WAIT_MS (10L * 60 * 1000)
+
+#define EXIT_JVM_EXITING 3
 
 static int bad(const char *what, const char *value)
 {
@@ -87,14 +95,48 @@ static long now_ms(void)
   return (long)(fg_clock_ns(CLOCK_MONOTONIC) / 1000000u);
 }
 
+/* /proc/PID/stat's state letter: 'R', 'S', 'T' (stopped), 'Z'...; 0 when the process is gone. */
+static char process_state(int pid)
+{
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f)
+    fclose(f);
+  buf[n] = '\0';
+  const char *paren = strrchr(buf, ')');   /* the name, in parentheses, may hold anything */
+  return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/* Whether pid is gone, or goes within 2 s: a JVM exiting closes its socket
+ * and unmaps libjvm.so a moment before it is gone. */
+static int exited_soon(int pid)
+{
+  char state = process_state(pid);
+  for (int i = 0; i < 100 && state && state != 'Z'; i++) {
+    struct timespec pause = {0, 20000000L};
+    nanosleep(&pause, NULL);
+    state = process_state(pid);
+  }
+  return !state || state == 'Z';
+}
+
 /* The JVM pid, read and checked, and library as it can load it (loaded,
  * of PATH_MAX): 0; 2 with the reason on stderr. */
 static int target_of(int pid, const char *library, struct fg_attach_target *t, char *loaded)
 {
   char err[4800];
-  if (fg_attach_target_read(pid, t, err, sizeof err) != 0 ||
-      fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0 ||
+  if (fg_attach_target_read(pid, t, err, sizeof err) != 0) {
+    fprintf(stderr, "fgprof: %s\n", err);
+    return 2;
+  }
+  if (fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0 ||
       fg_attach_library(t, library, loaded, PATH_MAX, err, sizeof err) != 0) {
+    if (exited_soon(pid)) {   /* a JVM exiting has unmapped libjvm.so: not "not a JVM" */
+      fprintf(stderr, "fgprof: process %d has exited; nothing was sent\n", pid);
+      return EXIT_JVM_EXITING;
+    }
     fprintf(stderr, "fgprof: %s\n", err);
     fg_attach_target_close(t);
     return 2;
@@ -102,10 +144,77 @@ static int target_of(int pid, const char *library, struct fg_attach_target *t, c
   return 0;
 }
 
+struct patience {
+  const struct fg_attach_target *t;
+  const char *reply;   /* the reply file's name in t's tmp directory */
+  int pid;
+  long since;
+  int said;
+};
+
+/* The reply file name in t's tmp directory, opened for reading when it is
+ * the JVM's user's own regular file; NULL otherwise. O_NONBLOCK: should the
+ * name hold a FIFO now, fgprof is not held. */
+static FILE *open_reply(const struct fg_attach_target *t, const char *name)
+{
+  int fd = openat(t->tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  FILE *f = fd >= 0 && fg_attach_own_file(fd, t->uid) ? fdopen(fd, "r") : NULL;
+  if (!f && fd >= 0)
+    close(fd);
+  return f;
+}
+
+/* Whether the reply file holds a line beginning with prefix. */
+static int reply_has(const struct fg_attach_target *t, const char *name, const char *prefix)
+{
+  FILE *f = open_reply(t, name);
+  int found = 0;
+  char line[4096];
+  while (f && !found && fgets(line, sizeof line, f))
+    found = strncmp(line, prefix, strlen(prefix)) == 0;
+  if (f)
+    fclose(f);
+  return found;
+}
+
+/* --timeout passed with no answer: wait on while the agent said it writes,
+ * the JVM runs (not stopped, not gone) and WORK_WAIT_MS have not passed. */
+static int keep_waiting(void *ctx)
+{
+  struct patience *p = ctx;
+  char state = process_state(p->pid);
+  if (now_ms() - p->since > WORK_WAIT_MS || !state || state == 'T' || state == 't' || state == 'Z' ||
+      !reply_has(p->t, p->reply, FG_ATTACH_WORKING))
+    return 0;
+  if (!p->said)
+    fprintf(stderr, "fgprof: process %d's agent is still writing the profile (%ld s so far); waiting for it, up to "
+                    "%ld min\n", p->pid, (now_ms() - p->since) / 1000, WORK_WAIT_MS / 60000);
+  p->said = 1;
+  return 1;
+}
+
+/* The reply file's lines printed to out, but fgprof's own (FG_ATTACH_*):
+ * the agent's return code from FG_ATTACH_RC into *rc (left as it is when
+ * there is none). */
+static void print_reply(const struct fg_attach_target *t, const char *name, FILE *out, int *rc)
+{
+  FILE *f = open_reply(t, name);
+  char line[4096];
+  while (f && fgets(line, sizeof line, f)) {
+    if (strncmp(line, FG_ATTACH_RC, strlen(FG_ATTACH_RC)) == 0)
+      *rc = atoi(line + strlen(FG_ATTACH_RC));
+    else if (strncmp(line, FG_ATTACH_WORKING, strlen(FG_ATTACH_WORKING)) != 0)
+      fputs(line, out);
+  }
+  if (f)
+    fclose(f);
+}
+
 /* One command to the agent in t (library as the JVM names it); its
  * messages printed to out. A JVM still starting (no JVMTI yet) is asked
- * again until --timeout. 0 done, 1 the agent refused it, 2 the JVM could
- * not be reached (said on stderr). */
+ * again until --timeout; a stop or dump the agent is writing is waited for
+ * longer (keep_waiting). 0 done, 1 the agent refused it, 2 the JVM could
+ * not be reached, 3 it is exiting or exited (said on stderr or by the agent). */
 static int send_command(struct fg_attach_target *t, const char *library, const char *command, FILE *out)
 {
   char name[64], there[80], err[4800];
@@ -114,37 +223,44 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
     return 2;
   }
   char options[8192];
-  int rc = 2, agent_rc = 0;
+  int rc = 2, agent_rc = 0, answered = 0;
   long deadline = now_ms() + attach_timeout_ms;
+  struct patience patience = {t, name, t->pid, now_ms(), 0};
+  err[0] = '\0';
   if (snprintf(options, sizeof options, "%s%sreply=%s", command, strchr(command, ',') || *command ? "," : "", there) >=
       (int)sizeof options) {
     fprintf(stderr, "fgprof: the options are too long\n");
   } else {
     for (;;) {
       long left = deadline - now_ms();
-      if (fg_attach_load(t, library, options, (int)(left > 0 ? left : 1), &agent_rc, err, sizeof err) != 0) {
-        fprintf(stderr, "fgprof: %s\n", err);
+      patience.since = now_ms();
+      if (fg_attach_load_patient(t, library, options, (int)(left > 0 ? left : 1), keep_waiting, &patience, &agent_rc,
+                                 err, sizeof err) != 0)
         break;
-      }
       if (agent_rc != FG_ATTACH_RC_STARTING || now_ms() + 100 >= deadline) {
-        rc = agent_rc == 0 ? 0 : 1;
+        answered = 1;
         break;
       }
       struct timespec pause = {0, 100000000L};   /* the JVM is still starting: ask again */
       nanosleep(&pause, NULL);
     }
   }
-  /* O_NONBLOCK: should the name hold a FIFO now, fgprof is not held; only the JVM's user's file is read */
-  int fd = openat(t->tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  FILE *f = fd >= 0 && fg_attach_own_file(fd, t->uid) ? fdopen(fd, "r") : NULL;
-  char line[4096];
-  while (f && fgets(line, sizeof line, f))
-    fputs(line, out);
-  if (f)
-    fclose(f);
-  else if (fd >= 0)
-    close(fd);
+  /* the agent's own answer stands when the JVM's exit closed the socket before the listener sent it */
+  int reply_rc = INT_MIN;
+  print_reply(t, name, out, &reply_rc);
   unlinkat(t->tmp_fd, name, 0);
+  if (!answered && reply_rc != INT_MIN) {
+    agent_rc = reply_rc;
+    answered = 1;
+  }
+  if (answered)
+    return agent_rc == 0 ? 0 : agent_rc == FG_ATTACH_RC_EXITING ? EXIT_JVM_EXITING : 1;
+  if (exited_soon(t->pid)) {   /* the agent never answered: the command did not run, or it died with the JVM */
+    fprintf(stderr, "fgprof: process %d exited before its agent answered; the command did not complete\n", t->pid);
+    return EXIT_JVM_EXITING;
+  }
+  if (err[0])
+    fprintf(stderr, "fgprof: %s\n", err);
   return rc;
 }
 

@@ -1,7 +1,7 @@
 /* fgprof: converts collapsed stacks (ours or any tool's) into the formats
  * fgagent writes, compares runs, and profiles a running JVM. Exit status:
  * 0 done, 2 bad arguments or input (diff: 1 a regression; attach and
- * profile: 1 the agent refused the command). */
+ * profile: 1 the agent refused the command, 3 the JVM is exiting). */
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -102,9 +102,11 @@ static const char usage[] =
   "  jcmd PID JVMTI.agent_load /path/libfgagent.so '\"start,file=/tmp/p.html\"'\n"
   "libfgagent.so is looked for beside fgprof, in ../lib, in $FGAGENT_LIB, or given\n"
   "with --agent LIB (both commands). --timeout TIME (10s): how long to wait for the\n"
-  "JVM to answer. Exit status: 0 done, 1 the agent refused the\n"
+  "JVM to answer (a stop or dump the agent is writing is waited for up to 10 min\n"
+  "more). Exit status: 0 done, 1 the agent refused the\n"
   "command, 2 the JVM cannot be reached (no such process, another user's, not a\n"
-  "HotSpot JVM, -XX:+DisableAttachMechanism, no answer).\n"
+  "HotSpot JVM, -XX:+DisableAttachMechanism, no answer), 3 the JVM is exiting or\n"
+  "exited (the command refused or not run).\n"
   "\n"
   "Examples:\n"
   "  fgprof convert app.collapsed app.html\n"

@@ -12,7 +12,10 @@
 #include "jvmti/agent.h"
 #include "fg/output.h"
 
-static struct fg_agent the_agent;
+static struct fg_agent the_agent = {
+  .opts_lock = PTHREAD_MUTEX_INITIALIZER,
+  .session_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 /* Records for JVM threads with no JNIEnv (GC workers, compilers, the VM
  * thread); beyond them such threads are counted, not walked. HotSpot sizes
@@ -137,6 +140,16 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     fprintf(stderr, "fgagent: warning: -XX:-DebugNonSafepoints is set: inlined methods will "
                     "not get frames of their own and time is credited to their callers\n");
   return JNI_OK;
+}
+
+/* The JVM unloads its agents after VMDeath (which ended the session): a
+ * command still under way is waited for, so that the library is not
+ * unmapped under it. */
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+  (void)vm;
+  if (the_agent.jvmti && !atomic_load(&the_agent.exiting))   /* no VMDeath came (a first start raced it) */
+    fg_session_exit(&the_agent, NULL, "Agent_OnUnload");
 }
 
 int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *err, size_t errlen)

@@ -5,6 +5,7 @@
 #define FG_AGENT_H
 
 #include <jvmti.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -34,9 +35,23 @@
 #include "hotspot/code_heap.h"
 #include "verify/code_records.h"
 
+/* A session's state (session_state.c says who changes it, and when). */
+enum fg_session_state { FG_SESSION_IDLE, FG_SESSION_LIVE, FG_SESSION_EXITED };
+
 struct fg_agent {
   jvmtiEnv *jvmti;
+  /* The session's options. Written only (a) before the JVMTI callbacks are
+   * set (Agent_OnLoad, the first attach) and (b) by a start, the session
+   * lock held and no session LIVE, under opts_lock: no alloc or lock
+   * callback runs then (fg_java_events_stop waited them out), the drainer
+   * and samplers are stopped, and the one reader left, a thread's end
+   * (settle_timer_tail), reads under opts_lock. Every other reader runs
+   * under the session lock or inside a LIVE session. */
   struct fg_options opts;
+  pthread_mutex_t opts_lock;
+  pthread_mutex_t session_lock;   /* held for a whole command, VMInit's start and the exit (session_state.c) */
+  _Atomic int state;              /* enum fg_session_state: written under session_lock */
+  _Atomic int exiting;            /* the JVM's exit has begun: commands are refused */
   struct fg_sampler sampler;
   struct fg_unregistered_threads unregistered;
   struct fg_registry registry;
@@ -76,7 +91,6 @@ struct fg_agent {
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */
   int class_unloads;           /* ObjectFree on: classes are tagged, their methods leave the map with them */
-  _Atomic int finished;        /* outputs written */
   int outputs_failed;          /* the last write: outputs not written where asked */
   time_t start_time;           /* for %t: the session's or loop interval's start */
   unsigned seq;                /* for %n: loop's interval number, from 1 */
@@ -121,6 +135,18 @@ void fg_classes_unloaded(struct fg_agent *a, jlong tag);
 void fg_code_source_init(struct fg_agent *a);
 void fg_code_source_start(struct fg_agent *a);
 
+/* session_state.c: the session lock and the state machine. enter: the lock
+ * taken for a command, 0; -1 (not taken) once the JVM's exit has begun.
+ * vm_init: VMInit's start under it. exit: VMDeath's and Agent_OnUnload's
+ * (jni NULL): waits for a command under way, writes a LIVE session, EXITED. */
+int fg_session_enter(struct fg_agent *a);
+void fg_session_leave(struct fg_agent *a);
+void fg_session_vm_init(struct fg_agent *a, JNIEnv *jni, jthread thread);
+void fg_session_exit(struct fg_agent *a, JNIEnv *jni, const char *by);
+
+/* The session lock held by the caller (session_state.c). start: IDLE to
+ * LIVE (IDLE still when sampling cannot start); finish: a LIVE session's
+ * outputs and summary written, IDLE. */
 void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread);
 void fg_session_finish(struct fg_agent *a, JNIEnv *jni);
 /* Writes every output now, sampling going on; -1 when not profiling. */

@@ -10,7 +10,10 @@
  *   dump             write every output now and go on sampling
  *   status           one line: profiling or idle, event, interval, samples
  * reply=PATH (any command): the messages go to that file, for a client that
- * cannot see the JVM's stderr; without it they go to stderr. */
+ * cannot see the JVM's stderr; without it they go to stderr.
+ * Each command runs whole under the session lock (session_state.c): a
+ * command that meets the JVM's exit is refused (FG_ATTACH_RC_EXITING, one
+ * line) or, begun before it, completes, and the exit waits for it. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,9 +29,12 @@
 
 /* first_start's and start's: the JVM is still starting, the client asks again */
 #define FG_START_LATER (-2)
+/* command's: the JVM is exiting, the command refused (said) */
+#define FG_EXITING (-3)
 
 struct reply {
   FILE *out;
+  int file;   /* out is the client's reply file: fgprof's own lines (fg/attach_codes.h) go there too */
 };
 
 static void say(struct reply *r, const char *fmt, ...)
@@ -97,6 +103,21 @@ static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread sel
   return registered;
 }
 
+/* JVMTI's phase is past live: the JVM's exit posted VMDeath (JDK 17 still
+ * loads an agent then; JDK 25 refuses it itself). */
+static int vm_dead(struct fg_agent *a)
+{
+  jvmtiPhase phase = JVMTI_PHASE_LIVE;
+  return a->jvmti && (*a->jvmti)->GetPhase(a->jvmti, &phase) == JVMTI_ERROR_NONE && phase == JVMTI_PHASE_DEAD;
+}
+
+static int say_exiting(struct reply *r, const char *cmd)
+{
+  say(r, "fgagent: %s: refused, the JVM is exiting (a session running is written by the exit); accepted: "
+         "commands to a JVM that is not exiting", cmd);
+  return FG_EXITING;
+}
+
 /* The first start: set up as -agentpath would, replay what the JVM compiled
  * and generated before us, register the threads already running, start. */
 static int first_start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *options, struct reply *r)
@@ -109,9 +130,13 @@ static int first_start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *
     return FG_START_LATER;
   }
   if (rc != 0 || !a->jvmti) {
-    say(r, "%s", err);
+    int dead = vm_dead(a);   /* the exit came while it set up: its VMDeath was never ours */
+    if (dead)
+      say_exiting(r, "start");
+    else
+      say(r, "%s", err);
     a->jvmti = NULL;
-    return -1;
+    return dead ? FG_EXITING : -1;
   }
   jthread self = NULL;
   (*a->jvmti)->GetCurrentThread(a->jvmti, &self);
@@ -126,7 +151,7 @@ static int first_start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *
            "information at safepoints only, so their inlined methods are credited to their callers; "
            "start the JVM with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints to keep them");
   fg_session_start(a, jni, self);
-  return atomic_load(&a->live) ? running : -1;
+  return atomic_load(&a->state) == FG_SESSION_LIVE ? running : -1;
 }
 
 /* start again after a stop, with the options given now */
@@ -138,7 +163,11 @@ static int restart(struct fg_agent *a, JNIEnv *jni, const char *options, struct 
     say(r, "%s", err);
     return -1;
   }
+  /* no session is LIVE (the caller holds the session lock), so only a
+   * thread's end can read a->opts now, and it reads under opts_lock */
+  pthread_mutex_lock(&a->opts_lock);
   a->opts = next;
+  pthread_mutex_unlock(&a->opts_lock);
   if (fg_session_reset(a, jni, err, sizeof err) != 0) {
     say(r, "%s", err);
     return -1;
@@ -149,9 +178,12 @@ static int restart(struct fg_agent *a, JNIEnv *jni, const char *options, struct 
            "stack is refused and counted; accepted: a memlimit above that, or 0", (unsigned long long)a->opts.memlimit,
         (unsigned long long)held);
   jthread self = NULL;
-  (*a->jvmti)->GetCurrentThread(a->jvmti, &self);
+  if ((*a->jvmti)->GetCurrentThread(a->jvmti, &self) != JVMTI_ERROR_NONE || !self) {
+    say(r, "fgagent: start: JVMTI does not name the attach thread (the JVM is not live); not started");
+    return -1;
+  }
   fg_session_start(a, jni, self);
-  return atomic_load(&a->live) ? 0 : -1;
+  return atomic_load(&a->state) == FG_SESSION_LIVE ? 0 : -1;
 }
 
 /* Options an attached session cannot take (they need the JVM from its
@@ -176,7 +208,7 @@ static int refused_at_attach(const char *options, struct reply *r)
 static int start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *options, struct reply *r)
 {
   char line[256], files[4096];
-  if (a->jvmti && atomic_load(&a->live) && !atomic_load(&a->finished)) {
+  if (a->jvmti && atomic_load(&a->state) == FG_SESSION_LIVE) {
     /* another client's session (or -agentpath's): its owner stops it, not this start */
     fg_session_status(a, line, sizeof line);
     fg_session_outputs(a, files, sizeof files);
@@ -187,11 +219,24 @@ static int start(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *option
   }
   if (refused_at_attach(options, r))
     return -1;
+  if (vm_dead(a))
+    return say_exiting(r, "start");
   int running = a->jvmti ? restart(a, jni, options, r) : first_start(a, vm, jni, options, r);
-  if (running == FG_START_LATER)
-    return FG_START_LATER;
+  if (running == FG_START_LATER || running == FG_EXITING)
+    return running;
   if (running < 0)
     return -1;
+  if (vm_dead(a)) {
+    /* A first start raced the exit: VMDeath came before its event was on,
+     * and will not come again. The session ends here, its files written. */
+    atomic_store(&a->exiting, 1);
+    fg_session_finish(a, jni);
+    atomic_store(&a->state, FG_SESSION_EXITED);
+    fg_session_outputs(a, files, sizeof files);
+    say(r, "fgagent: start: the JVM exited as the session began; refused, its files written (%s)",
+        files[0] ? files : "none");
+    return FG_EXITING;
+  }
   fg_session_status(a, line, sizeof line);
   say(r, "%s; started (%d threads already running registered)", line, running);
   return 0;
@@ -201,7 +246,7 @@ static int command(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *cmd,
                    struct reply *r)
 {
   char line[256];
-  int live = a->jvmti && atomic_load(&a->live) && !atomic_load(&a->finished);
+  int live = a->jvmti && atomic_load(&a->state) == FG_SESSION_LIVE;
   if (strcmp(cmd, "start") == 0)
     return start(a, vm, jni, options, r);
   if (options[0]) {
@@ -219,6 +264,8 @@ static int command(struct fg_agent *a, JavaVM *vm, JNIEnv *jni, const char *cmd,
   }
   char files[4096];
   fg_session_outputs(a, files, sizeof files);
+  if (r->file)   /* fgprof waits past its --timeout for a large profile's writing */
+    say(r, FG_ATTACH_WORKING "%s", cmd);
   if (strcmp(cmd, "dump") == 0) {
     if (fg_session_dump(a, jni) != 0)
       return -1;
@@ -280,25 +327,35 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   if (!text)
     return JNI_ENOMEM;
   const char *cmd = split(text, &reply_path);
-  struct reply r = {stderr};
+  struct reply r = {stderr, 0};
   /* the client's file: never through a link someone planted at its name */
   int fd = reply_path ? open(reply_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f && fd >= 0)
     close(fd);
-  if (f)
+  if (f) {
     r.out = f;
+    r.file = 1;
+  }
+  struct fg_agent *a = fg_agent_instance();
   JNIEnv *jni = NULL;
   int rc;
   if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK) {
     say(&r, "fgagent: the attach thread has no JNIEnv");
-    rc = -1;
+    rc = JNI_ERR;
+  } else if (fg_session_enter(a) != 0) {
+    rc = say_exiting(&r, cmd) == FG_EXITING ? FG_ATTACH_RC_EXITING : JNI_ERR;
   } else {
-    rc = command(fg_agent_instance(), vm, jni, cmd, text, &r);
+    rc = command(a, vm, jni, cmd, text, &r);
+    rc = rc == 0 ? JNI_OK : rc == FG_START_LATER ? FG_ATTACH_RC_STARTING : rc == FG_EXITING ? FG_ATTACH_RC_EXITING
+       : JNI_ERR;
+    fg_session_leave(a);
   }
+  if (r.file)   /* the answer, for a client whose socket the JVM's exit closes first */
+    say(&r, FG_ATTACH_RC "%d", rc);
   if (f)
     fclose(f);
   free(reply_path);
   free(text);
-  return rc == 0 ? JNI_OK : rc == FG_START_LATER ? FG_ATTACH_RC_STARTING : JNI_ERR;
+  return rc;
 }

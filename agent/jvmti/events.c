@@ -14,12 +14,12 @@ static struct fg_agent *agent_of(jvmtiEnv *jvmti)
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-  fg_session_start(agent_of(jvmti), jni, thread);
+  fg_session_vm_init(agent_of(jvmti), jni, thread);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-  fg_session_finish(agent_of(jvmti), jni);
+  fg_session_exit(agent_of(jvmti), jni, "VMDeath");
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)

@@ -1,5 +1,7 @@
-/* A profiling session: sampling starts at VMInit and stops at VMDeath, where
- * the last samples are drained and every output and the summary written. */
+/* A profiling session: sampling starts at VMInit (or an attach start) and
+ * stops at VMDeath (or an attach stop), where the last samples are drained
+ * and every output and the summary written. Who may call what, and when:
+ * session_state.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -94,14 +96,18 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
  * blocked meanwhile: a signal already pending counts itself. */
 static void settle_timer_tail(struct fg_agent *a, struct fg_thread *t)
 {
-  if (!t || t->cpu_base_session != a->timer.starts || a->opts.loop_ns || !a->opts.interval_ns)
+  /* a start may be replacing a->opts (agent.h): read whole under its lock, never a torn mix of two */
+  pthread_mutex_lock(&a->opts_lock);
+  uint64_t loop_ns = a->opts.loop_ns, interval_ns = a->opts.interval_ns;
+  pthread_mutex_unlock(&a->opts_lock);
+  if (!t || t->cpu_base_session != a->timer.starts || loop_ns || !interval_ns)
     return;   /* registered in another session, or paused between loop='s intervals: no clock to count from */
   sigset_t prof, old;
   sigemptyset(&prof);
   sigaddset(&prof, SIGPROF);
   pthread_sigmask(SIG_BLOCK, &prof, &old);
   uint64_t cpu = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  uint64_t due = cpu > t->cpu_base_ns ? (cpu - t->cpu_base_ns) / a->opts.interval_ns : 0;
+  uint64_t due = cpu > t->cpu_base_ns ? (cpu - t->cpu_base_ns) / interval_ns : 0;
   uint64_t had = atomic_load(&t->taken) + atomic_load(&t->folded);
   if (due > had)
     atomic_store(&t->tail, due - had);
@@ -198,6 +204,14 @@ long fg_session_env_offset(JNIEnv *jni, jthread thread)
   return vm_thread && off > 0 && off < 65536 ? off : -1;
 }
 
+/* The walker the session falls back to: a->opts is written under its lock (agent.h). */
+static void set_walker(struct fg_agent *a, enum fg_walker_kind walker)
+{
+  pthread_mutex_lock(&a->opts_lock);
+  a->opts.walker = walker;
+  pthread_mutex_unlock(&a->opts_lock);
+}
+
 /* walker=vm: the VM's offsets, and the method map filled from here on
  * (ClassPrepare) and for the classes already loaded (the caller's preload).
  * Without them AsyncGetCallTrace walks alone, and the summary says why. */
@@ -214,21 +228,26 @@ static void start_vm_walker(struct fg_agent *a, long env)
   }
   const char *name = a->opts.walker == FG_WALKER_COPY ? "copy" : "vm";
   char why[120];
-  /* Agent_OnLoad's (or the attach's) table, read once; a session started
-   * again after a stop reads its own */
-  struct fg_symbols *jvm = a->jvm_symbols ? a->jvm_symbols : fg_symbols_new();
-  /* The offsets are the process's: once read they are kept. Reading them
-   * again starts by clearing them, and a ClassPrepare callback of the last
-   * session, past its vm_methods check, would call a NULL resolve. */
-  int failed = a->vm.known ? 0 : fg_vm_offsets_read(&a->vm, env, jvm, why, sizeof why);
-  fg_symbols_free(jvm);
+  /* Read once for the process: the JVM's layout does not change, and a
+   * ClassPrepare of a thread still running (a shutdown hook's class, while
+   * a start races the exit) may be reading a->vm from the last session:
+   * read again it would be zeroed under that reader. Agent_OnLoad's (or
+   * the attach's) table, or one read now for a first walker=vm session. */
+  int failed = 0;
+  if (!a->vm.known) {
+    struct fg_symbols *jvm = a->jvm_symbols ? a->jvm_symbols : fg_symbols_new();
+    failed = fg_vm_offsets_read(&a->vm, env, jvm, why, sizeof why);
+    fg_symbols_free(jvm);
+  } else {
+    fg_symbols_free(a->jvm_symbols);
+  }
   a->jvm_symbols = NULL;
   if (failed) {   /* off, as a session before this one may have left it on: the map's fill needs resolve */
     atomic_store(&a->vm_methods, 0);
     a->sampler.walker.use_vm = 0;
     snprintf(s->walker, sizeof s->walker, "%s asked, unavailable: %s", name, why);
     fprintf(stderr, "fgagent: walker=%s is not available (%s); AsyncGetCallTrace walks alone\n", name, why);
-    a->opts.walker = FG_WALKER_ASGCT;   /* no copy engine either: it needs the VM's offsets */
+    set_walker(a, FG_WALKER_ASGCT);   /* no copy engine either: it needs the VM's offsets */
     return;
   }
   atomic_store(&a->vm_methods, 1);
@@ -264,7 +283,7 @@ static int start_sampling(struct fg_agent *a)
     fprintf(stderr, "%s\n", msg);
   if (a->opts.walker == FG_WALKER_COPY && !a->timer.copy_bytes) {   /* refused, said so: walker=vm's signal */
     struct fg_stats *st = &a->profile.stats;
-    a->opts.walker = FG_WALKER_VM;
+    set_walker(a, FG_WALKER_VM);
     if (strncmp(st->walker, "copy", 4) == 0) {   /* "copy" and what it cannot walk through: "vm" and the same */
       memcpy(st->walker, "vm", 2);
       memmove(st->walker + 2, st->walker + 4, strlen(st->walker + 4) + 1);
@@ -326,6 +345,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   atomic_store(&a->live, 1);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
+  a->alloc_on = a->lock_on = 0;   /* a session before may have had them: only this one's options count */
   if ((a->opts.alloc || a->opts.lock) && fg_java_events_start(a, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s\n", msg);
   if (a->cpu_sampling && a->timer.copy_bytes &&
@@ -334,6 +354,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
     fg_timer_stop(&a->timer);
   }
   fg_session_attach_thread(a, jni, thread);
+  atomic_store(&a->state, FG_SESSION_LIVE);
 }
 
 static void fill_stats(struct fg_agent *a)
@@ -506,7 +527,7 @@ static int write_summary(struct fg_agent *a, FILE *log)
 
 int fg_session_dump(struct fg_agent *a, JNIEnv *jni)
 {
-  if (!atomic_load(&a->live) || atomic_load(&a->finished))
+  if (atomic_load(&a->state) != FG_SESSION_LIVE)
     return -1;
   fg_drainer_hold(&a->drainer, jni);   /* the drainer waits while the profile is written */
   fill_stats(a);
@@ -517,7 +538,7 @@ int fg_session_dump(struct fg_agent *a, JNIEnv *jni)
 
 int fg_session_status(struct fg_agent *a, char *buf, size_t len)
 {
-  if (!atomic_load(&a->live) || atomic_load(&a->finished))
+  if (atomic_load(&a->state) != FG_SESSION_LIVE)
     return snprintf(buf, len, "fgagent: idle (loaded, not profiling)");
   uint64_t ms = (fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns) / 1000000;
   enum fg_stack_event events[FG_STACK_EVENTS];
@@ -548,7 +569,6 @@ int fg_session_reset(struct fg_agent *a, JNIEnv *jni, char *err, size_t errlen)
   }
   begin_profile(a);
   fg_wall_destroy(&a->wall);
-  atomic_store(&a->finished, 0);
   atomic_store(&a->live, 0);
   return 0;
 }
@@ -581,7 +601,7 @@ static void rotate(void *ctx)
 
 void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
 {
-  if (!atomic_load(&a->live) || atomic_exchange(&a->finished, 1))
+  if (atomic_load(&a->state) != FG_SESSION_LIVE)
     return;
   /* Disarm, ignore late signals, wait out running handlers: then no sample
    * can arrive after the final pass, and the accounting closes exactly. */
@@ -614,4 +634,5 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   a->sampler.perf = NULL;
   a->sampler.clock_auto = 0;
   fg_timer_release(&a->timer);   /* walker=copy's rings: nothing reads them until a next start */
+  atomic_store(&a->state, FG_SESSION_IDLE);
 }

@@ -595,6 +595,7 @@ public final class IntegrationTests {
     all.addAll(OtlpTests.TESTS);
     all.addAll(TimeRangeTests.TESTS);
     all.addAll(LongLivedTests.TESTS);
+    all.addAll(ExitRaceTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;
