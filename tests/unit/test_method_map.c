@@ -166,7 +166,14 @@ static void *announced_reader(void *arg)
       seen++;
       if (++n % 16 == 0)
         sched_yield();   /* the writer runs meanwhile */
-      wrong += e->id != ID(i) || e->code != METHOD(i) + 64;
+      jmethodID id = e->id;
+      uintptr_t code = e->code;
+      /* the slot may have been removed and taken by another method since
+       * (rewritten in place, as method_map.h says): only values read while
+       * it still held this key must be this method's */
+      atomic_thread_fence(memory_order_acquire);
+      if (atomic_load_explicit(&e->method, memory_order_relaxed) == METHOD(i))
+        wrong += id != ID(i) || code != METHOD(i) + 64;
     }
     fg_method_map_leave(&churned, in);
   }
