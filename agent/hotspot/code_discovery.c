@@ -17,8 +17,8 @@
 jmethodID fg_code_discovery_method_id(void *ctx, uintptr_t method)
 {
   struct fg_code_discovery *d = ctx;
-  const struct fg_method_slot *e = fg_method_map_get(d->methods, method);
-  return e && e->id ? e->id : fg_code_heap_method_id(d->heap, method);
+  jmethodID id = fg_method_map_id(d->methods, method);   /* announced: the drainer is a reader too */
+  return id ? id : fg_code_heap_method_id(d->heap, method);
 }
 
 static uint64_t tried_key(const struct fg_nmethod *n)

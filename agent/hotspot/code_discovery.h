@@ -30,7 +30,7 @@ struct fg_code_discovery {
   pthread_mutex_t lock;               /* the drainer's pass and the copy engine's take */
   struct fg_code_map *code;
   struct fg_code_heap *heap;
-  const struct fg_method_map *methods;
+  struct fg_method_map *methods;
   const struct fg_vm_deopt *deopt;
   uint32_t next;                      /* the sweep's next entry */
   uint64_t swept_ns;                  /* CLOCK_MONOTONIC at the last sweep; 0: none yet */

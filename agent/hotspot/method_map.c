@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define FIRST_SIZE (1u << 14)
 
@@ -15,12 +16,24 @@ static uint32_t slot_of(uintptr_t key, uint32_t mask)
   return (uint32_t)k & mask;
 }
 
+/* Tables are mapped (half a megabyte and more): one freed is unmapped, so
+ * a reader left in it would fault at once rather than read reused heap. */
 static struct fg_method_table *new_table(uint32_t size)
 {
-  struct fg_method_table *t = calloc(1, sizeof *t + (size_t)size * sizeof t->e[0]);
-  if (t)
-    t->mask = size - 1;
+  size_t bytes = sizeof(struct fg_method_table) + (size_t)size * sizeof(struct fg_method_slot);
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  struct fg_method_table *t = p;
+  t->mask = size - 1;
+  t->bytes = bytes;
   return t;
+}
+
+static void free_table(struct fg_method_table *t)
+{
+  if (t)
+    munmap(t, t->bytes);
 }
 
 int fg_method_map_init(struct fg_method_map *m)
@@ -35,27 +48,22 @@ int fg_method_map_init(struct fg_method_map *m)
   return 0;
 }
 
-void fg_method_map_set_readers(struct fg_method_map *m, const _Atomic int *readers)
+static void free_tables(struct fg_method_map *m, struct fg_method_table **list)
 {
-  pthread_mutex_lock(&m->lock);
-  m->readers = readers;
-  pthread_mutex_unlock(&m->lock);
-}
-
-static void free_retired(struct fg_method_map *m)
-{
-  for (struct fg_method_table *t = m->retired, *next; t; t = next) {
+  for (struct fg_method_table *t = *list, *next; t; t = next) {
     next = t->retired_next;
-    free(t);
+    free_table(t);
+    m->nretired--;
   }
-  m->retired = NULL;
-  m->nretired = 0;
+  *list = NULL;
 }
 
+/* No reader is left: at exit, once the sampler and the drainer stopped. */
 void fg_method_map_free(struct fg_method_map *m)
 {
-  free_retired(m);
-  free(atomic_load(&m->table));
+  free_tables(m, &m->retired);
+  free_tables(m, &m->waiting);
+  free_table(atomic_load(&m->table));
   pthread_mutex_destroy(&m->lock);
   memset(m, 0, sizeof *m);
 }
@@ -86,13 +94,39 @@ static void store(struct fg_method_slot *e, uintptr_t method, jmethodID id, uint
   atomic_store_explicit(&e->method, method, memory_order_release);
 }
 
-/* Tables no reader can be in any more are freed: every reader counts
- * itself in *readers for as long as it may hold a table, so once it reads
- * 0 after a table was swapped out, none holds that one. Under the lock. */
+/* Frees the tables no reader can hold any more. Under the lock.
+ *
+ * Invariant: a reader holds a table only between fg_method_map_enter and
+ * fg_method_map_leave, and while it does it is counted in readers[p],
+ * where p is the parity of an epoch E_r that was current after its count
+ * was raised (enter checks the epoch again after raising it; every atomic
+ * here is seq_cst, so these are points of one total order). Its table load
+ * comes after that check, so a table T it holds was swapped out, if at
+ * all, after epoch E_r was current: T went into retired at an epoch E >=
+ * E_r. T moves to waiting at the flip E -> E+1 and is freed at a later
+ * call that reads readers[(E+1)-1's parity] = readers[E's parity] at 0
+ * while the epoch is still E+1 (no flip happens while waiting holds
+ * tables). Then every reader with E_r = E has left: it was counted before
+ * that read (its check saw E, before the flip). And no reader with E_r < E
+ * is left either: the flip E -> E+1 itself is made only once readers[E-1's
+ * parity] read 0 while the epoch was E, and the flip E-1 -> E only once
+ * readers[E-2's parity] did, and so on: by the flip to E+1 every reader
+ * counted under an epoch before E has left. So no reader holds T when it
+ * is unmapped. A count read above 0 only delays the free; readers that
+ * enter after the flip count in the other parity, so each count drains. */
 static void reclaim(struct fg_method_map *m)
 {
-  if (m->retired && m->readers && atomic_load(m->readers) == 0)
-    free_retired(m);
+  for (int pass = 0; pass < 2; pass++) {   /* the second frees at once what the first flipped, when no reader is in */
+    unsigned long e = atomic_load(&m->epoch);
+    if (atomic_load(&m->readers[(e - 1) & 1]) != 0)
+      return;   /* readers of the epoch before may still hold waiting tables */
+    free_tables(m, &m->waiting);
+    if (!m->retired)
+      return;
+    m->waiting = m->retired;
+    m->retired = NULL;
+    atomic_store(&m->epoch, e + 1);
+  }
 }
 
 /* The live entries into a new table a quarter full with them (a map that
@@ -114,7 +148,7 @@ static int rebuild(struct fg_method_map *m)
       store(e, k, old->e[i].id, old->e[i].code, old->e[i].code_len);
   }
   m->removed = 0;
-  atomic_store_explicit(&m->table, t, memory_order_seq_cst);   /* before reclaim reads the readers */
+  atomic_store_explicit(&m->table, t, memory_order_seq_cst);   /* before the epoch's flip (reclaim) */
   old->retired_next = m->retired;
   m->retired = old;
   m->nretired++;
@@ -185,4 +219,13 @@ const struct fg_method_slot *fg_method_map_get(const struct fg_method_map *m, ui
       return NULL;
   }
   return NULL;
+}
+
+jmethodID fg_method_map_id(struct fg_method_map *m, uintptr_t method)
+{
+  unsigned in = fg_method_map_enter(m);
+  const struct fg_method_slot *e = fg_method_map_get(m, method);
+  jmethodID id = e ? e->id : NULL;
+  fg_method_map_leave(m, in);
+  return id;
 }

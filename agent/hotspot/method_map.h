@@ -10,10 +10,20 @@
  * over and a new entry may take). When the live and removed entries pass
  * half the table, or the live ones fall under a sixteenth of it, the live
  * ones move to a new table a quarter full with them, so the map follows
- * the classes loaded now, not every class ever loaded. A table swapped out is freed once no reader can be in it: the
- * readers (the signal handlers and the copy engine's passes) count
- * themselves in the counter fg_method_map_set_readers gives; without one,
- * old tables are kept until the map is freed. */
+ * the classes loaded now, not every class ever loaded.
+ *
+ * Readers: the signal handler's walk, the copy engine's, the alloc and
+ * lock callbacks' walk on application threads (all three through
+ * fg_vm_walk) and the drainer (code_discovery.c, from its passes and from
+ * CompiledMethodLoad) each announce themselves with fg_method_map_enter
+ * before their first lookup and fg_method_map_leave after their last use
+ * of what it returned; a slot pointer is valid only in between. A table
+ * swapped out is freed once no announced reader can hold it: see reclaim
+ * in method_map.c for the argument. Entering and leaving are two atomic
+ * increments of a counter (no lock, no allocation: async-signal-safe), and
+ * the writer never waits for readers, so a handler that interrupts it
+ * cannot deadlock and a reader stopped for good (a debugger) keeps old
+ * tables allocated, never the writer. */
 #ifndef FG_METHOD_MAP_H
 #define FG_METHOD_MAP_H
 
@@ -31,6 +41,7 @@ struct fg_method_slot {
 
 struct fg_method_table {
   uint32_t mask;
+  size_t bytes;                            /* the mapping's size */
   struct fg_method_table *retired_next;   /* swapped out: the next older one, under the map's lock */
   struct fg_method_slot e[];
 };
@@ -40,9 +51,11 @@ struct fg_method_table {
 struct fg_method_map {
   pthread_mutex_t lock;
   _Atomic(struct fg_method_table *) table;
-  struct fg_method_table *retired;   /* tables swapped out, not freed yet */
-  uint32_t nretired;
-  const _Atomic int *readers;   /* readers in a table now; NULL: none counted, old tables kept */
+  struct fg_method_table *retired;   /* swapped out since the last flip of epoch */
+  struct fg_method_table *waiting;   /* swapped out before it: freed once readers[epoch - 1's parity] is 0 */
+  uint32_t nretired;                 /* tables swapped out and not freed yet (retired and waiting) */
+  _Atomic unsigned long epoch;       /* flipped by the writer, never by readers */
+  _Atomic int readers[2];            /* readers announced under an epoch of each parity */
   uint32_t count;               /* live entries */
   uint32_t removed;             /* FG_METHOD_REMOVED keys in the current table */
   uint64_t gone;                /* methods removed so far */
@@ -51,9 +64,28 @@ struct fg_method_map {
 
 int fg_method_map_init(struct fg_method_map *m);
 void fg_method_map_free(struct fg_method_map *m);
-/* The counter every reader holds raised while it may hold a table (the
- * sampler's in_handler), so that swapped-out tables can be freed. */
-void fg_method_map_set_readers(struct fg_method_map *m, const _Atomic int *readers);
+
+/* A reader announces itself before its first lookup: the token for
+ * fg_method_map_leave. Async-signal-safe (atomics); readers nest (a
+ * handler interrupting a walk on the same thread enters again). Retries
+ * only while the writer flips the epoch under it, which it does at most
+ * once a put or remove. */
+static inline unsigned fg_method_map_enter(struct fg_method_map *m)
+{
+  for (;;) {
+    unsigned long e = atomic_load(&m->epoch);
+    atomic_fetch_add(&m->readers[e & 1], 1);
+    if (atomic_load(&m->epoch) == e)   /* counted under the epoch it read: see reclaim */
+      return (unsigned)(e & 1);
+    atomic_fetch_sub(&m->readers[e & 1], 1);
+  }
+}
+
+/* After the reader's last use of a slot fg_method_map_get returned. */
+static inline void fg_method_map_leave(struct fg_method_map *m, unsigned token)
+{
+  atomic_fetch_sub(&m->readers[token], 1);
+}
 /* Removes method's entry (its class was unloaded). 0, or -1 when it had none. */
 int fg_method_map_remove(struct fg_method_map *m, uintptr_t method);
 
@@ -71,7 +103,12 @@ static inline uint32_t fg_method_map_generation(const struct fg_method_map *m)
   return atomic_load_explicit(&m->generation, memory_order_acquire);
 }
 
-/* method's entry, or NULL. Async-signal-safe. */
+/* method's entry, or NULL. Async-signal-safe. Between fg_method_map_enter
+ * and fg_method_map_leave only (or under the map's lock, as its writers). */
 const struct fg_method_slot *fg_method_map_get(const struct fg_method_map *m, uintptr_t method);
+
+/* method's jmethodID, or NULL: a lookup that announces itself, for readers
+ * that use nothing else of the entry (the drainer's). */
+jmethodID fg_method_map_id(struct fg_method_map *m, uintptr_t method);
 
 #endif

@@ -3,6 +3,20 @@
 
 #include <stdlib.h>
 
+/* SynchronizationEntryBCI (and InvocationEntryBci): the bci of a record at
+ * a method's entry, before its first bytecode: C1's call of the
+ * counter_overflow stub when the invocation counter overflows, the
+ * monitorenter of a synchronized method (in the method itself or in one
+ * inlined there). HotSpot's frames say 0 there (compiledVFrame::bci, which
+ * GetStackTrace reports); the raw -1 would make a caller's frame one
+ * without a bytecode index. */
+#define ENTRY_BCI (-1)
+
+static jint frame_bci(jint raw)
+{
+  return raw == ENTRY_BCI ? 0 : raw;
+}
+
 /* The first record at or above offset among [lo, hi) (the last is). */
 static uint32_t binary_search(const struct fg_pc_record *records, uint32_t lo, uint32_t hi, uint64_t offset)
 {
@@ -71,7 +85,7 @@ struct fg_pc_scopes *fg_pc_scopes_build(const void *compile_info, uintptr_t star
     const PCStackInfo *p = &r->pcinfo[i];
     s->records[i] = (struct fg_pc_record){(uint32_t)((uintptr_t)p->pc - base), k};
     for (jint j = 0; j < p->numstackframes; j++, k++)
-      s->frames[k] = (struct fg_scope_frame){p->methods[j], p->bcis[j]};
+      s->frames[k] = (struct fg_scope_frame){p->methods[j], frame_bci(p->bcis[j])};
   }
   s->records[npcs] = (struct fg_pc_record){UINT32_MAX, k};
   if (nblocks)

@@ -28,7 +28,8 @@ struct fg_pc_record {
   uint32_t first;   /* its first frame in frames[]; the next record's first ends them */
 };
 
-/* A frame of a record, method and bci side by side. */
+/* A frame of a record, method and bci side by side: the bci as HotSpot's
+ * frames give it (a record at a method's entry: 0, not the raw -1). */
 struct fg_scope_frame {
   jmethodID method;
   jint bci;

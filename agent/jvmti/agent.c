@@ -239,11 +239,8 @@ int fg_agent_prepare(struct fg_agent *a, char *err, size_t errlen)
   int native = o->cstack == FG_CSTACK_NATIVE || o->walker == FG_WALKER_COPY;
   int frames = fg_options_max_frames(o), first_frames = fg_options_first_frames(o);
   int made = 1;
-  if (vm_walker && !atomic_load(&a->methods.table)) {
+  if (vm_walker && !atomic_load(&a->methods.table))   /* its readers announce themselves to it (method_map.h) */
     made = fg_method_map_init(&a->methods) == 0;
-    if (made)   /* the handlers and the copy engine's passes: a table swapped out goes once none is in */
-      fg_method_map_set_readers(&a->methods, &a->sampler.in_handler);
-  }
   if (!made || (vm_walker && !a->pcs.slots && fg_pc_cache_init(&a->pcs) != 0) ||
       (native && !atomic_load(&a->unwind.set) && fg_unwind_tables_init(&a->unwind) != 0) ||
       (o->cstack == FG_CSTACK_NATIVE && !a->jvm_records.records &&

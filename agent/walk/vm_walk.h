@@ -5,6 +5,7 @@
 #ifndef FG_VM_WALK_H
 #define FG_VM_WALK_H
 
+#include "hotspot/method_map.h"
 #include "walk/pc_cache.h"
 #include "walk/vm_walker.h"
 #include "walk/walk_cache.h"
@@ -50,6 +51,7 @@ struct walk {
   int logging;                     /* a caller frame's reads go into kept */
   int unread;                      /* a frame was named from the code heap's header alone (no bci, no
                                       inlined frames): the walk is not kept to be gone on from */
+  int methods_in;                  /* the token of the walk's announcement to the method map, -1: none yet */
   struct memo memo[MEMO_SLOTS];
 };
 
@@ -72,6 +74,18 @@ static inline int stack_word(struct walk *k, uintptr_t addr, uintptr_t *out)
   if (k->logging)
     fg_walk_cache_read(k->kept, addr, *out);
   return 1;
+}
+
+/* method's entry in the Method* map, or NULL. The walk announces itself
+ * to the map at its first lookup (walks of compiled code alone never do)
+ * and leaves when it ends (fg_vm_walk): an entry is read only in between,
+ * so no table the map swaps out meanwhile is freed under it
+ * (method_map.h). */
+static inline const struct fg_method_slot *method_entry(struct walk *k, uintptr_t method)
+{
+  if (k->methods_in < 0)
+    k->methods_in = (int)fg_method_map_enter(k->w->methods);
+  return fg_method_map_get(k->w->methods, method);
 }
 
 /* pc_at past its memo (vm_walker.c). */

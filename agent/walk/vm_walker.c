@@ -214,7 +214,7 @@ int fg_vm_unread_method(struct walk *k, uintptr_t pc, struct fg_code_blob *m)
   /* a Method* the map does not hold (a retransformed class's new one, a
    * method-handle intrinsic) may be one the drainer cannot name either:
    * AsyncGetCallTrace walks it */
-  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, n.method);
+  const struct fg_method_slot *e = method_entry(k, n.method);
   if (!e || !e->id)
     return 0;
   *m = (struct fg_code_blob){.start = n.code_begin, .end = n.code_end};
@@ -272,7 +272,7 @@ int fg_vm_at_java_call(struct walk *k, const struct fg_regs *r)
   if (c->kind != FG_PC_STUB || !c->interpreter || !fg_read_stack(k->b, r->fp + INTERPRETER_METHOD, &method) ||
       !fg_read_stack(k->b, r->fp + INTERPRETER_BCP, &bcp))
     return 0;
-  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
+  const struct fg_method_slot *e = method_entry(k, method);
   jint bci;
   return e && e->id && bci_of(e, bcp, &bci);
 }
@@ -412,7 +412,7 @@ static enum step compiled_frame(struct walk *k, const struct fg_pc_info *i, int 
 static enum step entering_frame(struct walk *k, struct fg_regs *r)
 {
   const struct fg_top_regs *t = k->top;
-  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, t->rbx);
+  const struct fg_method_slot *e = method_entry(k, t->rbx);
   if (!e || !e->id)
     return STEP_FAIL;
   uintptr_t at_sp = 0, link = 0, above_fp = 0, sender_sp = 0;
@@ -463,7 +463,7 @@ enum step fg_vm_interpreted_frame(struct walk *k, int top, struct fg_regs *r)
       !stack_word(k, r->fp + INTERPRETER_BCP, &bcp) || !stack_word(k, r->fp + INTERPRETER_SENDER_SP, &sender_sp) ||
       !stack_word(k, r->fp, &link) || !stack_word(k, r->fp + 8, &ret))
     return top && k->top ? entering_frame(k, r) : STEP_FAIL;
-  const struct fg_method_slot *e = fg_method_map_get(k->w->methods, method);
+  const struct fg_method_slot *e = method_entry(k, method);
   if (!e || !e->id)
     return top && k->top ? entering_frame(k, r) : STEP_FAIL;
   if (!method_is_entry(k, method, e))
@@ -609,6 +609,15 @@ static int copy_ran_out(const struct fg_walker *w, struct fg_bounds b, uintptr_t
   return w->from_copy && w->copy_cut && n > 0 && sp + FG_COPY_END_SLACK > b.hi;
 }
 
+/* The walk's end: its announcement to the method map withdrawn, after its
+ * last read of an entry. n: what fg_vm_walk returns. */
+static int walk_end(struct walk *k, int n)
+{
+  if (k->methods_in >= 0)
+    fg_method_map_leave(k->w->methods, (unsigned)k->methods_in);
+  return n;
+}
+
 int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java, const struct fg_top_regs *top_regs,
                struct fg_bounds b, struct fg_walk_cache *kept, ASGCT_CallFrame *f, uint8_t *types, int java_room,
                int *stubs, struct fg_regs *unknown, int *copy_end)
@@ -632,6 +641,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   k.kept = kept && fg_walk_cache_begin(kept, k.generation, fg_method_map_generation(w->methods), b, 0) ? kept : NULL;
   k.logging = 0;
   k.unread = 0;
+  k.methods_in = -1;
   for (int i = 0; i < MEMO_SLOTS; i++)
     k.memo[i].key = 0;
   int java_is_top = top_regs != NULL;
@@ -641,12 +651,12 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   int32_t state = w->from_copy ? vm->in_java : *(volatile int32_t *)((char *)env + vm->env_to_state);
   if (state == vm->in_java) {
     if (!java)
-      return 0;   /* in native code with no way back to Java: ASGCT decides */
+      return walk_end(&k, 0);   /* in native code with no way back to Java: ASGCT decides */
     r = *java;
     top = java_is_top;
   } else {
     if (anchor_regs(&k, (uintptr_t)env + (uintptr_t)vm->env_to_anchor, 0, &r) != STEP_NEXT)
-      return 0;
+      return walk_end(&k, 0);
     /* stubs that save every register before calling the VM (resolve_*,
      * wrong_method, ic_miss) leave no fp in the anchor; the native walk
      * unwound the VM's frames to the same sp and restored rbp on the way */
@@ -681,7 +691,7 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
      * entered with its caller's sp, leaves sp where it was */
     if (s != STEP_NEXT || r.sp < sp || (r.sp == sp && !first)) {
       if (s != STEP_FAIL || !copy_ran_out(w, b, sp, k.n))
-        return 0;
+        return walk_end(&k, 0);
       *copy_end = 1;   /* the frames so far stand; the rest is past the copy */
       break;
     }
@@ -697,5 +707,5 @@ int fg_vm_walk(const struct fg_walker *w, void *env, const struct fg_regs *java,
   *stubs = leaf_stub;
   if (kept)
     fg_walk_cache_end(kept, k.n, ended && !k.unread);
-  return k.n;
+  return walk_end(&k, k.n);
 }

@@ -49,7 +49,7 @@ struct fg_walker {
   /* walker=vm: fgagent's own walk first (vm_walker.h), ASGCT when it cannot */
   int use_vm;
   const struct fg_vm_offsets *vm;
-  const struct fg_method_map *methods;
+  struct fg_method_map *methods;
   struct fg_pc_cache *pcs;       /* pcs met in earlier walks (pc_cache.h), or NULL */
   struct fg_unwind_tables *unwind;   /* native frames' rules (unwind_tables.h); NULL: the leaf only */
   const struct fg_code_heap *heap;   /* compiled methods read from the code heap, for a caller the map

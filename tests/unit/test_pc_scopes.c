@@ -102,12 +102,41 @@ static void refused_tables_and_a_lower_base(void **state)
   free(s);
 }
 
+/* A record at a method's entry (C1's call of the counter_overflow stub
+ * from its invocation counter, a synchronized method's monitorenter before
+ * its first bytecode) names the method at SynchronizationEntryBCI, -1, in
+ * the method itself or in one it inlined there. HotSpot's frames say bci 0
+ * there (compiledVFrame::bci); so do the records: a caller's frame always
+ * has a bytecode index. Other indexes are kept as they are. */
+static void entry_records_say_bci_0(void **state)
+{
+  (void)state;
+  static jmethodID ids[3] = {(jmethodID)(uintptr_t)0x1000, (jmethodID)(uintptr_t)0x2000, (jmethodID)(uintptr_t)0x1000};
+  static jint entry[2] = {-1, 7}, inlined_entry[2] = {-1, -1}, body[1] = {12};
+  PCStackInfo info[3] = {{(void *)0x1010, 2, ids, entry},
+                         {(void *)0x1020, 2, ids, inlined_entry},
+                         {(void *)0x1030, 1, ids + 2, body}};
+  jvmtiCompiledMethodLoadInlineRecord rec = {
+      {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, NULL}, 3, info};
+  struct fg_pc_scopes *s = fg_pc_scopes_build(&rec, 0x1000, 0x100);
+  assert_non_null(s);
+  const struct fg_scope_frame *f = s->frames;
+  assert_int_equal(f[0].bci, 0);    /* an inlined method at its entry */
+  assert_int_equal(f[1].bci, 7);
+  assert_int_equal(f[2].bci, 0);
+  assert_int_equal(f[3].bci, 0);    /* the method itself at its entry */
+  assert_int_equal(f[4].bci, 12);
+  assert_ptr_equal(f[3].method, ids[1]);
+  free(s);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(binary_search_without_directory),
     cmocka_unit_test(directory_agrees_with_a_scan),
     cmocka_unit_test(refused_tables_and_a_lower_base),
+    cmocka_unit_test(entry_records_say_bci_0),
   };
   return cmocka_run_group_tests_name("pc_scopes", tests, NULL, NULL);
 }
