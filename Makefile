@@ -264,6 +264,11 @@ build/fuzz_switch_decoder: tests/fuzz/fuzz_switch_decoder.c agent/sched/switch_d
 	@mkdir -p build
 	clang $(FUZZ_FLAGS) -o $@ $< agent/sched/switch_decoder.c
 
+# The JFR reader under libFuzzer, then every writer on what it read; seeds in tests/fuzz/corpus/jfr_reader.
+build/fuzz_jfr_reader: tests/fuzz/fuzz_jfr_reader.c $(CORE_SRC) build/gen/flamegraph_template.c
+	@mkdir -p build
+	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) build/gen/flamegraph_template.c -lm
+
 # FUZZ_SECONDS (default 60) of fuzzing from tests/fuzz/corpus.
 fuzz: build/fuzz_collapsed_reader build/fuzz_switch_decoder
 	@mkdir -p build/fuzz-corpus
