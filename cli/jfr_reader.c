@@ -40,7 +40,8 @@
 #define MAX_DEPTH 24            /* nested values and metadata elements */
 #define BUDGET_PER_BYTE 32      /* what the profile may be built of, per byte of the file */
 #define BUDGET_FLOOR (64u << 20)
-#define CLASS_NAME_MAX 600      /* a class frame's name, as fg_class_frame_name writes it */
+#define CLASS_NAME_MAX 600
+#define MAX_OVERLOADS 256       /* descriptors of one name kept apart */      /* a class frame's name, as fg_class_frame_name writes it */
 
 enum prim { P_OBJECT, P_LONG, P_BYTE, P_FLOAT, P_DOUBLE, P_STRING };
 
@@ -76,6 +77,7 @@ struct run {
   uint64_t budget;              /* left of what the profile may be built of */
   uint64_t seed, mult;          /* keys are scrambled with these before hashing */
   struct fg_u64_map threads;    /* hash of (tid, java id, name) -> profile thread */
+  struct fg_u64_map overloads;  /* hash of (name, kind, bci) -> descriptors kept apart */
 };
 
 /* key -> a cached text (NULL too), for the pools read over and over */
@@ -765,7 +767,7 @@ static void read_checkpoint(struct rd *r, struct chunk *c)
           set_bad(r, "out of memory");
           return;
         }
-        c->offsets[c->noffsets++] = r->pos;
+        c->offsets[c->noffsets++] = r->pos;   /* read again later as skipped now: within this checkpoint */
       }
       skip_value(r, c, &value, 0);
     }
@@ -820,6 +822,24 @@ static uint32_t method_of(struct chunk *c, uint64_t key)
   return c->nmethods++;
 }
 
+/* Whether one more overload of text (kind, bci) may be kept apart by its
+ * descriptor: the profile finds a name's overloads on one probe sequence,
+ * so a file with thousands of one name's descriptors would make each new
+ * one walk all before it. A class has a few overloads of a name; past
+ * MAX_OVERLOADS they are one frame. */
+static int overload_room(struct chunk *c, const char *text, enum fg_frame_kind kind, int32_t bci)
+{
+  uint64_t h = hash4(c, kind, (uint32_t)bci, 0, 0);
+  for (size_t i = 0; text[i]; i++)
+    h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+  h = mix(h, c->run->mult) | 1;
+  uint32_t n = 0;
+  fg_u64_map_get(&c->run->overloads, h, &n);
+  if (n >= MAX_OVERLOADS)
+    return 0;
+  return fg_u64_map_put(&c->run->overloads, h, n + 1) == 0;
+}
+
 /* The profile's name of a frame of method m (UINT32_MAX: none) of kind at
  * line and bci (-1: none); made once for each of these. -1 when out of
  * memory or past the budget (then r is bad). */
@@ -845,6 +865,8 @@ static int64_t frame_id(struct rd *r, struct chunk *c, uint32_t m, enum fg_frame
       snprintf(text + n, len - (size_t)n, ":%d", line);
     /* a descriptor of the method's own, not a writer's stand-in: overloads apart */
     int own_descriptor = descriptor && descriptor[0] == '(' && strcmp(descriptor, "()L;") != 0;
+    if (own_descriptor && !overload_room(c, text, kind, bci))
+      own_descriptor = 0;
     id = fg_profile_intern_method(c->p, text, kind, bci, own_descriptor ? descriptor : NULL);
   }
   free(text);
@@ -986,7 +1008,7 @@ static int64_t class_frame(struct rd *r, struct chunk *c, uint64_t key)
   const char *name = key ? class_name(c, key) : NULL;
   char frame[CLASS_NAME_MAX];
   int64_t id;
-  if (charge(r, c, sizeof frame) != 0)
+  if (charge(r, c, (name ? strnlen(name, CLASS_NAME_MAX) : 0) + 16) != 0)
     return -1;
   if (!name) {
     id = fg_profile_intern(c->p, "[no class]", FG_KIND_MARKER);
@@ -1250,8 +1272,8 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   if (rc == 0) {
     struct rd ev = {.b = data, .pos = HEADER_BYTES, .end = chunk};
     if (read_events(&ev, &c, known) != 0)
-      rc = fail(err, errlen, "%s: byte %zu: an event is corrupt (or names a pool entry the recording lacks): %s",
-                source, base + ev.pos, ev.why ? ev.why : "unreadable");
+      rc = fail(err, errlen, "%s: byte %zu: an event cannot be read: %s", source, base + ev.pos,
+                ev.why ? ev.why : "it names a pool entry the recording lacks");
   }
   chunk_free(&c);
   return rc;
@@ -1292,6 +1314,7 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
     at += size;
   }
   fg_u64_map_free(&run.threads);
+  fg_u64_map_free(&run.overloads);
   if (rc == 0 && known == 0)
     return fail(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
                 "jdk.ThreadPark event; accepted: a recording with execution samples (the JDK's 'profile' or "

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "fg/collapsed_reader.h"
 #include "fg/jfr_reader.h"
 #include "fg/output.h"
 #include "fg/profile.h"
@@ -839,6 +840,132 @@ static void a_sample_without_frames_is_written_cleanly(void **state)
   free(o.b);
 }
 
+/* 100 000 overloads of one method name, one stack through them all: the
+ * profile finds a name's overloads on one probe sequence, so each new one
+ * walked all before it. Past a few hundred they are one frame. */
+static void many_overloads_are_bounded(void **state)
+{
+  (void)state;
+  static const struct jcls extra[] = {{T_METHOD, "jdk.types.Method", {"type:9p", "name:10p", "descriptor:10p"}}};
+  const uint32_t methods = 100000;
+  struct buf ev = {0}, cp = {0}, o = {0};
+  checkpoint_head(&cp, 5);
+  varint(&cp, T_THREAD);
+  varint(&cp, 1);
+  varint(&cp, 1);
+  utf8(&cp, "main");
+  varint(&cp, 7);
+  varint(&cp, 1);
+  varint(&cp, T_SYMBOL);
+  varint(&cp, methods + 2);
+  varint(&cp, 1);
+  utf8(&cp, "A");
+  varint(&cp, 2);
+  utf8(&cp, "a");
+  for (uint32_t i = 0; i < methods; i++) {
+    char d[32];
+    snprintf(d, sizeof d, "(I%u)V", i);
+    varint(&cp, i + 3);
+    utf8(&cp, d);
+  }
+  varint(&cp, T_CLASS);
+  varint(&cp, 1);
+  varint(&cp, 1);
+  varint(&cp, 1);
+  varint(&cp, T_METHOD);
+  varint(&cp, methods);
+  for (uint32_t i = 0; i < methods; i++) {
+    varint(&cp, i + 1);
+    varint(&cp, 1);
+    varint(&cp, 2);
+    varint(&cp, i + 3);
+  }
+  varint(&cp, T_STACK);
+  varint(&cp, 1);
+  varint(&cp, 1);
+  uint8_t no = 0;
+  put(&cp, &no, 1);
+  varint(&cp, methods);
+  for (uint32_t i = 0; i < methods; i++) {
+    varint(&cp, i + 1);
+    varint(&cp, 0);
+  }
+  event(&ev, 1, &cp);
+  sample(&ev, 1, 1, 1);
+  chunk(&o, &ev, extra, 1);
+  assert_bounded(&o, "100 000 overloads");
+  struct fg_profile p;
+  char err[512];
+  if (parse(&o, false, &p, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  assert_int_equal(p.nstacks, 1);
+  assert_int_equal(p.stacks[0].nframes, methods);
+  assert_true(p.nvariants >= 200 && p.nvariants <= 300);   /* a few hundred kept apart, the rest one frame */
+  fg_profile_free(&p);
+  free(cp.b);
+  free(ev.b);
+  free(o.b);
+}
+
+/* Each input the fuzzer found crashing (tests/fuzz/corpus/jfr_reader/crash-*)
+ * is refused with one line naming a byte, or read and written by every
+ * writer, its collapsed stacks read back. */
+static void the_fuzzers_crashers_are_handled(void **state)
+{
+  (void)state;
+  const char *dir = "tests/fuzz/corpus/jfr_reader";
+  char list[600];
+  snprintf(list, sizeof list, "ls %s/crash-* 2>/dev/null", dir);
+  FILE *names = popen(list, "r");
+  assert_non_null(names);
+  char path[512];
+  int seen = 0;
+  while (fgets(path, sizeof path, names)) {
+    path[strcspn(path, "\n")] = '\0';
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    struct buf o = {0};
+    char chunk_of[4096];
+    size_t got;
+    while ((got = fread(chunk_of, 1, sizeof chunk_of, f)) > 0)
+      put(&o, chunk_of, got);
+    fclose(f);
+    for (int lines = 0; lines < 2; lines++) {
+      struct fg_profile p;
+      char err[512];
+      int rc = parse(&o, lines, &p, err, sizeof err);
+      if (rc != 0 && (!strstr(err, "made.jfr: ") || strchr(err, '\n')))
+        fail_msg("%s: '%s'", path, err);
+      if (p.nstacks > 0) {   /* what was read, also before an error, goes through every writer */
+        char *text;
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        struct fg_output_settings cfg = {.per_thread = lines};
+        assert_int_equal(fg_write_collapsed(out, &p, &cfg), 0);
+        fclose(out);
+        struct fg_profile back;
+        fg_profile_init(&back);
+        if (fg_parse_collapsed(text, len, "back", &back, err, sizeof err) != 0)
+          fail_msg("%s: its collapsed stacks do not read back: %s", path, err);
+        fg_profile_free(&back);
+        free(text);
+        FILE *null = fopen("/dev/null", "w");
+        fg_write_callgraph(null, &p, &cfg);
+        fg_write_flamegraph_html(null, &p, &cfg);
+        fg_write_pprof(null, &p, &cfg);
+        fg_write_speedscope(null, &p, &cfg);
+        fg_write_jfr(null, &p, &cfg);
+        fclose(null);
+      }
+      fg_profile_free(&p);
+    }
+    free(o.b);
+    seen++;
+  }
+  pclose(names);
+  assert_true(seen > 0);   /* run from the repository's root, as scripts/run-tests.sh runs it */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -854,6 +981,8 @@ int main(void)
     cmocka_unit_test(huge_counts_are_refused),
     cmocka_unit_test(many_threads_are_read_in_linear_time),
     cmocka_unit_test(a_sample_without_frames_is_written_cleanly),
+    cmocka_unit_test(many_overloads_are_bounded),
+    cmocka_unit_test(the_fuzzers_crashers_are_handled),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
