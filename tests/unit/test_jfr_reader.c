@@ -307,6 +307,21 @@ static void sample(struct buf *ev, uint64_t time, uint64_t thread, uint64_t stac
   free(b.b);
 }
 
+/* With FG_JFR_SEEDS set to a directory, a hand-made recording is kept
+ * there as name: seeds for fuzz_jfr_reader (tests/fuzz/corpus/jfr_reader). */
+static void keep_seed(const struct buf *o, const char *name)
+{
+  const char *dir = getenv("FG_JFR_SEEDS");
+  if (!dir)
+    return;
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(o->b, 1, o->n, f), o->n);
+  fclose(f);
+}
+
 /* Parses data; the rc, err in err. */
 static int parse(const struct buf *o, bool lines, struct fg_profile *p, char *err, size_t errlen)
 {
@@ -336,6 +351,7 @@ static void hand_made_recordings_are_read(void **state)
   sample(&ev, 1000000000, 1, 1);
   sample(&ev, 1000000000, 1, 1);
   chunk(&o, &ev, NULL, 0);
+  keep_seed(&o, "hand-made-three-frames.jfr");
   struct fg_profile p;
   char err[512];
   if (parse(&o, false, &p, err, sizeof err) != 0)
@@ -354,7 +370,7 @@ static void hand_made_recordings_are_read(void **state)
 static void an_event_shorter_than_its_header_is_refused(void **state)
 {
   (void)state;
-  for (int where = 0; where < 3; where++) {
+  for (int where = 0; where < 4; where++) {
     struct buf ev = {0}, o = {0};
     one_stack_pools(&ev, 2);
     size_t at = 68 + ev.n;
@@ -363,13 +379,24 @@ static void an_event_shorter_than_its_header_is_refused(void **state)
       bad[1] = 0x94;   /* type 20: a sample, in the events' pass */
     if (where == 2)
       bad[1] = 0x80;   /* type 0: a metadata event, only ever read where the header says */
-    put(&ev, bad, sizeof bad);
-    sample(&ev, 1, 1, 1);
+    if (where < 3) {
+      put(&ev, bad, sizeof bad);
+      sample(&ev, 1, 1, 1);
+    }
     chunk(&o, &ev, NULL, 0);
     if (where == 2) {   /* the header points at it */
       for (int i = 0; i < 8; i++)
         o.b[24 + i] = (uint8_t)((uint64_t)at >> (56 - 8 * i));
     }
+    if (where == 3) {   /* the chunk's last bytes: the old reader read on past the file */
+      at = o.n;
+      put(&o, bad, sizeof bad);
+      for (int i = 0; i < 8; i++)
+        o.b[8 + i] = (uint8_t)((uint64_t)o.n >> (56 - 8 * i));
+    }
+    char seed[64];
+    snprintf(seed, sizeof seed, "crash-header-longer-than-size-%d.jfr", where);
+    keep_seed(&o, seed);
     struct fg_profile p;
     char err[512];
     assert_int_equal(parse(&o, false, &p, err, sizeof err), -1);
@@ -598,10 +625,10 @@ static void overloads_are_read_apart(void **state)
 
 /* ---- work and memory bounded by the file's size ---- */
 
-/* Parses o in a child (address space limited to 1 GB, killed after 60 s):
+/* Parses o in a child (address space limited to 1 GB, killed past max_cpu s of CPU):
  * its CPU time, wall time and peak RSS above a child that parses nothing. The
  * child's exit: 0 read, 1 refused; anything else, it crashed or was killed. */
-static int bounded_parse(const struct buf *o, bool lines, double *seconds, double *wall, long *rss_kb)
+static int bounded_parse(const struct buf *o, bool lines, double max_cpu, double *seconds, double *wall, long *rss_kb)
 {
   struct rusage base, ru;
   int status;
@@ -615,9 +642,10 @@ static int bounded_parse(const struct buf *o, bool lines, double *seconds, doubl
   pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    struct rlimit as = {1ul << 30, 1ul << 30};
+    struct rlimit as = {1ul << 30, 1ul << 30}, cpu = {(rlim_t)max_cpu + 1, (rlim_t)max_cpu + 2};
     setrlimit(RLIMIT_AS, &as);
-    alarm(60);   /* SIGALRM ends it: a reader that takes minutes fails */
+    setrlimit(RLIMIT_CPU, &cpu);   /* SIGXCPU ends a reader past its bound, however loaded the machine */
+    alarm(600);
     struct fg_profile p;
     char err[512];
     int rc = parse(o, lines, &p, err, sizeof err);
@@ -639,8 +667,8 @@ static void assert_bounded(const struct buf *o, const char *what)
   for (int lines = 0; lines < 2; lines++) {
     double seconds, wall;
     long rss_kb;
-    int rc = bounded_parse(o, lines, &seconds, &wall, &rss_kb);
     double mb = (double)o->n / (1 << 20), max_s = 1.0 + mb, max_kb = 65536 + 64.0 * (double)o->n / 1024;
+    int rc = bounded_parse(o, lines, max_s, &seconds, &wall, &rss_kb);
     print_message("%s (%.1f MB, lines %d): exit %d, %.2f s of CPU (%.2f s wall), %ld KB more\n", what, mb, lines, rc,
                   seconds, wall, rss_kb);
     if (rc > 1)
@@ -821,6 +849,7 @@ static void a_sample_without_frames_is_written_cleanly(void **state)
   sample(&ev, 1, 1, 0);
   sample(&ev, 1, 1, 1);
   chunk(&o, &ev, NULL, 0);
+  keep_seed(&o, "hand-made-no-frames.jfr");
   struct fg_profile p;
   char err[512];
   if (parse(&o, false, &p, err, sizeof err) != 0)
