@@ -41,7 +41,8 @@
 #define BUDGET_PER_BYTE 32      /* what the profile may be built of, per byte of the file */
 #define BUDGET_FLOOR (64u << 20)
 #define CLASS_NAME_MAX 600
-#define MAX_OVERLOADS 256       /* descriptors of one name kept apart */      /* a class frame's name, as fg_class_frame_name writes it */
+#define MAX_OVERLOADS 256       /* descriptors of one name kept apart */
+#define ACCEPTED "a JFR recording as the JDK (11 and later) or fgagent writes it"      /* a class frame's name, as fg_class_frame_name writes it */
 
 enum prim { P_OBJECT, P_LONG, P_BYTE, P_FLOAT, P_DOUBLE, P_STRING };
 
@@ -1031,6 +1032,8 @@ static uint64_t ticks_ns(const struct chunk *c, uint64_t ticks)
   if (!c->ticks_per_s)
     return c->start_ns;
   long double d = (long double)(int64_t)(ticks - c->start_ticks) * 1e9L / (long double)c->ticks_per_s;
+  if (d >= 9.2e18L || d <= -9.2e18L)   /* a time no clock gives: converting it would be undefined */
+    d = d > 0 ? 9.2e18L : -9.2e18L;
   return c->start_ns + (uint64_t)(int64_t)d;
 }
 
@@ -1231,13 +1234,13 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   const char *why;
   int rc = 0;
   if (record_at(data, meta, chunk, &msize, &mtype, &body, &why) != 0 || mtype != 0) {
-    rc = fail(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s", source, base + meta,
+    rc = fail(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s; accepted: " ACCEPTED, source, base + meta,
               mtype != 0 && !why ? "an event of another type" : why ? why : "an event of another type");
   } else {
     struct rd r = {.b = data, .pos = body, .end = meta + msize};
     read_metadata(&r, &c);
     if (r.bad)
-      rc = fail(err, errlen, "%s: byte %zu: the metadata event (at byte %zu) is corrupt: %s", source, base + r.bad_at,
+      rc = fail(err, errlen, "%s: byte %zu: the metadata event (at byte %zu) is corrupt: %s; accepted: " ACCEPTED, source, base + r.bad_at,
                 base + meta, r.why);
     else if (!(c.pools = calloc(c.ncls ? c.ncls : 1, sizeof *c.pools)))
       rc = fail(err, errlen, "%s: out of memory", source);
@@ -1257,14 +1260,15 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   for (size_t at = HEADER_BYTES; rc == 0 && at < chunk;) {
     uint64_t esize, type;
     if (record_at(data, at, chunk, &esize, &type, &body, &why) != 0) {
-      rc = fail(err, errlen, "%s: byte %zu: the event there is corrupt: %s", source, base + at, why);
+      rc = fail(err, errlen, "%s: byte %zu: the event there is corrupt: %s; accepted: " ACCEPTED, source, base + at, why);
       break;
     }
     if (type == 1) {
       struct rd e = {.b = data, .pos = body, .end = at + esize};
       read_checkpoint(&e, &c);
       if (e.bad)
-        rc = fail(err, errlen, "%s: byte %zu: a constant pool (the checkpoint event at byte %zu) is corrupt: %s",
+        rc = fail(err, errlen, "%s: byte %zu: a constant pool (the checkpoint event at byte %zu) is corrupt: %s; accepted: "
+                  ACCEPTED,
                   source, base + e.bad_at, base + at, e.why);
     }
     at += esize;
@@ -1272,7 +1276,7 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   if (rc == 0) {
     struct rd ev = {.b = data, .pos = HEADER_BYTES, .end = chunk};
     if (read_events(&ev, &c, known) != 0)
-      rc = fail(err, errlen, "%s: byte %zu: an event cannot be read: %s", source, base + ev.pos,
+      rc = fail(err, errlen, "%s: byte %zu: an event cannot be read: %s; accepted: " ACCEPTED, source, base + ev.pos,
                 ev.why ? ev.why : "it names a pool entry the recording lacks");
   }
   chunk_free(&c);
