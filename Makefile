@@ -271,6 +271,7 @@ FUZZ_SRC_task_files = agent/sampling/wall/task_files.c
 FUZZ_SRC_elf_symbols = agent/native/symbols.c agent/native/unwind_rows.c
 FUZZ_SRC_eh_frame = agent/native/unwind_rows.c
 FUZZ_SRC_otlp_reader = $(CORE_SRC) build/gen/flamegraph_template.c
+FUZZ_SRC_jfr_reader = $(CORE_SRC) build/gen/flamegraph_template.c
 FUZZ_HEADERS = $(wildcard include/fg/*.h agent/*/*.h cli/*.h)
 
 .SECONDEXPANSION:

@@ -9,13 +9,27 @@
  * and entries (a key, then the value). The reader makes two passes over a
  * chunk: the metadata and the pools first (it keeps each pool entry's offset
  * and reads it when an event refers to it), then the events it knows; any
- * other event is skipped by its size. */
+ * other event is skipped by its size.
+ *
+ * The file is hostile until read. Every record passes one gate (record_at:
+ * its header within its size, its size within the chunk) before anything
+ * reads it, and each reader stays within its record. A count read from the
+ * file is never a loop bound by itself: each turn of a loop takes a byte at
+ * least, and a class that takes no bytes (no fields, or fields of such
+ * classes only) is skipped whole, never element by element. Pool entries
+ * are resolved once a key (symbols, classes, methods, frames, threads), and
+ * what the profile is built of beyond the file's own bytes (names made of
+ * several entries, stacks copied per thread) is charged to a budget of
+ * BUDGET_PER_BYTE times the file's size: past it the file is refused. So a
+ * file of N bytes is read in O(N) time and memory, but for the hash maps. */
 #include "fg/jfr_reader.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "fg/class_name.h"
 #include "fg/grow_array.h"
@@ -25,6 +39,11 @@
 
 #define HEADER_BYTES 68
 #define MAX_DEPTH 24            /* nested values and metadata elements */
+#define BUDGET_PER_BYTE 32      /* what the profile may be built of, per byte of the file */
+#define BUDGET_FLOOR (64u << 20)
+#define CLASS_NAME_MAX 600
+#define MAX_OVERLOADS 256       /* descriptors of one name kept apart */
+#define ACCEPTED "a JFR recording as the JDK (11 and later) or fgagent writes it"      /* a class frame's name, as fg_class_frame_name writes it */
 
 enum prim { P_OBJECT, P_LONG, P_BYTE, P_FLOAT, P_DOUBLE, P_STRING };
 
@@ -40,12 +59,50 @@ struct jclass {
   enum prim prim;
   struct field *fields;
   uint32_t nfields, cap;
+  uint32_t *live;               /* the fields that take bytes, in order: the only ones read */
+  uint32_t nlive;
+  int takes_bytes;              /* 0: a value of it is 0 bytes long (no fields, or such fields only) */
 };
 
 struct rd {
   const uint8_t *b;
   size_t pos, end;
   int bad;
+  const char *why;              /* what was wrong, when bad */
+  size_t bad_at;                /* where */
+};
+
+/* What lives for the whole file: the profile, threads across chunks, the budget. */
+struct run {
+  struct fg_profile *p;
+  bool lines;
+  uint64_t budget;              /* left of what the profile may be built of */
+  uint64_t seed, mult;          /* keys are scrambled with these before hashing */
+  struct fg_u64_map threads;    /* hash of (tid, java id, name) -> profile thread */
+  struct fg_u64_map overloads;  /* hash of (name, kind, bci) -> descriptors kept apart */
+};
+
+/* key -> a cached text (NULL too), for the pools read over and over */
+struct memo {
+  struct fg_u64_map index;
+  const char **text;
+  uint32_t n, cap;
+};
+
+struct method {
+  const char *cls, *name, *descriptor;
+};
+
+struct frame_memo {
+  uint32_t method;              /* index into methods, UINT32_MAX: none */
+  int32_t line, bci;
+  uint8_t kind;
+  uint32_t id;
+};
+
+struct combo_memo {
+  uint32_t stack, thread, cls, event;
+  uint32_t index;               /* the profile's stack */
 };
 
 /* One chunk's metadata and pools, and the caches that turn its keys into the profile's ids. */
@@ -53,31 +110,55 @@ struct chunk {
   const uint8_t *b;             /* the chunk */
   size_t size;
   uint64_t start_ns, start_ticks, ticks_per_s;
-  char **strings;               /* the metadata's string table */
+  struct run *run;
+  const char **strings;         /* the metadata's string table */
   uint32_t nstrings;
+  char **owned;                 /* every string the chunk's readers made */
+  uint32_t nowned, owned_cap;
   struct jclass *cls;
   uint32_t ncls, cls_cap;
   struct fg_u64_map cls_index;  /* id + 1 -> index */
-  struct fg_u64_map *pools;     /* a class index's pool: key + 1 -> offset index */
+  struct fg_u64_map *pools;     /* a class index's pool: key -> offset index */
   uint64_t *offsets;
   uint32_t noffsets, offsets_cap;
   /* the classes a reader looks entries up in, UINT64_MAX when the metadata has none */
   uint64_t t_string, t_symbol, t_class, t_method, t_stack, t_frame_type, t_thread;
-  struct fg_u64_map stack_ids;  /* stack trace key + 1 -> index into stacks */
+  struct memo strs, symbols, class_names, frame_types;
+  struct fg_u64_map method_ids; /* method key -> index into methods */
+  struct method *methods;
+  uint32_t nmethods, methods_cap;
+  struct fg_u64_map frame_ids;  /* hash of a frame_memo's key -> index into frames */
+  struct frame_memo *frames;
+  uint32_t nframes, frames_cap;
+  struct fg_u64_map combo_ids;  /* hash of a combo_memo's key -> index into combos */
+  struct combo_memo *combos;
+  uint32_t ncombos, combos_cap;
+  struct fg_u64_map stack_ids;  /* stack trace key -> index into stacks */
   uint32_t **stacks;            /* name ids, root first; [0] is the count */
   uint32_t nstacks, stacks_cap;
-  struct fg_u64_map thread_ids; /* thread key + 1 -> profile thread */
-  struct fg_u64_map class_ids;  /* class key + 1 -> frame name id */
+  struct fg_u64_map thread_ids; /* thread key -> profile thread */
+  struct fg_u64_map class_ids;  /* class key -> frame name id */
   struct fg_profile *p;
   bool lines;                   /* Java frames named at their lines, interned at their bcis */
 };
 
 /* ---- reading ---- */
 
+static void set_bad(struct rd *r, const char *why)
+{
+  if (!r->bad) {
+    r->bad = 1;
+    r->why = why;
+    r->bad_at = r->pos;
+  }
+}
+
 static int need(struct rd *r, size_t n)
 {
-  if (r->bad || n > r->end - r->pos) {
-    r->bad = 1;
+  if (r->bad)
+    return 0;
+  if (r->pos > r->end || n > r->end - r->pos) {   /* pos > end cannot pass record_at; checked all the same */
+    set_bad(r, "a value runs past the end of its event");
     return 0;
   }
   return 1;
@@ -110,6 +191,119 @@ static void rd_skip(struct rd *r, size_t n)
     r->pos += n;
 }
 
+/* A count of elements that take a byte each at least: never more than the bytes left. */
+static uint64_t rd_count(struct rd *r)
+{
+  uint64_t n = rd_long(r);
+  if (!r->bad && (r->pos > r->end || n > r->end - r->pos)) {
+    set_bad(r, "a count of elements larger than the bytes left in its event");
+    return 0;
+  }
+  return n;
+}
+
+/* The one sanity gate of a record (an event) at at, before end: its size
+ * and type varints, its header no longer than its size, its size within
+ * end. 0 with *size, *type and *body (where its fields start), or -1 with
+ * *why. Every reader of a record reads [*body, at + *size) and no more. */
+static int record_at(const uint8_t *b, size_t at, size_t end, uint64_t *size, uint64_t *type, size_t *body,
+                     const char **why)
+{
+  struct rd r = {.b = b, .pos = at, .end = end};
+  *size = rd_long(&r);
+  *type = rd_long(&r);
+  if (r.bad)
+    *why = "its size and type run past the chunk";
+  else if (*size > end - at)
+    *why = "its size runs past the chunk";
+  else if (*size < r.pos - at)
+    *why = "its size is smaller than its own size and type";
+  else
+    *body = r.pos;
+  return r.bad || *size > end - at || *size < r.pos - at ? -1 : 0;
+}
+
+/* The budget: n more of what the profile is built of. 0, or -1 (and bad) past it. */
+static int charge(struct rd *r, struct chunk *c, uint64_t n)
+{
+  if (n > c->run->budget) {
+    c->run->budget = 0;
+    set_bad(r, "what its pool entries name over and over would take more than " "32" " times the file's size");
+    return -1;
+  }
+  c->run->budget -= n;
+  return 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+/* A file's key as the maps keep it: scrambled with the run's secret, so
+ * that no file can choose keys that pile up in one probe sequence. A
+ * bijection; the one key that maps to 0 is never found (as if absent). */
+static uint64_t map_key(const struct chunk *c, uint64_t key)
+{
+  return (key ^ c->run->seed) * c->run->mult;
+}
+
+static int map_get(const struct chunk *c, const struct fg_u64_map *m, uint64_t key, uint32_t *value)
+{
+  return fg_u64_map_get(m, map_key(c, key), value);
+}
+
+static int map_put(const struct chunk *c, struct fg_u64_map *m, uint64_t key, uint32_t value)
+{
+  uint64_t k = map_key(c, key);
+  return k ? fg_u64_map_put(m, k, value) : 0;
+}
+
+/* A hash of several values, never 0, seeded with the run's secret. */
+static uint64_t hash4(const struct chunk *c, uint64_t a, uint64_t b, uint64_t d, uint64_t e)
+{
+  uint64_t h = mix(mix(mix(mix(c->run->seed, a), b), d), e);
+  return h ? h : 1;
+}
+
+/* Keeps s (malloc'd) until the chunk ends; s, or NULL when out of memory (then s is freed). */
+static char *own(struct chunk *c, char *s)
+{
+  if (s && fg_grow_array((void **)&c->owned, &c->owned_cap, sizeof *c->owned, (size_t)c->nowned + 1) != 0) {
+    free(s);
+    return NULL;
+  }
+  if (s)
+    c->owned[c->nowned++] = s;
+  return s;
+}
+
+static int memo_get(const struct chunk *c, const struct memo *m, uint64_t key, const char **text)
+{
+  uint32_t i;
+  if (!map_get(c, &m->index, key, &i))
+    return 0;
+  *text = m->text[i];
+  return 1;
+}
+
+static void memo_put(const struct chunk *c, struct memo *m, uint64_t key, const char *text)
+{
+  if (fg_grow_array((void **)&m->text, &m->cap, sizeof *m->text, (size_t)m->n + 1) != 0)
+    return;   /* not kept: read again when asked again */
+  m->text[m->n] = text;
+  if (map_put(c, &m->index, key, m->n) == 0)
+    m->n++;
+}
+
+static void memo_free(struct memo *m)
+{
+  fg_u64_map_free(&m->index);
+  free(m->text);
+}
+
 /* Appends code point cp as UTF-8. */
 static size_t put_utf8(char *o, uint32_t cp)
 {
@@ -128,29 +322,32 @@ static size_t put_utf8(char *o, uint32_t cp)
   return 3;
 }
 
-static char *string_at(struct chunk *c, uint64_t key, int depth);
+static const char *string_at(struct chunk *c, uint64_t key, int depth);
 
-/* A string value, malloc'd and NUL-ended (NULL: a null string, or out of
- * memory, or bad: then r->bad). Encodings: 0 null, 1 empty, 2 a key in the
- * java.lang.String pool, 3 UTF-8, 4 UTF-16 code units as varints, 5 Latin-1. */
-static char *rd_string(struct rd *r, struct chunk *c, int keep, int depth)
+/* A string value, NUL-ended and the chunk's (NULL: a null string, not kept,
+ * or out of memory, or bad: then r->bad). Encodings: 0 null, 1 empty, 2 a
+ * key in the java.lang.String pool, 3 UTF-8, 4 UTF-16 code units as
+ * varints, 5 Latin-1. */
+static const char *rd_string(struct rd *r, struct chunk *c, int keep, int depth)
 {
   uint8_t enc = rd_byte(r);
   if (r->bad || enc == 0)
     return NULL;
   if (enc == 1)
-    return keep ? strdup("") : NULL;
+    return keep ? "" : NULL;
   if (enc == 2) {
     uint64_t key = rd_long(r);
     return keep && !r->bad ? string_at(c, key, depth + 1) : NULL;
   }
-  uint64_t n = rd_long(r);
-  if (enc < 3 || enc > 5 || n > r->end - r->pos) {
-    r->bad = 1;
+  if (enc > 5) {
+    set_bad(r, "a string of an unknown encoding");
     return NULL;
   }
+  uint64_t n = rd_count(r);   /* bytes, or code units of a byte at least */
+  if (r->bad)
+    return NULL;
   if (enc == 3) {
-    char *s = keep ? malloc(n + 1) : NULL;
+    char *s = keep ? own(c, malloc(n + 1)) : NULL;
     if (s) {
       memcpy(s, r->b + r->pos, n);
       s[n] = '\0';
@@ -158,7 +355,7 @@ static char *rd_string(struct rd *r, struct chunk *c, int keep, int depth)
     r->pos += n;
     return s;
   }
-  char *s = keep ? malloc(3 * n + 1) : NULL;
+  char *s = keep ? own(c, malloc(3 * n + 1)) : NULL;
   size_t o = 0;
   for (uint64_t i = 0; i < n && !r->bad; i++) {
     uint32_t unit = enc == 5 ? rd_byte(r) : (uint32_t)(rd_long(r) & 0xffff);
@@ -181,11 +378,27 @@ static const struct jclass *class_of(struct chunk *c, uint64_t id)
 static const char *meta_string(struct rd *r, struct chunk *c)
 {
   uint64_t i = rd_long(r);
+  if (r->bad)
+    return "";
   if (i >= c->nstrings || !c->strings[i]) {
-    r->bad = 1;
+    set_bad(r, "an index past the metadata's string table");
     return "";
   }
   return c->strings[i];
+}
+
+/* A decimal id of the metadata ("123"): 0, or -1 when it is not one. */
+static int parse_id(const char *s, uint64_t *v)
+{
+  *v = 0;
+  size_t i = 0;
+  for (; s[i] >= '0' && s[i] <= '9' && i < 20; i++) {
+    uint64_t d = (uint64_t)(s[i] - '0');
+    if (*v > (UINT64_MAX - d) / 10)
+      return -1;
+    *v = *v * 10 + d;
+  }
+  return i > 0 && s[i] == '\0' ? 0 : -1;
 }
 
 static enum prim prim_of(const char *name)
@@ -201,15 +414,16 @@ static enum prim prim_of(const char *name)
 }
 
 /* One element of the tree and its children; a "class" element declares a
- * class, a "field" element under it one of its fields. */
+ * class, a "field" element under it one of its fields. Each element takes
+ * three bytes at least, an attribute two: the loops are bounded by bytes. */
 static void meta_element(struct rd *r, struct chunk *c, struct jclass *parent, int depth)
 {
   if (depth > MAX_DEPTH) {
-    r->bad = 1;
+    set_bad(r, "metadata elements nested deeper than 24");
     return;
   }
   const char *name = meta_string(r, c);
-  uint64_t nattr = rd_long(r);
+  uint64_t nattr = rd_count(r);
   const char *cls_name = NULL, *id = NULL, *type = NULL, *pool = NULL, *dim = NULL;
   for (uint64_t i = 0; i < nattr && !r->bad; i++) {
     const char *k = meta_string(r, c), *v = meta_string(r, c);
@@ -225,25 +439,34 @@ static void meta_element(struct rd *r, struct chunk *c, struct jclass *parent, i
       dim = v;
   }
   struct jclass *self = NULL;
+  uint64_t num = 0;
   if (!r->bad && strcmp(name, "class") == 0 && cls_name && id) {
-    if (fg_grow_array((void **)&c->cls, &c->cls_cap, sizeof *c->cls, c->ncls + 1) != 0) {
-      r->bad = 1;
+    if (parse_id(id, &num) != 0 || num == UINT64_MAX) {
+      set_bad(r, "a class id that is not a number");
+      return;
+    }
+    if (fg_grow_array((void **)&c->cls, &c->cls_cap, sizeof *c->cls, (size_t)c->ncls + 1) != 0) {
+      set_bad(r, "out of memory");
       return;
     }
     self = &c->cls[c->ncls];
-    *self = (struct jclass){.id = strtoull(id, NULL, 10), .name = cls_name, .prim = prim_of(cls_name)};
+    *self = (struct jclass){.id = num, .name = cls_name, .prim = prim_of(cls_name)};
     if (fg_u64_map_put(&c->cls_index, self->id + 1, c->ncls) != 0)
-      r->bad = 1;
+      set_bad(r, "out of memory");
     c->ncls++;
   } else if (!r->bad && strcmp(name, "field") == 0 && parent && cls_name && type) {
-    if (fg_grow_array((void **)&parent->fields, &parent->cap, sizeof *parent->fields, parent->nfields + 1) != 0) {
-      r->bad = 1;
+    if (parse_id(type, &num) != 0) {
+      set_bad(r, "a field's class id that is not a number");
       return;
     }
-    parent->fields[parent->nfields++] = (struct field){cls_name, strtoull(type, NULL, 10),
-                                                       pool && strcmp(pool, "true") == 0, dim && strcmp(dim, "0") != 0};
+    if (fg_grow_array((void **)&parent->fields, &parent->cap, sizeof *parent->fields, (size_t)parent->nfields + 1) != 0) {
+      set_bad(r, "out of memory");
+      return;
+    }
+    parent->fields[parent->nfields++] = (struct field){cls_name, num, pool && strcmp(pool, "true") == 0,
+                                                       dim && strcmp(dim, "0") != 0};
   }
-  uint64_t nchildren = rd_long(r);
+  uint64_t nchildren = rd_count(r);
   for (uint64_t i = 0; i < nchildren && !r->bad; i++) {
     /* c->cls may move as classes are added: the parent is found again by index */
     uint32_t at = self ? (uint32_t)(self - c->cls) : 0;
@@ -252,28 +475,101 @@ static void meta_element(struct rd *r, struct chunk *c, struct jclass *parent, i
   }
 }
 
+/* The class a plain field (no array, no pool key) holds a value of: its
+ * index, or -1 when the field takes bytes whatever its class (an array's
+ * count, a key) or names a class the metadata lacks (reading it fails). */
+static int64_t plain_class(const struct chunk *c, const struct field *f)
+{
+  uint32_t t;
+  if (f->array || f->pool || !fg_u64_map_get(&c->cls_index, f->type + 1, &t))
+    return -1;
+  return t;
+}
+
+/* Which classes take bytes: a primitive does, a class with a field that
+ * does; what is left takes none, cycles too (no value of them can take a
+ * byte). Worked from the primitives up over the fields reversed, so linear
+ * in the metadata's size; then each class lists its fields that take bytes. */
+static int mark_sizes(struct chunk *c)
+{
+  uint32_t n = c->ncls, nedges = 0, nqueue = 0;
+  uint32_t *start = calloc((size_t)n + 2, sizeof *start), *queue = malloc(((size_t)n + 1) * sizeof *queue);
+  uint32_t *edges = NULL;
+  int rc = -1;
+  if (!start || !queue)
+    goto out;
+  for (uint32_t k = 0; k < n; k++) {
+    struct jclass *j = &c->cls[k];
+    j->takes_bytes = j->prim != P_OBJECT;
+    for (uint32_t i = 0; i < j->nfields; i++) {
+      int64_t t = plain_class(c, &j->fields[i]);
+      if (t < 0)
+        j->takes_bytes = 1;
+      else
+        start[t + 2]++, nedges++;
+    }
+  }
+  for (uint32_t t = 0; t < n; t++)   /* start[t + 1]: where class t's users begin */
+    start[t + 2] += start[t + 1];
+  if (!(edges = malloc(((size_t)nedges + 1) * sizeof *edges)))
+    goto out;
+  for (uint32_t k = 0; k < n; k++)
+    for (uint32_t i = 0; i < c->cls[k].nfields; i++) {
+      int64_t t = plain_class(c, &c->cls[k].fields[i]);
+      if (t >= 0)
+        edges[start[t + 1]++] = k;   /* then start[t + 1] is where t's users end, start[t] where they begin */
+    }
+  for (uint32_t k = 0; k < n; k++)
+    if (c->cls[k].takes_bytes)
+      queue[nqueue++] = k;
+  while (nqueue > 0) {
+    uint32_t t = queue[--nqueue];
+    for (uint32_t e = start[t]; e < start[t + 1]; e++)
+      if (!c->cls[edges[e]].takes_bytes) {
+        c->cls[edges[e]].takes_bytes = 1;
+        queue[nqueue++] = edges[e];
+      }
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    struct jclass *j = &c->cls[k];
+    if (!(j->live = malloc(((size_t)j->nfields + 1) * sizeof *j->live)))
+      goto out;
+    for (uint32_t i = 0; i < j->nfields; i++) {
+      int64_t t = plain_class(c, &j->fields[i]);
+      if (t < 0 || c->cls[t].takes_bytes)
+        j->live[j->nlive++] = i;
+    }
+  }
+  rc = 0;
+out:
+  free(start);
+  free(queue);
+  free(edges);
+  return rc;
+}
+
 static void read_metadata(struct rd *r, struct chunk *c)
 {
   rd_long(r);   /* start */
   rd_long(r);   /* duration */
   rd_long(r);   /* metadata id */
-  uint64_t n = rd_long(r);
-  if (n > r->end - r->pos) {
-    r->bad = 1;
+  uint64_t n = rd_count(r);   /* each string takes its encoding's byte */
+  if (r->bad)
     return;
-  }
   c->strings = calloc(n ? n : 1, sizeof *c->strings);
   if (!c->strings) {
-    r->bad = 1;
+    set_bad(r, "out of memory");
     return;
   }
   c->nstrings = (uint32_t)n;
   for (uint64_t i = 0; i < n && !r->bad; i++) {
     c->strings[i] = rd_string(r, c, 1, 0);
     if (!c->strings[i] && !r->bad)
-      c->strings[i] = strdup("");
+      c->strings[i] = "";
   }
   meta_element(r, c, NULL, 0);
+  if (!r->bad && mark_sizes(c) != 0)
+    set_bad(r, "out of memory");
 }
 
 /* ---- values ---- */
@@ -287,8 +583,12 @@ static void skip_one(struct rd *r, struct chunk *c, uint64_t type, int pool, int
     return;
   }
   const struct jclass *k = class_of(c, type);
-  if (!k || depth > MAX_DEPTH) {
-    r->bad = 1;
+  if (!k) {
+    set_bad(r, "a value of a class the metadata does not declare");
+    return;
+  }
+  if (depth > MAX_DEPTH) {
+    set_bad(r, "values nested deeper than 24");
     return;
   }
   switch (k->prim) {
@@ -298,10 +598,17 @@ static void skip_one(struct rd *r, struct chunk *c, uint64_t type, int pool, int
   case P_DOUBLE: rd_skip(r, 8); return;
   case P_STRING: rd_string(r, c, 0, depth); return;
   case P_OBJECT:
-    for (uint32_t i = 0; i < k->nfields && !r->bad; i++)
-      skip_value(r, c, &k->fields[i], depth + 1);
+    for (uint32_t i = 0; i < k->nlive && !r->bad; i++)   /* each takes a byte at least */
+      skip_value(r, c, &k->fields[k->live[i]], depth + 1);
     return;
   }
+}
+
+/* Whether a value of field f takes no bytes (then n of them take none either). */
+static int takes_no_bytes(struct chunk *c, const struct field *f)
+{
+  const struct jclass *k = f->pool ? NULL : class_of(c, f->type);
+  return k && !k->takes_bytes;
 }
 
 static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int depth)
@@ -310,24 +617,25 @@ static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int
     skip_one(r, c, f->type, f->pool, depth);
     return;
   }
-  uint64_t n = rd_long(r);
-  if (n > r->end - r->pos) {   /* every element takes at least a byte */
-    r->bad = 1;
+  if (takes_no_bytes(c, f)) {   /* n times nothing: read as such, not n times */
+    rd_long(r);
     return;
   }
+  uint64_t n = rd_count(r);
   for (uint64_t i = 0; i < n && !r->bad; i++)
     skip_one(r, c, f->type, f->pool, depth);
 }
 
 /* What a reader wants of an object's fields: by name, a number (a pool key
- * too) or a string; an array of objects is handed element by element to each. */
+ * too), a string (text), or an array of objects handed element by element to each. */
 struct want {
   const char *name;
-  uint64_t num;
-  char *str;
-  int has;
+  int text;
   void (*each)(struct rd *r, struct chunk *c, const struct jclass *elem, void *ctx);
   void *ctx;
+  uint64_t num;
+  const char *str;              /* the chunk's */
+  int has;
 };
 
 static struct want *wanted(struct want *w, int n, const char *name)
@@ -341,25 +649,26 @@ static struct want *wanted(struct want *w, int n, const char *name)
 /* Reads an object of class k at r, its wanted fields into w. */
 static void read_object(struct rd *r, struct chunk *c, const struct jclass *k, struct want *w, int nw, int depth)
 {
-  for (uint32_t i = 0; i < k->nfields && !r->bad; i++) {
-    const struct field *f = &k->fields[i];
+  for (uint32_t i = 0; i < k->nlive && !r->bad; i++) {
+    const struct field *f = &k->fields[k->live[i]];
     struct want *x = wanted(w, nw, f->name);
     const struct jclass *t = x ? class_of(c, f->type) : NULL;
-    if (x && f->array && x->each && !f->pool && t && t->prim == P_OBJECT) {
-      uint64_t n = rd_long(r);
-      if (n > r->end - r->pos)
-        r->bad = 1;
+    if (x && x->each && f->array && !f->pool && t && t->prim == P_OBJECT) {
+      if (!t->takes_bytes) {
+        set_bad(r, "an array of a class that takes no bytes where objects are read");
+        return;
+      }
+      uint64_t n = rd_count(r);
       for (uint64_t e = 0; e < n && !r->bad; e++)
         x->each(r, c, t, x->ctx);
       x->has = 1;
-    } else if (x && !f->array && (f->pool || (t && t->prim == P_LONG))) {
+    } else if (x && !x->each && !x->text && !f->array && (f->pool || (t && t->prim == P_LONG))) {
       x->num = rd_long(r);
       x->has = 1;
-    } else if (x && !f->array && t && t->prim == P_BYTE) {
+    } else if (x && !x->each && !x->text && !f->array && t && t->prim == P_BYTE) {
       x->num = rd_byte(r);
       x->has = 1;
-    } else if (x && !f->array && t && t->prim == P_STRING) {
-      free(x->str);
+    } else if (x && x->text && !f->array && !f->pool && t && t->prim == P_STRING) {
       x->str = rd_string(r, c, 1, depth);
       x->has = 1;
     } else {
@@ -368,18 +677,11 @@ static void read_object(struct rd *r, struct chunk *c, const struct jclass *k, s
   }
 }
 
-static void free_wants(struct want *w, int n)
-{
-  for (int i = 0; i < n; i++)
-    free(w[i].str);
-}
-
 /* The offset of entry key of the pool of class type (0: none). */
 static uint64_t pool_offset(struct chunk *c, uint64_t type, uint64_t key)
 {
   uint32_t tindex, i;
-  if (!c->pools || key == UINT64_MAX || !fg_u64_map_get(&c->cls_index, type + 1, &tindex) ||
-      !fg_u64_map_get(&c->pools[tindex], key + 1, &i))
+  if (!c->pools || !fg_u64_map_get(&c->cls_index, type + 1, &tindex) || !map_get(c, &c->pools[tindex], key, &i))
     return 0;
   return c->offsets[i];
 }
@@ -391,38 +693,52 @@ static int read_entry(struct chunk *c, uint64_t type, uint64_t key, struct want 
   uint64_t at = k && depth <= MAX_DEPTH ? pool_offset(c, type, key) : 0;
   if (!at)
     return -1;
-  struct rd r = {c->b, at, c->size, 0};
+  struct rd r = {.b = c->b, .pos = at, .end = c->size};
   read_object(&r, c, k, w, nw, depth + 1);
   return r.bad ? -1 : 0;
 }
 
-static char *string_at(struct chunk *c, uint64_t key, int depth)
+/* The java.lang.String pool's entry key, read once (a chain of keys to
+ * keys ends at MAX_DEPTH; one that comes back to itself is NULL). */
+static const char *string_at(struct chunk *c, uint64_t key, int depth)
 {
-  uint64_t at = depth <= MAX_DEPTH ? pool_offset(c, c->t_string, key) : 0;
+  const char *s = NULL;
+  if (memo_get(c, &c->strs, key, &s) || depth > MAX_DEPTH)
+    return s;
+  uint64_t at = pool_offset(c, c->t_string, key);
   if (!at)
     return NULL;
-  struct rd r = {c->b, at, c->size, 0};
-  return rd_string(&r, c, 1, depth + 1);
+  memo_put(c, &c->strs, key, NULL);   /* while it is read: a key that leads back to it finds NULL */
+  struct rd r = {.b = c->b, .pos = at, .end = c->size};
+  s = rd_string(&r, c, 1, depth + 1);
+  uint32_t i;
+  if (map_get(c, &c->strs.index, key, &i))
+    c->strs.text[i] = r.bad ? NULL : s;
+  return r.bad ? NULL : s;
 }
 
-/* A Symbol's text (malloc'd), or NULL. */
-static char *symbol(struct chunk *c, uint64_t key)
+/* A Symbol's text, or NULL; read once a key. */
+static const char *symbol(struct chunk *c, uint64_t key)
 {
-  struct want w[] = {{.name = "string"}};
-  if (read_entry(c, c->t_symbol, key, w, 1, 0) != 0) {
-    free_wants(w, 1);
-    return NULL;
-  }
-  return w[0].str;
+  const char *s = NULL;
+  if (memo_get(c, &c->symbols, key, &s))
+    return s;
+  struct want w[] = {{.name = "string", .text = 1}};
+  s = read_entry(c, c->t_symbol, key, w, 1, 0) == 0 ? w[0].str : NULL;
+  memo_put(c, &c->symbols, key, s);
+  return s;
 }
 
-/* A Class's binary name ("java/lang/String", "[B"), malloc'd, or NULL. */
-static char *class_name(struct chunk *c, uint64_t key)
+/* A Class's binary name ("java/lang/String", "[B"), or NULL; read once a key. */
+static const char *class_name(struct chunk *c, uint64_t key)
 {
+  const char *s = NULL;
+  if (memo_get(c, &c->class_names, key, &s))
+    return s;
   struct want w[] = {{.name = "name"}};
-  if (read_entry(c, c->t_class, key, w, 1, 0) != 0 || !w[0].has)
-    return NULL;
-  return symbol(c, w[0].num);
+  s = read_entry(c, c->t_class, key, w, 1, 0) == 0 && w[0].has ? symbol(c, w[0].num) : NULL;
+  memo_put(c, &c->class_names, key, s);
+  return s;
 }
 
 /* ---- the checkpoint's pools ---- */
@@ -433,25 +749,27 @@ static void read_checkpoint(struct rd *r, struct chunk *c)
   rd_long(r);   /* duration */
   rd_long(r);   /* delta to the previous checkpoint */
   rd_byte(r);   /* its kind */
-  uint64_t npools = rd_long(r);
+  uint64_t npools = rd_count(r);   /* each pool takes two bytes at least */
   for (uint64_t p = 0; p < npools && !r->bad; p++) {
-    uint64_t type = rd_long(r), n = rd_long(r);
+    uint64_t type = rd_long(r), n = rd_count(r);   /* each entry takes its key's byte at least */
     const struct jclass *k = class_of(c, type);
     uint32_t tindex;
-    if (!k || !c->pools || !fg_u64_map_get(&c->cls_index, type + 1, &tindex) || n > r->end - r->pos) {
-      r->bad = 1;
+    if (r->bad)
+      return;
+    if (!k || !c->pools || !fg_u64_map_get(&c->cls_index, type + 1, &tindex)) {
+      set_bad(r, "a pool of a class the metadata does not declare");
       return;
     }
     struct field value = {"", type, 0, 0};
     for (uint64_t e = 0; e < n && !r->bad; e++) {
       uint64_t key = rd_long(r);
       if (key != UINT64_MAX) {   /* -1 is a key too (a deoptimization reason's none): never one fgprof looks up */
-        if (fg_grow_array((void **)&c->offsets, &c->offsets_cap, sizeof *c->offsets, c->noffsets + 1) != 0 ||
-            fg_u64_map_put(&c->pools[tindex], key + 1, c->noffsets) != 0) {
-          r->bad = 1;
+        if (fg_grow_array((void **)&c->offsets, &c->offsets_cap, sizeof *c->offsets, (size_t)c->noffsets + 1) != 0 ||
+            map_put(c, &c->pools[tindex], key, c->noffsets) != 0) {
+          set_bad(r, "out of memory");
           return;
         }
-        c->offsets[c->noffsets++] = r->pos;
+        c->offsets[c->noffsets++] = r->pos;   /* read again later as skipped now: within this checkpoint */
       }
       skip_value(r, c, &value, 0);
     }
@@ -473,6 +791,99 @@ static enum fg_frame_kind kind_of(const char *description)
   return FG_KIND_JAVA;
 }
 
+/* A frame type's kind; read once a key (key 0 is the JDK's Interpreted). */
+static enum fg_frame_kind frame_kind(struct chunk *c, uint64_t key)
+{
+  const char *s = NULL;
+  if (!memo_get(c, &c->frame_types, key, &s)) {
+    struct want d[] = {{.name = "description", .text = 1}};
+    s = read_entry(c, c->t_frame_type, key, d, 1, 0) == 0 ? d[0].str : NULL;
+    memo_put(c, &c->frame_types, key, s);
+  }
+  return kind_of(s);
+}
+
+/* The index of method key's names, read once a key; UINT32_MAX when out of memory. */
+static uint32_t method_of(struct chunk *c, uint64_t key)
+{
+  uint32_t at;
+  if (map_get(c, &c->method_ids, key, &at))
+    return at;
+  if (fg_grow_array((void **)&c->methods, &c->methods_cap, sizeof *c->methods, (size_t)c->nmethods + 1) != 0)
+    return UINT32_MAX;
+  struct method m = {0};
+  struct want w[] = {{.name = "type"}, {.name = "name"}, {.name = "descriptor"}};
+  if (read_entry(c, c->t_method, key, w, 3, 0) == 0) {
+    m.name = w[1].has ? symbol(c, w[1].num) : NULL;
+    m.cls = w[0].has && w[0].num ? class_name(c, w[0].num) : NULL;
+    m.descriptor = w[2].has ? symbol(c, w[2].num) : NULL;
+  }
+  c->methods[c->nmethods] = m;
+  if (map_put(c, &c->method_ids, key, c->nmethods) != 0)
+    return UINT32_MAX;
+  return c->nmethods++;
+}
+
+/* Whether one more overload of text (kind, bci) may be kept apart by its
+ * descriptor: the profile finds a name's overloads on one probe sequence,
+ * so a file with thousands of one name's descriptors would make each new
+ * one walk all before it. A class has a few overloads of a name; past
+ * MAX_OVERLOADS they are one frame. */
+static int overload_room(struct chunk *c, const char *text, enum fg_frame_kind kind, int32_t bci)
+{
+  uint64_t h = hash4(c, kind, (uint32_t)bci, 0, 0);
+  for (size_t i = 0; text[i]; i++)
+    h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+  h = mix(h, c->run->mult) | 1;
+  uint32_t n = 0;
+  fg_u64_map_get(&c->run->overloads, h, &n);
+  if (n >= MAX_OVERLOADS)
+    return 0;
+  return fg_u64_map_put(&c->run->overloads, h, n + 1) == 0;
+}
+
+/* The profile's name of a frame of method m (UINT32_MAX: none) of kind at
+ * line and bci (-1: none); made once for each of these. -1 when out of
+ * memory or past the budget (then r is bad). */
+static int64_t frame_id(struct rd *r, struct chunk *c, uint32_t m, enum fg_frame_kind kind, int32_t line, int32_t bci)
+{
+  uint64_t h = hash4(c, m, kind, (uint32_t)line, (uint32_t)bci);
+  uint32_t at;
+  if (fg_u64_map_get(&c->frame_ids, h, &at)) {
+    const struct frame_memo *f = &c->frames[at];
+    if (f->method == m && f->kind == kind && f->line == line && f->bci == bci)
+      return f->id;
+  }
+  const struct method *me = m == UINT32_MAX ? &(struct method){0} : &c->methods[m];
+  const char *cls = me->cls, *name = me->name, *descriptor = me->descriptor;
+  size_t len = (cls ? strlen(cls) + 1 : 0) + (name ? strlen(name) : 9) + 13;
+  if (charge(r, c, len) != 0)
+    return -1;
+  char *text = malloc(len);
+  int64_t id = -1;
+  if (text) {
+    int n = snprintf(text, len, "%s%s%s", cls && *cls ? cls : "", cls && *cls ? "." : "", name ? name : "[unknown]");
+    if (line >= 0)
+      snprintf(text + n, len - (size_t)n, ":%d", line);
+    /* a descriptor of the method's own, not a writer's stand-in: overloads apart */
+    int own_descriptor = descriptor && descriptor[0] == '(' && strcmp(descriptor, "()L;") != 0;
+    if (own_descriptor && !overload_room(c, text, kind, bci))
+      own_descriptor = 0;
+    id = fg_profile_intern_method(c->p, text, kind, bci, own_descriptor ? descriptor : NULL);
+  }
+  free(text);
+  if (id < 0) {
+    set_bad(r, "out of memory");
+    return -1;
+  }
+  if (fg_grow_array((void **)&c->frames, &c->frames_cap, sizeof *c->frames, (size_t)c->nframes + 1) == 0) {
+    c->frames[c->nframes] = (struct frame_memo){m, line, bci, (uint8_t)kind, (uint32_t)id};
+    if (fg_u64_map_put(&c->frame_ids, h, c->nframes) == 0)
+      c->nframes++;
+  }
+  return id;
+}
+
 struct frames {
   uint32_t *ids;   /* leaf first, as JFR lists them */
   uint32_t n, cap;
@@ -487,39 +898,16 @@ static void one_frame(struct rd *r, struct chunk *c, const struct jclass *elem, 
   read_object(r, c, elem, w, 4, 1);
   if (r->bad || fr->failed)
     return;
-  char *name = NULL, *cls = NULL, *description = NULL, *descriptor = NULL;
-  struct want m[] = {{.name = "type"}, {.name = "name"}, {.name = "descriptor"}};
-  if (w[0].has && read_entry(c, c->t_method, w[0].num, m, 3, 0) == 0) {
-    name = m[1].has ? symbol(c, m[1].num) : NULL;
-    cls = m[0].has && m[0].num ? class_name(c, m[0].num) : NULL;
-    descriptor = m[2].has ? symbol(c, m[2].num) : NULL;
-  }
-  struct want d[] = {{.name = "description"}};
-  if (w[1].has && read_entry(c, c->t_frame_type, w[1].num, d, 1, 0) == 0)   /* key 0 is the JDK's Interpreted */
-    description = d[0].str, d[0].str = NULL;
-  free_wants(d, 1);
-  enum fg_frame_kind kind = kind_of(description);
+  uint32_t m = w[0].has ? method_of(c, w[0].num) : UINT32_MAX;
+  enum fg_frame_kind kind = frame_kind(c, w[1].has ? w[1].num : 0);
+  const struct method *me = m == UINT32_MAX ? NULL : &c->methods[m];
   /* with lines, a Java method's frame at its line and bytecode index (JFR's int fields, as varints) */
-  int java = cls && *cls && name && kind != FG_KIND_NATIVE && kind != FG_KIND_KERNEL && kind != FG_KIND_MARKER;
+  int java = me && me->cls && *me->cls && me->name && kind != FG_KIND_NATIVE && kind != FG_KIND_KERNEL &&
+             kind != FG_KIND_MARKER;
   int32_t line = c->lines && java && w[2].has ? (int32_t)w[2].num : -1;
   int32_t bci = c->lines && java && w[3].has ? (int32_t)w[3].num : -1;
-  size_t len = (cls ? strlen(cls) + 1 : 0) + (name ? strlen(name) : 9) + 13;
-  char *text = malloc(len);
-  int64_t id = -1;
-  if (text) {
-    int n = snprintf(text, len, "%s%s%s", cls && *cls ? cls : "", cls && *cls ? "." : "", name ? name : "[unknown]");
-    if (line >= 0)
-      snprintf(text + n, len - (size_t)n, ":%d", line);
-    /* a descriptor of the method's own, not a writer's stand-in: overloads apart */
-    int own = descriptor && descriptor[0] == '(' && strcmp(descriptor, "()L;") != 0;
-    id = fg_profile_intern_method(c->p, text, kind, bci, own ? descriptor : NULL);
-  }
-  free(text);
-  free(name);
-  free(cls);
-  free(description);
-  free(descriptor);
-  if (id < 0 || fg_grow_array((void **)&fr->ids, &fr->cap, sizeof *fr->ids, fr->n + 1) != 0) {
+  int64_t id = frame_id(r, c, m, kind, line < 0 ? -1 : line, bci < 0 ? -1 : bci);
+  if (id < 0 || fg_grow_array((void **)&fr->ids, &fr->cap, sizeof *fr->ids, (size_t)fr->n + 1) != 0) {
     fr->failed = 1;
     return;
   }
@@ -527,17 +915,24 @@ static void one_frame(struct rd *r, struct chunk *c, const struct jclass *elem, 
 }
 
 /* The stack trace key's frames (index into c->stacks), read once; -1 when bad. */
-static int64_t stack_of(struct chunk *c, uint64_t key)
+static int64_t stack_of(struct rd *r, struct chunk *c, uint64_t key)
 {
   uint32_t at;
-  if (fg_u64_map_get(&c->stack_ids, key + 1, &at))
+  if (map_get(c, &c->stack_ids, key, &at))
     return at;
   struct frames fr = {0};
   struct want w[] = {{.name = "frames", .each = one_frame, .ctx = &fr}, {.name = "truncated"}};
-  int rc = key ? read_entry(c, c->t_stack, key, w, 2, 0) : 0;
-  uint32_t *ids = malloc(((size_t)fr.n + 2) * sizeof *ids);
-  if (rc != 0 || fr.failed || !ids ||
-      fg_grow_array((void **)&c->stacks, &c->stacks_cap, sizeof *c->stacks, c->nstacks + 1) != 0) {
+  const struct jclass *k = class_of(c, c->t_stack);
+  uint64_t entry = key && k ? pool_offset(c, c->t_stack, key) : 0;
+  struct rd e = {.b = c->b, .pos = entry, .end = c->size};
+  if (entry)
+    read_object(&e, c, k, w, 2, 1);
+  uint32_t *ids = e.bad || fr.failed ? NULL : malloc(((size_t)fr.n + 2) * sizeof *ids);
+  if (!ids || fg_grow_array((void **)&c->stacks, &c->stacks_cap, sizeof *c->stacks, (size_t)c->nstacks + 1) != 0) {
+    set_bad(r, e.bad ? e.why : c->run->budget == 0 ? "what its pool entries name over and over would take more "
+                                                      "than 32 times the file's size" : "out of memory");
+    if (e.bad)
+      r->bad_at = e.bad_at;   /* the entry's byte, where it went wrong */
     free(fr.ids);
     free(ids);
     return -1;
@@ -553,55 +948,84 @@ static int64_t stack_of(struct chunk *c, uint64_t key)
   ids[0] = n;
   free(fr.ids);
   c->stacks[c->nstacks] = ids;
-  if (fg_u64_map_put(&c->stack_ids, key + 1, c->nstacks) != 0)
+  if (map_put(c, &c->stack_ids, key, c->nstacks) != 0) {
+    free(ids);
+    set_bad(r, "out of memory");
     return -1;
+  }
   return c->nstacks++;
 }
 
-/* The profile thread of thread key (0: a thread JFR does not name). */
-static int64_t thread_of(struct chunk *c, uint64_t key)
+/* A thread's identity across chunks as the run's map keeps it (never 0). */
+static uint64_t thread_hash(const struct run *run, int tid, int64_t java_id, const char *name)
+{
+  uint64_t h = mix(mix(run->seed, (uint32_t)tid), (uint64_t)java_id);
+  for (size_t i = 0; name[i]; i++)
+    h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+  return mix(h, run->mult) | 1;
+}
+
+/* The profile thread of thread key (0: a thread JFR does not name); one
+ * thread of the same OS id, Java id and name in every chunk. */
+static int64_t thread_of(struct rd *r, struct chunk *c, uint64_t key)
 {
   uint32_t at;
-  if (fg_u64_map_get(&c->thread_ids, key + 1, &at))
+  if (map_get(c, &c->thread_ids, key, &at))
     return at;
-  struct want w[] = {{.name = "javaName"}, {.name = "osName"}, {.name = "osThreadId"}, {.name = "javaThreadId"}};
+  struct want w[] = {{.name = "javaName", .text = 1}, {.name = "osName", .text = 1}, {.name = "osThreadId"},
+                     {.name = "javaThreadId"}};
   if (key)
     read_entry(c, c->t_thread, key, w, 4, 0);
   const char *name = w[0].str && *w[0].str ? w[0].str : w[1].str ? w[1].str : "[unknown thread]";
-  int64_t t = -1;
-  for (uint32_t i = 0; i < c->p->nthreads && t < 0; i++)   /* the same thread in an earlier chunk */
-    if (c->p->threads[i].tid == (int)w[2].num && c->p->threads[i].java_id == (int64_t)w[3].num &&
-        strcmp(c->p->threads[i].name, name) == 0)
-      t = i;
-  if (t < 0 && (t = fg_profile_add_thread(c->p, (int)w[2].num, name)) >= 0)
-    c->p->threads[t].java_id = (int64_t)w[3].num;
-  free_wants(w, 4);
-  if (t < 0 || fg_u64_map_put(&c->thread_ids, key + 1, (uint32_t)t) != 0)
+  int tid = (int)w[2].num;
+  int64_t java_id = (int64_t)w[3].num;
+  size_t len = strlen(name);
+  if (charge(r, c, len + 16) != 0)
     return -1;
+  struct fg_profile *p = c->p;
+  uint64_t h = thread_hash(c->run, tid, java_id, name);
+  int64_t t = -1;
+  uint32_t seen;
+  if (fg_u64_map_get(&c->run->threads, h, &seen) && seen < p->nthreads && p->threads[seen].tid == tid &&
+      p->threads[seen].java_id == java_id && strcmp(p->threads[seen].name, name) == 0)
+    t = seen;   /* the same thread in an earlier chunk */
+  if (t < 0 && (t = fg_profile_add_thread(p, tid, name)) >= 0) {
+    p->threads[t].java_id = java_id;
+    if (fg_u64_map_put(&c->run->threads, h, (uint32_t)t) != 0)
+      t = -1;
+  }
+  if (t < 0 || map_put(c, &c->thread_ids, key, (uint32_t)t) != 0) {
+    set_bad(r, "out of memory");
+    return -1;
+  }
   return t;
 }
 
 /* The class frame of class key: "byte[]", "java/lang/String"; "[no class]" for none. */
-static int64_t class_frame(struct chunk *c, uint64_t key)
+static int64_t class_frame(struct rd *r, struct chunk *c, uint64_t key)
 {
   uint32_t at;
-  if (fg_u64_map_get(&c->class_ids, key + 1, &at))
+  if (map_get(c, &c->class_ids, key, &at))
     return at;
-  char *name = key ? class_name(c, key) : NULL, frame[600];
+  const char *name = key ? class_name(c, key) : NULL;
+  char frame[CLASS_NAME_MAX];
   int64_t id;
+  if (charge(r, c, (name ? strnlen(name, CLASS_NAME_MAX) : 0) + 16) != 0)
+    return -1;
   if (!name) {
     id = fg_profile_intern(c->p, "[no class]", FG_KIND_MARKER);
-  } else {
-    char sig[700];
-    snprintf(sig, sizeof sig, name[0] == '[' ? "%s" : "L%s;", name);
-    id = fg_profile_intern(c->p, fg_class_frame_name(sig, frame, sizeof frame) == 0 ? frame : name, FG_KIND_CLASS);
+  } else {   /* a name longer than any class's is cut (precision: never read past it) */
+    char shown[CLASS_NAME_MAX], sig[CLASS_NAME_MAX + 8];
+    snprintf(shown, sizeof shown, "%.*s", CLASS_NAME_MAX - 1, name);
+    snprintf(sig, sizeof sig, shown[0] == '[' ? "%s" : "L%s;", shown);
+    id = fg_profile_intern(c->p, fg_class_frame_name(sig, frame, sizeof frame) == 0 ? frame : shown, FG_KIND_CLASS);
   }
-  free(name);
-  if (id < 0 || fg_u64_map_put(&c->class_ids, key + 1, (uint32_t)id) != 0)
+  if (id < 0 || map_put(c, &c->class_ids, key, (uint32_t)id) != 0) {
+    set_bad(r, "out of memory");
     return -1;
+  }
   return id;
 }
-
 /* ---- events ---- */
 
 static uint64_t ticks_ns(const struct chunk *c, uint64_t ticks)
@@ -609,50 +1033,72 @@ static uint64_t ticks_ns(const struct chunk *c, uint64_t ticks)
   if (!c->ticks_per_s)
     return c->start_ns;
   long double d = (long double)(int64_t)(ticks - c->start_ticks) * 1e9L / (long double)c->ticks_per_s;
+  if (d >= 9.2e18L || d <= -9.2e18L)   /* a time no clock gives: converting it would be undefined */
+    d = d > 0 ? 9.2e18L : -9.2e18L;
   return c->start_ns + (uint64_t)(int64_t)d;
 }
 
-/* One known event: its stack (with a class leaf for alloc and lock) counted into the profile. */
-static int add_event(struct chunk *c, enum fg_stack_event e, const struct want *w)
+/* One known event: its stack (with a class leaf for alloc and lock) counted
+ * into the profile. A stack is copied once for each thread, event and
+ * class it is met with (charged to the budget), then only counted. */
+static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const struct want *w)
 {
   /* w: startTime, thread, stackTrace, class, weight, duration */
-  int64_t s = stack_of(c, w[2].num), t = thread_of(c, w[1].num);
-  if (s < 0 || t < 0)
+  int64_t s = stack_of(r, c, w[2].num), t = s < 0 ? -1 : thread_of(r, c, w[1].num);
+  int64_t cls = t < 0 || e == FG_STACK_CPU ? -1 : class_frame(r, c, w[3].num);
+  if (s < 0 || t < 0 || (e != FG_STACK_CPU && cls < 0))
     return -1;
   const uint32_t *ids = c->stacks[s];
   uint32_t n = ids[0];
-  uint32_t *frames = malloc(((size_t)n + 1) * sizeof *frames);
-  if (!frames)
-    return -1;
-  memcpy(frames, ids + 1, n * sizeof *frames);
+  uint64_t h = hash4(c, (uint64_t)s, (uint64_t)t, (uint64_t)cls, e);
+  uint32_t at;
+  int64_t i = -1;
+  if (fg_u64_map_get(&c->combo_ids, h, &at)) {
+    const struct combo_memo *m = &c->combos[at];
+    if (m->stack == (uint32_t)s && m->thread == (uint32_t)t && m->cls == (uint32_t)cls && m->event == e)
+      i = m->index;
+  }
+  if (i < 0) {
+    if (charge(r, c, ((uint64_t)n + 1) * sizeof *ids) != 0)
+      return -1;
+    uint32_t *frames = malloc(((size_t)n + 1) * sizeof *frames);
+    if (!frames) {
+      set_bad(r, "out of memory");
+      return -1;
+    }
+    memcpy(frames, ids + 1, n * sizeof *frames);
+    if (e != FG_STACK_CPU)
+      frames[n] = (uint32_t)cls;
+    i = fg_profile_event_stack(c->p, e, (uint32_t)t, frames, n + (e != FG_STACK_CPU));
+    free(frames);
+    if (i < 0) {
+      set_bad(r, "out of memory");
+      return -1;
+    }
+    if (fg_grow_array((void **)&c->combos, &c->combos_cap, sizeof *c->combos, (size_t)c->ncombos + 1) == 0) {
+      c->combos[c->ncombos] = (struct combo_memo){(uint32_t)s, (uint32_t)t, (uint32_t)cls, e, (uint32_t)i};
+      if (fg_u64_map_put(&c->combo_ids, h, c->ncombos) == 0)
+        c->ncombos++;
+    }
+  }
   uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
   struct fg_event_stats *st = e == FG_STACK_ALLOC ? &c->p->stats.alloc : &c->p->stats.lock;
   if (e != FG_STACK_CPU) {
-    int64_t cls = class_frame(c, w[3].num);
-    if (cls < 0) {
-      free(frames);
-      return -1;
-    }
-    frames[n++] = (uint32_t)cls;
     weight = e == FG_STACK_ALLOC ? w[4].num : ticks_ns(c, w[0].num + w[5].num) - time;
     time = e == FG_STACK_ALLOC ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */
   }
-  int64_t i = fg_profile_event_stack(c->p, e, (uint32_t)t, frames, n);
-  if (i >= 0) {
-    fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
-    if (e == FG_STACK_CPU) {
-      fg_profile_account(c->p, frames, n, 1);
-    } else {
-      c->p->stacks[i].events += events;
-      st->on = 1;
-      st->taken++;
-      st->stored++;
-      st->weight += weight;
-      st->events += events;
-    }
+  fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
+  if (e == FG_STACK_CPU) {
+    fg_profile_account(c->p, ids + 1, n, 1);   /* reads the root only */
+  } else {
+    c->p->stacks[i].events += events;
+    st->on = 1;
+    st->taken++;
+    st->stored++;
+    st->weight += weight;
+    st->events += events;
   }
-  free(frames);
-  return i < 0 ? -1 : 0;
+  return 0;
 }
 
 /* Whether an event of type is kept as lock= keeps it: a jdk.ThreadPark only
@@ -663,13 +1109,10 @@ static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
 {
   if (strcmp(type, "jdk.ThreadPark") != 0)
     return true;
-  char *name = key ? class_name(c, key) : NULL;
-  bool owned = fg_lock_owned_blocker(name);
-  free(name);
-  return owned;
+  return fg_lock_owned_blocker(key ? class_name(c, key) : NULL);
 }
 
-/* Each event of a type it knows, in the order of the chunk. */
+/* Each event of a type it knows, in the order of the chunk, each through record_at. */
 static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
 {
   static const struct { const char *type; enum fg_stack_event e; const char *thread, *cls; } kinds[] = {
@@ -684,25 +1127,25 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       if (strcmp(c->cls[i].name, kinds[k].type) == 0)
         ids[k] = c->cls[i].id;
   while (r->pos < r->end && !r->bad) {
-    size_t at = r->pos;
-    uint64_t size = rd_long(r), type = rd_long(r);
-    if (r->bad || size < 2 || size > r->end - at) {
-      r->bad = 1;
+    size_t at = r->pos, body;
+    uint64_t size, type;
+    const char *why;
+    if (record_at(r->b, at, r->end, &size, &type, &body, &why) != 0) {
+      set_bad(r, why);
       return -1;
     }
     int k = 0;
     while (k < 4 && ids[k] != type)
       k++;
-    if (k < 4) {
-      struct rd body = {r->b, r->pos, at + size, 0};
+    const struct jclass *cls = k < 4 ? class_of(c, type) : NULL;
+    if (cls) {
+      struct rd ev = {.b = r->b, .pos = body, .end = at + size};
       struct want w[] = {{.name = "startTime"}, {.name = kinds[k].thread}, {.name = "stackTrace"},
                          {.name = kinds[k].cls ? kinds[k].cls : "-"}, {.name = "weight"}, {.name = "duration"}};
-      read_object(&body, c, class_of(c, type), w, 6, 0);
-      int failed = body.bad || (owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(c, kinds[k].e, w) != 0);
-      free_wants(w, 6);
-      if (failed) {
-        r->pos = at;
-        r->bad = 1;
+      read_object(&ev, c, cls, w, 6, 0);
+      if (ev.bad || (owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(&ev, c, kinds[k].e, w) != 0)) {
+        r->pos = ev.bad_at;
+        set_bad(r, ev.why);
         return -1;
       }
       ++*known;
@@ -724,11 +1167,14 @@ static uint64_t be(const uint8_t *b, int n)
 
 static void chunk_free(struct chunk *c)
 {
-  for (uint32_t i = 0; i < c->nstrings; i++)
-    free(c->strings[i]);
   free(c->strings);
-  for (uint32_t i = 0; i < c->ncls; i++)
+  for (uint32_t i = 0; i < c->nowned; i++)
+    free(c->owned[i]);
+  free(c->owned);
+  for (uint32_t i = 0; i < c->ncls; i++) {
     free(c->cls[i].fields);
+    free(c->cls[i].live);
+  }
   free(c->cls);
   for (uint32_t i = 0; i < c->nstacks; i++)
     free(c->stacks[i]);
@@ -737,6 +1183,16 @@ static void chunk_free(struct chunk *c)
   for (uint32_t i = 0; c->pools && i < c->ncls; i++)
     fg_u64_map_free(&c->pools[i]);
   free(c->pools);
+  memo_free(&c->strs);
+  memo_free(&c->symbols);
+  memo_free(&c->class_names);
+  memo_free(&c->frame_types);
+  free(c->methods);
+  free(c->frames);
+  free(c->combos);
+  fg_u64_map_free(&c->method_ids);
+  fg_u64_map_free(&c->frame_ids);
+  fg_u64_map_free(&c->combo_ids);
   fg_u64_map_free(&c->cls_index);
   fg_u64_map_free(&c->stack_ids);
   fg_u64_map_free(&c->thread_ids);
@@ -758,9 +1214,9 @@ int fg_is_jfr(const uint8_t *data, size_t len)
 }
 
 /* One chunk at data (len bytes from it to the file's end): its events into
- * p; its size in *size. 0, or -1 with the message in err. */
-static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *source, bool lines,
-                      struct fg_profile *p, uint64_t *known, uint64_t *size, char *err, size_t errlen)
+ * run's profile; its size in *size. 0, or -1 with the message in err. */
+static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *source, struct run *run,
+                      uint64_t *known, uint64_t *size, char *err, size_t errlen)
 {
   if (len < HEADER_BYTES || !fg_is_jfr(data, len))
     return fail(err, errlen, "%s: byte %zu: not a JFR chunk (no \"FLR\" header of 68 bytes); accepted: a JDK Flight "
@@ -776,28 +1232,28 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
     return fail(err, errlen, "%s: byte %zu: integers are not compressed; accepted: recordings with compressed "
                 "integers, as every JDK writes them", source, base);
   *size = chunk;
-  struct chunk c = {.b = data, .size = chunk, .p = p, .lines = lines, .start_ns = be(data + 32, 8),
+  struct fg_profile *p = run->p;
+  struct chunk c = {.b = data, .size = chunk, .run = run, .p = p, .lines = run->lines, .start_ns = be(data + 32, 8),
                     .start_ticks = be(data + 48, 8), .ticks_per_s = be(data + 56, 8)};
-  fg_u64_map_init(&c.cls_index);
-  fg_u64_map_init(&c.stack_ids);
-  fg_u64_map_init(&c.thread_ids);
-  fg_u64_map_init(&c.class_ids);
   if (!p->stats.start_epoch_ns || c.start_ns < p->stats.start_epoch_ns)
     p->stats.start_epoch_ns = p->stats.start_ns = c.start_ns;
   uint64_t end_ns = c.start_ns + be(data + 40, 8);
   if (end_ns > p->stats.start_ns + p->stats.wall_ns)
     p->stats.wall_ns = end_ns - p->stats.start_ns;
 
-  struct rd r = {data, (size_t)meta, chunk, 0};
-  uint64_t msize = rd_long(&r), mtype = rd_long(&r);
+  uint64_t msize, mtype;
+  size_t body;
+  const char *why;
   int rc = 0;
-  if (r.bad || mtype != 0 || msize > chunk - meta) {
-    rc = fail(err, errlen, "%s: byte %zu: no metadata event where the chunk header says", source, base + meta);
+  if (record_at(data, meta, chunk, &msize, &mtype, &body, &why) != 0 || mtype != 0) {
+    rc = fail(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s; accepted: " ACCEPTED, source, base + meta,
+              mtype != 0 && !why ? "an event of another type" : why ? why : "an event of another type");
   } else {
-    r.end = meta + msize;
+    struct rd r = {.b = data, .pos = body, .end = meta + msize};
     read_metadata(&r, &c);
     if (r.bad)
-      rc = fail(err, errlen, "%s: byte %zu: the metadata event is corrupt", source, base + r.pos);
+      rc = fail(err, errlen, "%s: byte %zu: the metadata event (at byte %zu) is corrupt: %s; accepted: " ACCEPTED, source, base + r.bad_at,
+                base + meta, r.why);
     else if (!(c.pools = calloc(c.ncls ? c.ncls : 1, sizeof *c.pools)))
       rc = fail(err, errlen, "%s: out of memory", source);
     for (uint32_t i = 0; c.pools && i < c.ncls; i++)
@@ -814,28 +1270,43 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   }
   /* the pools, wherever their checkpoint events are */
   for (size_t at = HEADER_BYTES; rc == 0 && at < chunk;) {
-    struct rd e = {data, at, chunk, 0};
-    uint64_t esize = rd_long(&e), type = rd_long(&e);
-    if (e.bad || esize < 2 || esize > chunk - at) {
-      rc = fail(err, errlen, "%s: byte %zu: an event's size runs past its chunk", source, base + at);
+    uint64_t esize, type;
+    if (record_at(data, at, chunk, &esize, &type, &body, &why) != 0) {
+      rc = fail(err, errlen, "%s: byte %zu: the event there is corrupt: %s; accepted: " ACCEPTED, source, base + at, why);
       break;
     }
     if (type == 1) {
-      e.end = at + esize;
+      struct rd e = {.b = data, .pos = body, .end = at + esize};
       read_checkpoint(&e, &c);
       if (e.bad)
-        rc = fail(err, errlen, "%s: byte %zu: a constant pool is corrupt", source, base + e.pos);
+        rc = fail(err, errlen, "%s: byte %zu: a constant pool (the checkpoint event at byte %zu) is corrupt: %s; accepted: "
+                  ACCEPTED,
+                  source, base + e.bad_at, base + at, e.why);
     }
     at += esize;
   }
   if (rc == 0) {
-    struct rd ev = {data, HEADER_BYTES, chunk, 0};
+    struct rd ev = {.b = data, .pos = HEADER_BYTES, .end = chunk};
     if (read_events(&ev, &c, known) != 0)
-      rc = fail(err, errlen, "%s: byte %zu: an event is corrupt (or names a pool entry the recording lacks)", source,
-                base + ev.pos);
+      rc = fail(err, errlen, "%s: byte %zu: an event cannot be read: %s; accepted: " ACCEPTED, source, base + ev.pos,
+                ev.why ? ev.why : "it names a pool entry the recording lacks");
   }
   chunk_free(&c);
   return rc;
+}
+
+/* The run's secret for the maps' keys: not known to whoever wrote the file. */
+static void run_secret(struct run *run)
+{
+  uint64_t s[2] = {0, 0};
+  if (getrandom(s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s[0] = mix((uint64_t)ts.tv_nsec, (uint64_t)(uintptr_t)&ts);
+    s[1] = mix(s[0], (uint64_t)ts.tv_sec);
+  }
+  run->seed = s[0];
+  run->mult = s[1] | 1;   /* odd: a bijection */
 }
 
 int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines, struct fg_profile *p, char *err,
@@ -844,15 +1315,25 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
   uint64_t known = 0;
   snprintf(p->stats.event, sizeof p->stats.event, "jfr");
   snprintf(p->stats.event_detail, sizeof p->stats.event_detail, "read from a JFR recording: %s", source);
-  for (size_t at = 0; at < len;) {
+  struct run run = {.p = p, .lines = lines};
+  run.budget = (uint64_t)len * BUDGET_PER_BYTE + BUDGET_FLOOR;
+  run_secret(&run);
+  int rc = 0;
+  for (uint32_t i = 0; i < p->nthreads && rc == 0; i++) {   /* threads of an earlier file are met again */
+    uint64_t h = thread_hash(&run, p->threads[i].tid, p->threads[i].java_id, p->threads[i].name);
+    if (fg_u64_map_put(&run.threads, h, i) != 0)
+      rc = fail(err, errlen, "%s: out of memory", source);
+  }
+  for (size_t at = 0; at < len && rc == 0;) {
     uint64_t size = 0;
-    if (read_chunk(data + at, len - at, at, source, lines, p, &known, &size, err, errlen) != 0)
-      return -1;
+    rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);
     at += size;
   }
-  if (known == 0)
+  fg_u64_map_free(&run.threads);
+  fg_u64_map_free(&run.overloads);
+  if (rc == 0 && known == 0)
     return fail(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
                 "jdk.ThreadPark event; accepted: a recording with execution samples (the JDK's 'profile' or "
                 "'default' settings), allocation samples or lock events", source);
-  return 0;
+  return rc;
 }

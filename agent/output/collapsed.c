@@ -42,6 +42,8 @@ static char *stack_text(const struct fg_profile *p, const struct fg_stack *s, bo
     fg_text_add_sanitized(&t, th->name, ";\r\n");
     fg_text_addf(&t, " tid=%d]", th->tid);
   }
+  if (s->nframes == 0)   /* a sample of no frames: a line every reader of the format takes */
+    fg_text_add(&t, per_thread ? ";[no_stack]" : "[no_stack]");
   for (uint32_t i = 0; i < s->nframes; i++) {
     if (i > 0 || per_thread)
       fg_text_add(&t, ";");

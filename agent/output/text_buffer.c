@@ -83,6 +83,7 @@ char *fg_text_take(struct fg_text *t)
     return NULL;
   }
   char *b = t->buf;
+  b[t->len] = '\0';   /* a buffer nothing was added to is terminated too */
   fg_text_init(t);
   return b;
 }

@@ -15,7 +15,8 @@ void fg_text_add(struct fg_text *t, const char *s);
 void fg_text_addf(struct fg_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds s with every character of bad replaced by '_'. */
 void fg_text_add_sanitized(struct fg_text *t, const char *s, const char *bad);
-/* The text (caller frees), or NULL if any step failed. */
+/* The text (caller frees), NUL-terminated even when nothing was added, or
+ * NULL if any step failed. */
 char *fg_text_take(struct fg_text *t);
 
 #endif

@@ -7,7 +7,10 @@
  * profile keeps one. Every chunk of the file is read; types are read from
  * each chunk's metadata, so fields a JDK adds are skipped, not misread.
  * A pure decoder over a byte buffer, bounds-checked at every read: a
- * truncated or corrupt file is one error line, never a crash. */
+ * truncated or corrupt file is one error line naming the byte, never a
+ * crash; a file of N bytes takes O(N log N) time and O(N) memory, whatever
+ * it holds (what the profile is built of beyond the file's bytes is at most
+ * 32 times N plus 64 MB, past which the file is refused). */
 #ifndef FG_JFR_READER_H
 #define FG_JFR_READER_H
 
