@@ -446,10 +446,12 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
   return s;
 }
 
+/* To the attach socket: MSG_NOSIGNAL, so a JVM that exits and closes it
+ * makes this an EPIPE error instead of killing fgprof with SIGPIPE. */
 static int write_all(int fd, const char *buf, size_t n)
 {
   while (n) {
-    ssize_t w = write(fd, buf, n);
+    ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)

@@ -86,7 +86,10 @@ int fg_attach_target_read(int pid, struct fg_attach_target *t, char *err, size_t
   snprintf(path, sizeof path, "/proc/%d/root", pid);
   t->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (t->root_fd < 0) {
-    snprintf(err, errlen, "cannot open the root of process %d (%s): %s", pid, path, strerror(errno));
+    if (errno == ENOENT || errno == ESRCH)   /* it exited since its status was read */
+      snprintf(err, errlen, "no such process: %d", pid);
+    else
+      snprintf(err, errlen, "cannot open the root of process %d (%s): %s", pid, path, strerror(errno));
     return -1;
   }
   t->other_mounts = !same_mounts(pid) || !is_our_root(t->root_fd);
