@@ -247,6 +247,9 @@ static int make_trigger(const struct fg_attach_target *t, struct trigger *tr, ch
     int state = judge_trigger(t, tr, err, len);
     if (state <= 0)
       return state;
+    struct stat dir;
+    if (i == 0 && (fstat(tr->dir_fd, &dir) != 0 || dir.st_uid != t->uid))
+      continue;   /* a working directory not the JVM's user's (/, /etc): no file of theirs left there; /tmp next */
     int fd = openat(tr->dir_fd, tr->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
       /* the JVM's user's: host root is nobody to a JVM in a user namespace */

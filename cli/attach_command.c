@@ -201,10 +201,19 @@ static void print_reply(const struct fg_attach_target *t, const char *name, FILE
   FILE *f = open_reply(t, name);
   char line[4096];
   while (f && fgets(line, sizeof line, f)) {
-    if (strncmp(line, FG_ATTACH_RC, strlen(FG_ATTACH_RC)) == 0)
-      *rc = atoi(line + strlen(FG_ATTACH_RC));
-    else if (strncmp(line, FG_ATTACH_WORKING, strlen(FG_ATTACH_WORKING)) != 0)
+    if (strncmp(line, FG_ATTACH_RC, strlen(FG_ATTACH_RC)) == 0) {
+      /* the file is the JVM's user's to rewrite: a number in range, or none */
+      char *end;
+      errno = 0;
+      long v = strtol(line + strlen(FG_ATTACH_RC), &end, 10);
+      if (!errno && end != line + strlen(FG_ATTACH_RC) && (*end == '\n' || *end == '\0') && v >= 0 && v <= 255)
+        *rc = (int)v;
+    } else if (strncmp(line, FG_ATTACH_WORKING, strlen(FG_ATTACH_WORKING)) != 0) {
+      for (char *c = line; *c; c++)   /* no terminal escapes from it: control characters as '?' */
+        if (((unsigned char)*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
+          *c = '?';
       fputs(line, out);
+    }
   }
   if (f)
     fclose(f);

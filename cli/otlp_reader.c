@@ -465,6 +465,19 @@ static int push_u64(void *ctx, uint64_t v)
   return 0;
 }
 
+/* The recording's span made to hold time t (ns since 1970): a producer may
+ * leave a Profile's time or duration out. */
+static void cover(struct fg_stats *st, uint64_t t)
+{
+  if (!st->start_epoch_ns || t < st->start_epoch_ns) {
+    if (st->start_epoch_ns)
+      st->wall_ns += st->start_epoch_ns - t;
+    st->start_epoch_ns = st->start_ns = t;
+  }
+  if (t > st->start_ns + st->wall_ns)
+    st->wall_ns = t - st->start_ns;
+}
+
 static int add_sample(struct reader *rd, const struct kind *k, struct sample *s)
 {
   if (s->stack >= rd->d.nstacks && s->stack != 0) {
@@ -511,6 +524,8 @@ static int add_sample(struct reader *rd, const struct kind *k, struct sample *s)
       return -1;
     }
     uint64_t time = s->times.n ? s->times.v[i] : 0;
+    if (time)
+      cover(stats, time);
     fg_profile_count(rd->p, (uint32_t)index, count, time, 0);
     rd->samples++;
     const struct fg_stack *st = &rd->p->stacks[index];
@@ -565,13 +580,10 @@ static int read_profile(struct reader *rd, struct rd r)
     return -1;
   struct kind kd = profile_kind(rd, type, unit, period_unit, period);
   struct fg_stats *st = &rd->p->stats;
-  if (time && (!st->start_epoch_ns || time < st->start_epoch_ns)) {
-    if (st->start_epoch_ns)
-      st->wall_ns += st->start_epoch_ns - time;
-    st->start_epoch_ns = st->start_ns = time;
+  if (time) {
+    cover(st, time);
+    cover(st, time + duration);
   }
-  if (time && time + duration > st->start_ns + st->wall_ns)
-    st->wall_ns = time + duration - st->start_ns;
   if (kd.event == FG_STACK_CPU && kd.per_sample > 1)
     st->interval_ns = kd.per_sample;
   if (kd.event == FG_STACK_ALLOC && period && string_is(&rd->d, period_unit, "bytes"))

@@ -131,7 +131,7 @@ int fg_parse_time_spec(const char *text, struct fg_time_spec *out)
         return -1;
       t = timegm(&tm) - offset;
     }
-    if (t < 0)
+    if (t < 0 || (uint64_t)t > UINT64_MAX / NS_PER_S - 1)   /* past 2554: not a time in ns */
       return -1;
     *out = (struct fg_time_spec){FG_TIME_EPOCH, (uint64_t)t * NS_PER_S + tod % NS_PER_S};
     return 0;
@@ -168,12 +168,12 @@ uint64_t fg_time_spec_epoch(const struct fg_time_spec *spec, uint64_t start, uin
   tm.tm_sec = (int)(sec % 60);
   tm.tm_isdst = -1;
   time_t t = mktime(&tm);
-  uint64_t at = t < 0 ? 0 : (uint64_t)t * NS_PER_S + spec->ns % NS_PER_S;
+  uint64_t at = t < 0 || (uint64_t)t > UINT64_MAX / NS_PER_S - 1 ? 0 : (uint64_t)t * NS_PER_S + spec->ns % NS_PER_S;
   if (at < start) {   /* past midnight in a recording that ran through it */
     tm.tm_mday++;
     tm.tm_isdst = -1;
     t = mktime(&tm);
-    uint64_t next = t < 0 ? 0 : (uint64_t)t * NS_PER_S + spec->ns % NS_PER_S;
+    uint64_t next = t < 0 || (uint64_t)t > UINT64_MAX / NS_PER_S - 1 ? 0 : (uint64_t)t * NS_PER_S + spec->ns % NS_PER_S;
     if (next <= end)
       at = next;
   }
@@ -259,10 +259,11 @@ int fg_apply_time_range(struct fg_profile *p, const char *from_text, const char 
     return 2;
   }
   uint64_t start = st->start_epoch_ns, end = start + st->wall_ns;
-  uint64_t a = fg_time_spec_epoch(&from, start, end), b = fg_time_spec_epoch(&to, start, end);
+  /* no --to: to the last sample, those at the recording's very end included */
+  uint64_t a = fg_time_spec_epoch(&from, start, end), b = to_text ? fg_time_spec_epoch(&to, start, end) : UINT64_MAX;
   char ta[64], tb[64], ts[64], te[64];
   local_text(a, ta, sizeof ta);
-  local_text(b, tb, sizeof tb);
+  local_text(b == UINT64_MAX ? end : b, tb, sizeof tb);
   local_text(start, ts, sizeof ts);
   local_text(end, te, sizeof te);
   if (a >= b) {

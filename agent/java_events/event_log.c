@@ -229,7 +229,7 @@ void fg_event_log_add(struct fg_event_log *l, uint64_t key, const struct fg_even
   uint32_t share = share_of(r->event), *at = NULL;
   if (r->trace && s->of[r->event] >= share / 2 && build_index(s) == 0) {
     at = slot_of(s, r);   /* half its share spent: the rest kept for stacks the pass has no record of */
-    if (*at) {
+    if (*at && s->records[*at - 1].merged < UINT32_MAX) {   /* a full count takes a record of its own */
       struct fg_event_record *into = &s->records[*at - 1];
       into->weight += r->weight;
       into->events += r->events;

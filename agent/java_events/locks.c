@@ -113,7 +113,8 @@ static void JNICALL park_hook(JNIEnv *jni, jobject unsafe, jboolean absolute, jl
   jvm_park(jni, unsafe, absolute, time);   /* never inside enter/leave: a park may last for hours */
   uint64_t ns = fg_clock_ns(CLOCK_MONOTONIC) - began;
   if (fg_java_events_enter(a)) {
-    if (atomic_load_explicit(&park_armed, memory_order_acquire))
+    /* not a park begun before this session (it began under a stop, or the last session) */
+    if (atomic_load_explicit(&park_armed, memory_order_acquire) && began >= a->events_since_ns)
       waited(a, jni, sig, ns, 1);
     fg_java_events_leave(a);
   }

@@ -60,10 +60,12 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     char path[48];
     snprintf(path, sizeof path, "/proc/self/task/%d", tid);
     alive = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (alive < 0 && access("/proc/self/task", F_OK) == 0) {
+    if (alive < 0 && (errno == ENOENT || errno == ESRCH) && access("/proc/self/task", F_OK) == 0) {
       errno = ESRCH;   /* not a thread of this process (any more) */
       return -1;
     }
+    if (alive < 0 && (errno == EMFILE || errno == ENFILE))
+      return -1;   /* out of descriptors: said as such, not as a thread that ended */
   }
   int fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0 && copy_bytes && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
