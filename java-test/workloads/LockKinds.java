@@ -115,6 +115,11 @@ public final class LockKinds {
     long runNs = (long) (Double.parseDouble(args[0]) * 1e9), until = System.nanoTime() + runNs;
     String[] kinds = {"MONITOR_NS", "REENTRANT_NS", "WRITE_LOCK_NS", "SEMAPHORE_NS"};
     Turn[] turns = {LockKinds::onMonitor, LockKinds::onReentrant, LockKinds::onWriteLock, LockKinds::onSemaphore};
+    /* each turn once alone first: the classes its bytecode names are resolved then, not by two
+     * contenders at once (they would wait on the class loader's lock, a true monitor wait under
+     * onWriteLock that is not the write lock's) */
+    for (Turn t : turns)
+      t.take();
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     mx.setThreadContentionMonitoringEnabled(true);
     long[] waited = new long[kinds.length * 2], jvmMs = new long[kinds.length * 2];
