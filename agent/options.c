@@ -4,11 +4,11 @@
 #include "fg/sample_record.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/error_line.h"
 #include "fg/output.h"
 
 /* The floor is what a machine like the test machines can serve. Each sample
@@ -23,15 +23,6 @@
 #define MIN_RING_BYTES 4096u
 #define MAX_RING_BYTES (64u * 1024u * 1024u)
 #define MIN_MEMLIMIT (256u * 1024u)   /* the trace table's first index (128 KiB) and a chunk fit */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 /* Copies [s, s+n) into a NUL-terminated buffer. Returns -1 if it does not fit. */
 static int copy_span(char *dst, size_t dstlen, const char *s, size_t n)
@@ -204,13 +195,13 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
 {
   if (strcmp(key, "interval") == 0) {
     if (parse_interval(value, &o->interval_ns) != 0)
-      return fail(err, errlen, "fgagent: option interval='%s' is not valid; accepted: a whole "
+      return fg_error_line(err, errlen, "fgagent: option interval='%s' is not valid; accepted: a whole "
                   "number with a unit ns, us, ms or s, from 200us to 60s (e.g. interval=1ms); below 200us "
                   "the per-thread timer and the signals alone would take over 25%% of each thread's CPU", value);
   } else if (strcmp(key, "alloc") == 0) {
     uint64_t n = FG_DEFAULT_ALLOC_BYTES, scale = 1;
     if (*value && (parse_bytes(value, 1, &n, &scale) != 0 || n > (1ull << 30) / scale))
-      return fail(err, errlen, "fgagent: option alloc='%s' is not valid; accepted: alloc alone (a sample about "
+      return fg_error_line(err, errlen, "fgagent: option alloc='%s' is not valid; accepted: alloc alone (a sample about "
                   "every 512k bytes a thread allocates), or alloc=SIZE in bytes with an optional k, m or g suffix, "
                   "up to 1g (alloc=0: every allocation)", value);
     o->alloc = true;
@@ -218,7 +209,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
   } else if (strcmp(key, "lock") == 0) {
     o->lock_ns = FG_DEFAULT_LOCK_NS;
     if (*value && parse_duration(value, &o->lock_ns) != 0)
-      return fail(err, errlen, "fgagent: option lock='%s' is not valid; accepted: lock alone (waits of 10us and "
+      return fg_error_line(err, errlen, "fgagent: option lock='%s' is not valid; accepted: lock alone (waits of 10us and "
                   "longer), lock=0 (every contended wait), or lock=DURATION, a whole number with a unit ns, us, ms "
                   "or s, up to 60s (e.g. lock=1ms)", value);
     o->lock = true;
@@ -231,7 +222,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     else if (strcmp(value, "wall") == 0)
       o->event = FG_EVENT_WALL;
     else
-      return fail(err, errlen, "fgagent: option event='%s' is not valid; accepted: cpu, itimer, wall",
+      return fg_error_line(err, errlen, "fgagent: option event='%s' is not valid; accepted: cpu, itimer, wall",
                   value);
   } else if (strcmp(key, "cstack") == 0) {
     if (strcmp(value, "native") == 0)
@@ -239,7 +230,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     else if (strcmp(value, "no") == 0)
       o->cstack = FG_CSTACK_NO;
     else
-      return fail(err, errlen, "fgagent: option cstack='%s' is not valid; accepted: native, no", value);
+      return fg_error_line(err, errlen, "fgagent: option cstack='%s' is not valid; accepted: native, no", value);
   } else if (strcmp(key, "walker") == 0) {
     o->walker_asked = true;
     if (strcmp(value, "vm") == 0)
@@ -249,7 +240,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     else if (strcmp(value, "copy") == 0)
       o->walker = FG_WALKER_COPY;
     else
-      return fail(err, errlen, "fgagent: option walker='%s' is not valid; accepted: vm (fgagent's own "
+      return fg_error_line(err, errlen, "fgagent: option walker='%s' is not valid; accepted: vm (fgagent's own "
                   "walker, AsyncGetCallTrace where it cannot walk), asgct (AsyncGetCallTrace only), copy "
                   "(fgagent's walker on a copy of the stack, off the thread; event=cpu)", value);
   } else if (strcmp(key, "clock") == 0) {
@@ -261,21 +252,21 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     else if (strcmp(value, "posix") == 0)
       o->clock = FG_CLOCK_POSIX;
     else
-      return fail(err, errlen, "fgagent: option clock='%s' is not valid; accepted: auto (a POSIX CPU timer a "
+      return fg_error_line(err, errlen, "fgagent: option clock='%s' is not valid; accepted: auto (a POSIX CPU timer a "
                   "thread, a perf_events counter for threads that run 1 ms or more between context switches), "
                   "perf (a counter every thread), posix (a timer every thread)", value);
   } else if (strcmp(key, "wallthreads") == 0) {
     uint64_t d;
     const char *rest;
     if (parse_u64(value, &d, &rest) != 0 || *rest != '\0' || d < 1 || d > 100000)
-      return fail(err, errlen, "fgagent: option wallthreads='%s' is not valid; accepted: a whole "
+      return fg_error_line(err, errlen, "fgagent: option wallthreads='%s' is not valid; accepted: a whole "
                   "number from 1 to 100000", value);
     o->wall_threads = (int)d;
   } else if (strcmp(key, "depth") == 0) {
     uint64_t d;
     const char *rest;
     if (parse_u64(value, &d, &rest) != 0 || *rest != '\0' || d < 1 || d > MAX_DEPTH)
-      return fail(err, errlen, "fgagent: option depth='%s' is not valid; accepted: a whole "
+      return fg_error_line(err, errlen, "fgagent: option depth='%s' is not valid; accepted: a whole "
                   "number from 1 to %d", value, MAX_DEPTH);
     o->depth = (int)d;
   } else if (is_flag(key)) {
@@ -288,41 +279,41 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                  : strcmp(key, "kernel") == 0 ? &o->kernel
                                              : &o->recover;
     if (parse_bool(value, flag) != 0)
-      return fail(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "
+      return fg_error_line(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "
                   "true/false, yes/no, on/off, 1/0", key, value, key);
   } else if (strcmp(key, "ringsize") == 0) {
     if (parse_size(value, &o->ring_bytes) != 0)
-      return fail(err, errlen, "fgagent: option ringsize='%s' is not valid; accepted: a power "
+      return fg_error_line(err, errlen, "fgagent: option ringsize='%s' is not valid; accepted: a power "
                   "of two from 4k to 64m bytes, with an optional k or m suffix", value);
   } else if (strcmp(key, "memlimit") == 0) {
     if (parse_limit(value, &o->memlimit) != 0)
-      return fail(err, errlen, "fgagent: option memlimit='%s' is not valid; accepted: 0 (none) or a "
+      return fg_error_line(err, errlen, "fgagent: option memlimit='%s' is not valid; accepted: 0 (none) or a "
                   "size of at least 256k bytes, with an optional k, m or g suffix", value);
   } else if (strcmp(key, "file") == 0) {
     if (o->nfiles == FG_MAX_FILES)
-      return fail(err, errlen, "fgagent: option file='%s' is one too many; accepted: at most "
+      return fg_error_line(err, errlen, "fgagent: option file='%s' is one too many; accepted: at most "
                   "%d file options", value, FG_MAX_FILES);
     if (fg_format_for_path(value) == FG_FORMAT_NONE)
-      return fail(err, errlen, "fgagent: option file='%s' has no known extension; accepted: %s",
+      return fg_error_line(err, errlen, "fgagent: option file='%s' has no known extension; accepted: %s",
                   value, fg_format_extensions());
     char probe[4096];
     if (fg_expand_event_path(value, 1, 0, 1, "cpu", probe, sizeof probe) != 0 ||
         copy_span(o->files[o->nfiles], sizeof o->files[0], value, strlen(value)) != 0)
-      return fail(err, errlen, "fgagent: option file='%s' is not valid; accepted: a path of at "
+      return fg_error_line(err, errlen, "fgagent: option file='%s' is not valid; accepted: a path of at "
                   "most %zu characters in which %% is followed only by p (pid), t (time), n (loop's sequence), "
                   "e (the event) or %%",
                   value, sizeof o->files[0] - 1);
     o->nfiles++;
   } else if (strcmp(key, "loop") == 0) {
     if (parse_loop(value, &o->loop_ns) != 0)
-      return fail(err, errlen, "fgagent: option loop='%s' is not valid; accepted: a whole number with a unit "
+      return fg_error_line(err, errlen, "fgagent: option loop='%s' is not valid; accepted: a whole number with a unit "
                   "s, m or h, from 1s to 24h (e.g. loop=60s)", value);
   } else if (strcmp(key, "log") == 0) {
     if (*value == '\0' || copy_span(o->log, sizeof o->log, value, strlen(value)) != 0)
-      return fail(err, errlen, "fgagent: option log='%s' is not valid; accepted: a file path of "
+      return fg_error_line(err, errlen, "fgagent: option log='%s' is not valid; accepted: a file path of "
                   "1 to %zu characters", value, sizeof o->log - 1);
   } else {
-    return fail(err, errlen, "fgagent: unknown option '%s'; accepted: " ACCEPTED_KEYS, key);
+    return fg_error_line(err, errlen, "fgagent: unknown option '%s'; accepted: " ACCEPTED_KEYS, key);
   }
   return 0;
 }
@@ -358,28 +349,28 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     size_t len = end ? (size_t)(end - p) : strlen(p);
     char item[1024], key[64];
     if (copy_span(item, sizeof item, p, len) != 0)
-      return fail(err, errlen, "fgagent: option '%.40s...' is too long; accepted: at most %zu "
+      return fg_error_line(err, errlen, "fgagent: option '%.40s...' is too long; accepted: at most %zu "
                   "characters per option", p, sizeof item - 1);
     if (len == 0)
-      return fail(err, errlen, "fgagent: empty option in '%s'; accepted: key=value pairs "
+      return fg_error_line(err, errlen, "fgagent: empty option in '%s'; accepted: key=value pairs "
                   "separated by single commas", text);
     char *eq = strchr(item, '=');
     const char *value = eq ? eq + 1 : "";
     size_t keylen = eq ? (size_t)(eq - item) : len;
     if (copy_span(key, sizeof key, item, keylen) != 0)
-      return fail(err, errlen, "fgagent: unknown option '%.40s'; accepted: " ACCEPTED_KEYS, item);
+      return fg_error_line(err, errlen, "fgagent: unknown option '%.40s'; accepted: " ACCEPTED_KEYS, item);
     if (!eq && !is_flag(key) && (strcmp(key, "interval") == 0 || strcmp(key, "event") == 0 ||
                                  strcmp(key, "depth") == 0 || strcmp(key, "ringsize") == 0 ||
                                  strcmp(key, "memlimit") == 0 || strcmp(key, "loop") == 0 ||
                                  strcmp(key, "file") == 0 || strcmp(key, "log") == 0 ||
                                  strcmp(key, "cstack") == 0 || strcmp(key, "wallthreads") == 0 ||
                                  strcmp(key, "walker") == 0 || strcmp(key, "clock") == 0))
-      return fail(err, errlen, "fgagent: option %s has no value; accepted: %s=VALUE", key, key);
+      return fg_error_line(err, errlen, "fgagent: option %s has no value; accepted: %s=VALUE", key, key);
     if (set_option(o, key, value, err, errlen) != 0)
       return -1;
     p = end ? end + 1 : p + len;
     if (end && *p == '\0')
-      return fail(err, errlen, "fgagent: empty option at the end of '%s'; accepted: key=value "
+      return fg_error_line(err, errlen, "fgagent: empty option at the end of '%s'; accepted: key=value "
                   "pairs separated by single commas", text);
   }
 
@@ -393,26 +384,26 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   if (fg_options_nevents(o) > 1)
     for (int i = 0; i < o->nfiles; i++)
       if (!fg_format_holds_every_event(fg_format_for_path(o->files[i])) && !strstr(o->files[i], "%e"))
-        return fail(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "
+        return fg_error_line(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "
                     "several events (%s%s%s), a file name with %%e (the event's name: e.g. file=profile-%%e.html), "
                     "or a .jfr or .otlp file, which holds them all", o->files[i], o->cpu ? "event=" : "",
                     o->cpu ? (o->event == FG_EVENT_WALL ? "wall, " : o->event == FG_EVENT_ITIMER ? "itimer, " : "cpu, ")
                            : "",
                     o->alloc && o->lock ? "alloc, lock" : o->alloc ? "alloc" : "lock");
   if (o->loop_ns && o->sched)
-    return fail(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
+    return fg_error_line(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
   if (!o->walker_asked)   /* walker=copy loses to the signal's walker with many threads, virtual threads and
                              retransformed classes (results/scale.md): asked for only */
     o->walker = FG_WALKER_VM;
   if (o->clock_asked && o->event != FG_EVENT_CPU)
-    return fail(err, errlen, "fgagent: option clock= chooses event=cpu's clock; accepted: clock= with event=cpu "
+    return fg_error_line(err, errlen, "fgagent: option clock= chooses event=cpu's clock; accepted: clock= with event=cpu "
                 "(the default event), or no clock= with event=%s", o->event == FG_EVENT_WALL ? "wall" : "itimer");
   if (o->clock_asked && o->clock != FG_CLOCK_PERF && o->walker == FG_WALKER_COPY)
-    return fail(err, errlen, "fgagent: option walker=copy takes its samples from perf_events counters only; "
+    return fg_error_line(err, errlen, "fgagent: option walker=copy takes its samples from perf_events counters only; "
                 "accepted: walker=copy alone or with clock=perf, or clock=%s with walker=vm",
                 o->clock == FG_CLOCK_AUTO ? "auto" : "posix");
   if (o->walker == FG_WALKER_COPY && o->event != FG_EVENT_CPU)
-    return fail(err, errlen, "fgagent: option walker=copy needs event=cpu (its perf_events counters copy the "
+    return fg_error_line(err, errlen, "fgagent: option walker=copy needs event=cpu (its perf_events counters copy the "
                 "stacks); accepted: walker=copy with event=cpu, or walker=vm");
   return 0;
 }

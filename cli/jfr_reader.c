@@ -24,7 +24,6 @@
  * file of N bytes is read in O(N) time and memory, but for the hash maps. */
 #include "fg/jfr_reader.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include <time.h>
 
 #include "fg/class_name.h"
+#include "fg/error_line.h"
 #include "fg/grow_array.h"
 #include "fg/lock_kinds.h"
 #include "fg/profile.h"
@@ -1199,15 +1199,6 @@ static void chunk_free(struct chunk *c)
   fg_u64_map_free(&c->class_ids);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
 int fg_is_jfr(const uint8_t *data, size_t len)
 {
   return len >= 4 && memcmp(data, "FLR\0", 4) == 0;
@@ -1219,17 +1210,17 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
                       uint64_t *known, uint64_t *size, char *err, size_t errlen)
 {
   if (len < HEADER_BYTES || !fg_is_jfr(data, len))
-    return fail(err, errlen, "%s: byte %zu: not a JFR chunk (no \"FLR\" header of 68 bytes); accepted: a JDK Flight "
+    return fg_error_line(err, errlen, "%s: byte %zu: not a JFR chunk (no \"FLR\" header of 68 bytes); accepted: a JDK Flight "
                 "Recorder file", source, base);
   uint64_t major = be(data + 4, 2), chunk = be(data + 8, 8), meta = be(data + 24, 8);
   if (major != 2 && major != 1)
-    return fail(err, errlen, "%s: JFR format %llu.%llu; accepted: 1.x and 2.x (JDK 11 and later)", source,
+    return fg_error_line(err, errlen, "%s: JFR format %llu.%llu; accepted: 1.x and 2.x (JDK 11 and later)", source,
                 (unsigned long long)major, (unsigned long long)be(data + 6, 2));
   if (chunk < HEADER_BYTES || chunk > len || meta < HEADER_BYTES || meta >= chunk)
-    return fail(err, errlen, "%s: byte %zu: the chunk's size or metadata offset points past its end (a recording "
+    return fg_error_line(err, errlen, "%s: byte %zu: the chunk's size or metadata offset points past its end (a recording "
                 "cut short, or one still being written?)", source, base);
   if (!(data[67] & 1))
-    return fail(err, errlen, "%s: byte %zu: integers are not compressed; accepted: recordings with compressed "
+    return fg_error_line(err, errlen, "%s: byte %zu: integers are not compressed; accepted: recordings with compressed "
                 "integers, as every JDK writes them", source, base);
   *size = chunk;
   struct fg_profile *p = run->p;
@@ -1246,16 +1237,16 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   const char *why;
   int rc = 0;
   if (record_at(data, meta, chunk, &msize, &mtype, &body, &why) != 0 || mtype != 0) {
-    rc = fail(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s; accepted: " ACCEPTED, source, base + meta,
+    rc = fg_error_line(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s; accepted: " ACCEPTED, source, base + meta,
               mtype != 0 && !why ? "an event of another type" : why ? why : "an event of another type");
   } else {
     struct rd r = {.b = data, .pos = body, .end = meta + msize};
     read_metadata(&r, &c);
     if (r.bad)
-      rc = fail(err, errlen, "%s: byte %zu: the metadata event (at byte %zu) is corrupt: %s; accepted: " ACCEPTED, source, base + r.bad_at,
+      rc = fg_error_line(err, errlen, "%s: byte %zu: the metadata event (at byte %zu) is corrupt: %s; accepted: " ACCEPTED, source, base + r.bad_at,
                 base + meta, r.why);
     else if (!(c.pools = calloc(c.ncls ? c.ncls : 1, sizeof *c.pools)))
-      rc = fail(err, errlen, "%s: out of memory", source);
+      rc = fg_error_line(err, errlen, "%s: out of memory", source);
     for (uint32_t i = 0; c.pools && i < c.ncls; i++)
       fg_u64_map_init(&c.pools[i]);
     static const char *const names[] = {"java.lang.String", "jdk.types.Symbol", "java.lang.Class", "jdk.types.Method",
@@ -1272,14 +1263,14 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   for (size_t at = HEADER_BYTES; rc == 0 && at < chunk;) {
     uint64_t esize, type;
     if (record_at(data, at, chunk, &esize, &type, &body, &why) != 0) {
-      rc = fail(err, errlen, "%s: byte %zu: the event there is corrupt: %s; accepted: " ACCEPTED, source, base + at, why);
+      rc = fg_error_line(err, errlen, "%s: byte %zu: the event there is corrupt: %s; accepted: " ACCEPTED, source, base + at, why);
       break;
     }
     if (type == 1) {
       struct rd e = {.b = data, .pos = body, .end = at + esize};
       read_checkpoint(&e, &c);
       if (e.bad)
-        rc = fail(err, errlen, "%s: byte %zu: a constant pool (the checkpoint event at byte %zu) is corrupt: %s; accepted: "
+        rc = fg_error_line(err, errlen, "%s: byte %zu: a constant pool (the checkpoint event at byte %zu) is corrupt: %s; accepted: "
                   ACCEPTED,
                   source, base + e.bad_at, base + at, e.why);
     }
@@ -1288,7 +1279,7 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
   if (rc == 0) {
     struct rd ev = {.b = data, .pos = HEADER_BYTES, .end = chunk};
     if (read_events(&ev, &c, known) != 0)
-      rc = fail(err, errlen, "%s: byte %zu: an event cannot be read: %s; accepted: " ACCEPTED, source, base + ev.pos,
+      rc = fg_error_line(err, errlen, "%s: byte %zu: an event cannot be read: %s; accepted: " ACCEPTED, source, base + ev.pos,
                 ev.why ? ev.why : "it names a pool entry the recording lacks");
   }
   chunk_free(&c);
@@ -1322,7 +1313,7 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
   for (uint32_t i = 0; i < p->nthreads && rc == 0; i++) {   /* threads of an earlier file are met again */
     uint64_t h = thread_hash(&run, p->threads[i].tid, p->threads[i].java_id, p->threads[i].name);
     if (fg_u64_map_put(&run.threads, h, i) != 0)
-      rc = fail(err, errlen, "%s: out of memory", source);
+      rc = fg_error_line(err, errlen, "%s: out of memory", source);
   }
   for (size_t at = 0; at < len && rc == 0;) {
     uint64_t size = 0;
@@ -1332,7 +1323,7 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
   fg_u64_map_free(&run.threads);
   fg_u64_map_free(&run.overloads);
   if (rc == 0 && known == 0)
-    return fail(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
+    return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
                 "jdk.ThreadPark event; accepted: a recording with execution samples (the JDK's 'profile' or "
                 "'default' settings), allocation samples or lock events", source);
   return rc;

@@ -7,11 +7,11 @@
  * cannot make the work quadratic. */
 #include "fg/otlp_reader.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/error_line.h"
 #include "fg/grow_array.h"
 #include "fg/profile.h"
 #include "fg/u64_map.h"
@@ -40,6 +40,15 @@ static uint64_t varint(struct rd *r)
   }
   r->bad = 1;
   return 0;
+}
+
+/* n little-endian bytes (a fixed64's 8, a fixed32's 4). */
+static uint64_t little_endian(const uint8_t *b, size_t n)
+{
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; i++)
+    v |= (uint64_t)b[i] << (8 * i);
+  return v;
 }
 
 enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2, WIRE_I32 = 5 };
@@ -75,8 +84,7 @@ static int next_field(struct rd *r, struct field *f)
       r->bad = 1;
       break;
     }
-    for (size_t i = 0; i < need; i++)
-      f->v |= (uint64_t)r->b[r->pos + i] << (8 * i);
+    f->v = little_endian(r->b + r->pos, need);
     r->pos += need;
     break;
   case WIRE_LEN: {
@@ -109,8 +117,7 @@ static int each_int(const struct field *f, int fixed64, int (*add)(void *ctx, ui
     if (fixed64) {
       if (r.end - r.pos < 8)
         return -1;
-      for (int i = 0; i < 8; i++)
-        v |= (uint64_t)r.b[r.pos + i] << (8 * i);
+      v = little_endian(r.b + r.pos, 8);
       r.pos += 8;
     } else {
       v = varint(&r);
@@ -641,15 +648,6 @@ static int read_resource(struct reader *rd, struct rd r)
   return k < 0 ? -1 : 0;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
 int fg_parse_otlp(const uint8_t *data, size_t len, const char *source, struct fg_profile *p, char *err,
                   size_t errlen)
 {
@@ -665,17 +663,17 @@ int fg_parse_otlp(const uint8_t *data, size_t len, const char *source, struct fg
   int k;
   while (rc == 0 && (k = next_field(&r, &f)) > 0)
     if (f.number == 2 && f.wire == WIRE_LEN && read_dictionary(&rd.d, f.sub) != 0)
-      rc = fail(err, errlen, "%s: byte %zu: the dictionary is corrupt", source, f.sub.pos);
+      rc = fg_error_line(err, errlen, "%s: byte %zu: the dictionary is corrupt", source, f.sub.pos);
   if (rc == 0 && k < 0)
-    rc = fail(err, errlen, "%s: byte %zu: not a ProfilesData message (a field runs past its end); accepted: "
+    rc = fg_error_line(err, errlen, "%s: byte %zu: not a ProfilesData message (a field runs past its end); accepted: "
               "OpenTelemetry profiles, as fgagent's .otlp files hold them", source, r.pos);
   r = (struct rd){data, 0, len, 0};
   while (rc == 0 && (k = next_field(&r, &f)) > 0)
     if (f.number == 1 && f.wire == WIRE_LEN && read_resource(&rd, f.sub) != 0)
-      rc = fail(err, errlen, "%s: byte %zu: a profile is corrupt%s%s", source, f.sub.pos, rd.why ? ": " : "",
+      rc = fg_error_line(err, errlen, "%s: byte %zu: a profile is corrupt%s%s", source, f.sub.pos, rd.why ? ": " : "",
                 rd.why ? rd.why : "");
   if (rc == 0 && rd.samples == 0)
-    rc = fail(err, errlen, "%s: no sample in the file; accepted: OpenTelemetry profiles (a ProfilesData "
+    rc = fg_error_line(err, errlen, "%s: no sample in the file; accepted: OpenTelemetry profiles (a ProfilesData "
               "message) with samples", source);
   free(rd.d.strings);
   free(rd.d.functions);

@@ -246,15 +246,6 @@ static void profile_id(const struct fg_profile *p, enum fg_stack_event e, uint8_
   id[15] |= 1;
 }
 
-/* A packed fixed64's element. */
-static void put_le64(struct fg_bytes *o, uint64_t v)
-{
-  uint8_t b[8];
-  for (int i = 0; i < 8; i++)
-    b[i] = (uint8_t)(v >> (8 * i));
-  fg_bytes_raw(o, b, sizeof b);
-}
-
 /* The Profile of event e: its samples with their values and, when the
  * profile has their times, a timestamp each. */
 static int add_profile(struct otlp *o, struct fg_bytes *out, enum fg_stack_event e)
@@ -312,11 +303,11 @@ static int add_profile(struct otlp *o, struct fg_bytes *out, enum fg_stack_event
         left -= weight;
         fg_bytes_varint(&values, weight * k.per_count);
         uint64_t when = t->time_ns >= st->start_ns ? st->start_epoch_ns + (t->time_ns - st->start_ns) : end;
-        put_le64(&times, when);
+        fg_pb_le64(&times, when);
       }
       if (left) {   /* what the timeline had no room for: at the end */
         fg_bytes_varint(&values, left * k.per_count);
-        put_le64(&times, end);
+        fg_pb_le64(&times, end);
       }
       fg_pb_message(&m, SAMPLE_VALUES, &values);
       fg_pb_message(&m, SAMPLE_TIMESTAMPS, &times);

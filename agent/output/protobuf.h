@@ -11,6 +11,8 @@
 
 /* A varint field (int32, int64, uint64, bool; never negative here). */
 void fg_pb_int(struct fg_bytes *p, int field, uint64_t v);
+/* v as 8 little-endian bytes: a fixed64's value, or an element of a packed list of them. */
+void fg_pb_le64(struct fg_bytes *p, uint64_t v);
 /* A fixed64 field. */
 void fg_pb_fixed64(struct fg_bytes *p, int field, uint64_t v);
 /* A length-delimited field of n bytes (string, bytes). */
