@@ -213,6 +213,23 @@ heatmap_anomaly() {
     echo "$page: quiet2 against quiet1: $rows frames grew"
     [ "$rows" = 0 ] || { cat "$work/hm-quiet.txt"; return 1; }
   done
+  # every event of a session on one page, each event's whole range as its collapsed total
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=event=cpu,interval=1ms,alloc=64k,lock=0,file=$work/multi.jfr,file=$work/multi.heatmap.html" \
+    -cp build/java-test Locks 2 2 2 alloc >"$work/multi.out" 2>&1 || { tail "$work/multi.out"; return 1; }
+  local event
+  for event in cpu alloc lock; do
+    build/fgprof convert --event "$event" "$work/multi.jfr" "$work/multi-$event.collapsed" || return 1
+    want=$(awk '{ n += $NF } END { printf "%.0f", n }' "$work/multi-$event.collapsed")
+    # samples stored without a time (a full ring's overflow slots) are in the flame graph, not on the map
+    node tests/tools/heatmap-browser.mjs "$work/multi.heatmap.html" range 0 99999999999999 "$event" >"$work/multi-range.txt" || return 1
+    got=$(sed -n 's/.* UNTIMED \([0-9]*\) TOTAL \([0-9]*\)/\1 + \2/p' "$work/multi-range.txt")
+    echo "$event: whole range on the agent's page $got untimed + timed, collapsed $want"
+    [ -n "$want" ] && [ "$want" != 0 ] && [ -n "$got" ] && [ $((got)) = "$want" ] || return 1
+  done
+  # a session with no timed sample: the page loads and says so
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=alloc,file=$work/empty.heatmap.html" -cp build/java-test Hello \
+    >"$work/empty.out" 2>&1 || { tail "$work/empty.out"; return 1; }
+  node tests/tools/heatmap-browser.mjs "$work/empty.heatmap.html" empty || return 1
   build/fgprof heatmap "$work/phases-jdk.jfr" "$work/jdk.heatmap.html" || return 1
   node tests/tools/heatmap-browser.mjs "$work/jdk.heatmap.html" smoke >"$work/hm-jdk.txt" || return 1
   cat "$work/hm-jdk.txt"
