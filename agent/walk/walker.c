@@ -6,6 +6,7 @@
 
 #include "fg/clock.h"
 #include "walk/x86/frame_pop.h"
+#include "hotspot/osr_entry.h"
 #include "native/unwind_tables.h"
 #include "walk/vm_walker.h"
 #include "walk/walk_cache.h"
@@ -46,6 +47,13 @@ static int recoverable(int tick)
  * innermost first; 0 when m has none there. */
 int fg_walk_scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFrame *f, uint8_t *types, int room)
 {
+  jmethodID id = atomic_load_explicit(&m->method, memory_order_relaxed);
+  struct fg_scope_frame entering;
+  if (id && room > 0 && fg_osr_entering(m, id, pc, &entering)) {   /* no record names it (osr_entry.h) */
+    f[0] = (ASGCT_CallFrame){entering.bci, entering.method};
+    types[0] = FG_FRAME_JAVA;
+    return 1;
+  }
   int at = fg_pc_scopes_at_or_above(m->scopes, pc);
   if (at < 0)
     return 0;
@@ -189,6 +197,22 @@ static int retry_with_anchor_pc(const struct fg_walker *w, void *env, void *ucon
   atomic_signal_fence(memory_order_seq_cst);
   *pc = 0;
   return trace.num_frames;
+}
+
+/* AsyncGetCallTrace's first frame when pc, where its walk began, is in an
+ * OSR method's entry: HotSpot names it by the first debug record after pc
+ * (pc_desc_near), which there is another place's, C1's synchronization
+ * entry at bci -1 among them; the frame is the method at its entry bci
+ * (osr_entry.h). */
+static void osr_entry_bci(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *f, int n)
+{
+  if (n <= 0 || !fg_code_map_contains(w->code, pc))
+    return;
+  const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, pc);
+  jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
+  struct fg_scope_frame entering;
+  if (id && f[0].method_id == id && fg_osr_entering(m, id, pc, &entering))
+    f[0].lineno = entering.bci;
 }
 
 /* Marks the top Java frames: interpreted when pc is in the interpreter; when
@@ -478,6 +502,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   } else if (n > 0) {
     for (int i = 0; i < n && i < room; i++)
       jt[i] = FG_FRAME_JAVA;
+    osr_entry_bci(w, reached_java ? java.pc : top.pc, jf, n);
   }
   if (n > 0) {
     if (w->annotate && !recovered)

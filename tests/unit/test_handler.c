@@ -445,6 +445,44 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
   assert_string_equal(((const struct fg_code_blob *)(uintptr_t)frames[0].method_id)->name, "jint_arraycopy");
 }
 
+/* AsyncGetCallTrace names a frame in an OSR method's entry by the first
+ * debug record after its pc, another place's (C1's synchronization entry
+ * at bci -1 among them): the walker gives the method its entry bci there
+ * (osr_entry.h), and leaves any other pc's frame as it was. */
+static void an_osr_entry_frame_from_asgct_gets_its_entry_bci(void **state)
+{
+  (void)state;
+  static uint8_t method[256];
+  memset(method, 0x90, sizeof method);
+  fg_code_map_add_method(&code, (jmethodID)(uintptr_t)0x1000, method, sizeof method, NULL,
+                         &(struct fg_deopt_sites){.orig_pc = -1, .osr_entry = 100, .osr_return = 141, .entry_bci = 27},
+                         NULL);
+  uintptr_t stack[16] = {0};
+  ucontext_t uc;
+  memset(&uc, 0, sizeof uc);
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(method + 141);
+  uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&stack[2];
+  fake_frames = 2;
+  ASGCT_CallFrame frames[FRAMES];
+  uint8_t types[FRAMES];
+  struct fg_walk w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack,
+                                   (uintptr_t)(stack + 16), NULL, frames, types);
+  assert_int_equal(w.n, 2);
+  assert_ptr_equal(frames[0].method_id, (jmethodID)(uintptr_t)0x1000);
+  assert_int_equal(frames[0].lineno, 27);
+  assert_int_equal(frames[1].lineno, 1);
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(method + 142);   /* past the call */
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), NULL,
+                    frames, types);
+  assert_int_equal(w.n, 2);
+  assert_int_equal(frames[0].lineno, 0);
+  fake_base = 0x2000;                                                   /* another method's frame first */
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(method + 141);
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), NULL,
+                    frames, types);
+  assert_int_equal(frames[0].lineno, 0);
+}
+
 /* A walk that costs more than its share of the interval: the thread skips the
  * signals after it, and the next sample carries them as its weight. */
 static void a_costly_walk_is_followed_by_skipped_signals(void **state)
@@ -557,6 +595,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),
     cmocka_unit_test_setup_teardown(thread_without_env_keeps_native_frames_in_a_pool_record, setup, teardown),
     cmocka_unit_test_setup_teardown(a_stub_frame_is_popped_and_the_walk_retried, setup, teardown),
+    cmocka_unit_test_setup_teardown(an_osr_entry_frame_from_asgct_gets_its_entry_bci, setup, teardown),
     cmocka_unit_test_setup_teardown(a_costly_walk_is_followed_by_skipped_signals, setup, teardown),
     cmocka_unit_test_setup_teardown(frames_taken_from_the_call_record_are_java, setup, teardown),
   };
