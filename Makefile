@@ -211,6 +211,11 @@ build/tests/test_vm_deopt: tests/unit/test_vm_deopt.c $(VM_DEOPT_OBJ) tests/unit
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_DEOPT_OBJ) -ldl -lcmocka -o $@
 
+# verify's class lookup among the loaded classes, on a fake JVMTI and JNI.
+build/tests/test_loaded_class: tests/unit/test_loaded_class.c build/obj/agent/verify/loaded_class.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/verify/loaded_class.o -lcmocka -o $@
+
 # The walker's pc cache.
 build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_cache.o tests/unit/unit.h
 	@mkdir -p build/tests
