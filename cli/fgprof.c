@@ -1,7 +1,8 @@
 /* fgprof: converts collapsed stacks (ours or any tool's) into the formats
  * fgagent writes, compares runs, and profiles a running JVM. Exit status:
  * 0 done, 2 bad arguments or input (diff: 1 a regression; attach and
- * profile: 1 the agent refused the command, 3 the JVM is exiting). */
+ * profile: 1 the agent refused the command, 3 the JVM is exiting; convert:
+ * 4 IN bad past what was read, OUT written from that). */
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -47,6 +48,9 @@ static const char usage[] =
   "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
   "no half-written OUT. A %e in OUT writes a file for each event IN holds (or\n"
   "--event's), %e its name: fgprof convert rec.jfr rec-%e.html\n"
+  "Exit status: 0 done, 2 an error (nothing written), 4 IN is cut short or corrupt\n"
+  "(a recording of a JVM that crashed): OUT holds what was read before the bad\n"
+  "byte, which one line on standard error names.\n"
   "\n"
   "A root frame '[name tid=N]' (fgagent's threads option, async-profiler's -t)\n"
   "splits the profile per thread. Frame suffixes _[j] _[1] (compiled), _[i]\n"
@@ -405,9 +409,11 @@ int fg_cmd_convert(int argc, char **argv)
   if (fg_format_holds_every_event(fg_format_for_path(a.out)) || a.from || a.to)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
+  bool cut = false;   /* IN is bad past what was read: OUT from that, then FG_EXIT_CUT */
   if (fg_read_profile_input(a.in, a.lines, &in, err, sizeof err) != 0) {
-    fprintf(stderr, "fgprof: %s\n", err);
-    rc = 2;
+    cut = in.nstacks > 0;
+    fprintf(stderr, "fgprof: %s%s\n", err, cut ? "; OUT holds what was read before it" : "");
+    rc = cut ? 0 : 2;
   }
   bool jfr = strcmp(in.stats.event, "jfr") == 0 || strcmp(in.stats.event, "otlp") == 0;   /* threads only when asked */
   if (rc == 0 && (a.from || a.to))
@@ -420,7 +426,7 @@ int fg_cmd_convert(int argc, char **argv)
     regfree(&include);
   if (a.exclude)
     regfree(&exclude);
-  return rc;
+  return rc == 0 && cut ? FG_EXIT_CUT : rc;
 }
 
 int main(int argc, char **argv)
