@@ -199,8 +199,12 @@ static int parse_args(int argc, char **argv, struct args *a)
                  "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--event") == 0) {
-      if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
-        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock", value);
+      int e = 0;
+      while (e < FG_STACK_EVENTS && strcmp(value, fg_stack_event_name((enum fg_stack_event)e)) != 0)
+        e++;
+      if (e == FG_STACK_EVENTS)
+        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock, nativemem, nativelock, live, kernel",
+                   value);
       a->event = value;
     } else if (strcmp(arg, "--from") == 0) {
       a->from = value;
@@ -273,7 +277,7 @@ int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
     while (e < FG_STACK_EVENTS - 1 && !(present & 1u << e))
       e++;
   if (!(present & 1u << e)) {
-    char have[32] = "";
+    char have[96] = "";
     for (int k = 0; k < FG_STACK_EVENTS; k++)
       if (present & 1u << k)
         snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "",
@@ -339,7 +343,8 @@ static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, co
 {
   char err[1024];
   /* an OTLP file holds a profile for each event, unless --event picks one */
-  bool every = fg_format_for_path(path) == FG_FORMAT_OTLP && !a->event && fg_profile_events(in) != 0;
+  bool every = fg_format_holds_every_event(fg_format_for_path(path)) && fg_format_for_path(path) != FG_FORMAT_JFR &&
+               !a->event && fg_profile_events(in) != 0;
   if (!every && fg_pick_event(in, a->event, a->in) != 0)
     return 2;
   uint64_t total = 0;
@@ -424,6 +429,8 @@ int fg_cmd_convert(int argc, char **argv)
     return 2;
   }
 
+  if (fg_format_for_path(a.out) == FG_FORMAT_HEATMAP && !a.include && !a.exclude && !a.event)
+    return fg_profile_input_heatmap(a.in, a.out, a.from, a.to, a.title, "convert");
   struct fg_profile in;
   char err[1024];
   fg_profile_init(&in);
@@ -466,7 +473,9 @@ int main(int argc, char **argv)
     return fg_cmd_profile(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "diff") == 0)
     return fg_cmd_diff(argc, argv);
-  fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, --help\n",
+  if (argc >= 2 && strcmp(argv[1], "heatmap") == 0)
+    return fg_cmd_heatmap(argc, argv);
+  fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, heatmap, profile, attach, --help\n",
           argc < 2 ? "no command given" : "unknown command");
   fputs(usage, stderr);
   return 2;

@@ -22,6 +22,7 @@
  * several entries, stacks copied per thread) is charged to a budget of
  * BUDGET_PER_BYTE times the file's size: past it the file is refused. So a
  * file of N bytes is read in O(N) time and memory, but for the hash maps. */
+#include "fg/event_kinds.h"
 #include "fg/jfr_reader.h"
 
 #include <stdio.h>
@@ -1082,7 +1083,7 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
     }
   }
   uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
-  struct fg_event_stats *st = e == FG_STACK_ALLOC ? &c->p->stats.alloc : &c->p->stats.lock;
+  struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
   if (e != FG_STACK_CPU) {
     weight = e == FG_STACK_ALLOC ? w[4].num : ticks_ns(c, w[0].num + w[5].num) - time;
     time = e == FG_STACK_ALLOC ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */
@@ -1112,6 +1113,31 @@ static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
   return fg_lock_owned_blocker(key ? class_name(c, key) : NULL);
 }
 
+/* The JVM's own events the heatmap draws (fg_profile's marks), when the
+ * profile keeps room for them: GC pauses, whole collections, safepoints. */
+static const struct { const char *type; enum fg_mark_kind kind; } mark_types[] = {
+  {"jdk.GCPhasePause", FG_MARK_GC_PAUSE},
+  {"jdk.GarbageCollection", FG_MARK_GC},
+  {"jdk.SafepointBegin", FG_MARK_SAFEPOINT},
+};
+#define MARK_TYPES (sizeof mark_types / sizeof mark_types[0])
+
+static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, enum fg_mark_kind kind)
+{
+  struct want w[] = {{.name = "startTime"}, {.name = "duration"}, {.name = "name", .text = 1},
+                     {.name = "cause", .text = 1}};
+  read_object(r, c, cls, w, 4, 0);
+  if (r->bad || !w[0].has || charge(r, c, sizeof(struct fg_mark)) != 0)
+    return;
+  char label[64];
+  snprintf(label, sizeof label, "%s%s%s", w[2].str ? w[2].str : "", w[2].str && w[3].str ? ": " : "",
+           w[3].str ? w[3].str : "");
+  uint64_t start = ticks_ns(c, w[0].num);
+  uint64_t end = w[1].has ? ticks_ns(c, w[0].num + w[1].num) : start;
+  if (fg_marks_add(&c->p->marks, kind, start, end > start ? end - start : 0, label) != 0)
+    set_bad(r, "out of memory");
+}
+
 /* Each event of a type it knows, in the order of the chunk, each through record_at. */
 static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
 {
@@ -1122,10 +1148,17 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
     {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass"},
   };
   uint64_t ids[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
-  for (uint32_t i = 0; i < c->ncls; i++)
+  uint64_t mark_ids[MARK_TYPES];
+  for (size_t k = 0; k < MARK_TYPES; k++)
+    mark_ids[k] = UINT64_MAX;
+  for (uint32_t i = 0; i < c->ncls; i++) {
     for (int k = 0; k < 4; k++)
       if (strcmp(c->cls[i].name, kinds[k].type) == 0)
         ids[k] = c->cls[i].id;
+    for (size_t k = 0; k < MARK_TYPES && c->p->marks.max; k++)
+      if (strcmp(c->cls[i].name, mark_types[k].type) == 0)
+        mark_ids[k] = c->cls[i].id;
+  }
   while (r->pos < r->end && !r->bad) {
     size_t at = r->pos, body;
     uint64_t size, type;
@@ -1149,6 +1182,20 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
         return -1;
       }
       ++*known;
+    } else if (c->p->marks.max) {
+      size_t m = 0;
+      while (m < MARK_TYPES && mark_ids[m] != type)
+        m++;
+      const struct jclass *mc = m < MARK_TYPES ? class_of(c, type) : NULL;
+      if (mc) {
+        struct rd ev = {.b = r->b, .pos = body, .end = at + size};
+        read_mark(&ev, c, mc, mark_types[m].kind);
+        if (ev.bad) {
+          r->pos = ev.bad_at;
+          set_bad(r, ev.why);
+          return -1;
+        }
+      }
     }
     r->pos = at + size;
   }

@@ -39,12 +39,18 @@ enum fg_stack_event {
   FG_STACK_CPU,    /* samples of event=cpu, itimer or wall (stats.event says which) */
   FG_STACK_ALLOC,  /* bytes allocated (estimated from samples); the leaf frame is the class */
   FG_STACK_LOCK,   /* nanoseconds waited for a contended lock; the leaf frame is the lock's class */
+  FG_STACK_NATIVEMEM,  /* bytes native code allocated (malloc and its kin), or of them not freed (leak) */
+  FG_STACK_NATIVELOCK, /* nanoseconds waited for a contended pthread mutex or rwlock */
+  FG_STACK_LIVE,       /* bytes of sampled Java objects still alive at the dump; the leaf frame is the class */
+  FG_STACK_KERNEL,     /* occurrences of one kernel (perf) event: stats.kernel_event names it */
 };
-#define FG_STACK_EVENTS 3
+#define FG_STACK_EVENTS 7
 
-/* "cpu", "alloc", "lock" (FG_STACK_CPU's samples may be itimer's or wall's: stats.event says). */
+/* "cpu", "alloc", "lock", "nativemem", "nativelock", "live", "kernel"
+ * (FG_STACK_CPU's samples may be itimer's or wall's: stats.event says).
+ * Everything else known of a kind: fg/event_kinds.h. */
 const char *fg_stack_event_name(enum fg_stack_event e);
-/* The unit of a count: "samples", "bytes", "nanoseconds". */
+/* The unit of a count: "samples", "bytes", "nanoseconds", "events". */
 const char *fg_stack_event_unit(enum fg_stack_event e);
 
 struct fg_stack {
@@ -80,6 +86,31 @@ struct fg_timeline {
   uint64_t dropped;
 };
 
+/* What the JVM did besides running code, on the timeline's clock: a GC
+ * pause, a whole collection, a safepoint. The heatmap draws them beside the
+ * samples, so that a gap says why it is a gap. */
+enum fg_mark_kind { FG_MARK_GC_PAUSE, FG_MARK_GC, FG_MARK_SAFEPOINT };
+#define FG_MARK_KINDS 3
+
+struct fg_mark {
+  uint64_t time_ns;                /* its start, on the timeline's clock */
+  uint64_t duration_ns;
+  uint8_t kind;                    /* enum fg_mark_kind */
+  char label[47];                  /* "G1New: G1 Evacuation Pause", cut to fit */
+};
+
+struct fg_marks {
+  struct fg_mark *m;
+  uint32_t n, cap, max;            /* at most max kept (0: none), then counted as dropped */
+  uint64_t dropped;
+};
+
+/* Adds a mark when there is room; 0, or -1 when out of memory. */
+int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,
+                 const char *label);
+/* "gc pause", "gc", "safepoint". */
+const char *fg_mark_kind_name(enum fg_mark_kind kind);
+
 struct fg_profile {
   enum fg_stack_event event;       /* after fg_profile_select: the event of every stack; else FG_STACK_CPU */
   char **names;
@@ -105,6 +136,7 @@ struct fg_profile {
 
   struct fg_stats stats;           /* accounting that travels with the profile */
   struct fg_timeline timeline;
+  struct fg_marks marks;           /* read from a recording; copies of the profile leave them out */
 };
 
 void fg_profile_init(struct fg_profile *p);
@@ -186,6 +218,9 @@ uint64_t fg_profile_total(const struct fg_profile *p);
  * frame: a [tick] marker is a failed walk, a [thread] frame a thread with no
  * JNIEnv, [truncated] a cut Java stack, anything else a Java stack. */
 void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, uint64_t count);
+/* The tick index (fg/forte.h) a [tick] marker frame id names, else -1: the
+ * root of a failed sample. */
+int fg_profile_tick_of(const struct fg_profile *p, uint32_t id);
 /* Whether name is one of fgagent's marker frames: [tick names], [truncated], ... */
 int fg_is_known_marker(const char *name);
 
