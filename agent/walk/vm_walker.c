@@ -95,6 +95,11 @@ static void top_range(const struct fg_code_blob *m, int r, uintptr_t pc, uintptr
     to = next;
   if (r > 0 && from < fg_pc_record_pc(s, (uint32_t)r - 1))
     from = fg_pc_record_pc(s, (uint32_t)r - 1);
+  uintptr_t osr_from = m->start + m->deopt.osr_entry, osr_to = m->start + m->deopt.osr_return + 1;
+  if (m->deopt.osr_return && pc < osr_from && to > osr_from)
+    to = osr_from;   /* an OSR entry's pcs look up as its entry bci (osr_entry.h), not as the record after */
+  if (m->deopt.osr_return && pc >= osr_to && from < osr_to)
+    from = osr_to;
   uintptr_t a = pc, b = pc + 1;
   while (a > from && fg_top_pop_plan(m, a - 1) == FG_POP_COMPLETE)
     a--;
