@@ -17,6 +17,20 @@ static int past(uint64_t deadline_ns)
   return fg_clock_ns(CLOCK_MONOTONIC) > deadline_ns;
 }
 
+/* AsyncGetCallTrace's frames at bci -1 (SynchronizationEntryBCI: a record
+ * at a method's entry, C1's counter_overflow call or a synchronized
+ * method's monitorenter) at 0, as HotSpot's frames name them
+ * (compiledVFrame::bci, what GetStackTrace reports) and the VM walker does
+ * (pc_scopes.c); forte.cpp passes the raw -1 on, which is no bytecode
+ * index. */
+static int entry_bcis(ASGCT_CallFrame *f, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (f[i].lineno == -1 && f[i].method_id)
+      f[i].lineno = 0;
+  return n;
+}
+
 /* AsyncGetCallTrace from the registers r instead of the signal's, asked for
  * depth frames. */
 static int asgct_at(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct fg_regs *r,
@@ -28,7 +42,7 @@ static int asgct_at(const struct fg_walker *w, void *env, const ucontext_t *uc, 
   copy.uc_mcontext.gregs[REG_RBP] = (greg_t)r->fp;
   ASGCT_CallTrace trace = {env, 0, frames};
   w->asgct(&trace, depth, &copy);
-  return trace.num_frames;
+  return entry_bcis(frames, trace.num_frames);
 }
 
 static int asgct_from(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct fg_regs *r,
@@ -196,7 +210,7 @@ static int retry_with_anchor_pc(const struct fg_walker *w, void *env, void *ucon
   w->asgct(&trace, w->depth + 1, ucontext);
   atomic_signal_fence(memory_order_seq_cst);
   *pc = 0;
-  return trace.num_frames;
+  return entry_bcis(frames, trace.num_frames);
 }
 
 /* AsyncGetCallTrace's first frame when pc, where its walk began, is in an
@@ -478,7 +492,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   }
   ASGCT_CallTrace trace = {env, 0, jf};
   w->asgct(&trace, w->depth + 1, ucontext);
-  int n = trace.num_frames;
+  int n = entry_bcis(jf, trace.num_frames);
   int first_tick = n;
   if (n <= 0 && past(deadline_ns)) {
     res.flags |= FG_SAMPLE_BUDGET;   /* no retry: the first walk took the whole budget */
