@@ -30,6 +30,7 @@ jclass fg_loaded_class(jvmtiEnv *jvmti, JNIEnv *jni, const char *name)
     return NULL;
   jclass found = NULL;
   int several = 0;
+  (*jni)->EnsureLocalCapacity(jni, n);   /* the n references are there already: -Xcheck:jni counts them */
   for (jint i = 0; i < n; i++) {
     if (!several && named(jvmti, all[i], name)) {
       if (!found) {

@@ -61,6 +61,13 @@ static void JNICALL delete_ref(JNIEnv *env, jobject o)
   refs--;
 }
 
+static jint JNICALL ensure(JNIEnv *env, jint n)
+{
+  (void)env;
+  (void)n;
+  return 0;
+}
+
 static struct jvmtiInterface_1_ jvmti_fns;
 static const struct jvmtiInterface_1_ *jvmti_table = &jvmti_fns;
 static struct JNINativeInterface_ jni_fns;
@@ -74,6 +81,7 @@ static int setup(void **state)
   jvmti_fns.GetClassStatus = status;
   jvmti_fns.Deallocate = deallocate;
   jni_fns.DeleteLocalRef = delete_ref;
+  jni_fns.EnsureLocalCapacity = ensure;
   static const char *sigs[CLASSES] = {"Ljava/lang/Object;", "Ljava/lang/String;", "[I", "LApp;", "Ljava/lang/StringBuilder;"};
   memcpy(signatures, sigs, sizeof sigs);
   for (int i = 0; i < CLASSES; i++)
