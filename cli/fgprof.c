@@ -1,7 +1,8 @@
 /* fgprof: converts collapsed stacks (ours or any tool's) into the formats
  * fgagent writes, compares runs, and profiles a running JVM. Exit status:
  * 0 done, 2 bad arguments or input (diff: 1 a regression; attach and
- * profile: 1 the agent refused the command, 3 the JVM is exiting). */
+ * profile: 1 the agent refused the command, 3 the JVM is exiting; convert:
+ * 4 IN bad past what was read, OUT written from that). */
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -10,8 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "jfr_events.h"
 #include "fg/collapsed_reader.h"
 #include "fg/options.h"
 #include "fg/output.h"
@@ -50,6 +53,9 @@ static const char usage[] =
   "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
   "no half-written OUT. A %e in OUT writes a file for each event IN holds (or\n"
   "--event's), %e its name: fgprof convert rec.jfr rec-%e.html\n"
+  "Exit status: 0 done, 2 an error (nothing written), 4 a recording (.jfr, .otlp)\n"
+  "cut short or corrupt (a JVM that crashed): OUT holds what was read before the\n"
+  "bad byte, which one line on standard error names.\n"
   "\n"
   "A root frame '[name tid=N]' (fgagent's threads option, async-profiler's -t)\n"
   "splits the profile per thread. Frame suffixes _[j] _[1] (compiled), _[i]\n"
@@ -316,6 +322,23 @@ static int event_path(const char *out, const char *event, char *path, size_t len
   return 0;
 }
 
+/* Whether the .jfr path, written from p (read from in), holds no more events
+ * than its input's size allows (jfr_events.h): 0, or 2 with the reason said. */
+static int jfr_fits(const char *in, const struct fg_profile *p, const char *path)
+{
+  struct stat st;
+  int got = strcmp(in, "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(in, &st);
+  uint64_t bytes = got == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;   /* a pipe: the floor */
+  uint64_t events = fg_jfr_events(p), bound = fg_jfr_events_bound(bytes);
+  if (events <= bound)
+    return 0;
+  fprintf(stderr, "fgprof: %s: %" PRIu64 " events (a JFR execution sample is one event per sample its count "
+          "stands for), past the %" PRIu64 " a .jfr from %" PRIu64 " bytes of input may hold; accepted: up to "
+          "%llu + %d per input byte (another output format keeps the counts as they are)\n",
+          path, events, bound, bytes, FG_JFR_EVENTS_FLOOR, FG_JFR_EVENTS_PER_BYTE);
+  return 2;
+}
+
 /* One event of in (--event's, or the first it has) filtered and written to
  * path; in may be replaced by its selection. 0, or 2 with the reason said. */
 static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, const struct fg_filter *f,
@@ -349,6 +372,8 @@ static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, co
     fprintf(stderr, "fgprof: %s: no stack is left after --include/--exclude\n", a->in);
     rc = 2;
   }
+  if (rc == 0 && fg_format_for_path(path) == FG_FORMAT_JFR)
+    rc = jfr_fits(a->in, &out, path);
   if (rc == 0) {
     /* collapsed stacks split by thread keep their split; a recording is split when asked */
     bool threads = jfr ? a->threads : out.nthreads > 1 || (out.nthreads == 1 && strcmp(out.threads[0].name, "all") != 0);
@@ -415,11 +440,14 @@ int fg_cmd_convert(int argc, char **argv)
   if (fg_format_holds_every_event(fg_format_for_path(a.out)) || a.from || a.to)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
-  if (fg_read_profile_input(a.in, a.lines, &in, err, sizeof err) != 0) {
-    fprintf(stderr, "fgprof: %s\n", err);
-    rc = 2;
-  }
+  bool cut = false;   /* a recording bad past what was read (cut short): OUT from that, then FG_EXIT_CUT */
+  int read = fg_read_profile_input(a.in, a.lines, &in, err, sizeof err);
   bool jfr = strcmp(in.stats.event, "jfr") == 0 || strcmp(in.stats.event, "otlp") == 0;   /* threads only when asked */
+  if (read != 0) {
+    cut = jfr && in.nstacks > 0;   /* a collapsed file's bad line stays an error: it was written by hand or a tool */
+    fprintf(stderr, "fgprof: %s%s\n", err, cut ? "; OUT holds what was read before it" : "");
+    rc = cut ? 0 : 2;
+  }
   if (rc == 0 && (a.from || a.to))
     rc = fg_apply_time_range(&in, a.from, a.to, a.in, "convert");
   struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
@@ -430,7 +458,7 @@ int fg_cmd_convert(int argc, char **argv)
     regfree(&include);
   if (a.exclude)
     regfree(&exclude);
-  return rc;
+  return rc == 0 && cut ? FG_EXIT_CUT : rc;
 }
 
 int main(int argc, char **argv)

@@ -111,6 +111,14 @@ cli_errors() {
   cat "$work/err.txt"
   [ $rc -eq 2 ] && grep -q "5000000000000 samples x --interval 10000000000 ns is past 2^63 ns" "$work/err.txt" &&
     [ ! -e "$work/long.speedscope.json" ] || return 1
+  # a .jfr writes a CPU sample's count as that many events: a claim past its input's size is refused at once
+  printf 'a;b 9007199254740000\n' >"$work/claim.collapsed"
+  timeout 10 build/fgprof convert "$work/claim.collapsed" "$work/claim.jfr" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "claim.jfr: 9007199254740000 events .*past the 4194640 a .jfr from 21 bytes" "$work/err.txt" &&
+    [ ! -e "$work/claim.jfr" ] || return 1
+  printf 'a;b 4194000\n' >"$work/many.collapsed"
+  build/fgprof convert "$work/many.collapsed" "$work/many.jfr" || return 1
   build/fgprof convert --interval 18446744073709551s "$work/in.collapsed" "$out" 2>"$work/err.txt"; rc=$?
   [ $rc -eq 2 ] && grep -q "at most 2^63 ns" "$work/err.txt" || return 1
   build/fgprof --help | grep -q "Usage: fgprof convert"
