@@ -21,6 +21,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
            agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/cputimer/thread_timer.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
            agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/profile/lock_kinds.c agent/sched/switch_decoder.c agent/verify/call_site.c \
+           agent/native_mem/import_patch.c agent/native_mem/nm_queue.c agent/native_mem/leak_table.c \
            agent/native/proc_maps.c cli/attach_reply.c cli/proc_status.c agent/sampling/wall/task_files.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))
@@ -75,6 +76,9 @@ lib: build/libfgagent.so
 build/obj/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h agent/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+# The native memory hooks read their caller's registers off their own frame.
+build/obj/agent/native_mem/hooks.o: CFLAGS_LIB += -fno-omit-frame-pointer -fno-optimize-sibling-calls
 
 # The flame graph page, compiled in as one C string.
 build/gen/flamegraph_template.c: agent/output/flamegraph_template.html
@@ -290,6 +294,7 @@ fuzz: $(FUZZERS)
 	done
 
 java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test-jni/libnoperf.so \
+      build/java-test-jni/libfgnm.so build/java-test-jni/libfgnmhelper.so \
       build/java-test/retransformer.jar
 
 build/java-test/.built: $(JAVA_SRC)
@@ -313,6 +318,17 @@ build/java-test-jni/.built: java-test/jni/JniSpinner.java java-test/jni/fgspin.c
 build/java-test-jni/libfghop.so: java-test/jni/fghop.c
 	@mkdir -p build/java-test-jni
 	$(CC) -shared -fPIC -O2 -Wall -Wextra -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ $<
+
+# nativemem's and nativelock's truth (NativeMem): every site calls the allocator from its own
+# frame (no tail calls, no malloc folded into calloc), and a library it loads and unloads.
+build/java-test-jni/libfgnm.so: java-test/jni/fgnm.c
+	@mkdir -p build/java-test-jni
+	$(CC) -shared -fPIC -O2 -g -Wall -Wextra -fno-optimize-sibling-calls -fno-builtin-malloc -fno-builtin-calloc \
+	  -fno-builtin-free -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ $< -pthread -ldl
+
+build/java-test-jni/libfgnmhelper.so: java-test/jni/fgnm_helper.c
+	@mkdir -p build/java-test-jni
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -fno-builtin-malloc -fno-builtin-free -o $@ $<
 
 # perf_event_open refused in a JVM it is preloaded into (RobustnessTests).
 build/java-test-jni/libnoperf.so: java-test/jni/noperf.c
