@@ -33,7 +33,8 @@ void fg_leak_table_reset(struct fg_leak_table *t)
 {
   for (uint32_t i = 0; i <= t->mask; i++)
     atomic_store_explicit(&t->keys[i], KEY_EMPTY, memory_order_relaxed);
-  atomic_store_explicit(&t->live, 0, memory_order_release);
+  atomic_store_explicit(&t->live, 0, memory_order_relaxed);
+  atomic_store_explicit(&t->freed, 0, memory_order_release);
 }
 
 static uint32_t home(const struct fg_leak_table *t, uintptr_t addr)
@@ -71,6 +72,7 @@ int fg_leak_table_remove(struct fg_leak_table *t, uintptr_t addr)
         atomic_compare_exchange_strong_explicit(&t->keys[at], &k, KEY_TOMB, memory_order_relaxed,
                                                 memory_order_relaxed)) {
       atomic_fetch_sub_explicit(&t->live, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&t->freed, 1, memory_order_relaxed);
       return 1;
     }
   }

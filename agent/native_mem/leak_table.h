@@ -25,6 +25,7 @@ struct fg_leak_table {
   struct fg_nm_record *records;
   uint32_t mask;
   _Atomic uint64_t live;        /* addresses held (a moment's view) */
+  _Atomic uint64_t freed;       /* addresses removed since the last take (the drainer's) */
 };
 
 /* slots: a power of two. 0, or -1 when the memory is refused. */

@@ -288,5 +288,7 @@ void fg_native_mem_drain(struct fg_drainer *d)
   if (atomic_exchange(&m->leak_flush, 0))
     fg_leak_table_each(&m->leaks, add_leak, d);
   take_counts(fg_stats_event(st, FG_STACK_NATIVEMEM), &m->mem);
+  if (m->leaks.keys)
+    fg_stats_event(st, FG_STACK_NATIVEMEM)->freed += atomic_exchange(&m->leaks.freed, 0);
   take_counts(fg_stats_event(st, FG_STACK_NATIVELOCK), &m->lock);
 }
