@@ -185,10 +185,10 @@ static bool is_flag(const char *key)
          strcmp(key, "verify") == 0 || strcmp(key, "kernel") == 0 || strcmp(key, "leak") == 0;
 }
 
-#define ACCEPTED_KEYS "interval, event, clock, alloc, lock, nativemem, leak, nativelock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
+#define ACCEPTED_KEYS "interval, event, clock, alloc, lock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
                       "timeline, " \
                       "wallthreads, " \
-                      "threads, lines, ringsize, memlimit, loop, file, log"
+                      "threads, lines, ringsize, memlimit, loop, file, log, nativemem, leak, nativelock"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
                       char *err, size_t errlen)
@@ -413,6 +413,9 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
                     o->cpu ? (o->event == FG_EVENT_WALL ? "wall" : o->event == FG_EVENT_ITIMER ? "itimer" : "cpu") : "",
                     o->cpu ? names : names + 2);
   }
+  if (o->loop_ns && o->leak)
+    return fg_error_line(err, errlen, "fgagent: options loop and leak cannot be combined (a leak is what is not freed "
+                "by the session's end); accepted: one of them");
   if (o->loop_ns && o->sched)
     return fg_error_line(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
   if (!o->walker_asked)   /* walker=copy loses to the signal's walker with many threads, virtual threads and

@@ -137,6 +137,13 @@ static int make_tables(struct fg_native_mem *m, int leak, char *msg, size_t len)
   }
   if (leak && !m->leaks.keys && fg_leak_table_init(&m->leaks, FG_LEAK_SLOTS) != 0)
     return snprintf(msg, len, "the memory for leak's table was refused"), -1;
+  if (leak && !m->owners) {
+    void *o = mmap(NULL, (size_t)FG_LEAK_SLOTS * sizeof *m->owners, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (o == MAP_FAILED)
+      return snprintf(msg, len, "the memory for leak's table was refused"), -1;
+    m->owners = o;
+  }
   return 0;
 }
 
@@ -181,8 +188,10 @@ int fg_native_mem_start(struct fg_agent *a, char *msg, size_t len)
   fg_nm_queue_reset(&m->queue);
   reset_counts(&m->mem);
   reset_counts(&m->lock);
-  if (o->leak)
+  if (o->leak) {
     fg_leak_table_reset(&m->leaks);
+    memset(m->owners, 0, (size_t)FG_LEAK_SLOTS * sizeof *m->owners);
+  }
   atomic_store(&m->leak_flush, 0);
   m->interval = o->nativemem_bytes;
   m->lock_ns = o->nativelock_ns;
@@ -228,16 +237,10 @@ void fg_native_mem_stop(struct fg_agent *a)
     atomic_store(&m->leak_flush, 1);
 }
 
-/* One event into the profile under its thread, counted in es. */
-static void add_record(struct fg_drainer *d, const struct fg_nm_record *r)
+/* One event into the profile under profile thread thread, counted in its kind's stats. */
+static void add_to_thread(struct fg_drainer *d, const struct fg_nm_record *r, uint32_t thread)
 {
   struct fg_event_stats *es = fg_stats_event(&d->profile->stats, (enum fg_stack_event)r->event);
-  if (r->thread && r->thread->serial != r->serial) {   /* the record was taken again by a new thread */
-    es->no_thread++;
-    es->lost_weight += r->weight;
-    return;
-  }
-  uint32_t thread = r->thread ? fg_drainer_profile_thread(d, r->thread) : fg_drainer_unregistered_thread(d, r->tid);
   int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, -1, r->trace, 0);
   if (idx < 0) {
     es->no_memory++;
@@ -252,10 +255,41 @@ static void add_record(struct fg_drainer *d, const struct fg_nm_record *r)
   es->walked++;
 }
 
+static void add_record(struct fg_drainer *d, const struct fg_nm_record *r)
+{
+  if (r->thread && r->thread->serial != r->serial) {   /* the record was taken again by a new thread */
+    struct fg_event_stats *es = fg_stats_event(&d->profile->stats, (enum fg_stack_event)r->event);
+    es->no_thread++;
+    es->lost_weight += r->weight;
+    return;
+  }
+  add_to_thread(d, r, r->thread ? fg_drainer_profile_thread(d, r->thread) : fg_drainer_unregistered_thread(d, r->tid));
+}
+
+/* leak: each live address's thread named while its record is still its own. */
+static void name_owner(void *ctx, uintptr_t addr, const struct fg_nm_record *r)
+{
+  struct fg_drainer *d = ctx;
+  struct fg_native_mem *m = &fg_nm;
+  uint32_t slot = (uint32_t)(r - m->leaks.records);
+  struct fg_leak_owner *o = &m->owners[slot];
+  if (o->addr == addr && o->serial == r->serial)
+    return;
+  if (r->thread && r->thread->serial == r->serial)
+    *o = (struct fg_leak_owner){addr, r->serial, fg_drainer_profile_thread(d, r->thread)};
+}
+
+/* leak, at the end: an allocation not freed, under the thread that made it
+ * (named while it lived; else by its tid: it ended before any pass saw it). */
 static void add_leak(void *ctx, uintptr_t addr, const struct fg_nm_record *r)
 {
-  (void)addr;
-  add_record(ctx, r);
+  struct fg_drainer *d = ctx;
+  struct fg_native_mem *m = &fg_nm;
+  const struct fg_leak_owner *o = &m->owners[r - m->leaks.records];
+  uint32_t thread = o->addr == addr && o->serial == r->serial                ? o->thread
+                    : r->thread && r->thread->serial == r->serial ? fg_drainer_profile_thread(d, r->thread)
+                                                                  : fg_drainer_unregistered_thread(d, r->tid);
+  add_to_thread(d, r, thread);
 }
 
 /* The hooks' counts since the last pass into the profile's accounting. */
@@ -287,6 +321,8 @@ void fg_native_mem_drain(struct fg_drainer *d)
     add_record(d, &r);
   if (atomic_exchange(&m->leak_flush, 0))
     fg_leak_table_each(&m->leaks, add_leak, d);
+  else if (atomic_load_explicit(&m->leak_on, memory_order_relaxed))
+    fg_leak_table_each(&m->leaks, name_owner, d);
   take_counts(fg_stats_event(st, FG_STACK_NATIVEMEM), &m->mem);
   if (m->leaks.keys)
     fg_stats_event(st, FG_STACK_NATIVEMEM)->freed += atomic_exchange(&m->leaks.freed, 0);

@@ -36,6 +36,13 @@ struct fg_drainer;
 #define FG_NM_ROOMS 64                 /* walks under way at once; a sample finding none is lost */
 #define FG_NM_JAVA_DEPTH 2048          /* Java frames a hook's walk keeps at most */
 
+/* leak: the profile thread of the address in the same slot of the table, while its record was its thread's. */
+struct fg_leak_owner {
+  uintptr_t addr;
+  uint64_t serial;
+  uint32_t thread;
+};
+
 /* What the hooks lost, of one event (nativemem or nativelock). */
 struct fg_nm_counts {
   _Atomic uint64_t taken;        /* sampled calls (waits at or over the threshold) */
@@ -58,6 +65,8 @@ struct fg_native_mem {
   struct fg_agent *agent;
   struct fg_nm_queue queue;
   struct fg_leak_table leaks;
+  struct fg_leak_owner *owners;  /* the drainer's: the profile thread of each live address's thread, named while
+                                    it lived (an allocation outlives its thread, whose record is taken again) */
   struct fg_nm_counts mem, lock;
   _Atomic uint64_t leak_flush;   /* 1: the stop asks the drainer's last pass for the table */
   uint64_t loads_seen;           /* dlpi_adds when the objects were last patched */
