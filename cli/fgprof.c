@@ -193,8 +193,12 @@ static int parse_args(int argc, char **argv, struct args *a)
                  "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--event") == 0) {
-      if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
-        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock", value);
+      int e = 0;
+      while (e < FG_STACK_EVENTS && strcmp(value, fg_stack_event_name((enum fg_stack_event)e)) != 0)
+        e++;
+      if (e == FG_STACK_EVENTS)
+        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock, nativemem, nativelock, live, kernel",
+                   value);
       a->event = value;
     } else if (strcmp(arg, "--from") == 0) {
       a->from = value;
