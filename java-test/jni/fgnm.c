@@ -156,14 +156,19 @@ NOINLINE void nm_wrlock_site(int hold_us)
   pthread_rwlock_unlock(&rwlock);
 }
 
+/* Between turns a thread sleeps a quarter of a hold: the others take the
+ * lock meanwhile and it waits for it when it comes back (glibc's mutex
+ * is not fair: without the pause one thread takes it again and again). */
 static void *take_turns(void *arg)
 {
   struct turns *t = arg;
+  struct timespec pause = {0, (long)t->hold_us * 250};
   for (int i = 0; i < t->rounds; i++) {
     if (t->rw)
       nm_wrlock_site(t->hold_us);
     else
       nm_lock_site(t->hold_us);
+    nanosleep(&pause, NULL);
   }
   return NULL;
 }

@@ -7,7 +7,7 @@ import java.util.zip.Inflater;
 
 /**
  * nativemem's truth: libfgnm.so (java-test/jni/fgnm.c), loaded after the agent started, allocates
- * MB megabytes from each of six native sites (malloc, calloc, realloc, posix_memalign,
+ * MB/2 to 2 MB megabytes (HALVES) from each of six native sites (malloc, calloc, realloc, posix_memalign,
  * aligned_alloc; two of them keep what they allocated) on fresh threads, 4 rounds of 3 threads;
  * direct buffers from directBuffers() and Inflaters from inflaters(); between rounds a child
  * process (fork/exec) and a library loaded, called and unloaded 50 times. Prints "SITE name bytes"
@@ -19,6 +19,8 @@ public final class NativeMem {
   static final String[] SITES = {"nm_site_malloc_kept", "nm_site_malloc_freed", "nm_site_calloc_freed",
       "nm_site_realloc_freed", "nm_site_memalign_kept", "nm_site_aligned_freed"};
   static final boolean[] KEEPS = {true, false, false, false, true, false};
+  /** Each site's bytes in halves of MB: shares of 1/12 to 4/12, so that no error spreads evenly. */
+  static final int[] HALVES = {1, 3, 2, 1, 1, 4};
 
   static native long run(int site, long bytes);
   static native int dlcycle(String path, int n);
@@ -85,7 +87,7 @@ public final class NativeMem {
       for (int k = 0; k < ts.length; k++) {
         ts[k] = new Thread(() -> {
           for (int s = 0; s < SITES.length; s++) {
-            long b = run(s, perSite / 12);
+            long b = run(s, perSite * HALVES[s] / 2 / 12);
             synchronized (bytes) {
               bytes[s] += b;
             }
