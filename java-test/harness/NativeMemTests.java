@@ -177,11 +177,59 @@ final class NativeMemTests {
     accountingClosed(r, "nativelock");
   }
 
+  /**
+   * Sessions started and stopped by attach on one running JVM, each with other options:
+   * nativemem, nativelock, nativemem+leak with CPU, then CPU alone, then nativemem again; each
+   * native session writes its own event's stacks (the native sites, or the lock sites), and the JVM, allocating, forking and unloading a
+   * patched library all along, exits 0.
+   */
+  static void sessionsRestartWithOtherOptions(IntegrationTests.Jdk jdk) throws Exception {
+    Path dir = Files.createTempDirectory(IntegrationTests.runs, "nativemem-restart-");
+    Process jvm = AttachTests.startJvm(jdk, dir, List.of(), "NativeMem", jniDir().toString(), "2", "loop");
+    String pid = Long.toString(jvm.pid());
+    List<String> failures = new ArrayList<>();
+    String[][] sessions = {{"nativemem=16k", "m1.collapsed"}, {"nativelock=0", "k.collapsed"},
+        {"event=cpu,interval=1ms,nativemem=16k,leak", "p-%e.collapsed"}, {"event=cpu,interval=1ms", "c.collapsed"},
+        {"nativemem=16k", "m2.collapsed"}};
+    try {
+      Thread.sleep(700);
+      for (String[] s : sessions) {
+        AttachTests.Result start = AttachTests.fgprof(dir, "attach", pid, "start," + s[0] + ",file=" + s[1]);
+        Thread.sleep(700);
+        AttachTests.Result stop = AttachTests.fgprof(dir, "attach", pid, "stop");
+        if (start.exit() != 0 || stop.exit() != 0)
+          failures.add(s[0] + ": " + start + " " + stop);
+      }
+    } finally {
+      jvm.getOutputStream().close();
+    }
+    int exit = AttachTests.exitOf(jvm);
+    String stderr = Files.readString(dir.resolve("jvm-stderr.log"));
+    IntegrationTests.check(exit == 0 && !stderr.contains("hs_err"), "the JVM exited " + exit + ":\n" + stderr);
+    IntegrationTests.check(failures.isEmpty(), String.join("\n", failures));
+    for (String f : new String[] {"m1.collapsed", "p-nativemem.collapsed", "m2.collapsed"}) {
+      Map<String, Long> s = IntegrationTests.collapsed(dir.resolve(f));
+      IntegrationTests.check(under(s, "nm_site_malloc_kept") > 0, f + " has no nm_site_malloc_kept: " + s.keySet());
+      IntegrationTests.check(under(s, "nm_lock_site") == 0, f + " holds lock stacks");
+    }
+    Map<String, Long> leak = IntegrationTests.collapsed(dir.resolve("p-nativemem.collapsed"));
+    IntegrationTests.check(under(leak, "nm_site_malloc_freed") == 0, "the leak session has freed allocations");
+    Map<String, Long> lock = IntegrationTests.collapsed(dir.resolve("k.collapsed"));
+    IntegrationTests.check(under(lock, "nm_lock_site") > 0, "the nativelock session has no nm_lock_site");
+    IntegrationTests.check(under(lock, "nm_site_malloc_kept") == 0, "the nativelock session holds malloc stacks");
+    Matcher loops = Pattern.compile("LOOPS (\\d+)").matcher(Files.readString(dir.resolve("jvm-stdout.log")));
+    IntegrationTests.check(loops.find(), "the workload did not finish");
+    System.out.printf("    5 sessions on one JVM, %s loops of the workload: each session its own event's stacks%n",
+        loops.group(1));
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("nativemem_sites_weigh_their_bytes", NativeMemTests::sitesWeighTheirBytes),
       new IntegrationTests.Named("nativemem_under_jemalloc_and_tcmalloc",
           NativeMemTests::sitesWeighTheirBytesUnderOtherAllocators),
       new IntegrationTests.Named("nativemem_leak_names_exactly_the_unfreed_sites",
           NativeMemTests::leakNamesExactlyTheUnfreedSites),
-      new IntegrationTests.Named("nativelock_waits_match_the_threads_own", NativeMemTests::nativeLockWaitsMatchTheThreadsOwn));
+      new IntegrationTests.Named("nativelock_waits_match_the_threads_own", NativeMemTests::nativeLockWaitsMatchTheThreadsOwn),
+      new IntegrationTests.Named("nativemem_sessions_restart_with_other_options",
+          NativeMemTests::sessionsRestartWithOtherOptions));
 }

@@ -13,7 +13,8 @@ import java.util.zip.Inflater;
  * process (fork/exec) and a library loaded, called and unloaded 50 times. Prints "SITE name bytes"
  * for each site and "KEPT name" for those that keep. With "lock": native threads contend a
  * pthread mutex and a rwlock, and it prints the ns each waited.
- * Run: NativeMem JNI_DIR MB [lock THREADS ROUNDS HOLD_US]
+ * With "loop": rounds (and a contended lock) again and again until standard input closes.
+ * Run: NativeMem JNI_DIR MB [lock THREADS ROUNDS HOLD_US | loop]
  */
 public final class NativeMem {
   static final String[] SITES = {"nm_site_malloc_kept", "nm_site_malloc_freed", "nm_site_calloc_freed",
@@ -79,6 +80,29 @@ public final class NativeMem {
       return;
     }
     long perSite = Long.parseLong(args[1]) << 20;
+    if (args.length > 2 && args[2].equals("loop")) {
+      Thread reader = new Thread(() -> {
+        try {
+          while (System.in.read() >= 0) {}
+        } catch (java.io.IOException e) {
+        }
+      }, "stdin");
+      reader.start();
+      long[] waited = new long[2];
+      byte[] deflated = deflated();
+      int loops = 0;
+      while (reader.isAlive()) {
+        for (int s = 0; s < SITES.length; s++)
+          run(s, perSite * HALVES[s] / 2 / 12);
+        directBuffers(20);
+        inflaters(20, deflated);
+        contend(4, 20, 200, waited);
+        dlcycle(dir + "/libfgnmhelper.so", 5);
+        loops++;
+      }
+      System.out.println("LOOPS " + loops);
+      return;
+    }
     long[] bytes = new long[SITES.length];
     byte[] deflated = deflated();
     int unloaded = 0;
