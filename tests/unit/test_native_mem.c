@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/jfr_reader.h"
+#include "fg/output.h"
+#include "fg/profile.h"
 #include "native_mem/import_patch.h"
 #include "native_mem/leak_table.h"
 #include "native_mem/nm_queue.h"
@@ -281,6 +284,89 @@ static void import_slots_patched_restored_and_unloaded_safely(void **state)
   dlclose(z);
 }
 
+/* A nativemem and a nativelock stack (no class leaf) through fgagent's .jfr and back. */
+static void native_events_read_back_from_jfr(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 10;
+  assert_int_equal(fg_profile_add_thread(&p, 77, "worker"), 0);
+  p.stats.start_ns = 1000;
+  p.stats.start_epoch_ns = 1700000000000000000ull;
+  p.stats.wall_ns = 1000000000ull;
+  snprintf(p.stats.event, sizeof p.stats.event, "cpu");
+  p.stats.cpu_off = 1;
+  p.stats.nativemem.on = p.stats.nativelock.on = 1;
+  const char *mem[] = {"Main.main", "Main.jni", "nm_alloc"}, *lock[] = {"start_thread", "nm_lock"};
+  uint32_t ids[3];
+  for (int i = 0; i < 3; i++)
+    ids[i] = (uint32_t)fg_profile_intern(&p, mem[i], i ? FG_KIND_NATIVE : FG_KIND_JAVA);
+  int64_t m = fg_profile_event_stack(&p, FG_STACK_NATIVEMEM, 0, ids, 3);
+  fg_profile_count(&p, (uint32_t)m, 1234567, 2000, 0);
+  for (int i = 0; i < 2; i++)
+    ids[i] = (uint32_t)fg_profile_intern(&p, lock[i], FG_KIND_NATIVE);
+  int64_t l = fg_profile_event_stack(&p, FG_STACK_NATIVELOCK, 0, ids, 2);
+  fg_profile_count(&p, (uint32_t)l, 7000000, 9000000, 0);
+  char *data;
+  size_t len;
+  FILE *out = open_memstream(&data, &len);
+  struct fg_output_settings cfg = {0};
+  assert_int_equal(fg_write_jfr(out, &p, &cfg), 0);
+  fclose(out);
+  fg_profile_free(&p);
+  struct fg_profile back;
+  fg_profile_init(&back);
+  char err[512];
+  if (fg_parse_jfr((unsigned char *)data, len, "n.jfr", false, &back, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  int seen = 0;
+  for (uint32_t i = 0; i < back.nstacks; i++) {
+    const struct fg_stack *s = &back.stacks[i];
+    const uint32_t *f = fg_stack_frames(&back, s);
+    if (s->event == FG_STACK_NATIVEMEM) {
+      assert_int_equal(s->nframes, 3);
+      assert_string_equal(back.names[f[2]], "nm_alloc");
+      assert_int_equal(s->count, 1234567);
+      seen |= 1;
+    } else if (s->event == FG_STACK_NATIVELOCK) {
+      assert_int_equal(s->nframes, 2);
+      assert_string_equal(back.names[f[1]], "nm_lock");
+      assert_int_equal(s->count, 7000000);
+      seen |= 2;
+    }
+  }
+  assert_int_equal(seen, 3);
+  assert_int_equal(back.stats.nativemem.stored, 1);
+  assert_int_equal(back.stats.nativelock.weight, 7000000);
+  fg_profile_free(&back);
+  free(data);
+}
+
+/* The summary's sections: each sampled call accounted for, freed ones with leak. */
+static void summary_accounts_for_native_events(void **state)
+{
+  (void)state;
+  struct fg_stats st;
+  memset(&st, 0, sizeof st);
+  st.cpu_off = 1;
+  st.nativemem = (struct fg_event_stats){.on = 1, .interval = 524288, .leak = 1, .taken = 10, .stored = 3,
+                                         .no_memory = 2, .freed = 5, .weight = 3000000, .events = 3};
+  st.nativelock = (struct fg_event_stats){.on = 1, .interval = 10000, .taken = 4, .stored = 3, .log_full = 1,
+                                          .weight = 5000000, .events = 3, .below = 9};
+  char *text;
+  size_t len;
+  FILE *out = open_memstream(&text, &len);
+  assert_int_equal(fg_write_summary(out, &st), 0);
+  fclose(out);
+  assert_non_null(strstr(text, "leak: only what was not freed by the end"));
+  assert_non_null(strstr(text, "3.0 MB not freed in 3 calls"));
+  assert_non_null(strstr(text, "taken 10 = stored 3 + lost 2 + freed 5: OK"));
+  assert_non_null(strstr(text, "taken 4 = stored 3 + lost 1: OK"));
+  assert_non_null(strstr(text, "shorter waits:     9"));
+  free(text);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -291,6 +377,8 @@ int main(void)
     cmocka_unit_test(leak_table_under_threads_keeps_exactly_the_unfreed),
     cmocka_unit_test(sampling_estimates_each_size_unbiased),
     cmocka_unit_test(import_slots_patched_restored_and_unloaded_safely),
+    cmocka_unit_test(native_events_read_back_from_jfr),
+    cmocka_unit_test(summary_accounts_for_native_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
