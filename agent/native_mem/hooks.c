@@ -197,8 +197,8 @@ __attribute__((noinline)) int fg_nm_wrlock(pthread_rwlock_t *l)
 __attribute__((noinline)) void *fg_nm_load_library(const char *name, int throw_exception)
 {
   void *h = real_load_library(name, throw_exception);
-  if (h && __atomic_load_n(&fg_nm.patched, __ATOMIC_ACQUIRE))
-    fg_nm_hooks_patch(0, NULL, NULL, NULL);
+  if (h)
+    fg_nm_hooks_patch(FG_NM_PATCH_MORE, NULL, NULL, NULL);
   return h;
 }
 
@@ -236,29 +236,38 @@ void fg_nm_hooks_resolve(void)
   resolved = 1;
 }
 
-/* Patches the hooks of fg_nm.hook_kinds into (restore: puts every hook's
- * original back in) every loaded object's slots but fgagent's own; a hook whose original is not found (no JVM_LoadLibrary outside a
- * JVM) is left out. Serialized: a session's start or stop, a library load, a
- * drainer pass may patch at once. 0, or -1 when the originals are unknown. */
-int fg_nm_hooks_patch(int restore, uint32_t *slots, uint32_t *foreign, uint32_t *failed)
+/* FG_NM_PATCH_START: marks the session patched and patches the hooks of
+ * fg_nm.hook_kinds into every loaded object's slots but fgagent's own;
+ * FG_NM_PATCH_MORE: the same for objects loaded since, only while patched;
+ * FG_NM_PATCH_RESTORE: marks it not patched and puts every hook's original
+ * back. Serialized, the mark under the same lock: a library load or a
+ * drainer pass racing the stop never patches after it. A hook whose
+ * original is not found (no JVM_LoadLibrary outside a JVM) is left out.
+ * 0, or -1 when the originals are unknown. */
+int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *failed)
 {
-  unsigned kinds = restore ? FG_NM_HOOK_MEM | FG_NM_HOOK_LOCK
-                           : (unsigned)__atomic_load_n(&fg_nm.hook_kinds, __ATOMIC_ACQUIRE);
   static pthread_mutex_t patching = PTHREAD_MUTEX_INITIALIZER;
   if (!real_malloc || !real_free)
     return -1;
   Dl_info self;
   uintptr_t own = dladdr((void *)fg_nm_hooks_patch, &self) ? (uintptr_t)self.dli_fbase : 0;
-  struct fg_import_hook use[H_COUNT];
-  int n = 0;
-  for (int i = 0; i < H_COUNT; i++) {
-    unsigned kind = i <= H_ALIGNED ? FG_NM_HOOK_MEM : i <= H_WRLOCK ? FG_NM_HOOK_LOCK : FG_NM_HOOK_MEM | FG_NM_HOOK_LOCK;
-    if (hooks[i].original && (kind & kinds))
-      use[n++] = hooks[i];
-  }
-  struct fg_import_patch_counts c;
+  struct fg_import_patch_counts c = {0};
   pthread_mutex_lock(&patching);
-  fg_import_patch(use, n, own, restore, &c);
+  if (how == FG_NM_PATCH_START)
+    __atomic_store_n(&fg_nm.patched, 1, __ATOMIC_RELEASE);
+  else if (how == FG_NM_PATCH_RESTORE)
+    __atomic_store_n(&fg_nm.patched, 0, __ATOMIC_RELEASE);
+  if (how == FG_NM_PATCH_RESTORE || __atomic_load_n(&fg_nm.patched, __ATOMIC_ACQUIRE)) {
+    unsigned kinds = how == FG_NM_PATCH_RESTORE ? FG_NM_HOOK_MEM | FG_NM_HOOK_LOCK : (unsigned)fg_nm.hook_kinds;
+    struct fg_import_hook use[H_COUNT];
+    int n = 0;
+    for (int i = 0; i < H_COUNT; i++) {
+      unsigned kind = i <= H_ALIGNED ? FG_NM_HOOK_MEM : i <= H_WRLOCK ? FG_NM_HOOK_LOCK : FG_NM_HOOK_MEM | FG_NM_HOOK_LOCK;
+      if (hooks[i].original && (kind & kinds))
+        use[n++] = hooks[i];
+    }
+    fg_import_patch(use, n, own, how == FG_NM_PATCH_RESTORE, &c);
+  }
   pthread_mutex_unlock(&patching);
   if (slots)
     *slots = c.slots;

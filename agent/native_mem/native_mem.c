@@ -202,14 +202,13 @@ int fg_native_mem_start(struct fg_agent *a, char *msg, size_t len)
   atomic_store(&m->lock_on, o->nativelock);
   m->loads_seen = loads_so_far();
   uint32_t slots = 0, foreign = 0, failed = 0;
-  if (fg_nm_hooks_patch(0, &slots, &foreign, &failed) != 0) {
+  if (fg_nm_hooks_patch(FG_NM_PATCH_START, &slots, &foreign, &failed) != 0) {
     atomic_store(&m->mem_on, 0);
     atomic_store(&m->lock_on, 0);
     atomic_store(&m->leak_on, 0);
     snprintf(msg, len, "fgagent: nativemem and nativelock are not recorded: malloc and free were not found");
     return -1;
   }
-  __atomic_store_n(&m->patched, 1, __ATOMIC_RELEASE);
   m->patched_slots = slots;
   m->foreign_slots = foreign;
   m->patch_failed = failed;
@@ -229,8 +228,7 @@ void fg_native_mem_stop(struct fg_agent *a)
   atomic_store(&m->mem_on, 0);
   atomic_store(&m->lock_on, 0);
   atomic_store(&m->leak_on, 0);
-  __atomic_store_n(&m->patched, 0, __ATOMIC_RELEASE);
-  fg_nm_hooks_patch(1, NULL, NULL, NULL);
+  fg_nm_hooks_patch(FG_NM_PATCH_RESTORE, NULL, NULL, NULL);
   while (atomic_load(&m->inflight) > 0)   /* a sampled call between its check and its record */
     sched_yield();
   if (leak)
@@ -312,7 +310,7 @@ void fg_native_mem_drain(struct fg_drainer *d)
     uint64_t adds = loads_so_far();
     if (adds != m->loads_seen) {
       m->loads_seen = adds;
-      fg_nm_hooks_patch(0, NULL, NULL, NULL);
+      fg_nm_hooks_patch(FG_NM_PATCH_MORE, NULL, NULL, NULL);
     }
   }
   struct fg_stats *st = &d->profile->stats;

@@ -71,7 +71,7 @@ struct fg_native_mem {
   _Atomic uint64_t leak_flush;   /* 1: the stop asks the drainer's last pass for the table */
   uint64_t loads_seen;           /* dlpi_adds when the objects were last patched */
   uint32_t patched_slots, foreign_slots, patch_failed;
-  int patched;                   /* the import slots point at the hooks */
+  int patched;                   /* the import slots point at the hooks (set and cleared under the patching lock) */
   int hook_kinds;                /* FG_NM_HOOK_*: the session's hooks */
 };
 
@@ -93,7 +93,8 @@ void fg_native_mem_drain(struct fg_drainer *d);
 /* hooks.c: the hooks and the originals they call; the walk of a sampled
  * call (native_mem.c), from its caller's pc, stack and frame pointers. */
 void fg_nm_hooks_resolve(void);
-int fg_nm_hooks_patch(int restore, uint32_t *slots, uint32_t *foreign, uint32_t *failed);
+enum { FG_NM_PATCH_START, FG_NM_PATCH_MORE, FG_NM_PATCH_RESTORE };
+int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *failed);
 void fg_nm_record(int event, uintptr_t addr, uint64_t weight, uint64_t calls, uintptr_t pc, uintptr_t sp,
                   uintptr_t fp);
 
