@@ -36,7 +36,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-clocks bench-alloc-lock bench-real stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-clocks bench-alloc-lock bench-nativemem bench-real stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -60,6 +60,7 @@ help:
 	@echo "make bench-parts  the handler's cycles part by part at 1 ms on three works, writes results/handler-parts.md"
 	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
 	@echo "make bench-alloc-lock  what alloc and lock cost and how true they are; ASPROF=lib adds async-profiler; writes results/alloc-lock.md"
+	@echo "make bench-nativemem  what nativemem costs on a malloc-heavy loop beside async-profiler's (ASPROF=lib); writes results/nativemem.md"
 	@echo "make bench-real   what cpu and alloc cost H2 and javac, start to end; ASPROF=lib adds async-profiler; writes results/real.md"
 	@echo "make bench-scale  many threads, thread ends and starts, CPU hoppers, handoffs, virtual threads, retransformed classes; ASPROF=lib adds async-profiler; writes results/scale.md"
 	@echo "make bench-clocks  what a perf_events counter and a POSIX CPU timer cost a thread at each context switch, writes results/clocks.md"
@@ -407,6 +408,9 @@ bench-clocks:
 
 bench-alloc-lock: deps lib java build/event_floor_agent.so
 	@bash scripts/bench-alloc-lock.sh
+
+bench-nativemem: deps lib java
+	@bash scripts/bench-nativemem.sh
 
 bench-real: deps lib build/event_floor_agent.so
 	@bash scripts/install-deps.sh bench

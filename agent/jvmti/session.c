@@ -349,20 +349,17 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
     fprintf(stderr, "fgagent: cannot start the unwind tables' refresher thread; the native frames of a library "
                     "loaded from now on are cut at its first frame\n");
   atomic_store(&a->live, 1);
+  /* before the drainer's thread starts: its passes read the hooks' queue, which this empties */
+  a->nativemem_on = a->nativelock_on = 0;
+  if ((a->opts.nativemem || a->opts.nativelock) && fg_native_mem_start(a, msg, sizeof msg) != 0 && msg[0])
+    fprintf(stderr, "%s\n", msg);
+  a->nativemem_on = a->opts.nativemem && atomic_load(&fg_nm.mem_on);
+  a->nativelock_on = a->opts.nativelock && atomic_load(&fg_nm.lock_on);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
   a->alloc_on = a->lock_on = 0;   /* a session before may have had them: only this one's options count */
   if ((a->opts.alloc || a->opts.lock) && fg_java_events_start(a, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s\n", msg);
-  a->nativemem_on = a->nativelock_on = 0;
-  if (a->opts.nativemem || a->opts.nativelock) {
-    int failed = fg_native_mem_start(a, msg, sizeof msg) != 0;
-    if (msg[0])
-      fprintf(stderr, "%s\n", msg);
-    a->nativemem_on = a->opts.nativemem && atomic_load(&fg_nm.mem_on);
-    a->nativelock_on = a->opts.nativelock && atomic_load(&fg_nm.lock_on);
-    (void)failed;
-  }
   if (a->cpu_sampling && a->timer.copy_bytes &&
       fg_copy_engine_start(&a->copy_engine, &a->sampler, &a->registry, &a->timer, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s; not profiling\n", msg);
