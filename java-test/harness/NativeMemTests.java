@@ -76,7 +76,7 @@ final class NativeMemTests {
 
   /**
    * Six native sites of a library loaded after the start (malloc, calloc, realloc, posix_memalign,
-   * aligned_alloc) on fresh threads: each site's share within 3 points of its bytes, the sum
+   * aligned_alloc) on fresh threads, 100 of them short-lived: each site's share within 3 points of its bytes, the sum
    * within 10%; direct buffers under ByteBuffer.allocateDirect within 10% of their 52 MB, and
    * Inflaters under Inflater.init; forks and 200 dlopen/dlclose cycles of a patched library ran
    * clean; the .jfr read back by fgprof equals the collapsed stacks; nothing lost.

@@ -8,7 +8,8 @@ import java.util.zip.Inflater;
 /**
  * nativemem's truth: libfgnm.so (java-test/jni/fgnm.c), loaded after the agent started, allocates
  * MB/2 to 2 MB megabytes (HALVES) from each of six native sites (malloc, calloc, realloc, posix_memalign,
- * aligned_alloc; two of them keep what they allocated) on fresh threads, 4 rounds of 3 threads;
+ * aligned_alloc; two of them keep what they allocated) on fresh threads, 4 rounds of 3 threads
+ * and 25 short ones;
  * direct buffers from directBuffers() and Inflaters from inflaters(); between rounds a child
  * process (fork/exec) and a library loaded, called and unloaded 50 times. Prints "SITE name bytes"
  * for each site and "KEPT name" for those that keep. With "lock": native threads contend a
@@ -122,6 +123,18 @@ public final class NativeMem {
       directBuffers(200);
       inflaters(200, deflated);
       for (Thread t : ts)
+        t.join();
+      Thread[] churn = new Thread[25];   /* threads that start, malloc a little and end while sampled */
+      for (int k = 0; k < churn.length; k++) {
+        churn[k] = new Thread(() -> {
+          long b = run(1, 256 * 1024);
+          synchronized (bytes) {
+            bytes[1] += b;
+          }
+        }, "churn-" + round + "-" + k);
+        churn[k].start();
+      }
+      for (Thread t : churn)
         t.join();
       Process p = new ProcessBuilder("/bin/true").start();
       if (p.waitFor() != 0)
