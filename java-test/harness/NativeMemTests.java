@@ -1,4 +1,6 @@
 import java.nio.file.Files;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +81,8 @@ final class NativeMemTests {
    * aligned_alloc) on fresh threads, 100 of them short-lived: each site's share within 3 points of its bytes, the sum
    * within 10%; direct buffers under ByteBuffer.allocateDirect within 10% of their 52 MB, and
    * Inflaters under Inflater.init; forks and 200 dlopen/dlclose cycles of a patched library ran
-   * clean; the .jfr read back by fgprof equals the collapsed stacks; nothing lost.
+   * clean; the JDK's own JFR reader reads every profiler.Malloc (size, thread, stack) and their sizes
+   * sum to the collapsed stacks' bytes, and fgprof reads the .jfr back to equal stacks; nothing lost.
    */
   static void sitesWeighTheirBytes(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = nativeMem(jdk, "nativemem=32k,file={dir}/m.collapsed,file={dir}/m.jfr", null, "40");
@@ -96,6 +99,23 @@ final class NativeMemTests {
     IntegrationTests.check(u.find() && Integer.parseInt(u.group(1)) >= 150, "the helper library was not unloaded:\n"
         + r.stdout());
     accountingClosed(r, "nativemem");
+    /* the JDK's own reader (JMC's parser) reads each profiler.Malloc with its size, thread and stack */
+    long jfrBytes = 0, jfrEvents = 0;
+    for (RecordedEvent e : RecordingFile.readAllEvents(r.file("m.jfr"))) {
+      if (!e.getEventType().getName().equals("profiler.Malloc"))
+        continue;
+      IntegrationTests.check(e.getThread("eventThread") != null && e.getStackTrace() != null
+          && !e.getStackTrace().getFrames().isEmpty(), "a profiler.Malloc without thread or stack: " + e);
+      IntegrationTests.check("jdk.jfr.DataAmount".equals(e.getEventType().getField("size").getContentType()),
+          "profiler.Malloc's size is not a data amount");
+      jfrBytes += e.getLong("size");
+      jfrEvents++;
+    }
+    long collapsedBytes = IntegrationTests.sum(s, k -> true);
+    System.out.printf("    the JDK's reader: %d profiler.Malloc events, %d bytes (collapsed: %d)%n", jfrEvents,
+        jfrBytes, collapsedBytes);
+    IntegrationTests.check(jfrBytes == collapsedBytes, "the .jfr's profiler.Malloc sizes sum to " + jfrBytes
+        + ", the collapsed stacks to " + collapsedBytes);
     Path back = r.file("back.collapsed");
     AttachTests.Result c = AttachTests.fgprof(r.dir(), "convert", "--event", "nativemem", r.file("m.jfr").toString(),
         back.toString());
