@@ -243,6 +243,47 @@ final class NativeMemTests {
         loops.group(1));
   }
 
+  /**
+   * async-profiler's own recording of NativeMem (nativemem=64k: its profiler.Malloc and
+   * profiler.Free events) through fgprof convert: every site with --event nativemem, and with
+   * --leak exactly the two that keep their memory, its frees matched by address. Skipped where
+   * its library is not built (ASPROF, default /tmp/ap-src/build/lib/libasyncProfiler.so).
+   */
+  static void asyncProfilersRecordingsConvert(IntegrationTests.Jdk jdk) throws Exception {
+    String ap = System.getenv().getOrDefault("ASPROF", "/tmp/ap-src/build/lib/libasyncProfiler.so");
+    if (!Files.exists(Path.of(ap))) {
+      System.out.println("    " + ap + ": not there, skipped");
+      return;
+    }
+    Path dir = Files.createTempDirectory(IntegrationTests.runs, "nativemem-ap-");
+    List<String> cmd = List.of(jdk.java().toString(), "-agentpath:" + ap + "=start,nativemem=64k,file="
+        + dir.resolve("ap.jfr"), "-cp", IntegrationTests.classes.toString(), "NativeMem", jniDir().toString(), "20");
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("ap.log").toFile()).start();
+    IntegrationTests.check(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0,
+        "async-profiler's run failed:\n" + Files.readString(dir.resolve("ap.log")));
+    for (String mode : new String[] {"all", "leak"}) {
+      Path out = dir.resolve(mode + ".collapsed");
+      List<String> args = new ArrayList<>(List.of("convert", "--event", "nativemem"));
+      if (mode.equals("leak"))
+        args.add("--leak");
+      args.addAll(List.of(dir.resolve("ap.jfr").toString(), out.toString()));
+      AttachTests.Result c = AttachTests.fgprof(dir, args.toArray(new String[0]));
+      IntegrationTests.check(c.exit() == 0, "fgprof convert " + args + ": " + c);
+      Map<String, Long> s = IntegrationTests.collapsed(out);
+      List<String> seen = new ArrayList<>();
+      for (String site : new String[] {"nm_site_malloc_kept", "nm_site_malloc_freed", "nm_site_calloc_freed",
+          "nm_site_realloc_freed", "nm_site_memalign_kept", "nm_site_aligned_freed"})
+        if (IntegrationTests.sum(s, k -> k.contains("." + site + ";") || k.contains(";" + site + ";")) > 0)
+          seen.add(site);
+      System.out.printf("    async-profiler's recording, %s: %s%n", mode, seen);
+      List<String> want = mode.equals("leak") ? List.of("nm_site_malloc_kept", "nm_site_memalign_kept")
+          : List.of("nm_site_malloc_kept", "nm_site_malloc_freed", "nm_site_calloc_freed", "nm_site_realloc_freed",
+              "nm_site_memalign_kept", "nm_site_aligned_freed");
+      IntegrationTests.check(seen.equals(want), mode + ": sites " + seen + ", expected " + want);
+    }
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("nativemem_sites_weigh_their_bytes", NativeMemTests::sitesWeighTheirBytes),
       new IntegrationTests.Named("nativemem_under_jemalloc_and_tcmalloc",
@@ -251,5 +292,7 @@ final class NativeMemTests {
           NativeMemTests::leakNamesExactlyTheUnfreedSites),
       new IntegrationTests.Named("nativelock_waits_match_the_threads_own", NativeMemTests::nativeLockWaitsMatchTheThreadsOwn),
       new IntegrationTests.Named("nativemem_sessions_restart_with_other_options",
-          NativeMemTests::sessionsRestartWithOtherOptions));
+          NativeMemTests::sessionsRestartWithOtherOptions),
+      new IntegrationTests.Named("nativemem_async_profilers_recordings_convert",
+          NativeMemTests::asyncProfilersRecordingsConvert));
 }
