@@ -241,6 +241,11 @@ build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbo
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o -lcmocka -o $@
 
+# A day of a busy service as a JFR recording, for the heatmap benchmark (scripts/bench-heatmap.sh).
+build/gen_day_jfr: tests/bench/gen_day_jfr.c build/libfgcore.a
+	@mkdir -p build
+	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
+
 # Sample storage timed on the agent's own code (scripts/bench-storage.sh).
 build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
 	@mkdir -p build

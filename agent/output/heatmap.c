@@ -12,19 +12,26 @@
  *   marks:   n; each: kind, start - previous start (ns from the page's
  *            start), duration ns, label bytes
  *   totals:  for each event of the mask in the header, in order: a weight a
- *            cell; then failed samples a cell (CPU)
+ *            200 ms square (10 cells); then failed samples a square (CPU)
  *   columns: for each column, its stacks' weights: n; each: stack - the
  *            previous (ascending), weight
- *   blocks:  each block's length in bytes, then the blocks. A block is its
- *            samples by thread: groups; each: thread, samples; each sample:
- *            cell - previous cell (the block's first cell before the first),
- *            code, [stack], [weight]. code >> 1 is the stack's place in the
- *            thread's recent stacks, move-to-front, plus one (0: the stack
- *            follows as a number), the list empty at each block's start;
- *            code & 1: a weight other than 1 follows.
- * A thread's samples in a block are mostly the stack it was in a moment ago:
- * the move-to-front codes are small and repeat, and deflate keeps them in a
- * fraction of a byte. Column sums let a range's flame graph add whole
+ *   blocks:  each block's length in bytes. The blocks themselves are not in
+ *            this blob: those of each column are a blob of their own, so
+ *            that the page opens having inflated only this one. A block is its
+ *            samples by thread: groups; each: thread, samples. Then, for
+ *            the block's N samples in that order, N 2-bit time symbols
+ *            packed four to a byte (low bits first), N 2-bit code symbols
+ *            the same, then each sample's escapes in order: [delta - 3],
+ *            [code], [stack], [weight]. The time is the cell - the previous
+ *            sample's of the thread (the block's first cell before the
+ *            first): symbols 0-2 are it, 3 escapes it. The code: code >> 1
+ *            is the stack's place in the thread's recent stacks (move to
+ *            front, the list empty at each block's start) plus one, 0 when
+ *            the stack follows as a number; code & 1: a weight other than 1
+ *            follows. Code symbols 1-3 are codes 2, 4, 6; 0 escapes the code.
+ * A thread's samples in a block are mostly the stack it was in a moment ago
+ * and a cell or none later: four 2-bit symbols a byte let deflate's byte
+ * codes spend near their entropy, below the bit a byte symbol costs. Column sums let a range's flame graph add whole
  * columns, and decode samples only at the range's two ends. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +39,7 @@
 #include <string.h>
 
 #include "fg/event_kinds.h"
+#include "fg/forte.h"
 #include "fg/output.h"
 #include "fg/profile.h"
 #include "fg/u64_map.h"
@@ -43,6 +51,7 @@
 extern const char fg_heatmap_template[];
 
 #define CELL_NS 20000000ull   /* the finest square: 20 ms */
+#define SQUARE_CELLS 10u      /* the totals the page opens with: 200 ms */
 #define BLOCK_CELLS 250u      /* 5 s */
 #define COLUMN_BLOCKS 60u     /* 5 min */
 #define RECENT 63u            /* a thread's recent stacks the codes refer to */
@@ -187,7 +196,7 @@ static int put_marks(struct heat *h, struct fg_bytes *b)
   return 0;
 }
 
-/* Each event's weight a cell, and CPU's failed samples a cell. */
+/* Each event's weight a square of SQUARE_CELLS, and CPU's failed samples a square. */
 static int put_totals(struct heat *h, struct fg_bytes *b)
 {
   const struct fg_profile *p = h->p;
@@ -200,23 +209,18 @@ static int put_totals(struct heat *h, struct fg_bytes *b)
     failed[s] = p->stacks[s].event == FG_STACK_CPU && p->stacks[s].nframes &&
                 fg_profile_tick_of(p, fg_stack_frames(p, &p->stacks[s])[0]) >= 0;
   }
-  for (int e = 0; e < FG_STACK_EVENTS; e++) {
-    if (!(h->events & 1u << e))
+  for (int e = 0; e <= FG_STACK_EVENTS; e++) {   /* FG_STACK_EVENTS: the failed samples */
+    if (e < FG_STACK_EVENTS && !(h->events & 1u << e))
       continue;
-    for (uint64_t c = 0; c < h->ncells; c++) {
-      uint64_t sum = 0;
-      for (uint64_t k = h->cell_first[c]; k < h->cell_first[c + 1]; k++)
-        if (p->stacks[en[h->order[k]].stack].event == e)
-          sum += en[h->order[k]].weight;
+    for (uint64_t c = 0; c < h->ncells; c += SQUARE_CELLS) {
+      uint64_t sum = 0, z = c + SQUARE_CELLS < h->ncells ? c + SQUARE_CELLS : h->ncells;
+      for (uint64_t k = h->cell_first[c]; k < h->cell_first[z]; k++) {
+        const struct fg_timeline_entry *x = &en[h->order[k]];
+        if (e < FG_STACK_EVENTS ? p->stacks[x->stack].event == e : failed[x->stack])
+          sum += x->weight;
+      }
       fg_bytes_varint(b, sum);
     }
-  }
-  for (uint64_t c = 0; c < h->ncells; c++) {
-    uint64_t sum = 0;
-    for (uint64_t k = h->cell_first[c]; k < h->cell_first[c + 1]; k++)
-      if (failed[en[h->order[k]].stack])
-        sum += en[h->order[k]].weight;
-    fg_bytes_varint(b, sum);
   }
   free(failed);
   return 0;
@@ -266,7 +270,7 @@ static int put_columns(struct heat *h, struct fg_bytes *b)
 }
 
 /* The samples, a block at a time, by thread, move-to-front coded. */
-static int put_blocks(struct heat *h, struct fg_bytes *b)
+static int put_blocks(struct heat *h, struct fg_bytes *b, struct fg_bytes *parts)
 {
   const struct fg_profile *p = h->p;
   const struct fg_timeline_entry *en = p->timeline.entries;
@@ -307,27 +311,43 @@ static int put_blocks(struct heat *h, struct fg_bytes *b)
       byth[first[t]++] = h->order[k];
     }
     fg_bytes_varint(&data, ngroups);
-    at = 0;
     for (uint32_t g = 0; g < ngroups; g++) {
+      fg_bytes_varint(&data, threads[g]);
+      fg_bytes_varint(&data, count[threads[g]]);
+    }
+    /* the 2-bit symbols of each sample's time and stack, four to a byte, then what they escape */
+    uint32_t total = (uint32_t)(hi - lo), nsym = (total + 3) / 4;
+    size_t times = data.len, codes = times + nsym;
+    uint8_t zero[256] = {0};
+    for (uint32_t k = 0; k < 2 * nsym; k += sizeof zero)
+      fg_bytes_raw(&data, zero, 2 * nsym - k < sizeof zero ? 2 * nsym - k : sizeof zero);
+    if (data.failed) {
+      rc = -1;
+      break;
+    }
+    at = 0;
+    for (uint32_t g = 0; g < ngroups && !data.failed; g++) {
       uint32_t t = threads[g], n = count[t];
       uint32_t *rec = recent + (size_t)t * RECENT;
       nrecent[t] = 0;   /* a block is read on its own: its codes refer to its own samples */
-      fg_bytes_varint(&data, t);
-      fg_bytes_varint(&data, n);
       uint64_t prev = a;
-      for (uint32_t i = 0; i < n; i++) {
-        const struct fg_timeline_entry *e = &en[byth[at + i]];
-        uint64_t cell = cell_of(h, e->time_ns);
-        fg_bytes_varint(&data, cell - prev);
+      for (uint32_t i = 0; i < n; i++, at++) {
+        const struct fg_timeline_entry *e = &en[byth[at]];
+        uint64_t cell = cell_of(h, e->time_ns), delta = cell - prev;
         prev = cell;
         uint32_t place = 0;
         while (place < nrecent[t] && rec[place] != e->stack)
           place++;
         uint64_t weighted = e->weight != 1;
-        if (place < nrecent[t]) {
-          fg_bytes_varint(&data, ((uint64_t)place + 1) << 1 | weighted);
-        } else {
-          fg_bytes_varint(&data, weighted);
+        uint64_t code = place < nrecent[t] ? ((uint64_t)place + 1) << 1 | weighted : weighted;
+        uint8_t tsym = delta < 3 ? (uint8_t)delta : 3, csym = code == 2 || code == 4 || code == 6 ? (uint8_t)(code / 2) : 0;
+        data.b[times + at / 4] |= (uint8_t)(tsym << (2 * (at % 4)));
+        data.b[codes + at / 4] |= (uint8_t)(csym << (2 * (at % 4)));
+        if (tsym == 3)
+          fg_bytes_varint(&data, delta - 3);
+        if (csym == 0)
+          fg_bytes_varint(&data, code);
+        if (place == nrecent[t]) {
           fg_bytes_varint(&data, e->stack);
           if (nrecent[t] < RECENT)
             nrecent[t]++;
@@ -338,13 +358,13 @@ static int put_blocks(struct heat *h, struct fg_bytes *b)
         if (weighted)
           fg_bytes_varint(&data, e->weight);
       }
-      at += n;
       count[t] = 0;
     }
     fg_bytes_varint(&lens, data.len - before);
+    if ((blk + 1) % COLUMN_BLOCKS == 0 || blk + 1 == h->nblocks)
+      fg_bytes_move(&parts[blk / COLUMN_BLOCKS], &data);
   }
   fg_bytes_move(b, &lens);
-  fg_bytes_move(b, &data);
   free(count);
   free(first);
   free(threads);
@@ -417,7 +437,8 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
   h.nblocks = (h.ncells + BLOCK_CELLS - 1) / BLOCK_CELLS;
   h.ncolumns = (h.nblocks + COLUMN_BLOCKS - 1) / COLUMN_BLOCKS;
   struct fg_bytes blob = {0};
-  int rc = sort_cells(&h);
+  struct fg_bytes *parts = calloc(h.ncolumns + 1, sizeof *parts);   /* parts[0]: blob; then a column each */
+  int rc = parts ? sort_cells(&h) : -1;
   if (rc == 0)
     rc = put_shapes(&h, &blob);
   if (rc == 0)
@@ -427,9 +448,12 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
   if (rc == 0)
     rc = put_columns(&h, &blob);
   if (rc == 0)
-    rc = put_blocks(&h, &blob);
-  if (rc == 0 && blob.failed)
-    rc = -1;
+    rc = put_blocks(&h, &blob, parts + 1);
+  if (rc == 0)
+    fg_bytes_move(&parts[0], &blob);
+  for (uint64_t i = 0; rc == 0 && i <= h.ncolumns; i++)
+    if (parts[i].failed)
+      rc = -1;
   /* the template, with @@TITLE@@, @@HEADER@@ and @@DATA@@ filled in */
   for (const char *t = fg_heatmap_template; rc == 0 && *t;) {
     const char *mark = strstr(t, "@@");
@@ -446,8 +470,17 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
     } else if (strncmp(mark, "@@HEADER@@", 10) == 0) {
       rc = put_header(out, &h, cfg);
       t = mark + 10;
+    } else if (strncmp(mark, "@@TICKS@@", 9) == 0) {   /* the failed samples' root frames */
+      for (int k = 0; rc == 0 && k <= FG_TICK_COUNT; k++) {
+        char name[96];
+        snprintf(name, sizeof name, "[%s]", fg_tick_name(k));
+        rc = fputs(k ? "," : "[", out) < 0 || fg_put_json_string(out, name) != 0 ? -1 : 0;
+      }
+      if (rc == 0 && fputc(']', out) == EOF)
+        rc = -1;
+      t = mark + 9;
     } else if (strncmp(mark, "@@DATA@@", 8) == 0) {
-      rc = fg_heatmap_put_blob(out, blob.b, blob.len);
+      rc = fg_heatmap_put_parts(out, parts, (size_t)h.ncolumns + 1);
       t = mark + 8;
     } else {
       rc = fputs("@@", out) < 0 ? -1 : 0;
@@ -455,6 +488,9 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
     }
   }
   free(blob.b);
+  for (uint64_t i = 0; parts && i <= h.ncolumns; i++)
+    free(parts[i].b);
+  free(parts);
   free(h.order);
   free(h.cell_first);
   free(h.leaf);

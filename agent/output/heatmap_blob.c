@@ -8,6 +8,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "output/byte_buffer.h"
+
 int fg_put_base64(FILE *out, const uint8_t *data, size_t len)
 {
   static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -34,11 +36,8 @@ typedef int (*deflate_fn)(z_streamp, int);
 typedef int (*deflate_end_fn)(z_streamp);
 
 /* data deflated (raw) into *out, *outlen; 0, or -1 when zlib is not there or failed. */
-static int deflate_raw(const uint8_t *data, size_t len, uint8_t **out, size_t *outlen)
+static int deflate_raw(void *z, const uint8_t *data, size_t len, uint8_t **out, size_t *outlen)
 {
-  void *z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!z)
-    return -1;
   deflate_init2_fn init = (deflate_init2_fn)dlsym(z, "deflateInit2_");
   deflate_fn step = (deflate_fn)dlsym(z, "deflate");
   deflate_end_fn end = (deflate_end_fn)dlsym(z, "deflateEnd");
@@ -50,7 +49,6 @@ static int deflate_raw(const uint8_t *data, size_t len, uint8_t **out, size_t *o
   if (!init || !step || !end || !buf || init(&s, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                                             (int)sizeof s) != Z_OK) {
     free(buf);
-    dlclose(z);
     return -1;
   }
   size_t fed = 0;
@@ -81,7 +79,6 @@ static int deflate_raw(const uint8_t *data, size_t len, uint8_t **out, size_t *o
       break;
   }
   end(&s);
-  dlclose(z);
   if (rc != 0) {
     free(buf);
     return -1;
@@ -91,16 +88,25 @@ static int deflate_raw(const uint8_t *data, size_t len, uint8_t **out, size_t *o
   return 0;
 }
 
-int fg_heatmap_put_blob(FILE *out, const uint8_t *data, size_t len)
+int fg_heatmap_put_parts(FILE *out, const struct fg_bytes *parts, size_t n)
 {
-  uint8_t *packed = NULL;
-  size_t n = 0;
-  int rc;
-  if (deflate_raw(data, len, &packed, &n) == 0) {
-    rc = fputs("deflate-raw:", out) < 0 ? -1 : fg_put_base64(out, packed, n);
-    free(packed);
-  } else {
-    rc = fputs("raw:", out) < 0 ? -1 : fg_put_base64(out, data, len);
+  void *z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+  int rc = fputs(z ? "deflate-raw:" : "raw:", out) < 0 ? -1 : 0;
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    if (i && fputc(',', out) == EOF)
+      rc = -1;
+    uint8_t *packed = NULL;
+    size_t len = 0;
+    if (rc == 0 && z) {
+      rc = deflate_raw(z, parts[i].b, parts[i].len, &packed, &len);
+      if (rc == 0)
+        rc = fg_put_base64(out, packed, len);
+      free(packed);
+    } else if (rc == 0) {
+      rc = fg_put_base64(out, parts[i].b, parts[i].len);
+    }
   }
+  if (z)
+    dlclose(z);
   return rc;
 }

@@ -193,6 +193,13 @@ heatmap_anomaly() {
   quiet2=$(awk '$1 == "mark" && $2 == "quiet2" { printf "%.0f %.0f\n", $3 + 50, $4 - 50 }' "$work/phases.out")
   [ -n "$spike" ] && [ -n "$quiet1" ] && [ -n "$quiet2" ] || { echo "the workload printed no marks"; return 1; }
   build/fgprof heatmap "$work/phases.jfr" "$work/fgprof.heatmap.html" || return 1
+  # the whole recording's flame graph on the page holds every sample the collapsed output does
+  local want got
+  build/fgprof convert --event cpu "$work/phases.jfr" "$work/phases.collapsed" || return 1
+  want=$(awk '{ n += $NF } END { print n }' "$work/phases.collapsed")
+  got=$(node tests/tools/heatmap-browser.mjs "$work/fgprof.heatmap.html" range 0 99999999999999 | sed -n 's/.*TOTAL //p')
+  echo "whole range on the page: $got samples; collapsed: $want"
+  [ "$got" = "$want" ] || return 1
   for page in "$work/agent.heatmap.html" "$work/fgprof.heatmap.html"; do
     node tests/tools/heatmap-browser.mjs "$page" smoke || return 1
     # shellcheck disable=SC2086
