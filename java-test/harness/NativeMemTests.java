@@ -208,14 +208,14 @@ final class NativeMemTests {
     Process jvm = AttachTests.startJvm(jdk, dir, List.of(), "NativeMem", jniDir().toString(), "2", "loop");
     String pid = Long.toString(jvm.pid());
     List<String> failures = new ArrayList<>();
-    String[][] sessions = {{"nativemem=16k", "m1.collapsed"}, {"nativelock=0", "k.collapsed"},
-        {"event=cpu,interval=1ms,nativemem=16k,leak", "p-%e.collapsed"}, {"event=cpu,interval=1ms", "c.collapsed"},
-        {"nativemem=16k", "m2.collapsed"}};
+    String[][] sessions = {{"nativemem=4k", "m1.collapsed"}, {"nativelock=0", "k.collapsed"},
+        {"event=cpu,interval=1ms,nativemem=4k,leak", "p-%e.collapsed"}, {"event=cpu,interval=1ms", "c.collapsed"},
+        {"nativemem=4k", "m2.collapsed"}};
     try {
       Thread.sleep(700);
       for (String[] s : sessions) {
         AttachTests.Result start = AttachTests.fgprof(dir, "attach", pid, "start," + s[0] + ",file=" + s[1]);
-        Thread.sleep(700);
+        Thread.sleep(1200);   /* a loaded machine runs a few of the workload's loops meanwhile */
         AttachTests.Result stop = AttachTests.fgprof(dir, "attach", pid, "stop");
         if (start.exit() != 0 || stop.exit() != 0)
           failures.add(s[0] + ": " + start + " " + stop);
