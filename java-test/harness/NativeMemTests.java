@@ -81,13 +81,27 @@ final class NativeMemTests {
    * aligned_alloc) on fresh threads, 100 of them short-lived: each site's share within 3 points of its bytes, the sum
    * within 10%; direct buffers under ByteBuffer.allocateDirect within 10% of their 52 MB, and
    * Inflaters under Inflater.init; forks and 200 dlopen/dlclose cycles of a patched library ran
-   * clean; the JDK's own JFR reader reads every profiler.Malloc (size, thread, stack) and their sizes
+   * clean; HTML, pprof, OTLP and speedscope files hold the sites in malloc_space bytes; the JDK's own JFR reader reads every profiler.Malloc (size, thread, stack) and their sizes
    * sum to the collapsed stacks' bytes, and fgprof reads the .jfr back to equal stacks; nothing lost.
    */
   static void sitesWeighTheirBytes(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = nativeMem(jdk, "nativemem=32k,file={dir}/m.collapsed,file={dir}/m.jfr", null, "40");
+    IntegrationTests.Run r = nativeMem(jdk, "nativemem=32k,file={dir}/m.collapsed,file={dir}/m.jfr,file={dir}/m.html,"
+        + "file={dir}/m.pb.gz,file={dir}/m.otlp,file={dir}/m.speedscope.json", null, "40");
     Map<String, Long> s = IntegrationTests.collapsed(r.file("m.collapsed"));
     sharesMatch(r, s, "libc malloc");
+    /* every format: its title, sample type or unit, and a site's frame */
+    String html = Files.readString(r.file("m.html")), speedscope = Files.readString(r.file("m.speedscope.json"));
+    String pprof = new String(new java.util.zip.GZIPInputStream(Files.newInputStream(r.file("m.pb.gz"))).readAllBytes(),
+        java.nio.charset.StandardCharsets.ISO_8859_1);
+    String otlp = new String(Files.readAllBytes(r.file("m.otlp")), java.nio.charset.StandardCharsets.ISO_8859_1);
+    IntegrationTests.check(html.contains("native memory flame graph") && html.contains("nm_site_aligned_freed"),
+        "the flame graph is not nativemem's");
+    IntegrationTests.check(pprof.contains("malloc_space") && pprof.contains("nm_site_aligned_freed"),
+        "the pprof file has no malloc_space samples of the sites");
+    IntegrationTests.check(otlp.contains("malloc_space") && otlp.contains("nm_site_aligned_freed"),
+        "the OTLP file has no malloc_space samples of the sites");
+    IntegrationTests.check(speedscope.contains("\"unit\":\"bytes\"") && speedscope.contains("nm_site_aligned_freed"),
+        "the speedscope file is not in bytes of the sites");
     long direct = IntegrationTests.sum(s, k -> k.contains("NativeMem.directBuffers;java/nio/ByteBuffer.allocateDirect;"));
     double directRatio = direct / (800.0 * 64 * 1024);
     long inflaters = IntegrationTests.sum(s, k -> k.contains("NativeMem.inflaters;java/util/zip/Inflater.<init>"));
