@@ -127,7 +127,7 @@ static int put_shapes(struct heat *h, struct fg_bytes *b)
   struct fg_bytes nb = {0};
   uint32_t nnodes = 1;
   int rc = 0;
-  h->leaf = malloc(((size_t)p->nstacks + 1) * sizeof *h->leaf);
+  h->leaf = calloc((size_t)p->nstacks + 1, sizeof *h->leaf);
   if (!h->leaf)
     rc = -1;
   for (uint32_t s = 0; rc == 0 && s < p->nstacks; s++) {

@@ -162,7 +162,7 @@ static void alloc_and_lock_take_sizes_durations_and_events(void **state)
   assert_rejected("lock=5", "lock='5'", "ns, us, ms or s");
   assert_rejected("lock=2m", "lock='2m'", "lock=DURATION");
   assert_rejected("event=cpu,alloc,file=p.html", "file='p.html' does not say which event", "%e");
-  assert_rejected("alloc,lock", "file='fgagent-%p.txt' does not say which event", "a .jfr or .otlp file");
+  assert_rejected("alloc,lock", "file='fgagent-%p.txt' does not say which event", "a .jfr, .otlp or .heatmap.html file");
   assert_rejected("event=wall,lock,file=w.collapsed", "(event=wall, lock)", "%e");
 }
 
