@@ -410,6 +410,11 @@ int fg_cmd_convert(int argc, char **argv)
     rc = 2;
   }
   bool jfr = strcmp(in.stats.event, "jfr") == 0 || strcmp(in.stats.event, "otlp") == 0;   /* threads only when asked */
+  /* which of a recording's sources of one thing the reader took, when it left one out (jfr_reader.c) */
+  size_t said = strlen("read from a JFR recording: ") + strlen(a.in);
+  if (rc == 0 && strcmp(in.stats.event, "jfr") == 0 && strlen(in.stats.event_detail) > said + 2 &&
+      in.stats.event_detail[said] == ';')
+    fprintf(stderr, "fgprof: %s: %s\n", a.in, in.stats.event_detail + said + 2);
   if (rc == 0 && (a.from || a.to))
     rc = fg_apply_time_range(&in, a.from, a.to, a.in, "convert");
   struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};

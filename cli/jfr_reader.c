@@ -80,6 +80,9 @@ struct run {
   uint64_t seed, mult;          /* keys are scrambled with these before hashing */
   struct fg_u64_map threads;    /* hash of (tid, java id, name) -> profile thread */
   struct fg_u64_map overloads;  /* hash of (name, kind, bci) -> descriptors kept apart */
+  bool census;                  /* the first pass: only count each source's events (census[]) */
+  uint64_t counted[16];         /* events of each row of sources[] in the file */
+  uint32_t left_out;            /* rows of sources[] not read: bit i for row i (choose_sources) */
 };
 
 /* key -> a cached text (NULL too), for the pools read over and over */
@@ -1038,12 +1041,47 @@ static uint64_t ticks_ns(const struct chunk *c, uint64_t ticks)
   return c->start_ns + (uint64_t)(int64_t)d;
 }
 
+/* The events read, each type's fields, and where two types record the
+ * same thing, which one a recording is read from (choose_sources). weight:
+ * the field a count is read from (NULL: one sample; lock: its duration);
+ * or_else: where weight is 0 or absent. async-profiler 4.5 writes its alloc
+ * samples as jdk.ObjectAllocationInNewTLAB (allocationSize the object's
+ * size, tlabSize what the sample stands for: its JfrToFlame weighs each by
+ * tlabSize, else allocationSize) or OutsideTLAB, its wall samples as
+ * profiler.WallClockSample (samples: how many one event stands for), what
+ * alloc,live found alive as profiler.LiveObject. */
+enum source { S_EXEC, S_WALL, S_ALLOC_SAMPLE, S_NEW_TLAB, S_OUTSIDE_TLAB, S_MONITOR, S_PARK, S_COUNT };
+static const struct {
+  const char *type;
+  enum fg_stack_event e;
+  const char *thread, *cls, *weight, *or_else;
+} sources[S_COUNT] = {
+  [S_EXEC] = {"jdk.ExecutionSample", FG_STACK_CPU, "sampledThread", NULL, NULL, NULL},
+  [S_WALL] = {"profiler.WallClockSample", FG_STACK_CPU, "sampledThread", NULL, "samples", NULL},
+  [S_ALLOC_SAMPLE] = {"jdk.ObjectAllocationSample", FG_STACK_ALLOC, "eventThread", "objectClass", "weight", NULL},
+  [S_NEW_TLAB] = {"jdk.ObjectAllocationInNewTLAB", FG_STACK_ALLOC, "eventThread", "objectClass", "tlabSize",
+                  "allocationSize"},
+  [S_OUTSIDE_TLAB] = {"jdk.ObjectAllocationOutsideTLAB", FG_STACK_ALLOC, "eventThread", "objectClass",
+                      "allocationSize", NULL},
+  [S_MONITOR] = {"jdk.JavaMonitorEnter", FG_STACK_LOCK, "eventThread", "monitorClass", NULL, NULL},
+  [S_PARK] = {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass", NULL, NULL},
+};
+
 /* One known event: its stack (with a class leaf for alloc and lock) counted
  * into the profile. A stack is copied once for each thread, event and
  * class it is met with (charged to the budget), then only counted. */
 static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const struct want *w)
 {
-  /* w: startTime, thread, stackTrace, class, weight, duration */
+  /* w: startTime, thread, stackTrace, class, weight, duration, or_else */
+  uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
+  if (e == FG_STACK_LOCK) {
+    weight = ticks_ns(c, w[0].num + w[5].num) - time;
+    time += weight;   /* a wait is kept at its end, as fgagent keeps it */
+  } else if (w[4].has || w[6].has) {
+    weight = w[4].has && w[4].num ? w[4].num : w[6].num;
+  }
+  if (weight == 0 && e == FG_STACK_CPU)
+    return 0;   /* a wall sample that stands for no samples */
   int64_t s = stack_of(r, c, w[2].num), t = s < 0 ? -1 : thread_of(r, c, w[1].num);
   int64_t cls = t < 0 || e == FG_STACK_CPU ? -1 : class_frame(r, c, w[3].num);
   if (s < 0 || t < 0 || (e != FG_STACK_CPU && cls < 0))
@@ -1081,15 +1119,10 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
         c->ncombos++;
     }
   }
-  uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
   struct fg_event_stats *st = e == FG_STACK_ALLOC ? &c->p->stats.alloc : &c->p->stats.lock;
-  if (e != FG_STACK_CPU) {
-    weight = e == FG_STACK_ALLOC ? w[4].num : ticks_ns(c, w[0].num + w[5].num) - time;
-    time = e == FG_STACK_ALLOC ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */
-  }
   fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
   if (e == FG_STACK_CPU) {
-    fg_profile_account(c->p, ids + 1, n, 1);   /* reads the root only */
+    fg_profile_account(c->p, ids + 1, n, weight);   /* reads the root only */
   } else {
     c->p->stacks[i].events += events;
     st->on = 1;
@@ -1112,20 +1145,17 @@ static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
   return fg_lock_owned_blocker(key ? class_name(c, key) : NULL);
 }
 
-/* Each event of a type it knows, in the order of the chunk, each through record_at. */
+/* Each event of a type it reads, in the order of the chunk, each through
+ * record_at; in the census pass only counted by source. */
 static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
 {
-  static const struct { const char *type; enum fg_stack_event e; const char *thread, *cls; } kinds[] = {
-    {"jdk.ExecutionSample", FG_STACK_CPU, "sampledThread", NULL},
-    {"jdk.ObjectAllocationSample", FG_STACK_ALLOC, "eventThread", "objectClass"},
-    {"jdk.JavaMonitorEnter", FG_STACK_LOCK, "eventThread", "monitorClass"},
-    {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass"},
-  };
-  uint64_t ids[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
-  for (uint32_t i = 0; i < c->ncls; i++)
-    for (int k = 0; k < 4; k++)
-      if (strcmp(c->cls[i].name, kinds[k].type) == 0)
+  uint64_t ids[S_COUNT];
+  for (int k = 0; k < S_COUNT; k++) {
+    ids[k] = UINT64_MAX;
+    for (uint32_t i = 0; i < c->ncls && !(c->run->left_out & 1u << k); i++)
+      if (strcmp(c->cls[i].name, sources[k].type) == 0)
         ids[k] = c->cls[i].id;
+  }
   while (r->pos < r->end && !r->bad) {
     size_t at = r->pos, body;
     uint64_t size, type;
@@ -1135,15 +1165,19 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       return -1;
     }
     int k = 0;
-    while (k < 4 && ids[k] != type)
+    while (k < S_COUNT && ids[k] != type)
       k++;
-    const struct jclass *cls = k < 4 ? class_of(c, type) : NULL;
-    if (cls) {
+    const struct jclass *cls = k < S_COUNT ? class_of(c, type) : NULL;
+    if (cls && c->run->census) {
+      c->run->counted[k]++;
+    } else if (cls) {
       struct rd ev = {.b = r->b, .pos = body, .end = at + size};
-      struct want w[] = {{.name = "startTime"}, {.name = kinds[k].thread}, {.name = "stackTrace"},
-                         {.name = kinds[k].cls ? kinds[k].cls : "-"}, {.name = "weight"}, {.name = "duration"}};
-      read_object(&ev, c, cls, w, 6, 0);
-      if (ev.bad || (owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(&ev, c, kinds[k].e, w) != 0)) {
+      struct want w[] = {{.name = "startTime"}, {.name = sources[k].thread}, {.name = "stackTrace"},
+                         {.name = sources[k].cls ? sources[k].cls : "-"},
+                         {.name = sources[k].weight ? sources[k].weight : "-"}, {.name = "duration"},
+                         {.name = sources[k].or_else ? sources[k].or_else : "-"}};
+      read_object(&ev, c, cls, w, 7, 0);
+      if (ev.bad || (owned_or_not_park(c, sources[k].type, w[3].num) && add_event(&ev, c, sources[k].e, w) != 0)) {
         r->pos = ev.bad_at;
         set_bad(r, ev.why);
         return -1;
@@ -1153,6 +1187,35 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
     r->pos = at + size;
   }
   return r->bad ? -1 : 0;
+}
+
+/* Which of two sources of the same events a recording is read from, after
+ * the census: never both, which would count the same allocations or the
+ * same moments twice. alloc: the TLAB events where there are any (they are
+ * off in the JDK's default and profile settings, so there only when asked
+ * for: async-profiler's alloc, or a JDK recording set to record every
+ * TLAB), else jdk.ObjectAllocationSample. cpu: jdk.ExecutionSample where
+ * there are any, else profiler.WallClockSample (async-profiler's wall, or
+ * its cpu with wall=, whose wall samples are then left out). What is left
+ * out is said in the profile's event_detail. */
+static void choose_sources(struct run *run, const char *source)
+{
+  const uint64_t *n = run->counted;
+  run->left_out = 0;
+  if (n[S_NEW_TLAB] + n[S_OUTSIDE_TLAB] > 0)
+    run->left_out |= 1u << S_ALLOC_SAMPLE;
+  if (n[S_EXEC] > 0)
+    run->left_out |= 1u << S_WALL;
+  char *d = run->p->stats.event_detail;
+  size_t len = sizeof run->p->stats.event_detail;
+  int o = snprintf(d, len, "read from a JFR recording: %s", source);
+  for (int k = 0; k < S_COUNT && o >= 0 && (size_t)o < len; k++)
+    if (run->left_out & 1u << k && n[k] > 0)
+      o += snprintf(d + o, len - (size_t)o, "; its %llu %s events left out (%s read instead)",
+                    (unsigned long long)n[k], sources[k].type, k == S_WALL ? "jdk.ExecutionSample" :
+                    "jdk.ObjectAllocationInNewTLAB/OutsideTLAB");
+  if (n[S_WALL] > 0 && !(run->left_out & 1u << S_WALL) && o >= 0 && (size_t)o < len)
+    snprintf(d + o, len - (size_t)o, "; cpu: wall-clock samples (profiler.WallClockSample)");
 }
 
 /* ---- chunks ---- */
@@ -1259,8 +1322,8 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
           *ids[k] = c.cls[i].id;
     }
   }
-  /* the pools, wherever their checkpoint events are */
-  for (size_t at = HEADER_BYTES; rc == 0 && at < chunk;) {
+  /* the pools, wherever their checkpoint events are (the census needs none) */
+  for (size_t at = HEADER_BYTES; rc == 0 && !run->census && at < chunk;) {
     uint64_t esize, type;
     if (record_at(data, at, chunk, &esize, &type, &body, &why) != 0) {
       rc = fg_error_line(err, errlen, "%s: byte %zu: the event there is corrupt: %s; accepted: " ACCEPTED, source, base + at, why);
@@ -1315,16 +1378,27 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
     if (fg_u64_map_put(&run.threads, h, i) != 0)
       rc = fg_error_line(err, errlen, "%s: out of memory", source);
   }
-  for (size_t at = 0; at < len && rc == 0;) {
-    uint64_t size = 0;
-    rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);
-    at += size;
+  /* two passes over the chunks: the census counts each source's events
+   * (metadata and record headers only; what it finds wrong the second pass
+   * finds and says), then the events of the sources chosen are read */
+  for (int pass = 0; pass < 2 && rc == 0; pass++) {
+    run.census = pass == 0;
+    if (pass == 1)
+      choose_sources(&run, source);
+    for (size_t at = 0; at < len && rc == 0;) {
+      uint64_t size = 0;
+      rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);
+      at += size;
+      if (rc != 0 && run.census)
+        rc = 0, at = len;
+    }
   }
   fg_u64_map_free(&run.threads);
   fg_u64_map_free(&run.overloads);
   if (rc == 0 && known == 0)
     return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
-                "jdk.ThreadPark event; accepted: a recording with execution samples (the JDK's 'profile' or "
-                "'default' settings), allocation samples or lock events", source);
+                "jdk.ThreadPark event, nor async-profiler's allocation (jdk.ObjectAllocationInNewTLAB/OutsideTLAB) or "
+                "wall-clock (profiler.WallClockSample) events; accepted: a recording with execution samples (the JDK's "
+                "'profile' or 'default' settings), allocation samples or lock events", source);
   return rc;
 }

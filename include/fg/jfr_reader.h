@@ -3,7 +3,10 @@
  * (jdk.ExecutionSample), allocation samples (jdk.ObjectAllocationSample,
  * by weight, the class allocated as the leaf frame) and lock waits
  * (jdk.JavaMonitorEnter and jdk.ThreadPark, by duration, the lock's class as
- * the leaf), each under its thread, with its time in the timeline when the
+ * the leaf), and async-profiler's alloc samples (jdk.ObjectAllocationInNewTLAB,
+ * OutsideTLAB) and wall-clock samples (profiler.WallClockSample), one source
+ * a recording for each (jfr_reader.c's choose_sources; what it left out in
+ * stats.event_detail), each under its thread, with its time in the timeline when the
  * profile keeps one. Every chunk of the file is read; types are read from
  * each chunk's metadata, so fields a JDK adds are skipped, not misread.
  * A pure decoder over a byte buffer, bounds-checked at every read: a

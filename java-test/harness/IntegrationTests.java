@@ -589,6 +589,7 @@ public final class IntegrationTests {
     all.addAll(ScaleTests.TESTS);
     all.addAll(AllocLockTests.TESTS);
     all.addAll(JfrReadTests.TESTS);
+    all.addAll(AsyncProfilerReadTests.TESTS);
     all.addAll(LockKindTests.TESTS);
     all.addAll(AttachTrustTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
