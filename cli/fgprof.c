@@ -193,8 +193,12 @@ static int parse_args(int argc, char **argv, struct args *a)
                  "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--event") == 0) {
-      if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
-        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock", value);
+      if (!fg_event_name_known(value)) {
+        char names[160], why[400];
+        fg_event_names_list(names, sizeof names);
+        snprintf(why, sizeof why, "--event '%%s' is not valid; accepted: %s", names);
+        return bad(why, value);
+      }
       a->event = value;
     } else if (strcmp(arg, "--from") == 0) {
       a->from = value;
@@ -256,6 +260,22 @@ static uint64_t modified_ns(const char *path)
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+bool fg_event_name_known(const char *name)
+{
+  for (int e = 0; e < FG_STACK_EVENTS; e++)
+    if (strcmp(fg_stack_event_name((enum fg_stack_event)e), name) == 0)
+      return true;
+  return false;
+}
+
+void fg_event_names_list(char *out, size_t len)
+{
+  size_t at = 0;
+  out[0] = '\0';
+  for (int e = 0; e < FG_STACK_EVENTS && at < len; e++)
+    at += (size_t)snprintf(out + at, len - at, "%s%s", e ? ", " : "", fg_stack_event_name((enum fg_stack_event)e));
+}
+
 int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
 {
   unsigned present = fg_profile_events(p);
@@ -267,7 +287,7 @@ int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
     while (e < FG_STACK_EVENTS - 1 && !(present & 1u << e))
       e++;
   if (!(present & 1u << e)) {
-    char have[32] = "";
+    char have[96] = "";
     for (int k = 0; k < FG_STACK_EVENTS; k++)
       if (present & 1u << k)
         snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "",

@@ -22,6 +22,7 @@
  * several entries, stacks copied per thread) is charged to a budget of
  * BUDGET_PER_BYTE times the file's size: past it the file is refused. So a
  * file of N bytes is read in O(N) time and memory, but for the hash maps. */
+#include "fg/event_kinds.h"
 #include "fg/jfr_reader.h"
 
 #include <stdio.h>
@@ -1050,7 +1051,7 @@ static uint64_t ticks_ns(const struct chunk *c, uint64_t ticks)
  * tlabSize, else allocationSize) or OutsideTLAB, its wall samples as
  * profiler.WallClockSample (samples: how many one event stands for), what
  * alloc,live found alive as profiler.LiveObject. */
-enum source { S_EXEC, S_WALL, S_ALLOC_SAMPLE, S_NEW_TLAB, S_OUTSIDE_TLAB, S_MONITOR, S_PARK, S_COUNT };
+enum source { S_EXEC, S_WALL, S_ALLOC_SAMPLE, S_NEW_TLAB, S_OUTSIDE_TLAB, S_MONITOR, S_PARK, S_LIVE, S_COUNT };
 static const struct {
   const char *type;
   enum fg_stack_event e;
@@ -1065,6 +1066,7 @@ static const struct {
                       "allocationSize", NULL},
   [S_MONITOR] = {"jdk.JavaMonitorEnter", FG_STACK_LOCK, "eventThread", "monitorClass", NULL, NULL},
   [S_PARK] = {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass", NULL, NULL},
+  [S_LIVE] = {"profiler.LiveObject", FG_STACK_LIVE, "eventThread", "objectClass", "allocationSize", NULL},
 };
 
 /* One known event: its stack (with a class leaf for alloc and lock) counted
@@ -1119,7 +1121,7 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
         c->ncombos++;
     }
   }
-  struct fg_event_stats *st = e == FG_STACK_ALLOC ? &c->p->stats.alloc : &c->p->stats.lock;
+  struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
   fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
   if (e == FG_STACK_CPU) {
     fg_profile_account(c->p, ids + 1, n, weight);   /* reads the root only */
@@ -1397,8 +1399,8 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
   fg_u64_map_free(&run.overloads);
   if (rc == 0 && known == 0)
     return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
-                "jdk.ThreadPark event, nor async-profiler's allocation (jdk.ObjectAllocationInNewTLAB/OutsideTLAB) or "
-                "wall-clock (profiler.WallClockSample) events; accepted: a recording with execution samples (the JDK's "
+                "jdk.ThreadPark event, nor async-profiler's allocation (jdk.ObjectAllocationInNewTLAB/OutsideTLAB), "
+                "wall-clock (profiler.WallClockSample) or live-object (profiler.LiveObject) events; accepted: a recording with execution samples (the JDK's "
                 "'profile' or 'default' settings), allocation samples or lock events", source);
   return rc;
 }

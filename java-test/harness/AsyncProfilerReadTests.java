@@ -25,7 +25,7 @@ import jdk.jfr.consumer.RecordingFile;
 final class AsyncProfilerReadTests {
   private AsyncProfilerReadTests() {}
 
-  static final String[] EVENTS = {"cpu", "alloc", "lock"};
+  static final String[] EVENTS = {"cpu", "alloc", "lock", "live"};
 
   /** A stack as fgprof convert --threads writes it, dotted: "[thread tid=N];frames...[;class]". */
   static String key(RecordedEvent e, String thread, String cls) {
