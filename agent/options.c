@@ -186,7 +186,7 @@ static bool is_flag(const char *key)
 }
 
 #define ACCEPTED_KEYS "interval, event, clock, alloc, lock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
-                      "timeline, " \
+                      "timeline, live, " \
                       "wallthreads, " \
                       "threads, lines, ringsize, memlimit, loop, file, log"
 
@@ -206,6 +206,11 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                   "up to 1g (alloc=0: every allocation)", value);
     o->alloc = true;
     o->alloc_bytes = n * scale;
+  } else if (strcmp(key, "live") == 0) {
+    if (*value)
+      return fg_error_line(err, errlen, "fgagent: option live='%s' is not valid; accepted: live alone (with alloc or "
+                  "alloc=SIZE for its sampling interval)", value);
+    o->live = true;
   } else if (strcmp(key, "lock") == 0) {
     o->lock_ns = FG_DEFAULT_LOCK_NS;
     if (*value && parse_duration(value, &o->lock_ns) != 0)
@@ -380,6 +385,10 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;
   }
+  if (o->live && !o->alloc) {   /* live samples as alloc does: at its default interval */
+    o->alloc = true;
+    o->alloc_bytes = FG_DEFAULT_ALLOC_BYTES;
+  }
   o->cpu = o->event_asked || (!o->alloc && !o->lock);
   if (fg_options_nevents(o) > 1)
     for (int i = 0; i < o->nfiles; i++)
@@ -389,7 +398,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
                     "or a .jfr or .otlp file, which holds them all", o->files[i], o->cpu ? "event=" : "",
                     o->cpu ? (o->event == FG_EVENT_WALL ? "wall, " : o->event == FG_EVENT_ITIMER ? "itimer, " : "cpu, ")
                            : "",
-                    o->alloc && o->lock ? "alloc, lock" : o->alloc ? "alloc" : "lock");
+                    o->alloc && o->lock ? (o->live ? "live, lock" : "alloc, lock") : o->alloc ? (o->live ? "live" : "alloc") : "lock");
   if (o->loop_ns && o->sched)
     return fg_error_line(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
   if (!o->walker_asked)   /* walker=copy loses to the signal's walker with many threads, virtual threads and

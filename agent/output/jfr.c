@@ -176,6 +176,12 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
     {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
     {"parkedClass", T_CLASS, F_POOL, "Class Parked On"}, {"address", T_LONG, F_ADDRESS, "Address of Object Parked"}}},
+  /* alloc,live: async-profiler's shape (its converter and fgprof read it); one event a stack, its
+   * allocationSize the bytes its live samples stand for, allocationTime the report's */
+  {"profiler.LiveObject", T_LIVE_OBJECT, "jdk.jfr.Event", 0, "Live Object", {"Java Application", NULL},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
+    {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"objectClass", T_CLASS, F_POOL, "Object Class"},
+    {"allocationSize", T_LONG, F_BYTES, "Allocation Size"}, {"allocationTime", T_LONG, F_TICKS, "Allocation Time"}}},
   /* a setting of each event type recorded, as the JDK writes at a recording's start: JMC's
    * analysis of a type asks that it was enabled, the method profiling one at what period */
   {"jdk.ActiveSetting", T_ACTIVE_SETTING, "jdk.jfr.Event", 0, "Recording Setting", {"Flight Recorder", NULL},
@@ -318,6 +324,10 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
   if (s->alloc.on) {
     setting(o, body, ticks, T_ALLOC_SAMPLE, "enabled", "true");
     setting(o, body, ticks, T_ALLOC_SAMPLE, "stackTrace", "true");
+  }
+  if (s->live.on) {
+    setting(o, body, ticks, T_LIVE_OBJECT, "enabled", "true");
+    setting(o, body, ticks, T_LIVE_OBJECT, "stackTrace", "true");
   }
   if (s->lock.on) {
     timespan_text(s->lock.interval, text, sizeof text);

@@ -229,6 +229,16 @@ void jfr_event(struct fg_bytes *body, const struct jfr_pools *t, const struct fg
     jfr_put_long(body, weight);          /* weight: bytes */
     return;
   }
+  if (s->event == FG_STACK_LIVE) {
+    jfr_put_long(body, T_LIVE_OBJECT);
+    jfr_put_long(body, ticks);
+    jfr_put_long(body, s->thread + 1);   /* eventThread: the allocating thread */
+    jfr_put_long(body, stack + 1);
+    jfr_put_long(body, cls);             /* objectClass */
+    jfr_put_long(body, weight);          /* allocationSize: bytes */
+    jfr_put_long(body, ticks);           /* allocationTime: not kept per stack, the report's */
+    return;
+  }
   int park = parked(p, s);
   uint64_t start = ticks > weight ? ticks - weight : 0;
   jfr_put_long(body, park ? T_THREAD_PARK : T_MONITOR_ENTER);

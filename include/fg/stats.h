@@ -47,6 +47,9 @@ struct fg_event_stats {
   uint64_t walked;                         /* stored with a stack fgagent's walker took (the rest: GetStackTrace's) */
   uint64_t differ;                         /* verify: of those, stacks GetStackTrace gave otherwise */
   char difference[320];                    /* verify: the first such, described; "" when none */
+  uint64_t tracked;                        /* live: samples whose objects the table kept a weak reference to */
+  uint64_t collected;                      /* live: of them, objects found collected (dropped) */
+  uint64_t untracked;                      /* live: samples not tracked, the table of weak references full */
 };
 
 /* Adds from's counts of events taken and lost, and its first difference

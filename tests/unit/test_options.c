@@ -166,6 +166,25 @@ static void alloc_and_lock_take_sizes_durations_and_events(void **state)
   assert_rejected("event=wall,lock,file=w.collapsed", "(event=wall, lock)", "%e");
 }
 
+/* live: alloc's sampling, its own event in place of alloc's */
+static void live_samples_as_alloc(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("alloc=64k,live", &o, err, sizeof err), 0);
+  assert_true(o.live);
+  assert_true(o.alloc);
+  assert_false(o.cpu);
+  assert_int_equal(o.alloc_bytes, 64 * 1024);
+  assert_int_equal(fg_options_nevents(&o), 1);   /* live alone: a file without %e */
+  assert_int_equal(fg_options_parse("live,file=l.html", &o, err, sizeof err), 0);
+  assert_true(o.alloc);   /* live alone samples at alloc's default */
+  assert_int_equal(o.alloc_bytes, 512 * 1024);
+  assert_int_equal(fg_options_parse("alloc", &o, err, sizeof err), 0);
+  assert_false(o.live);
+  assert_rejected("live=yes", "live='yes'", "live alone");
+  assert_rejected("event=cpu,live,file=p.html", "file='p.html' does not say which event", "(event=cpu, live)");
+}
+
 /* Kernel frames: on by default, room for them in every walk with event=cpu
  * only (no other event records them), and off with kernel=no. */
 static void kernel_frames_have_room_with_event_cpu(void **state)
@@ -261,6 +280,7 @@ int main(void)
     cmocka_unit_test(ring_holds_the_drainers_pass),
     cmocka_unit_test(kernel_frames_have_room_with_event_cpu),
     cmocka_unit_test(alloc_and_lock_take_sizes_durations_and_events),
+    cmocka_unit_test(live_samples_as_alloc),
     cmocka_unit_test(too_many_files),
   };
   return cmocka_run_group_tests_name("options", tests, NULL, NULL);

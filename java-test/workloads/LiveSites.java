@@ -1,0 +1,33 @@
+/**
+ * Two allocation sites of the same arrays, one whose objects are kept to the end and one whose
+ * objects are dropped at once, for alloc,live: only the kept site's objects are alive at the
+ * dump. Each iteration allocates one int[1020] (4096 bytes with its 16-byte header) at keepSite
+ * and DROPPED_PER_KEPT of them at dropSite; keepSite's go into a list held by a static field. Then the
+ * workload calls System.gc() itself (twice: a young collection may leave some of dropSite's
+ * arrays in the old generation for the first) so that what is left is what is reachable.
+ * Prints KEPT_BYTES (the kept objects' sizes, headers included, as the JVM counts them for the
+ * sampler), DROPPED_BYTES, then DONE, and returns with the kept list still reachable.
+ * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT
+ */
+public final class LiveSites {
+  static final java.util.ArrayList<int[]> KEPT = new java.util.ArrayList<>();
+  static volatile int[] sink;
+
+  static int[] keepSite() { return new int[1020]; }
+  static int[] dropSite() { return new int[1020]; }
+
+  public static void main(String[] args) {
+    int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
+    for (int i = 0; i < kept; i++) {
+      KEPT.add(keepSite());
+      for (int k = 0; k < perKept; k++)
+        sink = dropSite();   /* a volatile store: escape analysis cannot remove it */
+    }
+    sink = null;
+    System.gc();
+    System.gc();
+    System.out.println("KEPT_BYTES " + (long) KEPT.size() * (1020 * 4 + 16));
+    System.out.println("DROPPED_BYTES " + (long) kept * perKept * (1020 * 4 + 16));
+    System.out.println("DONE");
+  }
+}
