@@ -348,7 +348,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   atomic_store(&a->live, 1);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
-  a->alloc_on = a->lock_on = 0;   /* a session before may have had them: only this one's options count */
+  a->alloc_on = a->lock_on = a->live_on = 0;   /* a session before may have had them: only this one's options count */
   if ((a->opts.alloc || a->opts.lock) && fg_java_events_start(a, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s\n", msg);
   if (a->cpu_sampling && a->timer.copy_bytes &&

@@ -7,7 +7,9 @@
  * arrays in the old generation for the first) so that what is left is what is reachable.
  * Prints KEPT_BYTES (the kept objects' sizes, headers included, as the JVM counts them for the
  * sampler), DROPPED_BYTES, then DONE, and returns with the kept list still reachable.
- * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT
+ * With a third argument "thread" the sites run on a thread of their own, live-worker, that has
+ * ended before the dump.
+ * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT [thread]
  */
 public final class LiveSites {
   static final java.util.ArrayList<int[]> KEPT = new java.util.ArrayList<>();
@@ -16,14 +18,24 @@ public final class LiveSites {
   static int[] keepSite() { return new int[1020]; }
   static int[] dropSite() { return new int[1020]; }
 
-  public static void main(String[] args) {
-    int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
+  static void work(int kept, int perKept) {
     for (int i = 0; i < kept; i++) {
       KEPT.add(keepSite());
       for (int k = 0; k < perKept; k++)
         sink = dropSite();   /* a volatile store: escape analysis cannot remove it */
     }
     sink = null;
+  }
+
+  public static void main(String[] args) throws InterruptedException {
+    int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
+    if (args.length > 2 && args[2].equals("thread")) {
+      Thread t = new Thread(() -> work(kept, perKept), "live-worker");
+      t.start();
+      t.join();
+    } else {
+      work(kept, perKept);
+    }
     System.gc();
     System.gc();
     System.out.println("KEPT_BYTES " + (long) KEPT.size() * (1020 * 4 + 16));

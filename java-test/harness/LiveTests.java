@@ -1,0 +1,86 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * alloc,live: of the sampled allocations, only those whose objects are alive at the dump, by site,
+ * in bytes. The workload LiveSites keeps every object of one site and drops every one of another
+ * (then calls System.gc() itself): only the kept site remains, its bytes within 10% of what the
+ * workload counts, in every output the agent writes. Run by IntegrationTests.
+ */
+final class LiveTests {
+  private LiveTests() {}
+
+  static long printed(IntegrationTests.Run r, String label) {
+    Matcher m = Pattern.compile(label + " (\\d+)").matcher(r.stdout());
+    IntegrationTests.check(m.find(), "the workload printed no " + label + ":\n" + r.stdout());
+    return Long.parseLong(m.group(1));
+  }
+
+  /** The kept site's bytes and the dropped site's in a collapsed profile; checks the kept within 10%. */
+  static long keptSite(IntegrationTests.Run r, Map<String, Long> live, String what) {
+    long truth = printed(r, "KEPT_BYTES");
+    long kept = IntegrationTests.sum(live, k -> k.contains("LiveSites.keepSite"));
+    long dropped = IntegrationTests.sum(live, k -> k.contains("LiveSites.dropSite"));
+    IntegrationTests.check(dropped == 0, what + ": the dropped site's objects are reported alive: " + dropped
+        + " bytes");
+    IntegrationTests.check(Math.abs(kept - truth) <= truth / 10, what + ": the kept site holds " + kept
+        + " bytes, the workload kept " + truth);
+    return kept;
+  }
+
+  /**
+   * One run, every output: collapsed holds the kept site alone within 10% of its bytes; the .jfr
+   * (profiler.LiveObject) and .otlp read back by fgprof to exactly the collapsed stacks; the HTML's
+   * title and the pprof's sample type name live objects; the summary's live section accounts for
+   * every sample, most of dropSite's found collected.
+   */
+  static void liveKeepsOnlyTheKeptSite(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=16k,live,file={dir}/l.collapsed,file={dir}/l.jfr,"
+        + "file={dir}/l.otlp,file={dir}/l.html,file={dir}/l.pb.gz", List.of(), "LiveSites", "10000", "10");
+    r.expectCleanRun();
+    Map<String, Long> live = IntegrationTests.collapsed(r.file("l.collapsed"));
+    long kept = keptSite(r, live, "collapsed");
+    for (String in : new String[] {"l.jfr", "l.otlp"}) {
+      Map<String, Long> back = JfrReadTests.convert(r.dir(), "live", false, r.file(in), in + ".collapsed");
+      String diff = JfrTests.differences(live, back);
+      IntegrationTests.check(diff.isEmpty(), in + " read back differs from the collapsed stacks: " + diff);
+    }
+    String html = Files.readString(r.file("l.html"));
+    IntegrationTests.check(html.contains("live objects flame graph"), "the HTML's title does not say live objects");
+    String pprof = new String(new java.util.zip.GZIPInputStream(Files.newInputStream(r.file("l.pb.gz")))
+        .readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    IntegrationTests.check(pprof.contains("live_space") && pprof.contains("live_objects"),
+        "the pprof profile's sample types are not live_objects/live_space");
+    Matcher tracked = Pattern.compile("samples tracked:\\s+(\\d+): (\\d+) alive at the report, (\\d+) collected")
+        .matcher(r.stderr());
+    IntegrationTests.check(tracked.find(), "no live section in the summary:\n" + r.stderr());
+    long collected = Long.parseLong(tracked.group(3)), alive = Long.parseLong(tracked.group(2));
+    IntegrationTests.check(collected > 5 * alive, "of " + tracked.group(1) + " samples only " + collected
+        + " collected: dropSite's tenfold garbage was not cleared");
+    System.out.printf("    kept site %.2f MB of %.2f MB kept; %d samples alive, %d collected; .jfr and .otlp read "
+        + "back exactly%n", kept / 1e6, printed(r, "KEPT_BYTES") / 1e6, alive, collected);
+  }
+
+  /** The sites on a thread that ended before the dump: its objects are still reported, by site. */
+  static void liveOutlivesItsThread(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=16k,live,threads,file={dir}/l.collapsed", List.of(),
+        "LiveSites", "10000", "10", "thread");
+    r.expectCleanRun();
+    Map<String, Long> live = IntegrationTests.collapsed(r.file("l.collapsed"));
+    long kept = keptSite(r, live, "collapsed");
+    List<String> roots = live.keySet().stream().filter(k -> k.contains("keepSite"))
+        .map(k -> k.substring(0, k.indexOf(';'))).distinct().toList();
+    IntegrationTests.check(roots.size() == 1 && roots.get(0).startsWith("[live-worker tid="),
+        "the kept site is not under its ended thread live-worker: " + roots);
+    System.out.printf("    kept site %.2f MB of %.2f MB, allocated on a thread that ended, under %s%n", kept / 1e6,
+        printed(r, "KEPT_BYTES") / 1e6, roots);
+  }
+
+  static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("live_keeps_only_the_kept_site", LiveTests::liveKeepsOnlyTheKeptSite),
+      new IntegrationTests.Named("live_outlives_its_thread", LiveTests::liveOutlivesItsThread));
+}
