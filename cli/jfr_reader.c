@@ -1299,7 +1299,7 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
 
   uint64_t msize, mtype;
   size_t body;
-  const char *why;
+  const char *why = NULL;   /* record_at sets it only when it refuses: a record of another type leaves it */
   int rc = 0;
   if (record_at(data, meta, chunk, &msize, &mtype, &body, &why) != 0 || mtype != 0) {
     rc = fg_error_line(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s; accepted: " ACCEPTED, source, base + meta,

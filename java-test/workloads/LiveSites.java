@@ -8,15 +8,17 @@
  * Prints KEPT_BYTES (the kept objects' sizes, headers included, as the JVM counts them for the
  * sampler), DROPPED_BYTES, then DONE, and returns with the kept list still reachable.
  * With a third argument "thread" the sites run on a thread of their own, live-worker, that has
- * ended before the dump.
- * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT [thread]
+ * ended before the dump ("main": on the main thread); a fourth gives the arrays' length in ints.
+ * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT [thread|main [INTS]]
  */
 public final class LiveSites {
   static final java.util.ArrayList<int[]> KEPT = new java.util.ArrayList<>();
   static volatile int[] sink;
 
-  static int[] keepSite() { return new int[1020]; }
-  static int[] dropSite() { return new int[1020]; }
+  static int ints = 1020;
+
+  static int[] keepSite() { return new int[ints]; }
+  static int[] dropSite() { return new int[ints]; }
 
   static void work(int kept, int perKept) {
     for (int i = 0; i < kept; i++) {
@@ -29,6 +31,8 @@ public final class LiveSites {
 
   public static void main(String[] args) throws InterruptedException {
     int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
+    if (args.length > 3)
+      ints = Integer.parseInt(args[3]);
     if (args.length > 2 && args[2].equals("thread")) {
       Thread t = new Thread(() -> work(kept, perKept), "live-worker");
       t.start();
@@ -38,8 +42,9 @@ public final class LiveSites {
     }
     System.gc();
     System.gc();
-    System.out.println("KEPT_BYTES " + (long) KEPT.size() * (1020 * 4 + 16));
-    System.out.println("DROPPED_BYTES " + (long) kept * perKept * (1020 * 4 + 16));
+    long size = (ints * 4L + 16 + 7) / 8 * 8;   /* header and padding to 8 bytes, as HotSpot lays an int[] out */
+    System.out.println("KEPT_BYTES " + KEPT.size() * size);
+    System.out.println("DROPPED_BYTES " + (long) kept * perKept * size);
     System.out.println("DONE");
   }
 }
