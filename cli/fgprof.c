@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "fg/collapsed_reader.h"
+#include "fg/jfr_reader.h"
 #include "fg/options.h"
 #include "fg/output.h"
 #include "fg/profile.h"
@@ -63,7 +64,8 @@ static const char usage[] =
   "  --minwidth PCT     flame graph: leave out frames under PCT percent of all samples\n"
   "  --interval TIME    the sampling interval behind IN (e.g. 10ms, 250us), so the call\n"
   "                     graph, pprof and speedscope show time, not only samples\n"
-  "  --event E          a recording's cpu, alloc, lock or live events (the first it has)\n"
+  "  --event E          a recording's cpu, alloc, lock or live events (the first it has);\n"
+  "                     wall: async-profiler's wall-clock samples as cpu, where it has both\n"
   "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
   "  --lines            a recording's Java frames at their source lines (pkg/C.m:42);\n"
   "                     a .jfr OUT keeps their bytecode indexes too\n"
@@ -195,10 +197,11 @@ static int parse_args(int argc, char **argv, struct args *a)
                  "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--event") == 0) {
-      if (!fg_event_name_known(value)) {
+      if (!fg_event_name_known(value) && strcmp(value, "wall") != 0) {
         char names[160], why[400];
         fg_event_names_list(names, sizeof names);
-        snprintf(why, sizeof why, "--event '%%s' is not valid; accepted: %s", names);
+        snprintf(why, sizeof why, "--event '%%s' is not valid; accepted: %s, or wall (a recording's wall-clock "
+                 "samples as its cpu event)", names);
         return bad(why, value);
       }
       a->event = value;
@@ -427,7 +430,11 @@ int fg_cmd_convert(int argc, char **argv)
   if (fg_format_holds_every_event(fg_format_for_path(a.out)) || a.from || a.to)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
-  if (fg_read_profile_input(a.in, a.lines, &in, err, sizeof err) != 0) {
+  /* --event wall: async-profiler's wall-clock samples as the cpu event, where a recording holds both */
+  unsigned flags = (a.lines ? FG_JFR_LINES : 0) | (a.event && strcmp(a.event, "wall") == 0 ? FG_JFR_WALL : 0);
+  if (flags & FG_JFR_WALL)
+    a.event = "cpu";
+  if (fg_read_profile_input(a.in, flags, &in, err, sizeof err) != 0) {
     fprintf(stderr, "fgprof: %s\n", err);
     rc = 2;
   }

@@ -81,7 +81,8 @@ struct run {
   uint64_t seed, mult;          /* keys are scrambled with these before hashing */
   struct fg_u64_map threads;    /* hash of (tid, java id, name) -> profile thread */
   struct fg_u64_map overloads;  /* hash of (name, kind, bci) -> descriptors kept apart */
-  bool census;                  /* the first pass: only count each source's events (census[]) */
+  bool wall;                    /* cpu from the wall-clock samples, not jdk.ExecutionSample (FG_JFR_WALL) */
+  bool census;                  /* the first pass: only count each source's events (counted[]) */
   uint64_t counted[16];         /* events of each row of sources[] in the file */
   uint32_t left_out;            /* rows of sources[] not read: bit i for row i (choose_sources) */
 };
@@ -1198,24 +1199,28 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
  * for: async-profiler's alloc, or a JDK recording set to record every
  * TLAB), else jdk.ObjectAllocationSample. cpu: jdk.ExecutionSample where
  * there are any, else profiler.WallClockSample (async-profiler's wall, or
- * its cpu with wall=, whose wall samples are then left out). What is left
- * out is said in the profile's event_detail. */
+ * its cpu with wall=, whose wall samples are then left out), unless
+ * FG_JFR_WALL asks for the wall samples. What is left out is said in the
+ * profile's event_detail. */
 static void choose_sources(struct run *run, const char *source)
 {
   const uint64_t *n = run->counted;
   run->left_out = 0;
   if (n[S_NEW_TLAB] + n[S_OUTSIDE_TLAB] > 0)
     run->left_out |= 1u << S_ALLOC_SAMPLE;
-  if (n[S_EXEC] > 0)
+  if (run->wall)
+    run->left_out |= 1u << S_EXEC;
+  else if (n[S_EXEC] > 0)
     run->left_out |= 1u << S_WALL;
   char *d = run->p->stats.event_detail;
   size_t len = sizeof run->p->stats.event_detail;
   int o = snprintf(d, len, "read from a JFR recording: %s", source);
   for (int k = 0; k < S_COUNT && o >= 0 && (size_t)o < len; k++)
     if (run->left_out & 1u << k && n[k] > 0)
-      o += snprintf(d + o, len - (size_t)o, "; its %llu %s events left out (%s read instead)",
-                    (unsigned long long)n[k], sources[k].type, k == S_WALL ? "jdk.ExecutionSample" :
-                    "jdk.ObjectAllocationInNewTLAB/OutsideTLAB");
+      o += snprintf(d + o, len - (size_t)o, "; its %llu %s events left out (%s read instead%s)",
+                    (unsigned long long)n[k], sources[k].type, k == S_WALL ? "jdk.ExecutionSample"
+                    : k == S_EXEC ? "profiler.WallClockSample" : "jdk.ObjectAllocationInNewTLAB/OutsideTLAB",
+                    k == S_WALL ? "; --event wall reads them" : k == S_EXEC ? ", as --event wall asks" : "");
   if (n[S_WALL] > 0 && !(run->left_out & 1u << S_WALL) && o >= 0 && (size_t)o < len)
     snprintf(d + o, len - (size_t)o, "; cpu: wall-clock samples (profiler.WallClockSample)");
 }
@@ -1365,13 +1370,13 @@ static void run_secret(struct run *run)
   run->mult = s[1] | 1;   /* odd: a bijection */
 }
 
-int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines, struct fg_profile *p, char *err,
+int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, unsigned flags, struct fg_profile *p, char *err,
                  size_t errlen)
 {
   uint64_t known = 0;
   snprintf(p->stats.event, sizeof p->stats.event, "jfr");
   snprintf(p->stats.event_detail, sizeof p->stats.event_detail, "read from a JFR recording: %s", source);
-  struct run run = {.p = p, .lines = lines};
+  struct run run = {.p = p, .lines = (flags & FG_JFR_LINES) != 0, .wall = (flags & FG_JFR_WALL) != 0};
   run.budget = (uint64_t)len * BUDGET_PER_BYTE + BUDGET_FLOOR;
   run_secret(&run);
   int rc = 0;
@@ -1397,6 +1402,9 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
   }
   fg_u64_map_free(&run.threads);
   fg_u64_map_free(&run.overloads);
+  if (rc == 0 && run.wall && run.counted[S_WALL] == 0)
+    return fg_error_line(err, errlen, "%s: --event wall: no profiler.WallClockSample event; accepted: a recording "
+                         "with async-profiler's wall-clock samples (its event=wall, or wall=INTERVAL)", source);
   if (rc == 0 && known == 0)
     return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
                 "jdk.ThreadPark event, nor async-profiler's allocation (jdk.ObjectAllocationInNewTLAB/OutsideTLAB), "

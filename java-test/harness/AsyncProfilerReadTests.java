@@ -14,7 +14,8 @@ import jdk.jfr.consumer.RecordingFile;
 /**
  * fgprof reading async-profiler's recordings: its alloc samples (jdk.ObjectAllocationInNewTLAB
  * and OutsideTLAB), wall-clock samples (profiler.WallClockSample) and live objects
- * (profiler.LiveObject) beside the JDK's types, held to what the JDK's own reader
+ * (profiler.LiveObject) beside the JDK's types (the wall samples as cpu where there is no
+ * jdk.ExecutionSample, and with --event wall), held to what the JDK's own reader
  * (jdk.jfr.consumer.RecordingFile) finds in the same file, weighed as async-profiler's converter
  * weighs them: an InNewTLAB sample by its tlabSize (its allocationSize when that is 0), an
  * OutsideTLAB one by its allocationSize, a wall event by its samples, a live object by its
@@ -25,7 +26,7 @@ import jdk.jfr.consumer.RecordingFile;
 final class AsyncProfilerReadTests {
   private AsyncProfilerReadTests() {}
 
-  static final String[] EVENTS = {"cpu", "alloc", "lock", "live"};
+  static final String[] EVENTS = {"cpu", "wall", "alloc", "lock", "live"};
 
   /** A stack as fgprof convert --threads writes it, dotted: "[thread tid=N];frames...[;class]". */
   static String key(RecordedEvent e, String thread, String cls) {
@@ -60,14 +61,16 @@ final class AsyncProfilerReadTests {
     long tlab = all.stream().filter(e -> e.getEventType().getName().startsWith("jdk.ObjectAllocationInNewTLAB")
         || e.getEventType().getName().equals("jdk.ObjectAllocationOutsideTLAB")).count();
     Map<String, Map<String, Long>> want = new HashMap<>();
-    for (String k : new String[] {"cpu", "alloc", "lock", "live"})
+    for (String k : EVENTS)
       want.put(k, new HashMap<>());
     for (RecordedEvent e : all) {
       switch (e.getEventType().getName()) {
         case "jdk.ExecutionSample" -> want.get("cpu").merge(key(e, "sampledThread", null), 1L, Long::sum);
-        case "profiler.WallClockSample" -> {   /* cpu's samples only where no jdk.ExecutionSample */
+        case "profiler.WallClockSample" -> {   /* cpu's samples only where no jdk.ExecutionSample; --event wall's */
           if (exec == 0 && e.getLong("samples") > 0)
             want.get("cpu").merge(key(e, "sampledThread", null), e.getLong("samples"), Long::sum);
+          if (e.getLong("samples") > 0)
+            want.get("wall").merge(key(e, "sampledThread", null), e.getLong("samples"), Long::sum);
         }
         case "jdk.ObjectAllocationInNewTLAB" -> {
           long w = e.getLong("tlabSize") != 0 ? e.getLong("tlabSize") : e.getLong("allocationSize");
@@ -103,8 +106,10 @@ final class AsyncProfilerReadTests {
       if (w.isEmpty()) {
         AttachTests.Result r = AttachTests.fgprof(dir, "convert", "--event", event, rec.toString(),
             dir.resolve(out).toString());
-        IntegrationTests.check(r.exit() != 0 && r.err().contains("has no " + event + " events"),
-            rec + ": no " + event + " events expected, fgprof: " + r);
+        String says = event.equals("wall") ? "--event wall: no profiler.WallClockSample event"
+            : "has no " + event + " events";
+        IntegrationTests.check(r.exit() != 0 && r.err().contains(says), rec + ": no " + event + " events expected, "
+            + "fgprof: " + r);
         continue;
       }
       JfrReadTests.convert(dir, event, true, rec, out);

@@ -3,7 +3,8 @@
 # recordings (tests/fuzz/corpus/jfr_reader/ap45-*.jfr, or the files given):
 # each event's total must be the same. cpu: samples (jfrconv --cpu; where a
 # recording has no jdk.ExecutionSample, --wall: fgprof reads its wall
-# samples then); alloc, lock, live: bytes and nanoseconds (--total).
+# samples then); wall: fgprof's --event wall against --wall; alloc, lock,
+# live: bytes and nanoseconds (--total).
 # Needs FG_AP_CONVERTER=path/to/jfr-converter.jar (async-profiler's
 # `make jar/jfr-converter.jar`, or javac over its src/converter).
 # Usage: ap-converter-totals.sh [REC.jfr...]
@@ -18,12 +19,13 @@ recs=("$@")
 [ ${#recs[@]} -gt 0 ] || recs=(tests/fuzz/corpus/jfr_reader/ap45-*.jfr)
 for rec in "${recs[@]}"; do
   line="$(basename "$rec"):"
-  for event in cpu alloc lock live; do
+  for event in cpu wall alloc lock live; do
     if ! build/fgprof convert --event "$event" "$rec" "$work/fg.collapsed" 2>/dev/null; then
       : >"$work/fg.collapsed"
     fi
     case $event in
       cpu) modes=("--cpu" "--wall") ;;
+      wall) modes=("--wall") ;;
       *) modes=("--$event --total") ;;
     esac
     want=0
