@@ -144,8 +144,11 @@ static const struct type types[] = {
   {"jdk.types.ThreadState", T_THREAD_STATE, NULL, TY_SIMPLE, "Java Thread State", {0}, {{"name", T_STRING, 0, "Name"}}},
   {"jdk.types.Symbol", T_SYMBOL, NULL, TY_SIMPLE, "Symbol", {0}, {{"string", T_STRING, 0, "String"}}},
   {"jdk.types.Package", T_PACKAGE, NULL, 0, "Package", {0}, {{"name", T_SYMBOL, F_POOL, "Name"}}},
+  /* the JDK's field order, classLoader first: async-profiler's converter reads a class by position */
+  {"jdk.types.ClassLoader", T_CLASS_LOADER, NULL, 0, "Java Class Loader", {0},
+   {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"}}},
   {"java.lang.Class", T_CLASS, NULL, 0, "Java Class", {0},
-   {{"name", T_SYMBOL, F_POOL, "Name"}, {"package", T_PACKAGE, F_POOL, "Package"},
+   {{"classLoader", T_CLASS_LOADER, F_POOL, "Class Loader"}, {"name", T_SYMBOL, F_POOL, "Name"}, {"package", T_PACKAGE, F_POOL, "Package"},
     {"modifiers", T_INT, 0, "Access Modifiers"}, {"hidden", T_BOOLEAN, 0, "Hidden"}}},
   {"jdk.types.Method", T_METHOD, NULL, 0, "Java Method", {0},
    {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"},

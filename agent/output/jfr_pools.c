@@ -319,6 +319,7 @@ static void methods_classes_packages(struct fg_bytes *o, const struct jfr_pools 
   pool_start(o, npools, T_CLASS, t->classes.nnames);
   for (uint32_t i = 0; i < t->classes.nnames; i++) {
     jfr_put_long(o, i + 1);
+    jfr_put_long(o, 0);   /* classLoader: not kept (null, as the JDK writes the boot loader's) */
     jfr_put_long(o, t->cls[i].name);
     jfr_put_long(o, t->cls[i].package);
     jfr_put_int(o, 0);
