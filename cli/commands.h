@@ -18,6 +18,11 @@ void fg_event_names_list(char *out, size_t len);
  * has), read from source: 0, or -1 when p has none of it (said on stderr). */
 int fg_pick_event(struct fg_profile *p, const char *asked, const char *source);
 int fg_cmd_diff(int argc, char **argv);
+int fg_cmd_heatmap(int argc, char **argv);
+/* The heatmap page of recording in written to out (any name), samples from
+ * from to to (NULL: start, end), for fgprof command: 0, or 2 with the reason said. */
+int fg_profile_input_heatmap(const char *in, const char *out, const char *from, const char *to, const char *title,
+                             const char *command);
 int fg_cmd_attach(int argc, char **argv);
 int fg_cmd_profile(int argc, char **argv);
 

@@ -341,7 +341,8 @@ static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, co
 {
   char err[1024];
   /* an OTLP file holds a profile for each event, unless --event picks one */
-  bool every = fg_format_for_path(path) == FG_FORMAT_OTLP && !a->event && fg_profile_events(in) != 0;
+  bool every = fg_format_holds_every_event(fg_format_for_path(path)) && fg_format_for_path(path) != FG_FORMAT_JFR &&
+               !a->event && fg_profile_events(in) != 0;
   if (!every && fg_pick_event(in, a->event, a->in) != 0)
     return 2;
   uint64_t total = 0;
@@ -424,6 +425,8 @@ int fg_cmd_convert(int argc, char **argv)
     return 2;
   }
 
+  if (fg_format_for_path(a.out) == FG_FORMAT_HEATMAP && !a.include && !a.exclude && !a.event)
+    return fg_profile_input_heatmap(a.in, a.out, a.from, a.to, a.title, "convert");
   struct fg_profile in;
   char err[1024];
   fg_profile_init(&in);
@@ -472,7 +475,9 @@ int main(int argc, char **argv)
     return fg_cmd_profile(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "diff") == 0)
     return fg_cmd_diff(argc, argv);
-  fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, --help\n",
+  if (argc >= 2 && strcmp(argv[1], "heatmap") == 0)
+    return fg_cmd_heatmap(argc, argv);
+  fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, heatmap, profile, attach, --help\n",
           argc < 2 ? "no command given" : "unknown command");
   fputs(usage, stderr);
   return 2;

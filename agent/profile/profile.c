@@ -87,8 +87,39 @@ void fg_profile_free(struct fg_profile *p)
   free(p->stacks);
   free(p->stack_index.slots);
   free(p->timeline.entries);
+  free(p->marks.m);
   free(p->frame_pool);
   memset(p, 0, sizeof *p);
+}
+
+int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,
+                 const char *label)
+{
+  if (m->n >= m->max) {
+    m->dropped++;
+    return 0;
+  }
+  if (m->n == m->cap) {
+    uint32_t cap = m->cap ? m->cap * 2 : 256;
+    if (cap > m->max)
+      cap = m->max;
+    struct fg_mark *g = realloc(m->m, (size_t)cap * sizeof *g);
+    if (!g)
+      return -1;
+    m->m = g;
+    m->cap = cap;
+  }
+  struct fg_mark *k = &m->m[m->n++];
+  k->time_ns = time_ns;
+  k->duration_ns = duration_ns;
+  k->kind = (uint8_t)kind;
+  fg_utf8_copy(k->label, sizeof k->label, label ? label : "");
+  return 0;
+}
+
+const char *fg_mark_kind_name(enum fg_mark_kind kind)
+{
+  return kind == FG_MARK_GC_PAUSE ? "gc pause" : kind == FG_MARK_GC ? "gc" : "safepoint";
 }
 
 int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind)
@@ -452,6 +483,19 @@ int fg_is_known_marker(const char *name)
   return 0;
 }
 
+int fg_profile_tick_of(const struct fg_profile *p, uint32_t id)
+{
+  if (fg_profile_kind(p, id) != FG_KIND_MARKER)
+    return -1;
+  const char *name = fg_profile_name(p, id);
+  for (int t = 0; t <= FG_TICK_COUNT; t++) {
+    size_t len = strlen(fg_tick_name(t));
+    if (name[0] == '[' && strncmp(name + 1, fg_tick_name(t), len) == 0 && name[len + 1] == ']' && !name[len + 2])
+      return t;
+  }
+  return -1;
+}
+
 void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, uint64_t count)
 {
   struct fg_stats *s = &p->stats;
@@ -462,14 +506,10 @@ void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, u
   }
   const char *root = fg_profile_name(p, ids[0]);
   enum fg_frame_kind kind = fg_profile_kind(p, ids[0]);
-  if (kind == FG_KIND_MARKER) {
-    for (int t = 0; t <= FG_TICK_COUNT; t++) {
-      size_t len = strlen(fg_tick_name(t));
-      if (strncmp(root + 1, fg_tick_name(t), len) == 0 && root[len + 1] == ']' && !root[len + 2]) {
-        s->failed[t] += count;
-        return;
-      }
-    }
+  int tick = fg_profile_tick_of(p, ids[0]);
+  if (tick >= 0) {
+    s->failed[tick] += count;
+    return;
   }
   if (kind == FG_KIND_THREAD) {
     s->no_jnienv += count;
