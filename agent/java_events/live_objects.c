@@ -52,6 +52,8 @@ void fg_live_objects_add(struct fg_live_objects *l, JNIEnv *jni, jobject object,
                          struct fg_thread *t, uint64_t serial, int tid, uint64_t weight, uint64_t events)
 {
   jweak ref = (*jni)->NewWeakGlobalRef(jni, object);
+  if (!ref && (*jni)->ExceptionCheck(jni))
+    (*jni)->ExceptionClear(jni);   /* the JVM's OutOfMemoryError is ours, not the allocating code's to meet */
   pthread_mutex_lock(&l->lock);
   if (l->e && l->first_free == FG_LIVE_MAX)
     sweep(l, jni);

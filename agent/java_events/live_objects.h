@@ -20,8 +20,8 @@
  * Budget: FG_LIVE_MAX references (a 56-byte entry each, 3.5 MB, and a weak
  * global reference each in the JVM's table). When every slot holds an object
  * still alive, the table is swept for cleared ones at most every
- * FG_LIVE_SWEEP_NS; a sample that finds no slot is counted (untracked) and
- * said in the summary. */
+ * FG_LIVE_SWEEP_NS; a sample that finds no slot (or no reference: the JVM
+ * out of memory) is counted (untracked) and said in the summary. */
 #ifndef FG_LIVE_OBJECTS_H
 #define FG_LIVE_OBJECTS_H
 

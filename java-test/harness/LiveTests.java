@@ -108,7 +108,41 @@ final class LiveTests {
         printed(r, "KEPT_BYTES"));
   }
 
+  /**
+   * A dump while the objects are kept, then half of them dropped (and System.gc()) before the stop:
+   * the dump's file holds the kept site within 10% of all of them, the stop's within 10% of the
+   * half left, a report in place of the one before, not added to it.
+   */
+  static void liveDumpThenStop(IntegrationTests.Jdk jdk) throws Exception {
+    Path dir = Files.createTempDirectory(IntegrationTests.runs, "live-dump-");
+    Process jvm = AttachTests.startJvm(jdk, dir, List.of("-agentpath:" + IntegrationTests.agent + "=alloc=16k,live,"
+        + "file=" + dir.resolve("l.collapsed")), "LiveSites", "10000", "10", "main", "1020", "wait");
+    Path out = dir.resolve("jvm-stdout.log");
+    for (int i = 0; i < 600 && !(Files.exists(out) && Files.readString(out).contains("HOLDING")); i++)
+      Thread.sleep(100);
+    IntegrationTests.check(Files.readString(out).contains("HOLDING"), "the workload never held: "
+        + Files.readString(dir.resolve("jvm-stderr.log")));
+    AttachTests.Result dump = AttachTests.fgprof(dir, "attach", Long.toString(jvm.pid()), "dump");
+    IntegrationTests.check(dump.exit() == 0, "dump: " + dump);
+    Map<String, Long> atDump = IntegrationTests.collapsed(dir.resolve("l.collapsed"));
+    Files.createFile(dir.resolve("go"));
+    IntegrationTests.check(AttachTests.exitOf(jvm) == 0, "the JVM failed:\n" + Files.readString(dir.resolve("jvm-stderr.log")));
+    String stdout = Files.readString(out);
+    IntegrationTests.Run r = new IntegrationTests.Run(0, stdout, Files.readString(dir.resolve("jvm-stderr.log")), dir);
+    r.expectCleanRun();
+    long dumped = keptSite(r, atDump, "at the dump");
+    Map<String, Long> atStop = IntegrationTests.collapsed(dir.resolve("l.collapsed"));
+    long after = printed(r, "KEPT_AFTER_BYTES"), stopped = IntegrationTests.sum(atStop,
+        k -> k.contains("LiveSites.keepSite"));
+    IntegrationTests.check(Math.abs(stopped - after) <= after / 10 && IntegrationTests.sum(atStop,
+        k -> k.contains("LiveSites.dropSite")) == 0, "at the stop the kept site holds " + stopped + " bytes, the "
+        + "workload kept " + after + " (the dump's " + dumped + ")");
+    System.out.printf("    dump %.2f MB of %.2f MB kept; stop %.2f MB of %.2f MB kept after dropping half%n",
+        dumped / 1e6, printed(r, "KEPT_BYTES") / 1e6, stopped / 1e6, after / 1e6);
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("live_dump_then_stop", LiveTests::liveDumpThenStop),
       new IntegrationTests.Named("live_table_full_is_said", LiveTests::liveTableFullIsSaid),
       new IntegrationTests.Named("live_keeps_only_the_kept_site", LiveTests::liveKeepsOnlyTheKeptSite),
       new IntegrationTests.Named("live_outlives_its_thread", LiveTests::liveOutlivesItsThread));

@@ -8,8 +8,11 @@
  * Prints KEPT_BYTES (the kept objects' sizes, headers included, as the JVM counts them for the
  * sampler), DROPPED_BYTES, then DONE, and returns with the kept list still reachable.
  * With a third argument "thread" the sites run on a thread of their own, live-worker, that has
- * ended before the dump ("main": on the main thread); a fourth gives the arrays' length in ints.
- * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT [thread|main [INTS]]
+ * ended before the dump ("main": on the main thread); a fourth gives the arrays' length in ints;
+ * a fifth, "wait", then prints HOLDING and waits (60 s at most) for a file named go in the working
+ * directory (a dump is taken meanwhile), drops the first half of the kept objects, calls
+ * System.gc() twice again and prints KEPT_AFTER_BYTES.
+ * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT [thread|main [INTS [wait]]]
  */
 public final class LiveSites {
   static final java.util.ArrayList<int[]> KEPT = new java.util.ArrayList<>();
@@ -29,7 +32,7 @@ public final class LiveSites {
     sink = null;
   }
 
-  public static void main(String[] args) throws InterruptedException {
+  public static void main(String[] args) throws Exception {
     int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
     if (args.length > 3)
       ints = Integer.parseInt(args[3]);
@@ -45,6 +48,17 @@ public final class LiveSites {
     long size = (ints * 4L + 16 + 7) / 8 * 8;   /* header and padding to 8 bytes, as HotSpot lays an int[] out */
     System.out.println("KEPT_BYTES " + KEPT.size() * size);
     System.out.println("DROPPED_BYTES " + (long) kept * perKept * size);
+    if (args.length > 4 && args[4].equals("wait")) {
+      System.out.println("HOLDING");
+      System.out.flush();
+      java.nio.file.Path go = java.nio.file.Paths.get("go");
+      for (int i = 0; i < 600 && !java.nio.file.Files.exists(go); i++)
+        Thread.sleep(100);
+      KEPT.subList(0, KEPT.size() / 2).clear();
+      System.gc();
+      System.gc();
+      System.out.println("KEPT_AFTER_BYTES " + KEPT.size() * size);
+    }
     System.out.println("DONE");
   }
 }
