@@ -83,7 +83,7 @@ struct run {
   struct fg_u64_map overloads;  /* hash of (name, kind, bci) -> descriptors kept apart */
   bool wall;                    /* cpu from the wall-clock samples, not jdk.ExecutionSample (FG_JFR_WALL) */
   bool census;                  /* the first pass: only count each source's events (counted[]) */
-  uint64_t counted[16];         /* events of each row of sources[] in the file */
+  uint64_t counted[16];         /* events of each row of sources[] in the file (S_COUNT of them) */
   uint32_t left_out;            /* rows of sources[] not read: bit i for row i (choose_sources) */
 };
 
@@ -1069,6 +1069,7 @@ static const struct {
   [S_PARK] = {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass", NULL, NULL},
   [S_LIVE] = {"profiler.LiveObject", FG_STACK_LIVE, "eventThread", "objectClass", "allocationSize", NULL},
 };
+_Static_assert(S_COUNT <= 16, "struct run's counted[] and left_out have room for 16 sources");
 
 /* One known event: its stack (with a class leaf for alloc and lock) counted
  * into the profile. A stack is copied once for each thread, event and
@@ -1454,7 +1455,8 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, unsigned f
   if (rc == 0 && known == 0)
     return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
                 "jdk.ThreadPark event, nor async-profiler's allocation (jdk.ObjectAllocationInNewTLAB/OutsideTLAB), "
-                "wall-clock (profiler.WallClockSample) or live-object (profiler.LiveObject) events; accepted: a recording with execution samples (the JDK's "
-                "'profile' or 'default' settings), allocation samples or lock events", source);
+                "wall-clock (profiler.WallClockSample) or live-object (profiler.LiveObject) events; accepted: a "
+                "recording with execution samples (the JDK's 'profile' or 'default' settings), allocation samples "
+                "or lock events", source);
   return rc;
 }

@@ -1,5 +1,5 @@
 /* libFuzzer target: arbitrary bytes into the JFR reader, without and with
- * lines, then whatever it read through every writer (a recording read in
+ * lines and with --event wall's choice, then whatever it read through every writer (a recording read in
  * part keeps what it read: that goes through them too). Any crash, leak or
  * undefined behaviour (built with ASan and UBSan), or a run slower than
  * libFuzzer's timeout, is a bug: a recording is never trusted. */
@@ -12,7 +12,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  for (int lines = 0; lines < 2; lines++) {
+  /* 0; FG_JFR_LINES; FG_JFR_WALL (the wall-clock samples chosen over the execution samples) */
+  for (unsigned lines = 0; lines < 3; lines++) {
     struct fg_profile p;
     char err[512];
     fg_profile_init(&p);
