@@ -24,7 +24,7 @@ static const char usage[] =
   "Usage: fgprof convert [OPTIONS] IN OUT\n"
   "       fgprof diff [OPTIONS] BASE NEW\n"
   "       fgprof diff [OPTIONS] --base FILE... --new FILE...\n"
-  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,lock] [--threads] --file OUT PID\n"
+  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,live,lock] [--threads] --file OUT PID\n"
   "       fgprof attach PID COMMAND[,OPTIONS]\n"
   "       fgprof --help\n"
   "\n"
