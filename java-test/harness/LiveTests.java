@@ -36,7 +36,8 @@ final class LiveTests {
    * One run, every output: collapsed holds the kept site alone within 10% of its bytes; the .jfr
    * (profiler.LiveObject) and .otlp read back by fgprof to exactly the collapsed stacks; the HTML's
    * title and the pprof's sample type name live objects; the summary's live section accounts for
-   * every sample, most of dropSite's found collected.
+   * every sample, most of dropSite's found collected; with FG_AP_CONVERTER (async-profiler's
+   * jfr-converter.jar), its --live --total reads the .jfr to the same total.
    */
   static void liveKeepsOnlyTheKeptSite(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk, "alloc=16k,live,file={dir}/l.collapsed,file={dir}/l.jfr,"
@@ -48,6 +49,15 @@ final class LiveTests {
       Map<String, Long> back = JfrReadTests.convert(r.dir(), "live", false, r.file(in), in + ".collapsed");
       String diff = JfrTests.differences(live, back);
       IntegrationTests.check(diff.isEmpty(), in + " read back differs from the collapsed stacks: " + diff);
+    }
+    String jar = System.getenv("FG_AP_CONVERTER");   /* async-profiler's converter reads the .jfr to the same total */
+    if (jar != null && !jar.isEmpty()) {
+      AttachTests.Result ap = AttachTests.exec(r.dir(), jdk.java().toString(), "-jar", jar, "--live", "--total", "-o",
+          "collapsed", r.file("l.jfr").toString(), r.dir().resolve("ap.collapsed").toString());
+      long apTotal = ap.exit() == 0 ? IntegrationTests.sum(IntegrationTests.collapsed(r.dir().resolve("ap.collapsed")),
+          k -> true) : -1;
+      IntegrationTests.check(apTotal == IntegrationTests.sum(live, k -> true), "async-profiler's converter reads "
+          + apTotal + " live bytes, the collapsed stacks hold " + IntegrationTests.sum(live, k -> true) + ": " + ap);
     }
     String html = Files.readString(r.file("l.html"));
     IntegrationTests.check(html.contains("live objects flame graph"), "the HTML's title does not say live objects");
