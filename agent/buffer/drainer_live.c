@@ -43,8 +43,11 @@ static void add_alive(void *ctx, const struct fg_live_entry *e)
   struct report *rp = ctx;
   struct fg_drainer *d = rp->d;
   struct fg_event_stats *st = &d->profile->stats.live;
+  /* the registry's lock for the look-up alone: a thread starting waits for it */
+  pthread_mutex_lock(&d->registry->lock);
   uint32_t thread = e->thread && e->thread->serial == e->serial ? fg_drainer_profile_thread(d, e->thread)
                                                                  : ended_thread(rp, e->tid);
+  pthread_mutex_unlock(&d->registry->lock);
   int64_t idx = fg_trace_stack_as(&d->stacks, d->profile, thread, e->trace, FG_STACK_LIVE);
   if (idx < 0) {
     st->no_memory++;
@@ -69,9 +72,7 @@ void fg_drainer_report_live(struct fg_drainer *d, struct fg_live_objects *l, JNI
   *st = (struct fg_event_stats){.on = 1, .interval = st->interval};
   struct report rp = {.d = d};
   fg_u64_map_init(&rp.by_tid);
-  pthread_mutex_lock(&d->registry->lock);   /* the threads' records stay theirs while looked at */
   struct fg_live_counts c = fg_live_objects_each(l, jni, add_alive, &rp);
-  pthread_mutex_unlock(&d->registry->lock);
   fg_u64_map_free(&rp.by_tid);
   st->no_memory += c.unreported + c.no_stack;   /* at the report, or at the sample */
   st->no_class = c.no_class;

@@ -97,6 +97,7 @@ int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)
   fg_event_log_wake_with(&a->events, a->sampler.wake_fd, &a->sampler.wake_pending);
   a->events_since_ns = fg_clock_ns(CLOCK_MONOTONIC);
   a->alloc_on = a->lock_on = a->live_on = 0;
+  fg_live_objects_stop(&a->live_objects, jni);   /* a session that never stopped: its references go */
   if (a->opts.live && fg_live_objects_start(&a->live_objects) != 0) {
     at += (size_t)snprintf(msg + at, len - at, "fgagent: live is not recorded: out of memory for its table of %u "
                            "weak references", FG_LIVE_MAX);
