@@ -152,7 +152,7 @@ build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unw
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
 
 # What the VM walker reads of a method the code map has not read yet (code_heap.c, vm_deopt.c).
-HEAP_READ_OBJ = build/obj/agent/hotspot/code_heap.o build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/vm_structs.o \
+HEAP_READ_OBJ = build/obj/agent/hotspot/code_heap.o build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/osr_entry.o build/obj/agent/hotspot/vm_structs.o \
                 build/obj/agent/native/symbols.o
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/signal/handler.o build/obj/agent/sampling/sample_store.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/prior_threads.o \
@@ -211,11 +211,16 @@ build/tests/test_native_walk_kept: tests/unit/test_native_walk_kept.c $(VM_WALKE
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
 
 # Deoptimization sites read from a fake nmethod, in JDK 17's layout and JDK 25's.
-VM_DEOPT_OBJ = build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/vm_structs.o build/obj/agent/native/symbols.o \
+VM_DEOPT_OBJ = build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/osr_entry.o build/obj/agent/hotspot/vm_structs.o build/obj/agent/native/symbols.o \
                build/obj/agent/native/unwind_rows.o
 build/tests/test_vm_deopt: tests/unit/test_vm_deopt.c $(VM_DEOPT_OBJ) tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_DEOPT_OBJ) -ldl -lcmocka -o $@
+
+# verify's class lookup among the loaded classes, on a fake JVMTI and JNI.
+build/tests/test_loaded_class: tests/unit/test_loaded_class.c build/obj/agent/verify/loaded_class.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/verify/loaded_class.o -lcmocka -o $@
 
 # The walker's pc cache.
 build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_cache.o tests/unit/unit.h

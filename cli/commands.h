@@ -8,6 +8,9 @@
 /* "fgprof[ COMMAND]: WHAT 'VALUE'" and a pointer to --help on stderr; 2. */
 int fg_cli_bad(const char *command, const char *what, const char *value);
 
+/* convert's exit status when IN is bad past what was read: OUT was written
+ * from that (a recording of a JVM that crashed is cut short). */
+#define FG_EXIT_CUT 4
 int fg_cmd_convert(int argc, char **argv);
 struct fg_profile;
 /* Whether name is a stack kind's (fg_stack_event_name: "cpu", "alloc", "live", ...). */

@@ -395,8 +395,20 @@ static int put_header(FILE *out, const struct heat *h, const struct fg_output_se
     int sampled = !strcmp(st->event, "cpu") || !strcmp(st->event, "itimer") || !strcmp(st->event, "wall");
     const char *name = e == FG_STACK_CPU && sampled ? st->event
                        : e == FG_STACK_KERNEL && st->kernel_event[0] ? st->kernel_event : k->name;
+    /* what the flame graph counts that the map cannot place: stored with no time (a full
+       ring's overflow slots, the timeline's room spent, a folded interval's tail) */
+    uint64_t counted = 0, timed = 0;
+    for (uint32_t s = 0; s < h->p->nstacks; s++)
+      if (h->p->stacks[s].event == e)
+        counted += h->p->stacks[s].count;
+    for (uint32_t i = 0; i < h->p->timeline.n; i++) {
+      const struct fg_timeline_entry *x = &h->p->timeline.entries[i];
+      if (x->stack < h->p->nstacks && h->p->stacks[x->stack].event == e)
+        timed += x->weight;
+    }
     if (fprintf(out, "%s{\"id\":%d,\"name\":", first ? "" : ",", e) < 0 || fg_put_json_string(out, name) != 0 ||
-        fprintf(out, ",\"unit\":\"%s\"}", k->html_unit) < 0)
+        fprintf(out, ",\"unit\":\"%s\",\"untimed\":%" PRIu64 "}", k->html_unit,
+                counted > timed ? counted - timed : 0) < 0)
       return -1;
     first = 0;
   }

@@ -4,9 +4,12 @@
 #include "fg/grow_array.h"
 #include "fg/utf8.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -15,12 +18,44 @@ static uint64_t mix(uint64_t h, uint64_t v)
   return h ^ (h >> 33);
 }
 
+/* The secret every hash of the indexes starts from, drawn once a process:
+ * names and stacks come from files anyone may write (collapsed stacks,
+ * OTLP, JFR), and with a hash known in advance a crafted file puts every
+ * entry in one probe chain (30 000 stacks: 1.07 s against 0.09 s). The
+ * indexes are only looked up, never walked: ids, and so every output's
+ * order, do not depend on it. */
+static uint64_t secret(void)
+{
+  static _Atomic uint64_t drawn;
+  uint64_t s = atomic_load_explicit(&drawn, memory_order_relaxed);
+  if (s)
+    return s;
+  if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s = mix((uint64_t)ts.tv_nsec, (uint64_t)(uintptr_t)&ts ^ (uint64_t)ts.tv_sec);
+  }
+  s |= 1;   /* never 0, the mark of not drawn */
+  uint64_t none = 0;
+  if (!atomic_compare_exchange_strong_explicit(&drawn, &none, s, memory_order_relaxed, memory_order_relaxed))
+    s = none;   /* another thread drew first: one secret for every profile, so copies between them hold */
+  return s;
+}
+
+/* A word at a time through mix, from the secret: no two texts collide but
+ * by the secret. */
 static uint64_t hash_bytes(const char *s, size_t len, uint64_t seed)
 {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return mix(h, seed);
+  uint64_t h = mix(secret(), seed);
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, sizeof w);
+    h = mix(h, w);
+  }
+  uint64_t tail = 0;
+  memcpy(&tail, s + i, len - i);
+  return mix(mix(h, tail), len);
 }
 
 /* Index helpers: hash_of(id) gives an entry's stored hash. */
@@ -328,7 +363,7 @@ int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *
 
 static uint64_t hash_stack(enum fg_stack_event e, uint32_t thread, const uint32_t *frames, uint32_t n)
 {
-  uint64_t h = mix(0x5bd1e995ull + e, thread);
+  uint64_t h = mix(secret() + e, thread);
   for (uint32_t i = 0; i < n; i++)
     h = mix(h, frames[i]);
   return mix(h, n);

@@ -1,9 +1,11 @@
 // Opens an fgagent heatmap page in headless Chromium and checks it as a user would.
 // Usage: node heatmap-browser.mjs FILE MODE [ARGS...]
 //   smoke [SHOT]            loads with no console error, draws squares; SHOT: screenshots SHOT-scaleN.png
-//   range FROM TO           prints the flame graph of [FROM, TO) (ms since 1970): RANGE_MS, TOTAL
-//   diff FROM TO BFROM BTO  the differential view of [FROM, TO) against [BFROM, BTO) (ms since 1970): prints
+//   range FROM TO [EVENT]   prints the flame graph of [FROM, TO) (ms since 1970) of EVENT (cpu, alloc, lock, ...;
+//                           default the first): RANGE_MS, UNTIMED (stored without a time), TOTAL
+//   diff FROM TO BFROM BTO [THREAD]  the differential view (of one thread's samples with THREAD) of [FROM, TO) against [BFROM, BTO) (ms since 1970): prints
 //                           each changed frame as CHANGE <change> <points> <name>, in the page's order
+//   empty                   a page with no sample loads and says so
 //   time                    prints LOAD_MS (page open to drawn) and RANGE_MS for a 1-minute and a whole-span range
 import { resolve } from "node:path";
 import { createRequire } from "node:module";
@@ -28,7 +30,9 @@ try {
   page.on("pageerror", (e) => errors.push(String(e)));
   const t0 = Date.now();
   await page.goto("file://" + resolve(file));
-  await page.waitForFunction(() => document.body.dataset.ready === "1", null, { timeout: 60000 });
+  await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+  check(await page.evaluate(() => document.body.dataset.ready === "1"),
+        "the page did not load: " + await page.evaluate(() => document.getElementById("status").textContent));
   const loadMs = Date.now() - t0;
   check(errors.length === 0, "console errors: " + errors.join(" | "));
   check(await page.evaluate(() => window.pwned === undefined && document.querySelectorAll("img").length === 0),
@@ -37,7 +41,10 @@ try {
   const start = await page.evaluate(() => JSON.parse(document.getElementById("header").textContent).startEpochNs);
   const ns = (ms) => Number(ms) * 1e6 - start;   // ms since 1970 to ns after the page's start
   check(state.cells > 0, "no cell");
-  if (mode === "smoke") {
+  if (mode === "empty") {
+    check(await page.evaluate(() => /no timed sample/.test(document.getElementById("status").textContent)),
+          "an empty recording's page does not say it has no sample");
+  } else if (mode === "smoke") {
     // some square is coloured: a pixel of the heatmap canvas is neither white nor the empty grey
     const coloured = await page.evaluate(() => {
       const c = document.getElementById("hm"), d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -55,9 +62,11 @@ try {
       }
     }
   } else if (mode === "range") {
+    if (args[2]) check(await page.evaluate((e) => window.heatmapEvent(e), args[2]), "no event " + args[2] + " on the page");
     const r = await page.evaluate(([a, b]) => window.heatmapSelect(a, b), [ns(args[0]), ns(args[1])]);
-    console.log("RANGE_MS " + r.ms + " TOTAL " + r.total);
+    console.log("RANGE_MS " + r.ms + " UNTIMED " + r.untimed + " TOTAL " + r.total);
   } else if (mode === "diff") {
+    if (args[4]) check(await page.evaluate((t) => window.heatmapThread(t), args[4]), "no thread " + args[4] + " on the page");
     await page.evaluate(([a, b]) => window.heatmapSelect(a, b, true), [ns(args[2]), ns(args[3])]);
     const r = await page.evaluate(([a, b]) => window.heatmapSelect(a, b), [ns(args[0]), ns(args[1])]);
     check(r.rows !== null, "no differential view");
