@@ -186,7 +186,7 @@ static bool is_flag(const char *key)
 }
 
 #define ACCEPTED_KEYS "interval, event, clock, alloc, lock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
-                      "timeline, " \
+                      "timeline, live, " \
                       "wallthreads, " \
                       "threads, lines, ringsize, memlimit, loop, file, log, nativemem, leak, nativelock"
 
@@ -206,6 +206,11 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                   "up to 1g (alloc=0: every allocation)", value);
     o->alloc = true;
     o->alloc_bytes = n * scale;
+  } else if (strcmp(key, "live") == 0) {
+    if (*value)
+      return fg_error_line(err, errlen, "fgagent: option live='%s' is not valid; accepted: live alone (with alloc or "
+                  "alloc=SIZE for its sampling interval)", value);
+    o->live = true;
   } else if (strcmp(key, "lock") == 0) {
     o->lock_ns = FG_DEFAULT_LOCK_NS;
     if (*value && parse_duration(value, &o->lock_ns) != 0)
@@ -400,10 +405,14 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     o->nativemem = true;
     o->nativemem_bytes = FG_DEFAULT_NATIVEMEM_BYTES;
   }
+  if (o->live && !o->alloc) {   /* live samples as alloc does: at its default interval */
+    o->alloc = true;
+    o->alloc_bytes = FG_DEFAULT_ALLOC_BYTES;
+  }
   o->cpu = o->event_asked || (!o->alloc && !o->lock && !o->nativemem && !o->nativelock);
   if (fg_options_nevents(o) > 1) {
     char names[80];
-    snprintf(names, sizeof names, "%s%s%s%s%s", o->alloc ? ", alloc" : "", o->lock ? ", lock" : "",
+    snprintf(names, sizeof names, "%s%s%s%s%s", o->alloc ? (o->live ? ", live" : ", alloc") : "", o->lock ? ", lock" : "",
              o->nativemem ? ", nativemem" : "", o->nativelock ? ", nativelock" : "", "");
     for (int i = 0; i < o->nfiles; i++)
       if (!fg_format_holds_every_event(fg_format_for_path(o->files[i])) && !strstr(o->files[i], "%e"))

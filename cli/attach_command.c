@@ -331,8 +331,8 @@ static void on_interrupt(int sig)
 }
 
 /* The agent's options for --event LIST: "cpu", "wall", "itimer" become
- * event=, "alloc[=SIZE]" and "lock[=DURATION]" stay as they are (the agent
- * checks their values). -1 when an item is none of these. */
+ * event=, "alloc[=SIZE]", "live" and "lock[=DURATION]" stay as they are (the
+ * agent checks their values). -1 when an item is none of these. */
 static int event_options(const char *list, char *out, size_t len)
 {
   size_t at = 0;
@@ -342,7 +342,8 @@ static int event_options(const char *list, char *out, size_t len)
     int sampled = (n == 3 && strncmp(p, "cpu", 3) == 0) || (n == 4 && strncmp(p, "wall", 4) == 0) ||
                   (n == 6 && strncmp(p, "itimer", 6) == 0);
     int traced = (n >= 5 && strncmp(p, "alloc", 5) == 0 && (n == 5 || p[5] == '=')) ||
-                 (n >= 4 && strncmp(p, "lock", 4) == 0 && (n == 4 || p[4] == '='));
+                 (n >= 4 && strncmp(p, "lock", 4) == 0 && (n == 4 || p[4] == '=')) ||
+                 (n == 4 && strncmp(p, "live", 4) == 0);
     if (!sampled && !traced)
       return -1;
     int w = snprintf(out + at, len - at, ",%s%.*s", sampled ? "event=" : "", (int)n, p);
@@ -405,7 +406,7 @@ static int profile_for(struct fg_attach_target *t, const char *library, const ch
   return rc;
 }
 
-/* fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,lock] [--threads]
+/* fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,live,lock] [--threads]
  *                [--agent LIB] [--timeout 10s] --file OUT PID */
 int fg_cmd_profile(int argc, char **argv)
 {
@@ -453,7 +454,7 @@ int fg_cmd_profile(int argc, char **argv)
     return bad("not a process id:", pid_text);
   char events[512];
   if (event_options(event, events, sizeof events) != 0)
-    return bad("--event takes cpu, wall or itimer, and alloc[=SIZE] or lock[=DURATION], separated by commas "
+    return bad("--event takes cpu, wall or itimer, and alloc[=SIZE], live or lock[=DURATION], separated by commas "
                "(e.g. --event cpu,alloc), not", event);
   char library[PATH_MAX];
   if (agent_path(agent, library) != 0)

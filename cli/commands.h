@@ -2,6 +2,9 @@
 #ifndef FG_COMMANDS_H
 #define FG_COMMANDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* "fgprof[ COMMAND]: WHAT 'VALUE'" and a pointer to --help on stderr; 2. */
 int fg_cli_bad(const char *command, const char *what, const char *value);
 
@@ -10,6 +13,10 @@ int fg_cli_bad(const char *command, const char *what, const char *value);
 #define FG_EXIT_CUT 4
 int fg_cmd_convert(int argc, char **argv);
 struct fg_profile;
+/* Whether name is a stack kind's (fg_stack_event_name: "cpu", "alloc", "live", ...). */
+bool fg_event_name_known(const char *name);
+/* Every kind's name, ", " between them, into out. */
+void fg_event_names_list(char *out, size_t len);
 /* Keeps one event of p (asked: "cpu", "alloc", "lock"; NULL: the first p
  * has), read from source: 0, or -1 when p has none of it (said on stderr). */
 int fg_pick_event(struct fg_profile *p, const char *asked, const char *source);

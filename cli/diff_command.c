@@ -84,8 +84,8 @@ static int parse(int argc, char **argv, struct diff_args *a)
     } else if (strcmp(arg, "--title") == 0) {
       a->title = value;
     } else if (strcmp(arg, "--event") == 0) {
-      if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
-        return bad("--event takes cpu, alloc or lock, not", value);
+      if (!fg_event_name_known(value))
+        return bad("--event takes a kind fgprof convert --event takes (cpu, alloc, lock, live, ...), not", value);
       a->event = value;
     } else if (strcmp(arg, "--from") == 0 || strcmp(arg, "--to") == 0 || strcmp(arg, "--base-from") == 0 ||
                strcmp(arg, "--base-to") == 0) {

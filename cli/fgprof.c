@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "jfr_events.h"
 #include "fg/collapsed_reader.h"
+#include "fg/jfr_reader.h"
 #include "fg/options.h"
 #include "fg/output.h"
 #include "fg/profile.h"
@@ -27,7 +28,7 @@ static const char usage[] =
   "       fgprof diff [OPTIONS] BASE NEW\n"
   "       fgprof diff [OPTIONS] --base FILE... --new FILE...\n"
   "       fgprof heatmap [--from T] [--to T] [--title TEXT] IN OUT.html\n"
-  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,lock] [--threads] --file OUT PID\n"
+  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,live,lock] [--threads] --file OUT PID\n"
   "       fgprof attach PID COMMAND[,OPTIONS]\n"
   "       fgprof --help\n"
   "\n"
@@ -36,7 +37,9 @@ static const char usage[] =
   "stackcollapse scripts write them; or a JDK Flight Recorder recording (the JDK's\n"
   "own, -XX:StartFlightRecording or jcmd JFR.start, or fgagent's): its CPU samples\n"
   "(jdk.ExecutionSample), allocation samples (jdk.ObjectAllocationSample, in bytes)\n"
-  "or lock waits (jdk.JavaMonitorEnter, jdk.ThreadPark, in nanoseconds), --event\n"
+  "or lock waits (jdk.JavaMonitorEnter, jdk.ThreadPark, in nanoseconds), and\n"
+  "async-profiler's alloc (jdk.ObjectAllocationInNewTLAB/OutsideTLAB), wall\n"
+  "(profiler.WallClockSample) and live (profiler.LiveObject) events, --event\n"
   "choosing which; or OpenTelemetry profiles (a file named .otlp).\n"
   "Writes OUT in the format its extension names:\n"
   "  .html              interactive flame graph, one self-contained file\n"
@@ -70,10 +73,11 @@ static const char usage[] =
   "  --minwidth PCT     flame graph: leave out frames under PCT percent of all samples\n"
   "  --interval TIME    the sampling interval behind IN (e.g. 10ms, 250us), so the call\n"
   "                     graph, pprof and speedscope show time, not only samples\n"
-  "  --event E          a recording's cpu, alloc or lock events (the first it has)\n"
+  "  --event E          a recording's cpu, alloc, lock, live, nativemem or nativelock\n"
+  "                     events (the first it has); wall: async-profiler's wall-clock\n"
+  "                     samples as cpu, where it has both\n"
   "  --leak             a recording's nativemem allocations not freed by its end (its\n"
-  "                     profiler.Free events matched by address, async-profiler's)\n"
-  "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
+  "                     profiler.Free events matched by address, async-profiler's)\n"  "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
   "  --lines            a recording's Java frames at their source lines (pkg/C.m:42);\n"
   "                     a .jfr OUT keeps their bytecode indexes too\n"
   "  --from T, --to T   a recording's samples from T to T (.jfr, .otlp): after its\n"
@@ -204,12 +208,13 @@ static int parse_args(int argc, char **argv, struct args *a)
                  "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--event") == 0) {
-      int e = 0;
-      while (e < FG_STACK_EVENTS && strcmp(value, fg_stack_event_name((enum fg_stack_event)e)) != 0)
-        e++;
-      if (e == FG_STACK_EVENTS)
-        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock, nativemem, nativelock, live, kernel",
-                   value);
+      if (!fg_event_name_known(value) && strcmp(value, "wall") != 0) {
+        char names[160], why[400];
+        fg_event_names_list(names, sizeof names);
+        snprintf(why, sizeof why, "--event '%%s' is not valid; accepted: %s, or wall (a recording's wall-clock "
+                 "samples as its cpu event)", names);
+        return bad(why, value);
+      }
       a->event = value;
     } else if (strcmp(arg, "--from") == 0) {
       a->from = value;
@@ -272,6 +277,22 @@ static uint64_t modified_ns(const char *path)
   else
     clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool fg_event_name_known(const char *name)
+{
+  for (int e = 0; e < FG_STACK_EVENTS; e++)
+    if (strcmp(fg_stack_event_name((enum fg_stack_event)e), name) == 0)
+      return true;
+  return false;
+}
+
+void fg_event_names_list(char *out, size_t len)
+{
+  size_t at = 0;
+  out[0] = '\0';
+  for (int e = 0; e < FG_STACK_EVENTS && at < len; e++)
+    at += (size_t)snprintf(out + at, len - at, "%s%s", e ? ", " : "", fg_stack_event_name((enum fg_stack_event)e));
 }
 
 int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
@@ -447,13 +468,22 @@ int fg_cmd_convert(int argc, char **argv)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
   bool cut = false;   /* a recording bad past what was read (cut short): OUT from that, then FG_EXIT_CUT */
-  int read = fg_read_profile_input(a.in, a.lines, &in, err, sizeof err);
+  /* --event wall: async-profiler's wall-clock samples as the cpu event, where a recording holds both */
+  unsigned flags = (a.lines ? FG_JFR_LINES : 0) | (a.event && strcmp(a.event, "wall") == 0 ? FG_JFR_WALL : 0);
+  if (flags & FG_JFR_WALL)
+    a.event = "cpu";
+  int read = fg_read_profile_input(a.in, flags, &in, err, sizeof err);
   bool jfr = strcmp(in.stats.event, "jfr") == 0 || strcmp(in.stats.event, "otlp") == 0;   /* threads only when asked */
   if (read != 0) {
     cut = jfr && in.nstacks > 0;   /* a collapsed file's bad line stays an error: it was written by hand or a tool */
     fprintf(stderr, "fgprof: %s%s\n", err, cut ? "; OUT holds what was read before it" : "");
     rc = cut ? 0 : 2;
   }
+  /* which of a recording's sources of one thing the reader took, when it left one out (jfr_reader.c) */
+  size_t said = strlen("read from a JFR recording: ") + strlen(a.in);
+  if (read == 0 && strcmp(in.stats.event, "jfr") == 0 && strlen(in.stats.event_detail) > said + 2 &&
+      in.stats.event_detail[said] == ';')
+    fprintf(stderr, "fgprof: %s: %s\n", a.in, in.stats.event_detail + said + 2);
   if (rc == 0 && (a.from || a.to))
     rc = fg_apply_time_range(&in, a.from, a.to, a.in, "convert");
   struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};

@@ -81,6 +81,10 @@ struct run {
   uint64_t seed, mult;          /* keys are scrambled with these before hashing */
   struct fg_u64_map threads;    /* hash of (tid, java id, name) -> profile thread */
   struct fg_u64_map overloads;  /* hash of (name, kind, bci) -> descriptors kept apart */
+  bool wall;                    /* cpu from the wall-clock samples, not jdk.ExecutionSample (FG_JFR_WALL) */
+  bool census;                  /* the first pass: only count each source's events (counted[]) */
+  uint64_t counted[16];         /* events of each row of sources[] in the file (S_COUNT of them) */
+  uint32_t left_out;            /* rows of sources[] not read: bit i for row i (choose_sources) */
   struct leak_event *leaks;     /* p->stats.nativemem.leak: profiler.Malloc and Free, replayed at the end */
   uint32_t nleaks, leaks_cap;
 };
@@ -1116,14 +1120,56 @@ static int count_leaks(struct run *run)
   fg_u64_map_free(&last);
   return rc;
 }
+/* The events read, each type's fields, and where two types record the
+ * same thing, which one a recording is read from (choose_sources). weight:
+ * the field a count is read from (NULL: one sample; lock: its duration);
+ * or_else: where weight is 0 or absent. async-profiler 4.5 writes its alloc
+ * samples as jdk.ObjectAllocationInNewTLAB (allocationSize the object's
+ * size, tlabSize what the sample stands for: its JfrToFlame weighs each by
+ * tlabSize, else allocationSize) or OutsideTLAB, its wall samples as
+ * profiler.WallClockSample (samples: how many one event stands for), what
+ * alloc,live found alive as profiler.LiveObject. */
+enum source { S_EXEC, S_WALL, S_ALLOC_SAMPLE, S_NEW_TLAB, S_OUTSIDE_TLAB, S_MONITOR, S_PARK, S_LIVE, S_MALLOC,
+              S_NATIVE_LOCK, S_FREE, S_COUNT };
+static const struct {
+  const char *type;
+  enum fg_stack_event e;
+  const char *thread, *cls, *weight, *or_else;
+} sources[S_COUNT] = {
+  [S_EXEC] = {"jdk.ExecutionSample", FG_STACK_CPU, "sampledThread", NULL, NULL, NULL},
+  [S_WALL] = {"profiler.WallClockSample", FG_STACK_CPU, "sampledThread", NULL, "samples", NULL},
+  [S_ALLOC_SAMPLE] = {"jdk.ObjectAllocationSample", FG_STACK_ALLOC, "eventThread", "objectClass", "weight", NULL},
+  [S_NEW_TLAB] = {"jdk.ObjectAllocationInNewTLAB", FG_STACK_ALLOC, "eventThread", "objectClass", "tlabSize",
+                  "allocationSize"},
+  [S_OUTSIDE_TLAB] = {"jdk.ObjectAllocationOutsideTLAB", FG_STACK_ALLOC, "eventThread", "objectClass",
+                      "allocationSize", NULL},
+  [S_MONITOR] = {"jdk.JavaMonitorEnter", FG_STACK_LOCK, "eventThread", "monitorClass", NULL, NULL},
+  [S_PARK] = {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass", NULL, NULL},
+  [S_LIVE] = {"profiler.LiveObject", FG_STACK_LIVE, "eventThread", "objectClass", "allocationSize", NULL},
+  /* fgagent's nativemem and nativelock, and async-profiler's own (its profiler.Free carries no
+   * size: a leak report needs the recording's frees, which --leak replays by address) */
+  [S_MALLOC] = {"profiler.Malloc", FG_STACK_NATIVEMEM, "eventThread", NULL, "size", NULL},
+  [S_NATIVE_LOCK] = {"profiler.NativeLock", FG_STACK_NATIVELOCK, "eventThread", NULL, NULL, NULL},
+  [S_FREE] = {"profiler.Free", FG_STACK_NATIVEMEM, "eventThread", NULL, NULL, NULL},
+};
+_Static_assert(S_COUNT <= 16, "struct run's counted[] and left_out have room for 16 sources");
 
 /* One known event: its stack (with a class leaf for alloc and lock) counted
  * into the profile. A stack is copied once for each thread, event and
  * class it is met with (charged to the budget), then only counted. */
 static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const struct want *w)
 {
-  /* w: startTime, thread, stackTrace, class, weight, duration, size */
-  int leaf = fg_event_kind(e)->class_leaf;   /* alloc's and lock's class: the stack's leaf */
+  /* w: startTime, thread, stackTrace, class, weight, duration, or_else, address */
+  int leaf = fg_event_kind(e)->class_leaf;   /* alloc's, lock's and live's class: the stack's leaf */
+  uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
+  if (e == FG_STACK_LOCK || e == FG_STACK_NATIVELOCK) {
+    weight = ticks_ns(c, w[0].num + w[5].num) - time;
+    time += weight;   /* a wait is kept at its end, as fgagent keeps it */
+  } else if (w[4].has || w[6].has) {
+    weight = w[4].has && w[4].num ? w[4].num : w[6].num;
+  }
+  if (weight == 0 && e == FG_STACK_CPU)
+    return 0;   /* a wall sample that stands for no samples */
   int64_t s = stack_of(r, c, w[2].num), t = s < 0 ? -1 : thread_of(r, c, w[1].num);
   int64_t cls = t < 0 || !leaf ? -1 : class_frame(r, c, w[3].num);
   if (s < 0 || t < 0 || (leaf && cls < 0))
@@ -1161,18 +1207,12 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
         c->ncombos++;
     }
   }
-  uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
   struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
   if (e == FG_STACK_NATIVEMEM && st->leak)   /* counted at the end if no free follows */
-    return leak_event(r, c, time, w[7].num, w[6].num, (uint32_t)i);
-  if (e != FG_STACK_CPU) {
-    int bytes = e == FG_STACK_ALLOC || e == FG_STACK_NATIVEMEM;
-    weight = e == FG_STACK_ALLOC ? w[4].num : e == FG_STACK_NATIVEMEM ? w[6].num : ticks_ns(c, w[0].num + w[5].num) - time;
-    time = bytes ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */
-  }
+    return leak_event(r, c, time, w[7].num, weight, (uint32_t)i);
   fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
   if (e == FG_STACK_CPU) {
-    fg_profile_account(c->p, ids + 1, n, 1);   /* reads the root only */
+    fg_profile_account(c->p, ids + 1, n, weight);   /* reads the root only */
   } else {
     c->p->stacks[i].events += events;
     st->on = 1;
@@ -1220,32 +1260,21 @@ static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, e
     set_bad(r, "out of memory");
 }
 
-/* Each event of a type it knows, in the order of the chunk, each through record_at. */
+/* Each event of a type it reads, in the order of the chunk, each through
+ * record_at; in the census pass only counted by source. */
 static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
 {
-  static const struct { const char *type; enum fg_stack_event e; const char *thread, *cls; } kinds[] = {
-    {"jdk.ExecutionSample", FG_STACK_CPU, "sampledThread", NULL},
-    {"jdk.ObjectAllocationSample", FG_STACK_ALLOC, "eventThread", "objectClass"},
-    {"jdk.JavaMonitorEnter", FG_STACK_LOCK, "eventThread", "monitorClass"},
-    {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass"},
-    /* fgagent's nativemem and nativelock, and async-profiler's own (its profiler.Free carries no
-     * size: a leak report needs the recording's frees, which --leak of async-profiler's jfrconv reads) */
-    {"profiler.Malloc", FG_STACK_NATIVEMEM, "eventThread", NULL},
-    {"profiler.NativeLock", FG_STACK_NATIVELOCK, "eventThread", NULL},
-    {"profiler.Free", FG_STACK_NATIVEMEM, "eventThread", NULL},   /* read for leaks only */
-  };
-  enum { NKINDS = sizeof kinds / sizeof kinds[0] };
-  uint64_t ids[NKINDS];
-  for (int k = 0; k < NKINDS; k++)
+  uint64_t ids[S_COUNT];
+  for (int k = 0; k < S_COUNT; k++) {
     ids[k] = UINT64_MAX;
-  uint64_t mark_ids[MARK_TYPES];
-  for (size_t k = 0; k < MARK_TYPES; k++)
-    mark_ids[k] = UINT64_MAX;
-  for (uint32_t i = 0; i < c->ncls; i++) {
-    for (int k = 0; k < NKINDS; k++)
-      if (strcmp(c->cls[i].name, kinds[k].type) == 0)
+    for (uint32_t i = 0; i < c->ncls && !(c->run->left_out & 1u << k); i++)
+      if (strcmp(c->cls[i].name, sources[k].type) == 0)
         ids[k] = c->cls[i].id;
-    for (size_t k = 0; k < MARK_TYPES && c->p->marks.max; k++)
+  }
+  uint64_t mark_ids[MARK_TYPES];
+  for (size_t k = 0; k < MARK_TYPES; k++) {
+    mark_ids[k] = UINT64_MAX;
+    for (uint32_t i = 0; i < c->ncls && c->p->marks.max; i++)
       if (strcmp(c->cls[i].name, mark_types[k].type) == 0)
         mark_ids[k] = c->cls[i].id;
   }
@@ -1258,25 +1287,28 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       return -1;
     }
     int k = 0;
-    while (k < NKINDS && ids[k] != type)
+    while (k < S_COUNT && ids[k] != type)
       k++;
-    const struct jclass *cls = k < NKINDS ? class_of(c, type) : NULL;
-    if (cls) {
+    const struct jclass *cls = k < S_COUNT ? class_of(c, type) : NULL;
+    if (cls && c->run->census) {
+      c->run->counted[k]++;
+    } else if (cls) {
       struct rd ev = {.b = r->b, .pos = body, .end = at + size};
-      struct want w[] = {{.name = "startTime"}, {.name = kinds[k].thread}, {.name = "stackTrace"},
-                         {.name = kinds[k].cls ? kinds[k].cls : "-"}, {.name = "weight"}, {.name = "duration"},
-                         {.name = "size"}, {.name = "address"}};
+      struct want w[] = {{.name = "startTime"}, {.name = sources[k].thread}, {.name = "stackTrace"},
+                         {.name = sources[k].cls ? sources[k].cls : "-"},
+                         {.name = sources[k].weight ? sources[k].weight : "-"}, {.name = "duration"},
+                         {.name = sources[k].or_else ? sources[k].or_else : "-"}, {.name = "address"}};
       read_object(&ev, c, cls, w, 8, 0);
-      int is_free = strcmp(kinds[k].type, "profiler.Free") == 0;
+      int is_free = k == S_FREE;   /* read for nativemem's leaks only */
       if (ev.bad || (is_free && c->p->stats.nativemem.leak &&
                      leak_event(&ev, c, ticks_ns(c, w[0].num), w[7].num, 0, UINT32_MAX) != 0) ||
-          (!is_free && owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(&ev, c, kinds[k].e, w) != 0)) {
+          (!is_free && owned_or_not_park(c, sources[k].type, w[3].num) && add_event(&ev, c, sources[k].e, w) != 0)) {
         r->pos = ev.bad_at;
         set_bad(r, ev.why);
         return -1;
       }
-      *known += !is_free;
-    } else if (c->p->marks.max) {
+      *known += k != S_FREE;
+    } else if (c->p->marks.max && !c->run->census) {   /* the census counts sources only */
       size_t m = 0;
       while (m < MARK_TYPES && mark_ids[m] != type)
         m++;
@@ -1294,6 +1326,39 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
     r->pos = at + size;
   }
   return r->bad ? -1 : 0;
+}
+
+/* Which of two sources of the same events a recording is read from, after
+ * the census: never both, which would count the same allocations or the
+ * same moments twice. alloc: the TLAB events where there are any (they are
+ * off in the JDK's default and profile settings, so there only when asked
+ * for: async-profiler's alloc, or a JDK recording set to record every
+ * TLAB), else jdk.ObjectAllocationSample. cpu: jdk.ExecutionSample where
+ * there are any, else profiler.WallClockSample (async-profiler's wall, or
+ * its cpu with wall=, whose wall samples are then left out), unless
+ * FG_JFR_WALL asks for the wall samples. What is left out is said in the
+ * profile's event_detail. */
+static void choose_sources(struct run *run, const char *source)
+{
+  const uint64_t *n = run->counted;
+  run->left_out = 0;
+  if (n[S_NEW_TLAB] + n[S_OUTSIDE_TLAB] > 0)
+    run->left_out |= 1u << S_ALLOC_SAMPLE;
+  if (run->wall)
+    run->left_out |= 1u << S_EXEC;
+  else if (n[S_EXEC] > 0)
+    run->left_out |= 1u << S_WALL;
+  char *d = run->p->stats.event_detail;
+  size_t len = sizeof run->p->stats.event_detail;
+  int o = snprintf(d, len, "read from a JFR recording: %s", source);
+  for (int k = 0; k < S_COUNT && o >= 0 && (size_t)o < len; k++)
+    if (run->left_out & 1u << k && n[k] > 0)
+      o += snprintf(d + o, len - (size_t)o, "; its %llu %s events left out (%s read instead%s)",
+                    (unsigned long long)n[k], sources[k].type, k == S_WALL ? "jdk.ExecutionSample"
+                    : k == S_EXEC ? "profiler.WallClockSample" : "jdk.ObjectAllocationInNewTLAB/OutsideTLAB",
+                    k == S_WALL ? "; --event wall reads them" : k == S_EXEC ? ", as --event wall asks" : "");
+  if (n[S_WALL] > 0 && !(run->left_out & 1u << S_WALL) && o >= 0 && (size_t)o < len)
+    snprintf(d + o, len - (size_t)o, "; cpu: wall-clock samples (profiler.WallClockSample)");
 }
 
 /* ---- chunks ---- */
@@ -1375,7 +1440,7 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
 
   uint64_t msize, mtype;
   size_t body;
-  const char *why = NULL;   /* record_at sets it only when it refuses the record */
+  const char *why = NULL;   /* record_at sets it only when it refuses: a record of another type leaves it */
   int rc = 0;
   if (record_at(data, meta, chunk, &msize, &mtype, &body, &why) != 0 || mtype != 0) {
     rc = fg_error_line(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s; accepted: " ACCEPTED, source, base + meta,
@@ -1400,8 +1465,8 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
           *ids[k] = c.cls[i].id;
     }
   }
-  /* the pools, wherever their checkpoint events are */
-  for (size_t at = HEADER_BYTES; rc == 0 && at < chunk;) {
+  /* the pools, wherever their checkpoint events are (the census needs none) */
+  for (size_t at = HEADER_BYTES; rc == 0 && !run->census && at < chunk;) {
     uint64_t esize, type;
     if (record_at(data, at, chunk, &esize, &type, &body, &why) != 0) {
       rc = fg_error_line(err, errlen, "%s: byte %zu: the event there is corrupt: %s; accepted: " ACCEPTED, source, base + at, why);
@@ -1441,13 +1506,13 @@ static void run_secret(struct run *run)
   run->mult = s[1] | 1;   /* odd: a bijection */
 }
 
-int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines, struct fg_profile *p, char *err,
+int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, unsigned flags, struct fg_profile *p, char *err,
                  size_t errlen)
 {
   uint64_t known = 0;
   snprintf(p->stats.event, sizeof p->stats.event, "jfr");
   snprintf(p->stats.event_detail, sizeof p->stats.event_detail, "read from a JFR recording: %s", source);
-  struct run run = {.p = p, .lines = lines};
+  struct run run = {.p = p, .lines = (flags & FG_JFR_LINES) != 0, .wall = (flags & FG_JFR_WALL) != 0};
   run.budget = (uint64_t)len * BUDGET_PER_BYTE + BUDGET_FLOOR;
   run_secret(&run);
   int rc = 0;
@@ -1456,19 +1521,34 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
     if (fg_u64_map_put(&run.threads, h, i) != 0)
       rc = fg_error_line(err, errlen, "%s: out of memory", source);
   }
-  for (size_t at = 0; at < len && rc == 0;) {
-    uint64_t size = 0;
-    rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);
-    at += size;
+  /* two passes over the chunks: the census counts each source's events
+   * (metadata and record headers only; what it finds wrong the second pass
+   * finds and says), then the events of the sources chosen are read */
+  for (int pass = 0; pass < 2 && rc == 0; pass++) {
+    run.census = pass == 0;
+    if (pass == 1)
+      choose_sources(&run, source);
+    for (size_t at = 0; at < len && rc == 0;) {
+      uint64_t size = 0;
+      rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);
+      at += size;
+      if (rc != 0 && run.census)
+        rc = 0, at = len;
+    }
   }
   if (rc == 0 && p->stats.nativemem.leak && count_leaks(&run) != 0)
     rc = fg_error_line(err, errlen, "%s: out of memory", source);
   free(run.leaks);
   fg_u64_map_free(&run.threads);
   fg_u64_map_free(&run.overloads);
+  if (rc == 0 && run.wall && run.counted[S_WALL] == 0)
+    return fg_error_line(err, errlen, "%s: --event wall: no profiler.WallClockSample event; accepted: a recording "
+                         "with async-profiler's wall-clock samples (its event=wall, or wall=INTERVAL)", source);
   if (rc == 0 && known == 0)
     return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
-                "jdk.ThreadPark event; accepted: a recording with execution samples (the JDK's 'profile' or "
-                "'default' settings), allocation samples or lock events", source);
+                "jdk.ThreadPark event, nor async-profiler's allocation (jdk.ObjectAllocationInNewTLAB/OutsideTLAB), "
+                "wall-clock (profiler.WallClockSample) or live-object (profiler.LiveObject) events; accepted: a "
+                "recording with execution samples (the JDK's 'profile' or 'default' settings), allocation samples "
+                "or lock events", source);
   return rc;
 }

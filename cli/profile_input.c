@@ -12,7 +12,7 @@
 #include "fg/otlp_reader.h"
 #include "fg/profile.h"
 
-int fg_read_profile_input(const char *path, bool lines, struct fg_profile *p, char *err, size_t errlen)
+int fg_read_profile_input(const char *path, unsigned flags, struct fg_profile *p, char *err, size_t errlen)
 {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) {
@@ -51,7 +51,7 @@ int fg_read_profile_input(const char *path, bool lines, struct fg_profile *p, ch
              "per line, or a JFR recording", path);
     rc = -1;
   } else if (fg_is_jfr((const uint8_t *)data, len)) {
-    rc = fg_parse_jfr((const uint8_t *)data, len, path, lines, p, err, errlen);
+    rc = fg_parse_jfr((const uint8_t *)data, len, path, flags, p, err, errlen);
   } else if (strlen(path) > 5 && strcmp(path + strlen(path) - 5, ".otlp") == 0) {
     rc = fg_parse_otlp((const uint8_t *)data, len, path, p, err, errlen);
   } else {

@@ -93,6 +93,12 @@ void fg_drainer_finish(struct fg_drainer *d, JNIEnv *jni);
 void fg_drainer_hold(struct fg_drainer *d, JNIEnv *jni);
 void fg_drainer_release(struct fg_drainer *d);
 
+struct fg_live_objects;
+/* alloc,live: the sampled objects alive now (jni: the caller's) into the
+ * profile as live stacks, in place of the last report's (buffer/drainer_live.c).
+ * With the profile the caller's: held, the drainer closed, or on its thread. */
+void fg_drainer_report_live(struct fg_drainer *d, struct fg_live_objects *l, JNIEnv *jni);
+
 /* After fg_drainer_finish: waits for its thread to leave and empties what
  * belonged to the finished profile, for a new one (attach: start after
  * stop). 0, or -1 when out of memory. */

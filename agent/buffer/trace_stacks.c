@@ -54,8 +54,18 @@ static int cut_at_depth(const struct fg_trace_stacks *s, const struct fg_trace *
   return 0;
 }
 
+/* The kind of stack tr's flags make: an alloc, lock or native event's, else a sample's. */
+static enum fg_stack_event kind_of(uint32_t flags)
+{
+  return flags & FG_SAMPLE_ALLOC        ? FG_STACK_ALLOC
+         : flags & FG_SAMPLE_LOCK       ? FG_STACK_LOCK
+         : flags & FG_SAMPLE_NATIVEMEM  ? FG_STACK_NATIVEMEM
+         : flags & FG_SAMPLE_NATIVELOCK ? FG_STACK_NATIVELOCK
+                                        : FG_STACK_CPU;
+}
+
 static int64_t build(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, int64_t thread_frame,
-                     const struct fg_trace *tr, uint32_t state)
+                     const struct fg_trace *tr, uint32_t state, enum fg_stack_event e)
 {
   uint32_t n = tr->n < s->cap - 4 ? tr->n : s->cap - 4, flags = tr->flags, count = 0, outer;
   int64_t id;
@@ -95,11 +105,6 @@ static int64_t build(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t t
   }
   if (state && s->namer.state && (id = fg_profile_intern(p, s->namer.state(state), FG_KIND_MARKER)) >= 0)
     s->frames[count++] = (uint32_t)id;
-  enum fg_stack_event e = flags & FG_SAMPLE_ALLOC        ? FG_STACK_ALLOC
-                          : flags & FG_SAMPLE_LOCK       ? FG_STACK_LOCK
-                          : flags & FG_SAMPLE_NATIVEMEM  ? FG_STACK_NATIVEMEM
-                          : flags & FG_SAMPLE_NATIVELOCK ? FG_STACK_NATIVELOCK
-                                                         : FG_STACK_CPU;
   return fg_profile_event_stack(p, e, thread, s->frames, count);
 }
 
@@ -113,10 +118,16 @@ int64_t fg_trace_stack(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t
   uint32_t at;
   if (keyed && fg_u64_map_get(&s->map, key, &at))
     return at;
-  int64_t idx = build(s, p, thread, thread_frame, tr, state);
+  int64_t idx = build(s, p, thread, thread_frame, tr, state, kind_of(tr->flags));
   if (idx >= 0 && keyed)
     fg_u64_map_put(&s->map, key, (uint32_t)idx);
   return idx;
+}
+
+int64_t fg_trace_stack_as(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, const struct fg_trace *tr,
+                          enum fg_stack_event e)
+{
+  return e == kind_of(tr->flags) ? fg_trace_stack(s, p, thread, -1, tr, 0) : build(s, p, thread, -1, tr, 0, e);
 }
 
 void fg_trace_account(struct fg_stats *st, const struct fg_trace *tr, int64_t thread_frame, uint64_t weight)

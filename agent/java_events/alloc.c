@@ -9,7 +9,6 @@ void JNICALL fg_alloc_sampled(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
 {
   (void)jvmti;
   (void)thread;
-  (void)object;
   struct fg_agent *a = fg_agent_instance();
   if (!fg_java_events_enter(a))
     return;
@@ -17,7 +16,10 @@ void JNICALL fg_alloc_sampled(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
   /* sampled with probability p = 1 - exp(-size / interval): it stands for size / p bytes, 1 / p objects */
   double s = size > 0 ? (double)size : 1.0, interval = (double)a->opts.alloc_bytes;
   double p = interval > 0 ? -expm1(-s / interval) : 1.0;
-  fg_java_events_log(a, t, fg_java_events_class(a, t, klass), FG_STACK_ALLOC, (uint64_t)llround(s / p),
-                     (uint64_t)llround(1.0 / p), 0);
+  uint64_t bytes = (uint64_t)llround(s / p), objects = (uint64_t)llround(1.0 / p);
+  if (a->live_on)
+    fg_java_events_keep_live(a, t, jni, object, fg_java_events_class(a, t, klass), bytes, objects);
+  else
+    fg_java_events_log(a, t, fg_java_events_class(a, t, klass), FG_STACK_ALLOC, bytes, objects, 0);
   fg_java_events_leave(a);
 }

@@ -74,6 +74,19 @@ void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, en
   fg_event_log_add(&a->events, key, &r);
 }
 
+void fg_java_events_keep_live(struct fg_agent *a, struct fg_thread *t, JNIEnv *jni, jobject object, int64_t cls,
+                              uint64_t weight, uint64_t events)
+{
+  enum fg_event_walk walk;
+  const struct fg_trace *tr = cls < 0 ? NULL : fg_java_events_stack(a, t, (uint32_t)cls, FG_SAMPLE_ALLOC, &walk);
+  if (!tr) {
+    fg_live_objects_refused(&a->live_objects, cls < 0);
+    return;
+  }
+  int tid = t ? t->tid : (int)syscall(SYS_gettid);
+  fg_live_objects_add(&a->live_objects, jni, object, tr, t, t ? t->serial : 0, tid, weight, events);
+}
+
 int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)
 {
   jvmtiEnv *jvmti = a->jvmti;
@@ -83,8 +96,13 @@ int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)
   fg_event_log_reset(&a->events);
   fg_event_log_wake_with(&a->events, a->sampler.wake_fd, &a->sampler.wake_pending);
   a->events_since_ns = fg_clock_ns(CLOCK_MONOTONIC);
-  a->alloc_on = a->lock_on = 0;
-  if (a->opts.alloc) {
+  a->alloc_on = a->lock_on = a->live_on = 0;
+  fg_live_objects_stop(&a->live_objects, jni);   /* a session that never stopped: its references go */
+  if (a->opts.live && fg_live_objects_start(&a->live_objects) != 0) {
+    at += (size_t)snprintf(msg + at, len - at, "fgagent: live is not recorded: out of memory for its table of %u "
+                           "weak references", FG_LIVE_MAX);
+    failed = 1;
+  } else if (a->opts.alloc) {
     jvmtiCapabilities caps = {0};
     caps.can_generate_sampled_object_alloc_events = 1;
     jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &caps);
@@ -96,6 +114,8 @@ int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)
       at += (size_t)snprintf(msg + at, len - at, "fgagent: alloc is not recorded: this JVM refused heap sampling "
                              "(JVMTI error %d; it needs JDK 11 or later)", (int)e);
       failed = 1;
+    } else if (a->opts.live) {
+      a->live_on = 1;   /* the samples go to live_objects, reported at the dump */
     } else {
       a->alloc_on = 1;
     }
@@ -122,7 +142,7 @@ int fg_java_events_start(struct fg_agent *a, JNIEnv *jni, char *msg, size_t len)
       }
     }
   }
-  atomic_store(&a->events_on, a->alloc_on || a->lock_on);
+  atomic_store(&a->events_on, a->alloc_on || a->lock_on || a->live_on);
   return failed ? -1 : 0;
 }
 
@@ -131,7 +151,7 @@ void fg_java_events_stop(struct fg_agent *a)
   jvmtiEnv *jvmti = a->jvmti;
   atomic_store(&a->events_on, 0);
   fg_lock_park_stop();
-  if (a->alloc_on)
+  if (a->alloc_on || a->live_on)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
   if (a->lock_on) {
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, NULL);

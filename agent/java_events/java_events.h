@@ -66,6 +66,11 @@ int64_t fg_java_events_class(struct fg_agent *a, struct fg_thread *t, jclass kla
  * its tid), its stack taken now, under class cls. */
 void fg_java_events_log(struct fg_agent *a, struct fg_thread *t, int64_t cls, enum fg_stack_event e, uint64_t weight,
                         uint64_t events, int park);
+/* alloc,live: keeps a weak reference to object (its class cls) with the
+ * calling thread's stack taken now, for the report (live_objects.h); a class
+ * JVMTI did not name, or a stack the table refused, is counted lost. */
+void fg_java_events_keep_live(struct fg_agent *a, struct fg_thread *t, JNIEnv *jni, jobject object, int64_t cls,
+                              uint64_t weight, uint64_t events);
 /* Whether a callback may log now; each such callback ends with fg_java_events_leave. */
 int fg_java_events_enter(struct fg_agent *a);
 void fg_java_events_leave(struct fg_agent *a);

@@ -31,6 +31,7 @@
 #include "jvmti/prior_threads.h"
 #include "jvmti/threads.h"
 #include "java_events/event_log.h"
+#include "java_events/live_objects.h"
 #include "hotspot/code_discovery.h"
 #include "hotspot/code_heap.h"
 #include "verify/code_records.h"
@@ -85,6 +86,8 @@ struct fg_agent {
   int cpu_sampling;            /* this session samples event= (SIGPROF handler installed, timer armed) */
   int alloc_on, lock_on;       /* this session records alloc, lock (java_events/java_events.h) */
   int nativemem_on, nativelock_on;   /* ... nativemem, nativelock (native_mem/native_mem.h) */
+  int live_on;                 /* alloc,live: the allocations sampled go to live_objects, not to alloc */
+  struct fg_live_objects live_objects;
   _Atomic int events_on;       /* their callbacks log */
   _Atomic int events_inflight; /* their callbacks under way */
   uint64_t events_since_ns;    /* CLOCK_MONOTONIC when they were turned on: a wait begun before is not this session's */

@@ -151,6 +151,8 @@ static int session_events(const struct fg_agent *a, enum fg_stack_event events[F
     events[n++] = FG_STACK_NATIVEMEM;
   if (a->nativelock_on)
     events[n++] = FG_STACK_NATIVELOCK;
+  if (a->live_on)
+    events[n++] = FG_STACK_LIVE;
   return n;
 }
 
@@ -357,7 +359,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->nativelock_on = a->opts.nativelock && atomic_load(&fg_nm.lock_on);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
-  a->alloc_on = a->lock_on = 0;   /* a session before may have had them: only this one's options count */
+  a->alloc_on = a->lock_on = a->live_on = 0;   /* a session before may have had them: only this one's options count */
   if ((a->opts.alloc || a->opts.lock) && fg_java_events_start(a, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s\n", msg);
   if (a->cpu_sampling && a->timer.copy_bytes &&
@@ -393,6 +395,8 @@ static void fill_stats(struct fg_agent *a)
   s->nativelock.on = a->nativelock_on;
   s->nativelock.interval = a->opts.nativelock_ns;
   s->lock.interval = a->opts.lock_ns;
+  s->live.on = a->live_on;
+  s->live.interval = a->opts.alloc_bytes;
   s->alloc.verified = s->lock.verified = a->opts.verify;
   if (a->timer.event == FG_EVENT_WALL) {
     s->cpu_ns = atomic_load(&a->wall.sampled_ns) - a->wall_sampled_before;   /* what the samples stand for */
@@ -536,12 +540,21 @@ static int write_summary(struct fg_agent *a, FILE *log)
   return fflush(log) != 0 || ferror(log) ? -1 : 0;
 }
 
+/* alloc,live: what is alive now into the profile, before it is written
+ * (no GC forced first: java_events/live_objects.h says why). */
+static void report_live(struct fg_agent *a, JNIEnv *jni)
+{
+  if (a->live_on && jni)
+    fg_drainer_report_live(&a->drainer, &a->live_objects, jni);
+}
+
 int fg_session_dump(struct fg_agent *a, JNIEnv *jni)
 {
   if (atomic_load(&a->state) != FG_SESSION_LIVE)
     return -1;
   fg_drainer_hold(&a->drainer, jni);   /* the drainer waits while the profile is written */
   fill_stats(a);
+  report_live(a, jni);
   write_outputs(a);
   fg_drainer_release(&a->drainer);
   return 0;
@@ -590,6 +603,7 @@ static void rotate(void *ctx)
 {
   struct fg_agent *a = ctx;
   fill_stats(a);
+  report_live(a, a->drainer.jni);   /* the drainer's thread, a JVMTI agent thread */
   write_outputs(a);
   FILE *log = open_log(a);
   if (write_summary(a, log) != 0)
@@ -627,6 +641,8 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   fg_drainer_finish(&a->drainer, jni);
   fg_sched_stop(&a->sched);
   fill_stats(a);
+  report_live(a, jni);
+  fg_live_objects_stop(&a->live_objects, jni);   /* every weak reference released */
   write_outputs(a);
   FILE *log = open_log(a);
   int failed = write_summary(a, log) != 0;

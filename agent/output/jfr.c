@@ -145,8 +145,11 @@ static const struct type types[] = {
   {"jdk.types.ThreadState", T_THREAD_STATE, NULL, TY_SIMPLE, "Java Thread State", {0}, {{"name", T_STRING, 0, "Name"}}},
   {"jdk.types.Symbol", T_SYMBOL, NULL, TY_SIMPLE, "Symbol", {0}, {{"string", T_STRING, 0, "String"}}},
   {"jdk.types.Package", T_PACKAGE, NULL, 0, "Package", {0}, {{"name", T_SYMBOL, F_POOL, "Name"}}},
+  /* the JDK's field order, classLoader first: async-profiler's converter reads a class by position */
+  {"jdk.types.ClassLoader", T_CLASS_LOADER, NULL, 0, "Java Class Loader", {0},
+   {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"}}},
   {"java.lang.Class", T_CLASS, NULL, 0, "Java Class", {0},
-   {{"name", T_SYMBOL, F_POOL, "Name"}, {"package", T_PACKAGE, F_POOL, "Package"},
+   {{"classLoader", T_CLASS_LOADER, F_POOL, "Class Loader"}, {"name", T_SYMBOL, F_POOL, "Name"}, {"package", T_PACKAGE, F_POOL, "Package"},
     {"modifiers", T_INT, 0, "Access Modifiers"}, {"hidden", T_BOOLEAN, 0, "Hidden"}}},
   {"jdk.types.Method", T_METHOD, NULL, 0, "Java Method", {0},
    {{"type", T_CLASS, F_POOL, "Type"}, {"name", T_SYMBOL, F_POOL, "Name"},
@@ -186,6 +189,12 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
     {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
     {"address", T_LONG, F_ADDRESS, "Lock Address"}}},
+  /* alloc,live: async-profiler's shape (its converter and fgprof read it); one event a stack, its
+   * allocationSize the bytes its live samples stand for, allocationTime the report's */
+  {"profiler.LiveObject", T_LIVE_OBJECT, "jdk.jfr.Event", 0, "Live Object", {"Java Application", NULL},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
+    {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"objectClass", T_CLASS, F_POOL, "Object Class"},
+    {"allocationSize", T_LONG, F_BYTES, "Allocation Size"}, {"allocationTime", T_LONG, F_TICKS, "Allocation Time"}}},
   /* a setting of each event type recorded, as the JDK writes at a recording's start: JMC's
    * analysis of a type asks that it was enabled, the method profiling one at what period */
   {"jdk.ActiveSetting", T_ACTIVE_SETTING, "jdk.jfr.Event", 0, "Recording Setting", {"Flight Recorder", NULL},
@@ -328,6 +337,10 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
   if (s->alloc.on) {
     setting(o, body, ticks, T_ALLOC_SAMPLE, "enabled", "true");
     setting(o, body, ticks, T_ALLOC_SAMPLE, "stackTrace", "true");
+  }
+  if (s->live.on) {
+    setting(o, body, ticks, T_LIVE_OBJECT, "enabled", "true");
+    setting(o, body, ticks, T_LIVE_OBJECT, "stackTrace", "true");
   }
   if (s->lock.on) {
     timespan_text(s->lock.interval, text, sizeof text);

@@ -19,6 +19,7 @@ enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
   T_TIMESPAN, T_ALLOC_SAMPLE, T_MONITOR_ENTER, T_THREAD_PARK, T_DATA_AMOUNT,
   T_CONTENT_TYPE, T_MEMORY_ADDRESS, T_UNSIGNED, T_ACTIVE_SETTING,
   T_MALLOC, T_NATIVE_LOCK,   /* async-profiler's profiler.Malloc and profiler.NativeLock */
+  T_LIVE_OBJECT, T_CLASS_LOADER,
 };
 
 /* A long: 7 bits a byte, low first, the 9th byte holding the last 8 bits. */

@@ -229,6 +229,16 @@ void jfr_event(struct fg_bytes *body, const struct jfr_pools *t, const struct fg
     jfr_put_long(body, weight);          /* weight: bytes */
     return;
   }
+  if (s->event == FG_STACK_LIVE) {
+    jfr_put_long(body, T_LIVE_OBJECT);
+    jfr_put_long(body, ticks);
+    jfr_put_long(body, s->thread + 1);   /* eventThread: the allocating thread */
+    jfr_put_long(body, stack + 1);
+    jfr_put_long(body, cls);             /* objectClass */
+    jfr_put_long(body, weight);          /* allocationSize: bytes */
+    jfr_put_long(body, ticks);           /* allocationTime: not kept per stack, the report's */
+    return;
+  }
   int park = parked(p, s);
   uint64_t start = ticks > weight ? ticks - weight : 0;
   jfr_put_long(body, park ? T_THREAD_PARK : T_MONITOR_ENTER);
@@ -309,6 +319,7 @@ static void methods_classes_packages(struct fg_bytes *o, const struct jfr_pools 
   pool_start(o, npools, T_CLASS, t->classes.nnames);
   for (uint32_t i = 0; i < t->classes.nnames; i++) {
     jfr_put_long(o, i + 1);
+    jfr_put_long(o, 0);   /* classLoader: not kept (null, as the JDK writes the boot loader's) */
     jfr_put_long(o, t->cls[i].name);
     jfr_put_long(o, t->cls[i].package);
     jfr_put_int(o, 0);

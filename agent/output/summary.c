@@ -433,6 +433,8 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
     return -1;
   if (s->lock.on && write_event(out, "lock", &s->lock, s->memlimit) != 0)
     return -1;
+  if (s->live.on && fg_write_summary_live(out, &s->live) != 0)
+    return -1;
   return fg_write_native_summary(out, s);
 }
 

@@ -119,8 +119,8 @@ int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struc
   for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
     const struct fg_stack *s = &src->stacks[i];
     to[i] = UINT32_MAX;
-    if (s->event != e)
-      continue;
+    if (s->event != e || (s->count == 0 && s->events == 0 && e == FG_STACK_LIVE))
+      continue;   /* a live stack of an earlier report whose objects have all gone since */
     int64_t k = fg_profile_add_like(dst, s, s->thread, fg_stack_frames(src, s), s->nframes);
     if (k < 0) {
       rc = -1;

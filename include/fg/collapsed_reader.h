@@ -24,9 +24,9 @@ int fg_parse_collapsed(const char *data, size_t len, const char *source, struct 
                        char *err, size_t errlen);
 
 /* Reads a whole file (path "-" reads standard input) and parses it: a JFR
- * recording (fg/jfr_reader.h, its Java frames at their lines with lines)
+ * recording (fg/jfr_reader.h, read as flags say: FG_JFR_LINES, FG_JFR_WALL)
  * when it starts like one, else collapsed stacks, named as they are. An
  * empty file, or one with no stack, is an error too (cli/profile_input.c). */
-int fg_read_profile_input(const char *path, bool lines, struct fg_profile *p, char *err, size_t errlen);
+int fg_read_profile_input(const char *path, unsigned flags, struct fg_profile *p, char *err, size_t errlen);
 
 #endif

@@ -42,6 +42,8 @@ struct fg_options {
   bool cpu;                      /* the event (cpu, itimer or wall) is sampled: unless alloc or lock alone was asked */
   bool alloc;                    /* alloc: heap allocations sampled (JVMTI SampledObjectAlloc) */
   uint64_t alloc_bytes;          /* alloc=SIZE: the mean bytes between two samples of a thread */
+  bool live;                     /* live (with alloc, or alone: alloc's sampling): of the allocations sampled, only
+                                    those whose objects are still alive at the dump (java_events/live_objects.h) */
   bool lock;                     /* lock: contended monitors and parks on java.util.concurrent locks */
   uint64_t lock_ns;              /* lock=DURATION: the shortest wait recorded; 0: every one */
   bool nativemem;                /* nativemem: malloc and its kin sampled (agent/native_mem) */

@@ -10,6 +10,7 @@
 
 struct fg_profile;
 struct fg_stats;
+struct fg_event_stats;
 
 enum fg_format {
   FG_FORMAT_NONE, FG_FORMAT_COLLAPSED, FG_FORMAT_CALLGRAPH, FG_FORMAT_HTML, FG_FORMAT_PPROF,
@@ -53,6 +54,8 @@ int fg_write_summary(FILE *out, const struct fg_stats *s);
 int fg_write_native_summary(FILE *out, const struct fg_stats *s);
 /* The summary as text (the caller frees it), or NULL when out of memory. */
 char *fg_summary_text(const struct fg_stats *s);
+/* Its live section (agent/output/summary_live.c). */
+int fg_write_summary_live(FILE *out, const struct fg_event_stats *e);
 int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 /* The differential flame graph: p's shape, each frame coloured by how its
  * share grew (red) or shrank (blue) against the same call path in base.

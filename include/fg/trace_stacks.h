@@ -40,6 +40,13 @@ void fg_trace_stacks_free(struct fg_trace_stacks *s);
 int64_t fg_trace_stack(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, int64_t thread_frame,
                        const struct fg_trace *tr, uint32_t state);
 
+/* The same stack (no thread frame, no state) as a stack of kind e: alloc,live's
+ * sampled allocations still alive (FG_STACK_LIVE), walked as alloc's. Not
+ * kept in the map when e is not the kind tr's flags make: named again each
+ * time (the profile finds the stack it made before). -1 when out of memory. */
+int64_t fg_trace_stack_as(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t thread, const struct fg_trace *tr,
+                          enum fg_stack_event e);
+
 /* What weight samples of tr add to the accounting: Java, a failed walk by
  * its tick, a thread with no JNIEnv; truncated, recovered, budget-cut ... */
 void fg_trace_account(struct fg_stats *st, const struct fg_trace *tr, int64_t thread_frame, uint64_t weight);

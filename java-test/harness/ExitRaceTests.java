@@ -189,7 +189,8 @@ final class ExitRaceTests {
 
   /* Each set differs from the one before in interval, loop, clock or event: what a thread's end reads. */
   static final String[] OPTION_SETS = {"interval=1ms", "interval=7ms,loop=1s", "event=itimer,interval=3ms",
-      "clock=posix,interval=2ms", "event=wall,interval=5ms", "event=cpu,interval=1ms,alloc=64k,lock"};
+      "clock=posix,interval=2ms", "event=wall,interval=5ms", "event=cpu,interval=1ms,alloc=64k,lock",
+      "event=cpu,interval=2ms,alloc=16k,live", "event=cpu,interval=4ms,alloc=32k,live,lock"};
 
   /**
    * Four threads start and end short threads without pause (about a thousand a second) while

@@ -590,6 +590,8 @@ public final class IntegrationTests {
     all.addAll(AllocLockTests.TESTS);
     all.addAll(NativeMemTests.TESTS);
     all.addAll(JfrReadTests.TESTS);
+    all.addAll(AsyncProfilerReadTests.TESTS);
+    all.addAll(LiveTests.TESTS);
     all.addAll(LockKindTests.TESTS);
     all.addAll(AttachTrustTests.TESTS);
     all.addAll(ContinuousTests.TESTS);

@@ -33,6 +33,12 @@ final class JfrTests {
    * each event type it holds was enabled with its stack traces, CPU at the interval asked and
    * locks at the threshold asked: JMC's method profiling and lock analyses read those settings.
    */
+  /** async-profiler 4.5's own event types fgagent writes, their fields in its order (src/jfrMetadata.cpp). */
+  static final Map<String, List<String>> ASYNC_PROFILER_FIELDS = Map.of("profiler.LiveObject",
+      List.of("startTime", "eventThread", "stackTrace", "objectClass", "allocationSize", "allocationTime"),
+      "profiler.Malloc", List.of("startTime", "eventThread", "stackTrace", "address", "size"),
+      "profiler.NativeLock", List.of("startTime", "duration", "eventThread", "stackTrace", "address"));
+
   static void jfrTypesAreTheJdks(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk, "event=cpu,interval=2ms,alloc=64k,lock=20us,file={dir}/p.jfr",
         List.of("-XX:StartFlightRecording=filename=rec.jfr,settings=profile"), "Locks", "2", "2", "1", "alloc");
@@ -47,8 +53,13 @@ final class JfrTests {
     try (RecordingFile f = new RecordingFile(r.file("p.jfr"))) {
       for (EventType t : f.readEventTypes()) {
         ours.put(t.getId(), t.getName());
-        if (t.getName().startsWith("profiler."))
-          continue;   /* async-profiler's nativemem and nativelock types: NativeMemTests reads them */
+        if (t.getName().startsWith("profiler.")) {   /* async-profiler's (live's LiveObject): its shape, jfrMetadata.cpp */
+          List<String> names = t.getFields().stream().map(ValueDescriptor::getName).toList();
+          IntegrationTests.check(names.equals(ASYNC_PROFILER_FIELDS.get(t.getName())), t.getName() + "'s fields "
+              + names + ", async-profiler's " + ASYNC_PROFILER_FIELDS.get(t.getName()));
+          compared += names.size();
+          continue;
+        }
         EventType jdks = theirs.get(t.getName());
         IntegrationTests.check(jdks != null, "the JDK has no event " + t.getName());
         for (ValueDescriptor v : t.getFields()) {

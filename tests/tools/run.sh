@@ -320,6 +320,10 @@ check fuzz_switch_decoder fuzz_switch_decoder
 check analyzer_clean analyzer_clean
 check regression_gate regression_gate
 check readme_commands bash scripts/readme-commands.sh
+# async-profiler's converter, where one is given (FG_AP_CONVERTER=.../jfr-converter.jar): each event's total the same
+if [ -n "${FG_AP_CONVERTER:-}" ]; then
+  check ap_converter_totals bash tests/tools/ap-converter-totals.sh
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -206,6 +206,20 @@ static void metadata(struct buf *o, const struct jcls *cls, int ncls)
 enum { T_LONG = 1, T_INT, T_BYTE, T_STRING, T_THREAD, T_STACK, T_FRAME, T_METHOD, T_CLASS, T_SYMBOL, T_FTYPE,
        T_SAMPLE = 20, T_EMPTY = 30, T_HOLDER, T_NEST };
 
+/* async-profiler's and the JDK's other sources of the same events (jfr_reader.c's choose_sources) */
+enum { T_ALLOC_SAMPLE = 40, T_NEW_TLAB, T_OUTSIDE_TLAB, T_WALL, T_LIVE };
+static const struct jcls source_classes[] = {
+  {T_ALLOC_SAMPLE, "jdk.ObjectAllocationSample",
+   {"startTime:1", "eventThread:5p", "stackTrace:6p", "objectClass:9p", "weight:1"}},
+  {T_NEW_TLAB, "jdk.ObjectAllocationInNewTLAB",
+   {"startTime:1", "eventThread:5p", "stackTrace:6p", "objectClass:9p", "allocationSize:1", "tlabSize:1"}},
+  {T_OUTSIDE_TLAB, "jdk.ObjectAllocationOutsideTLAB",
+   {"startTime:1", "eventThread:5p", "stackTrace:6p", "objectClass:9p", "allocationSize:1"}},
+  {T_WALL, "profiler.WallClockSample", {"startTime:1", "sampledThread:5p", "stackTrace:6p", "samples:2"}},
+  {T_LIVE, "profiler.LiveObject",
+   {"startTime:1", "eventThread:5p", "stackTrace:6p", "objectClass:9p", "allocationSize:1", "allocationTime:1"}},
+};
+
 static const struct jcls base_classes[] = {
   {T_LONG, "long", {0}}, {T_INT, "int", {0}}, {T_BYTE, "boolean", {0}}, {T_STRING, "java.lang.String", {0}},
   {T_THREAD, "java.lang.Thread", {"javaName:4", "osThreadId:1", "javaThreadId:1"}},
@@ -305,6 +319,28 @@ static void sample(struct buf *ev, uint64_t time, uint64_t thread, uint64_t stac
   varint(&b, stack);
   event(ev, T_SAMPLE, &b);
   free(b.b);
+}
+
+/* An event of type: time 1, thread 1, stack 1, then the values (the class first where it has one). */
+static void source_event(struct buf *ev, uint64_t type, const uint64_t *values, int n)
+{
+  struct buf b = {0};
+  varint(&b, 1);
+  varint(&b, 1);
+  varint(&b, 1);
+  for (int i = 0; i < n; i++)
+    varint(&b, values[i]);
+  event(ev, type, &b);
+  free(b.b);
+}
+
+/* The total of p's stacks of event e. */
+static uint64_t event_total(const struct fg_profile *p, enum fg_stack_event e)
+{
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < p->nstacks; i++)
+    n += p->stacks[i].event == e ? p->stacks[i].count : 0;
+  return n;
 }
 
 /* With FG_JFR_SEEDS set to a directory, a hand-made recording is kept
@@ -995,6 +1031,71 @@ static void the_fuzzers_crashers_are_handled(void **state)
   assert_true(seen > 0);   /* run from the repository's root, as scripts/run-tests.sh runs it */
 }
 
+/* Where a recording holds two sources of the same events, one is read:
+ * the TLAB events (an InNewTLAB sample by its tlabSize, its allocationSize
+ * where that is 0; an OutsideTLAB one by its allocationSize) over
+ * jdk.ObjectAllocationSample, jdk.ExecutionSample over
+ * profiler.WallClockSample (each by its samples) unless FG_JFR_WALL asks;
+ * profiler.LiveObject by its allocationSize. What was left out is said. */
+static void one_source_a_recording(void **state)
+{
+  (void)state;
+  struct buf ev = {0}, o = {0};
+  one_stack_pools(&ev, 2);
+  sample(&ev, 1, 1, 1);
+  source_event(&ev, T_WALL, (uint64_t[]){5}, 1);
+  source_event(&ev, T_WALL, (uint64_t[]){0}, 1);   /* stands for nothing */
+  source_event(&ev, T_ALLOC_SAMPLE, (uint64_t[]){1, 1000}, 2);
+  source_event(&ev, T_NEW_TLAB, (uint64_t[]){1, 24, 4096}, 3);
+  source_event(&ev, T_NEW_TLAB, (uint64_t[]){1, 64, 0}, 3);
+  source_event(&ev, T_OUTSIDE_TLAB, (uint64_t[]){1, 9999}, 2);
+  source_event(&ev, T_LIVE, (uint64_t[]){1, 777, 1}, 3);
+  chunk(&o, &ev, source_classes, sizeof source_classes / sizeof source_classes[0]);
+  keep_seed(&o, "hand-made-sources.jfr");
+  struct fg_profile p;
+  char err[512];
+  assert_int_equal(parse(&o, false, &p, err, sizeof err), 0);
+  assert_int_equal(event_total(&p, FG_STACK_CPU), 1);
+  assert_int_equal(event_total(&p, FG_STACK_ALLOC), 4096 + 64 + 9999);
+  assert_int_equal(event_total(&p, FG_STACK_LIVE), 777);
+  assert_non_null(strstr(p.stats.event_detail, "its 1 jdk.ObjectAllocationSample events left out"));
+  assert_non_null(strstr(p.stats.event_detail, "its 2 profiler.WallClockSample events left out"));
+  fg_profile_free(&p);
+  fg_profile_init(&p);
+  assert_int_equal(fg_parse_jfr(o.b, o.n, "made.jfr", FG_JFR_WALL, &p, err, sizeof err), 0);
+  assert_int_equal(event_total(&p, FG_STACK_CPU), 5);
+  assert_non_null(strstr(p.stats.event_detail, "its 1 jdk.ExecutionSample events left out"));
+  fg_profile_free(&p);
+  free(o.b);
+
+  /* no TLAB event, no execution sample: the allocation samples and the wall samples */
+  struct buf ev2 = {0}, o2 = {0};
+  one_stack_pools(&ev2, 1);
+  source_event(&ev2, T_WALL, (uint64_t[]){3}, 1);
+  source_event(&ev2, T_ALLOC_SAMPLE, (uint64_t[]){1, 1000}, 2);
+  chunk(&o2, &ev2, source_classes, sizeof source_classes / sizeof source_classes[0]);
+  assert_int_equal(parse(&o2, false, &p, err, sizeof err), 0);
+  assert_int_equal(event_total(&p, FG_STACK_CPU), 3);
+  assert_int_equal(event_total(&p, FG_STACK_ALLOC), 1000);
+  assert_null(strstr(p.stats.event_detail, "left out"));
+  fg_profile_free(&p);
+  free(o2.b);
+  free(ev2.b);
+
+  /* --event wall on a recording without wall samples: one line */
+  struct buf ev3 = {0}, o3 = {0};
+  one_stack_pools(&ev3, 1);
+  sample(&ev3, 1, 1, 1);
+  chunk(&o3, &ev3, source_classes, sizeof source_classes / sizeof source_classes[0]);
+  fg_profile_init(&p);
+  assert_int_equal(fg_parse_jfr(o3.b, o3.n, "made.jfr", FG_JFR_WALL, &p, err, sizeof err), -1);
+  assert_non_null(strstr(err, "made.jfr: --event wall: no profiler.WallClockSample event"));
+  fg_profile_free(&p);
+  free(o3.b);
+  free(ev3.b);
+  free(ev.b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1012,6 +1113,7 @@ int main(void)
     cmocka_unit_test(a_sample_without_frames_is_written_cleanly),
     cmocka_unit_test(many_overloads_are_bounded),
     cmocka_unit_test(the_fuzzers_crashers_are_handled),
+    cmocka_unit_test(one_source_a_recording),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -201,6 +201,24 @@ static void native_events_take_sizes_durations_and_leak(void **state)
   assert_rejected("leak=maybe", "leak='maybe'", "true/false");
   assert_rejected("nativemem,nativelock", "does not say which event", "(nativemem, nativelock)");
   assert_rejected("event=cpu,nativemem,file=p.html", "(event=cpu, nativemem)", "%e");
+
+/* live: alloc's sampling, its own event in place of alloc's */
+static void live_samples_as_alloc(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("alloc=64k,live", &o, err, sizeof err), 0);
+  assert_true(o.live);
+  assert_true(o.alloc);
+  assert_false(o.cpu);
+  assert_int_equal(o.alloc_bytes, 64 * 1024);
+  assert_int_equal(fg_options_nevents(&o), 1);   /* live alone: a file without %e */
+  assert_int_equal(fg_options_parse("live,file=l.html", &o, err, sizeof err), 0);
+  assert_true(o.alloc);   /* live alone samples at alloc's default */
+  assert_int_equal(o.alloc_bytes, 512 * 1024);
+  assert_int_equal(fg_options_parse("alloc", &o, err, sizeof err), 0);
+  assert_false(o.live);
+  assert_rejected("live=yes", "live='yes'", "live alone");
+  assert_rejected("event=cpu,live,file=p.html", "file='p.html' does not say which event", "(event=cpu, live)");
 }
 
 /* Kernel frames: on by default, room for them in every walk with event=cpu
@@ -299,6 +317,7 @@ int main(void)
     cmocka_unit_test(kernel_frames_have_room_with_event_cpu),
     cmocka_unit_test(alloc_and_lock_take_sizes_durations_and_events),
     cmocka_unit_test(native_events_take_sizes_durations_and_leak),
+    cmocka_unit_test(live_samples_as_alloc),
     cmocka_unit_test(too_many_files),
   };
   return cmocka_run_group_tests_name("options", tests, NULL, NULL);
