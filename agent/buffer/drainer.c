@@ -556,6 +556,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   d->timer->skip_tid = (int)syscall(SYS_gettid);
   fg_timer_thread_end(d->timer, d->timer->skip_tid);
+  fg_kevents_never(d->kevents, d->timer->skip_tid);
 
   uint64_t scanned = 0, reclaimed = fg_clock_ns(CLOCK_MONOTONIC);
   while (!atomic_load(&d->stop)) {
@@ -563,6 +564,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (now - scanned >= SCAN_NS) {
       scanned = now;
       fg_timer_scan(d->timer);
+      fg_kevents_scan(d->kevents);
       /* enabled is read after the handler: shutdown clears it before it
        * sets SIGPROF to ignored, which is no other profiler's doing */
       if (!d->signal_lost && !fg_sampler_owns_signal() && atomic_load(&d->sampler->enabled)) {

@@ -20,6 +20,7 @@
 #include "jvmti/threads.h"
 #include "profile/method_names.h"
 #include "sampling/sampler.h"
+#include "sampling/kernel_events/kernel_counters.h"
 #include "sampling/timer.h"
 #include "verify/edge_verifier.h"
 #include "java_events/event_log.h"
@@ -37,6 +38,7 @@ struct fg_drainer {
   struct fg_registry *registry;
   struct fg_sampler *sampler;
   struct fg_timer *timer;
+  struct fg_kevents *kevents;  /* a kernel event's counters: scanned with the timer's */
   struct fg_profile *profile;
   struct fg_method_names *names;
   struct fg_sched *sched;      /* drained each pass; NULL without sched */

@@ -83,6 +83,7 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
     rec->cpu_base_ns = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     rec->cpu_base_session = a->timer.starts;
     fg_timer_thread_start(&a->timer, tid);
+    fg_kevents_thread_start(&a->kevents, tid);
     fg_sched_thread_start(&a->sched, tid, name);
   }
 }
@@ -131,6 +132,7 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   fg_copy_engine_thread_end(&a->copy_engine, current_tid());   /* walker=copy: its last samples */
   if (fg_timer_thread_end(&a->timer, current_tid()))
     settle_timer_tail(a, fg_current_thread);
+  fg_kevents_thread_end(&a->kevents, current_tid());
   fg_sched_thread_end(&a->sched, current_tid(), name);
   fg_registry_detach(&a->registry, name);
 }
@@ -260,6 +262,49 @@ static void start_vm_walker(struct fg_agent *a, long env)
 
 static void rotate(void *ctx);
 
+/* event=NAME of a kernel event: its counters, each thread's signalling it
+ * to the SIGPROF handler (installed here when no clock is sampled). Its
+ * descriptors: with event=cpu's counters, half of their budget each. A
+ * failure is one line; the session goes on with its other events. */
+static void start_kernel_event(struct fg_agent *a)
+{
+  a->kevent_on = 0;
+  a->sampler.kevents = NULL;
+  a->sampler.kevents_only = 0;
+  if (!a->opts.kevent[0])
+    return;
+  char msg[1024];
+  struct fg_kevent_spec spec;
+  if (fg_kevent_parse(a->opts.kevent, &spec, msg, sizeof msg) != 0) {
+    fprintf(stderr, "%s\n", msg);
+    return;
+  }
+  int unregistered = 0;
+  if (!a->cpu_sampling && fg_sampler_install(&a->sampler, &unregistered) != 0) {
+    fprintf(stderr, "fgagent: cannot install the SIGPROF handler; event=%s not recorded\n", spec.name);
+    return;
+  }
+  uint64_t budget = fg_fd_budget();
+  if (a->cpu_sampling && a->timer.event == FG_EVENT_CPU) {   /* event=cpu's counters keep the other half */
+    pthread_mutex_lock(&a->timer.lock);
+    budget = a->timer.fd_budget -= a->timer.fd_budget / 2;
+    pthread_mutex_unlock(&a->timer.lock);
+  }
+  a->sampler.kevents_only = !a->cpu_sampling;
+  if (fg_kevents_start(&a->kevents, &spec, a->opts.kevent_period, a->opts.kernel, budget, msg, sizeof msg) != 0) {
+    fprintf(stderr, "%s\n", msg);
+    if (!a->cpu_sampling)
+      fg_sampler_shutdown(&a->sampler);
+    return;
+  }
+  a->sampler.kevents = a->kevents.table;
+  a->kevent_on = 1;
+  if (unregistered)
+    fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
+                    "fgagent replaced it, and that tool will record nothing\n");
+  fg_kevents_scan(&a->kevents);   /* every thread running now; later ones at their start */
+}
+
 /* event= (cpu, itimer, wall): the SIGPROF handler, the timer, sched's and
  * the wall sampler's threads. 0, or -1 when not sampling (said). */
 static int start_sampling(struct fg_agent *a)
@@ -330,6 +375,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->cpu_sampling = 0;
   if (a->opts.cpu && start_sampling(a) != 0)
     return;
+  start_kernel_event(a);
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
   a->start_epoch_ns = fg_clock_ns(CLOCK_REALTIME);
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -608,8 +654,9 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   fg_java_events_stop(a);   /* no callback logs after the last pass */
   fg_copy_engine_stop(&a->copy_engine);   /* its last pass reads what the counters copied so far */
   fg_timer_stop(&a->timer);
+  fg_kevents_stop(&a->kevents);
   fg_wall_stop(&a->wall);
-  if (a->cpu_sampling)   /* else SIGPROF is the application's, as it was */
+  if (a->cpu_sampling || a->kevent_on)   /* else SIGPROF is the application's, as it was */
     fg_sampler_shutdown(&a->sampler);
   fg_unwind_refresher_stop(&a->unwind_refresher);   /* no handler can write on its eventfd any more */
   fg_drainer_finish(&a->drainer, jni);
@@ -632,6 +679,7 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
    * live in VMDeath, so the line tables it allocated go back to it. */
   fg_method_names_free(&a->names, a->jvmti);
   a->sampler.perf = NULL;
+  a->sampler.kevents = NULL;
   a->sampler.clock_auto = 0;
   fg_timer_release(&a->timer);   /* walker=copy's rings: nothing reads them until a next start */
   atomic_store(&a->state, FG_SESSION_IDLE);

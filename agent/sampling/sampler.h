@@ -30,6 +30,13 @@ struct fg_sampler {
   struct fg_prior_threads *prior;      /* Java threads running before attach; NULL at -agentpath */
   struct fg_unregistered_threads *unregistered; /* counts for threads without a record */
   struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
+  struct fg_perf_threads *kevents;    /* a kernel event's counters (kernel_events/kernel_counters.h): a signal
+                                         whose si_fd is its thread's is that event's sample; else NULL */
+  int kevents_only;                   /* a kernel event is the session's only signalled one: a signal that is
+                                         not its is dropped (a late one of a counter gone) */
+  _Atomic uint64_t kevent_lost;       /* kernel event samples lost: ring and overflow slots full, a stack
+                                         over memlimit */
+  _Atomic uint64_t kevent_no_thread;  /* kernel event samples of threads with no record */
   int clock_auto;                     /* clock=auto: handlers judge which clock serves their thread */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   uint32_t session;                   /* counts sessions from 1: a record's back-off from an earlier one,

@@ -265,6 +265,65 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   fg_parts_add(&parts);
 }
 
+/* A kernel event's sample (its counter's signal, r its entry): the stack
+ * walked here, under the kernel's callchain of the event when its counter
+ * records it, stored as FG_SAMPLE_KERNEL_EVENT. No back-off and no clock:
+ * each sample stands for its period of events, and its cost is the
+ * event's rate's, which interval= sets. */
+static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *ucontext, const struct fg_perf_reach *r)
+{
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  int cpu = sched_getcpu();
+  uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
+  uintptr_t lo = hi ? t->stack_lo : 0;
+  struct fg_scratch *room = scratch_for_walk(s, t);
+  int fits = room->capacity - s->scratch_reserve;
+  int depth = t->backoff.depth > 0 && t->backoff.depth < fits ? t->backoff.depth : fits;
+  int k = 0;
+  if (fg_perf_threads_rings(s->kevents)) {
+    uint64_t pcs[FG_MAX_KERNEL_FRAMES];
+    k = fg_perf_threads_kernel_frames(s->kevents, r, pcs, FG_MAX_KERNEL_FRAMES);
+    for (int i = 0; i < k; i++) {
+      room->frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
+      room->types[i] = FG_FRAME_KERNEL_PC;
+    }
+  }
+  struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext, lo, hi,
+                                      &room->kept, room->frames + k, room->types + k);
+  uint32_t flags = walk.flags | FG_SAMPLE_KERNEL_EVENT;
+  if ((flags & FG_SAMPLE_TRUNCATED) && depth < s->walker.depth &&
+      !atomic_exchange_explicit(&t->scratch_short, 1, memory_order_relaxed))
+    fg_store_wake(s);   /* cut by the room: a bigger one for the next walk */
+  if (flags & FG_SAMPLE_FAILED)
+    flags = fg_sample_flags_with_tick(flags, walk.tick);
+  struct fg_trace_suffix known;
+  int kept = fg_walk_cache_suffix(&room->kept, &known);
+  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, room->frames, room->types,
+                                                          (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
+  fg_walk_cache_commit(&room->kept, trace);
+  fg_store_event_sample(s, t, trace, start, cpu, &s->kevent_lost);
+}
+
+/* Whether this signal is a kernel event counter's (a counter's signal
+ * carries its fd) and is the thread's own one's: then its sample, taken
+ * (t: the thread's record, NULL when it has none). 1 when it was. */
+static int kernel_event_signal(struct fg_sampler *s, struct fg_thread *t, const siginfo_t *info, void *ucontext)
+{
+  if (!s->kevents || !info || info->si_code <= 0 || info->si_code > POLL_HUP)
+    return 0;
+  struct fg_perf_reach r;
+  fg_perf_threads_enter(s->kevents, t ? t->tid : (int)syscall(SYS_gettid), &r);
+  int ours = r.fd >= 0 && r.fd == info->si_fd;
+  if (ours && t)
+    walk_kernel_event(s, t, ucontext, &r);
+  else if (ours)
+    atomic_fetch_add_explicit(&s->kevent_no_thread, 1, memory_order_relaxed);
+  if (ours && !t && fg_perf_threads_rings(s->kevents))
+    fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);   /* its ring emptied all the same */
+  fg_perf_threads_leave(&r);
+  return ours;
+}
+
 static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
 {
   (void)signo;
@@ -279,6 +338,13 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
     int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
     if (enabled == FG_SAMPLER_PAUSED) {
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
+      if (s->kevents && fg_perf_threads_rings(s->kevents)) {   /* a kernel event's ring emptied all the same */
+        struct fg_perf_reach r;
+        fg_perf_threads_enter(s->kevents, (int)syscall(SYS_gettid), &r);
+        if (info && info->si_code > 0 && r.fd >= 0 && r.fd == info->si_fd)
+          fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);
+        fg_perf_threads_leave(&r);
+      }
       if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
         keep_for_repeats(fg_current_thread, NULL);
         if (s->perf && !clock.on_timer) {
@@ -295,24 +361,26 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
         t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
         fg_current_thread = t;
       }
+      int tid = 0;
       if (!t && s->jvm_records) {
         /* a JVM thread with no JNIEnv: keep its native stacks under its own record */
-        int tid = (int)syscall(SYS_gettid);
+        tid = (int)syscall(SYS_gettid);
         if ((t = fg_jvm_thread_records_claim(s->jvm_records, tid)) != NULL) {
           t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
           fg_current_thread = t;
         }
-        else
-          fg_store_unregistered(s, tid);
-      } else if (!t) {
-        fg_store_unregistered(s, (int)syscall(SYS_gettid));
       }
-      if (t && s->perf) {   /* its counter looked up once for the whole signal */
+      if (kernel_event_signal(s, t, info, ucontext) || s->kevents_only) {
+        /* a kernel event's sample, taken; or no clock signals in this session (a late signal of a
+         * counter gone): no CPU sample */
+      } else if (!t) {
+        fg_store_unregistered(s, tid ? tid : (int)syscall(SYS_gettid));
+      } else if (s->perf) {   /* its counter looked up once for the whole signal */
         struct fg_perf_reach perf;
         fg_perf_threads_enter(s->perf, t->tid, &perf);
         walk_and_store(s, t, ucontext, &perf, entered, clock);
         fg_perf_threads_leave(&perf);
-      } else if (t) {
+      } else {
         walk_and_store(s, t, ucontext, NULL, entered, clock);
       }
     }
