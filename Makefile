@@ -13,7 +13,7 @@ CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthr
 
 # Pure code: no JVM needed, unit-tested on its own.
 CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent/buffer/trace_table.c agent/buffer/trace_stacks.c \
-           agent/profile/profile.c agent/profile/profile_copy.c agent/profile/call_tree.c \
+           agent/profile/profile.c agent/profile/event_kinds.c agent/profile/profile_copy.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
            agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c agent/output/output_target.c \
            agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/otlp_reader.c cli/profile_input.c cli/time_range.c \

@@ -267,7 +267,7 @@ int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
     while (e < FG_STACK_EVENTS - 1 && !(present & 1u << e))
       e++;
   if (!(present & 1u << e)) {
-    char have[32] = "";
+    char have[96] = "";
     for (int k = 0; k < FG_STACK_EVENTS; k++)
       if (present & 1u << k)
         snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "",

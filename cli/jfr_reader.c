@@ -22,6 +22,7 @@
  * several entries, stacks copied per thread) is charged to a budget of
  * BUDGET_PER_BYTE times the file's size: past it the file is refused. So a
  * file of N bytes is read in O(N) time and memory, but for the hash maps. */
+#include "fg/event_kinds.h"
 #include "fg/jfr_reader.h"
 
 #include <stdio.h>
@@ -1082,7 +1083,7 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
     }
   }
   uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
-  struct fg_event_stats *st = e == FG_STACK_ALLOC ? &c->p->stats.alloc : &c->p->stats.lock;
+  struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
   if (e != FG_STACK_CPU) {
     weight = e == FG_STACK_ALLOC ? w[4].num : ticks_ns(c, w[0].num + w[5].num) - time;
     time = e == FG_STACK_ALLOC ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */

@@ -5,6 +5,7 @@
  * outgrows it; the frames built from stacks are held to FRAMES_PER_BYTE
  * times the input's size, so a file of many samples on one deep stack
  * cannot make the work quadratic. */
+#include "fg/event_kinds.h"
 #include "fg/otlp_reader.h"
 
 #include <stdio.h>
@@ -447,6 +448,10 @@ static struct kind profile_kind(const struct reader *rd, uint32_t type, uint32_t
                                 uint64_t period)
 {
   const struct dict *d = &rd->d;
+  for (int e = FG_STACK_ALLOC; e < FG_STACK_EVENTS; e++)   /* a type fgagent writes names its kind */
+    if (string_is(d, type, fg_event_kind((enum fg_stack_event)e)->value_type) &&
+        (e != FG_STACK_LOCK || string_is(d, unit, "nanoseconds")))
+      return (struct kind){(enum fg_stack_event)e, 1};
   if (string_is(d, unit, "bytes"))
     return (struct kind){FG_STACK_ALLOC, 1};
   if (string_is(d, type, "delay") || string_is(d, type, "lock") || string_is(d, type, "lock_wait") ||
@@ -539,7 +544,7 @@ static int add_sample(struct reader *rd, const struct kind *k, struct sample *s)
     if (k->event == FG_STACK_CPU) {
       fg_profile_account(rd->p, fg_stack_frames(rd->p, st), st->nframes, count);
     } else {
-      struct fg_event_stats *e = k->event == FG_STACK_ALLOC ? &stats->alloc : &stats->lock;
+      struct fg_event_stats *e = fg_stats_event(stats, k->event);
       rd->p->stacks[index].events++;
       e->on = 1;
       e->taken++;

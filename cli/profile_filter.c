@@ -1,4 +1,5 @@
 /* Include / exclude / reverse over a profile; see fg/profile_filter.h. */
+#include "fg/event_kinds.h"
 #include "fg/profile_filter.h"
 
 #include <stdlib.h>
@@ -35,8 +36,9 @@ int fg_profile_filter(const struct fg_profile *src, const struct fg_filter *f, s
   memset(dst->stats.failed, 0, sizeof dst->stats.failed);
   dst->stats.taken = dst->stats.java = dst->stats.no_jnienv = dst->stats.truncated = 0;
   dst->stats.overruns = dst->stats.no_slot = 0;
-  struct fg_event_stats *ev[FG_STACK_EVENTS] = {NULL, &dst->stats.alloc, &dst->stats.lock};
+  struct fg_event_stats *ev[FG_STACK_EVENTS];
   for (int e = 1; e < FG_STACK_EVENTS; e++) {
+    ev[e] = fg_stats_event(&dst->stats, (enum fg_stack_event)e);
     ev[e]->taken = ev[e]->stored = ev[e]->weight = ev[e]->events = ev[e]->no_thread = ev[e]->no_memory = 0;
     ev[e]->no_class = ev[e]->log_full = ev[e]->merged = ev[e]->lost_weight = 0;
   }

@@ -15,6 +15,7 @@
 
 #include "jvmti/agent.h"
 #include "jvmti/thread_class.h"
+#include "fg/event_kinds.h"
 #include "fg/clock.h"
 #include "fg/output.h"
 #include "fg/utf8.h"
@@ -516,12 +517,6 @@ static void write_one(struct fg_agent *a, int i, const char *path, const struct 
   }
 }
 
-static const char *const event_titles[FG_STACK_EVENTS] = {
-  [FG_STACK_CPU] = NULL,   /* the default */
-  [FG_STACK_ALLOC] = "fgagent allocation flame graph: bytes allocated",
-  [FG_STACK_LOCK] = "fgagent lock flame graph: nanoseconds waited for contended locks",
-};
-
 /* Every file=: with %e one file an event; else a .jfr holds every event, any
  * other format the one event there is (the options refuse more). */
 static void write_outputs(struct fg_agent *a)
@@ -543,7 +538,7 @@ static void write_outputs(struct fg_agent *a)
         break;
       }
       struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline,
-                                       .title = event_titles[e]};
+                                       .title = fg_event_kind(e)->title};
       if (all || (e == FG_STACK_CPU && !(present & ~1u))) {
         write_one(a, i, path, &a->profile, &cfg);   /* the profile as it is */
         continue;

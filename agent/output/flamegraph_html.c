@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/event_kinds.h"
 #include "fg/call_tree.h"
 #include "fg/output.h"
 #include "fg/profile.h"
@@ -126,7 +127,7 @@ static int put_data(FILE *out, const struct fg_profile *view, const struct flat 
     return -1;
   return fprintf(out, ",\"unattributed\":%" PRIu64 ",\"intervalNs\":%" PRIu64 ",\"unit\":\"%s\"}",
                  fg_stats_failed_total(stats), stats->interval_ns,
-                 view->event == FG_STACK_ALLOC ? "bytes" : view->event == FG_STACK_LOCK ? "ns waited" : "samples")
+                 fg_event_kind(view->event)->html_unit)
          < 0 ? -1 : 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/event_kinds.h"
 #include "fg/output.h"
 #include "fg/profile.h"
 #include "fg/u64_map.h"
@@ -208,10 +209,11 @@ struct value_kind {
 static struct value_kind value_kind(const struct fg_profile *p, enum fg_stack_event e)
 {
   const struct fg_stats *s = &p->stats;
-  if (e == FG_STACK_ALLOC)
-    return (struct value_kind){"alloc_space", "bytes", s->alloc.interval, 1};
-  if (e == FG_STACK_LOCK)
-    return (struct value_kind){"delay", "nanoseconds", 0, 1};
+  if (e != FG_STACK_CPU) {
+    const struct fg_event_kind *k = fg_event_kind(e);
+    uint64_t period = fg_event_period(s, e);
+    return (struct value_kind){k->value_type, k->unit, period == 1 ? 0 : period, 1};
+  }
   uint64_t ns = fg_stats_ns_per_sample(s);
   const char *type = strcmp(s->event, "wall") == 0 ? "wall" : "cpu";
   if (ns == 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/event_kinds.h"
 #include "fg/utf8.h"
 #include "fg/output.h"
 #include "fg/profile.h"
@@ -74,15 +75,13 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
   if (string_id(st, "") != 0)
     goto done;
   /* sample types, period type */
-  static const char *const types[FG_STACK_EVENTS][2][2] = {
-    [FG_STACK_CPU] = {{"samples", "count"}, {"cpu", "nanoseconds"}},
-    [FG_STACK_ALLOC] = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}},
-    [FG_STACK_LOCK] = {{"contentions", "count"}, {"delay", "nanoseconds"}},
-  };
   enum fg_stack_event e = p->event;
+  const struct fg_event_kind *kind = fg_event_kind(e);
+  const char *types[2][2] = {{kind->events_type, "count"},
+                             {e == FG_STACK_CPU ? "cpu" : kind->value_type, e == FG_STACK_CPU ? "nanoseconds" : kind->unit}};
   for (int i = 0; i < 2; i++) {
-    fg_pb_int(&m, 1, (uint64_t)string_id(st, types[e][i][0]));
-    fg_pb_int(&m, 2, (uint64_t)string_id(st, types[e][i][1]));
+    fg_pb_int(&m, 1, (uint64_t)string_id(st, types[i][0]));
+    fg_pb_int(&m, 2, (uint64_t)string_id(st, types[i][1]));
     fg_pb_message(out, 1, &m);
   }
   /* functions and locations: one each per frame name; ids are name id + 1 */
@@ -133,14 +132,13 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
     fg_pb_int(out, 13, (uint64_t)string_id(st, line));
   free(summary);
   /* period: the time one sample stands for (alloc: the bytes between samples; lock: one wait) */
-  fg_pb_int(&m, 1, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "space" : e == FG_STACK_LOCK ? "contentions" : "cpu"));
-  fg_pb_int(&m, 2, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "bytes" : e == FG_STACK_LOCK ? "count" : "nanoseconds"));
+  fg_pb_int(&m, 1, (uint64_t)string_id(st, e == FG_STACK_CPU ? "cpu" : kind->period_type));
+  fg_pb_int(&m, 2, (uint64_t)string_id(st, e == FG_STACK_CPU ? "nanoseconds" : kind->period_unit));
   fg_pb_message(out, 11, &m);
-  fg_pb_int(out, 12, e == FG_STACK_ALLOC ? p->stats.alloc.interval : e == FG_STACK_LOCK ? 1 : weight);
+  fg_pb_int(out, 12, e == FG_STACK_CPU ? weight : fg_event_period(&p->stats, e));
   fg_pb_int(out, 10, p->stats.wall_ns);
   /* the view pprof opens with: time when one sample's time is known, else counts; bytes; delay */
-  fg_pb_int(out, 14, (uint64_t)string_id(st, e == FG_STACK_ALLOC ? "alloc_space" : e == FG_STACK_LOCK ? "delay"
-                                          : weight ? "cpu" : "samples"));
+  fg_pb_int(out, 14, (uint64_t)string_id(st, e != FG_STACK_CPU ? kind->value_type : weight ? "cpu" : "samples"));
   /* the string table last: every string is known by now */
   for (uint32_t i = 0; i < st->nnames; i++)
     fg_pb_bytes(out, 6, st->names[i], strlen(st->names[i]));

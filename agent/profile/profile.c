@@ -1,4 +1,5 @@
 /* The aggregated profile: interned frame names and a table of unique stacks. */
+#include "fg/event_kinds.h"
 #include "fg/profile.h"
 #include "fg/grow_array.h"
 #include "fg/utf8.h"
@@ -308,12 +309,12 @@ static int64_t stack_index(struct fg_profile *p, enum fg_stack_event e, uint32_t
 
 const char *fg_stack_event_name(enum fg_stack_event e)
 {
-  return e == FG_STACK_ALLOC ? "alloc" : e == FG_STACK_LOCK ? "lock" : "cpu";
+  return fg_event_kind(e)->name;
 }
 
 const char *fg_stack_event_unit(enum fg_stack_event e)
 {
-  return e == FG_STACK_ALLOC ? "bytes" : e == FG_STACK_LOCK ? "nanoseconds" : "samples";
+  return fg_event_kind(e)->unit;
 }
 
 int fg_profile_add(struct fg_profile *p, uint32_t thread, const uint32_t *frames, uint32_t n,

@@ -39,12 +39,18 @@ enum fg_stack_event {
   FG_STACK_CPU,    /* samples of event=cpu, itimer or wall (stats.event says which) */
   FG_STACK_ALLOC,  /* bytes allocated (estimated from samples); the leaf frame is the class */
   FG_STACK_LOCK,   /* nanoseconds waited for a contended lock; the leaf frame is the lock's class */
+  FG_STACK_NATIVEMEM,  /* bytes native code allocated (malloc and its kin), or of them not freed (leak) */
+  FG_STACK_NATIVELOCK, /* nanoseconds waited for a contended pthread mutex or rwlock */
+  FG_STACK_LIVE,       /* bytes of sampled Java objects still alive at the dump; the leaf frame is the class */
+  FG_STACK_KERNEL,     /* occurrences of one kernel (perf) event: stats.kernel_event names it */
 };
-#define FG_STACK_EVENTS 3
+#define FG_STACK_EVENTS 7
 
-/* "cpu", "alloc", "lock" (FG_STACK_CPU's samples may be itimer's or wall's: stats.event says). */
+/* "cpu", "alloc", "lock", "nativemem", "nativelock", "live", "kernel"
+ * (FG_STACK_CPU's samples may be itimer's or wall's: stats.event says).
+ * Everything else known of a kind: fg/event_kinds.h. */
 const char *fg_stack_event_name(enum fg_stack_event e);
-/* The unit of a count: "samples", "bytes", "nanoseconds". */
+/* The unit of a count: "samples", "bytes", "nanoseconds", "events". */
 const char *fg_stack_event_unit(enum fg_stack_event e);
 
 struct fg_stack {

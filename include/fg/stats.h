@@ -156,6 +156,8 @@ struct fg_stats {
   char event[16];                          /* "cpu", "itimer" or "wall" */
   int cpu_off;                             /* no event was sampled: alloc or lock alone */
   struct fg_event_stats alloc, lock;
+  struct fg_event_stats nativemem, nativelock, live, kernel;   /* fg/event_kinds.h: fg_stats_event */
+  char kernel_event[64];                   /* the kernel (perf) event FG_STACK_KERNEL counts: "page-faults", ... */
   char event_detail[320];                  /* how the timer was made, fallbacks */
 };
 
