@@ -15,7 +15,7 @@ CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthr
 CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent/buffer/trace_table.c agent/buffer/trace_stacks.c \
            agent/profile/profile.c agent/profile/event_kinds.c agent/profile/profile_copy.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
-           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/profile_file.c agent/output/output_target.c \
+           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/summary_kernel.c agent/output/profile_file.c agent/output/output_target.c \
            agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/otlp_reader.c cli/profile_input.c cli/time_range.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c agent/output/protobuf.c agent/output/otlp.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \

@@ -393,8 +393,8 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
                   "pairs separated by single commas", text);
   }
 
-  if (o->ring_bytes == 0)
-    o->ring_bytes = ring_for_interval(o->interval_ns);
+  if (o->ring_bytes == 0)   /* a kernel event's rate is the application's: the largest ring made alone */
+    o->ring_bytes = o->kevent[0] ? FG_MAX_AUTO_RING_BYTES : ring_for_interval(o->interval_ns);
   if (o->nfiles == 0) {
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;

@@ -193,8 +193,17 @@ static int parse_args(int argc, char **argv, struct args *a)
                  "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--event") == 0) {
-      if (strcmp(value, "cpu") != 0 && strcmp(value, "alloc") != 0 && strcmp(value, "lock") != 0)
-        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock", value);
+      int known = 0;
+      char line[320];
+      int at = snprintf(line, sizeof line, "--event '%%s' is not valid; accepted:");
+      for (int e = 0; e < FG_STACK_EVENTS; e++) {   /* every kind of the table (fg/event_kinds.h) */
+        const char *name = fg_stack_event_name((enum fg_stack_event)e);
+        known |= strcmp(value, name) == 0;
+        if (at > 0 && (size_t)at < sizeof line)
+          at += snprintf(line + at, sizeof line - (size_t)at, "%s %s", e ? "," : "", name);
+      }
+      if (!known)
+        return bad(line, value);
       a->event = value;
     } else if (strcmp(arg, "--from") == 0) {
       a->from = value;

@@ -1044,10 +1044,11 @@ static uint64_t ticks_ns(const struct chunk *c, uint64_t ticks)
  * class it is met with (charged to the budget), then only counted. */
 static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const struct want *w)
 {
-  /* w: startTime, thread, stackTrace, class, weight, duration */
+  /* w: startTime, thread, stackTrace, class, weight, duration, count, event */
+  int leaf = fg_event_kind(e)->class_leaf;   /* alloc's and lock's stacks end with a class */
   int64_t s = stack_of(r, c, w[2].num), t = s < 0 ? -1 : thread_of(r, c, w[1].num);
-  int64_t cls = t < 0 || e == FG_STACK_CPU ? -1 : class_frame(r, c, w[3].num);
-  if (s < 0 || t < 0 || (e != FG_STACK_CPU && cls < 0))
+  int64_t cls = t < 0 || !leaf ? -1 : class_frame(r, c, w[3].num);
+  if (s < 0 || t < 0 || (leaf && cls < 0))
     return -1;
   const uint32_t *ids = c->stacks[s];
   uint32_t n = ids[0];
@@ -1068,9 +1069,9 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
       return -1;
     }
     memcpy(frames, ids + 1, n * sizeof *frames);
-    if (e != FG_STACK_CPU)
+    if (leaf)
       frames[n] = (uint32_t)cls;
-    i = fg_profile_event_stack(c->p, e, (uint32_t)t, frames, n + (e != FG_STACK_CPU));
+    i = fg_profile_event_stack(c->p, e, (uint32_t)t, frames, n + (leaf != 0));
     free(frames);
     if (i < 0) {
       set_bad(r, "out of memory");
@@ -1084,7 +1085,13 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
   }
   uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
   struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
-  if (e != FG_STACK_CPU) {
+  if (e == FG_STACK_KERNEL) {   /* a sample of a kernel event, standing for count events */
+    weight = w[6].has ? w[6].num : 1;
+    if (weight > st->interval)
+      st->interval = weight;   /* the period: what a whole sample stands for */
+    if (!c->p->stats.kernel_event[0] && w[7].str)
+      snprintf(c->p->stats.kernel_event, sizeof c->p->stats.kernel_event, "%s", w[7].str);
+  } else if (e != FG_STACK_CPU) {
     weight = e == FG_STACK_ALLOC ? w[4].num : ticks_ns(c, w[0].num + w[5].num) - time;
     time = e == FG_STACK_ALLOC ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */
   }
@@ -1121,10 +1128,14 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
     {"jdk.ObjectAllocationSample", FG_STACK_ALLOC, "eventThread", "objectClass"},
     {"jdk.JavaMonitorEnter", FG_STACK_LOCK, "eventThread", "monitorClass"},
     {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass"},
+    {"fgagent.KernelEvent", FG_STACK_KERNEL, "eventThread", NULL},
   };
-  uint64_t ids[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+  enum { NKINDS = sizeof kinds / sizeof *kinds };
+  uint64_t ids[NKINDS];
+  for (int k = 0; k < NKINDS; k++)
+    ids[k] = UINT64_MAX;
   for (uint32_t i = 0; i < c->ncls; i++)
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < NKINDS; k++)
       if (strcmp(c->cls[i].name, kinds[k].type) == 0)
         ids[k] = c->cls[i].id;
   while (r->pos < r->end && !r->bad) {
@@ -1136,14 +1147,15 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       return -1;
     }
     int k = 0;
-    while (k < 4 && ids[k] != type)
+    while (k < NKINDS && ids[k] != type)
       k++;
-    const struct jclass *cls = k < 4 ? class_of(c, type) : NULL;
+    const struct jclass *cls = k < NKINDS ? class_of(c, type) : NULL;
     if (cls) {
       struct rd ev = {.b = r->b, .pos = body, .end = at + size};
       struct want w[] = {{.name = "startTime"}, {.name = kinds[k].thread}, {.name = "stackTrace"},
-                         {.name = kinds[k].cls ? kinds[k].cls : "-"}, {.name = "weight"}, {.name = "duration"}};
-      read_object(&ev, c, cls, w, 6, 0);
+                         {.name = kinds[k].cls ? kinds[k].cls : "-"}, {.name = "weight"}, {.name = "duration"},
+                         {.name = "count"}, {.name = "event", .text = 1}};
+      read_object(&ev, c, cls, w, 8, 0);
       if (ev.bad || (owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(&ev, c, kinds[k].e, w) != 0)) {
         r->pos = ev.bad_at;
         set_bad(r, ev.why);
@@ -1324,8 +1336,8 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
   fg_u64_map_free(&run.threads);
   fg_u64_map_free(&run.overloads);
   if (rc == 0 && known == 0)
-    return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
-                "jdk.ThreadPark event; accepted: a recording with execution samples (the JDK's 'profile' or "
-                "'default' settings), allocation samples or lock events", source);
+    return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter, "
+                "jdk.ThreadPark or fgagent.KernelEvent event; accepted: a recording with execution samples (the "
+                "JDK's 'profile' or 'default' settings), allocation samples, lock events or kernel events", source);
   return rc;
 }

@@ -67,6 +67,7 @@ struct fg_drainer {
   uint64_t wall_repeats_lost_counted;   /* its lost repeats already counted */
   uint64_t interval_start_ns;  /* loop=: when this interval began */
   uint64_t paused_counted;     /* the sampler's paused signals already counted */
+  uint64_t kevent_lost_counted, kevent_no_thread_counted;   /* the sampler's kernel event losses counted */
   uint64_t unowned_counted;    /* the sampler's lost_unowned (walker=copy) already counted */
   struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */
   _Atomic uint64_t wakeups;    /* passes a handler's full ring called early */

@@ -148,6 +148,8 @@ static int session_events(const struct fg_agent *a, enum fg_stack_event events[F
     events[n++] = FG_STACK_ALLOC;
   if (a->lock_on)
     events[n++] = FG_STACK_LOCK;
+  if (a->kevent_on)
+    events[n++] = FG_STACK_KERNEL;
   return n;
 }
 
@@ -424,6 +426,15 @@ static void fill_stats(struct fg_agent *a)
   s->lock.on = a->lock_on;
   s->lock.interval = a->opts.lock_ns;
   s->alloc.verified = s->lock.verified = a->opts.verify;
+  s->kernel.on = a->kevent_on;
+  s->kernel.interval = a->kevent_on ? a->kevents.period : 0;
+  pthread_mutex_lock(&a->kevents.lock);
+  s->kernel_threads = a->kevents.counted;
+  s->kernel_no_fd = a->kevents.no_fd;
+  s->kernel_refused = a->kevents.refused;
+  s->kernel_fd_budget = a->kevents.budget;
+  pthread_mutex_unlock(&a->kevents.lock);
+  snprintf(s->kernel_event, sizeof s->kernel_event, "%s", a->kevent_on ? a->kevents.spec.name : "");
   if (a->timer.event == FG_EVENT_WALL) {
     s->cpu_ns = atomic_load(&a->wall.sampled_ns) - a->wall_sampled_before;   /* what the samples stand for */
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;

@@ -1,7 +1,9 @@
 /* JDK Flight Recorder output: one chunk that the JDK's `jfr` tool, JMC and
  * IntelliJ read. A jdk.ExecutionSample event per sample (thread, stack trace,
  * time); alloc's a jdk.ObjectAllocationSample, lock's a jdk.JavaMonitorEnter
- * or jdk.ThreadPark per event; threads, stack traces, methods, classes, packages and symbols in
+ * or jdk.ThreadPark per event; a kernel event's (event=NAME) an
+ * fgagent.KernelEvent per sample, with the event's name and the events it
+ * stands for (JMC lists it under fgagent / Kernel, with its stack traces); threads, stack traces, methods, classes, packages and symbols in
  * one checkpoint's constant pools; the metadata event declares only the
  * types these use, with the field names the JDK's own metadata has.
  *
@@ -176,6 +178,10 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
     {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
     {"parkedClass", T_CLASS, F_POOL, "Class Parked On"}, {"address", T_LONG, F_ADDRESS, "Address of Object Parked"}}},
+  {"fgagent.KernelEvent", T_KERNEL_EVENT, "jdk.jfr.Event", 0, "Kernel Event", {"fgagent", "Kernel"},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
+    {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"event", T_STRING, 0, "Event"},
+    {"count", T_LONG, 0, "Events"}}},
   /* a setting of each event type recorded, as the JDK writes at a recording's start: JMC's
    * analysis of a type asks that it was enabled, the method profiling one at what period */
   {"jdk.ActiveSetting", T_ACTIVE_SETTING, "jdk.jfr.Event", 0, "Recording Setting", {"Flight Recorder", NULL},
@@ -327,6 +333,13 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
       setting(o, body, ticks, type, "threshold", text);
     }
   }
+  if (s->kernel.on) {
+    snprintf(text, sizeof text, "%" PRIu64, s->kernel.interval);
+    setting(o, body, ticks, T_KERNEL_EVENT, "enabled", "true");
+    setting(o, body, ticks, T_KERNEL_EVENT, "stackTrace", "true");
+    setting(o, body, ticks, T_KERNEL_EVENT, "event", s->kernel_event);
+    setting(o, body, ticks, T_KERNEL_EVENT, "period", text);
+  }
 }
 
 /* ---- the chunk ---- */
@@ -363,6 +376,13 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
     if (timed[e->stack] + weight > s->count)
       weight = s->count - timed[e->stack];
     timed[e->stack] += weight;
+    if (s->event == FG_STACK_KERNEL) {
+      if (weight) {
+        jfr_kernel_event(&body, p, e->stack, e->time_ns, weight);
+        jfr_put_event(&o, &body);
+      }
+      continue;
+    }
     if (s->event != FG_STACK_CPU) {
       if (weight) {
         jfr_event(&body, pools, p, e->stack, e->time_ns, weight);
@@ -375,7 +395,17 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
       jfr_put_event(&o, &body);
     }
   }
+  uint64_t period = p->stats.kernel.interval ? p->stats.kernel.interval : 1;
   for (uint32_t i = 0; rc == 0 && i < p->nstacks; i++) {
+    /* a kernel event's samples the timeline had no room for: one event a period, as taken */
+    for (uint64_t left = p->stacks[i].event == FG_STACK_KERNEL ? p->stacks[i].count - timed[i] : 0; left;) {
+      uint64_t n = left < period ? left : period;
+      jfr_kernel_event(&body, p, i, end, n);
+      jfr_put_event(&o, &body);
+      left -= n;
+    }
+    if (p->stacks[i].event == FG_STACK_KERNEL)
+      continue;
     if (p->stacks[i].event != FG_STACK_CPU) {
       if (timed[i] < p->stacks[i].count) {
         jfr_event(&body, pools, p, i, end, p->stacks[i].count - timed[i]);

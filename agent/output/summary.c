@@ -7,6 +7,7 @@
 
 #include "fg/output.h"
 #include "fg/stats.h"
+#include "output/summary_kernel.h"
 #include "sampling/cputimer/clock_choice.h"
 #include "sampling/signal/backoff.h"
 #include "sampling/copy/copy_held.h"
@@ -422,7 +423,7 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
 int fg_write_summary(FILE *out, const struct fg_stats *s)
 {
   if (s->cpu_off) {
-    if (fprintf(out, "fgagent summary\n  event:             none sampled (alloc or lock alone)\n"
+    if (fprintf(out, "fgagent summary\n  event:             none sampled (alloc, lock or a kernel event alone)\n"
                      "  wall time:         %.3f s recorded; fgagent's own threads used %.3f s CPU\n",
                 (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
       return -1;
@@ -432,6 +433,8 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   if (s->alloc.on && write_event(out, "alloc", &s->alloc, s->memlimit) != 0)
     return -1;
   if (s->lock.on && write_event(out, "lock", &s->lock, s->memlimit) != 0)
+    return -1;
+  if (s->kernel.on && fg_write_kernel_summary(out, s) != 0)
     return -1;
   return 0;
 }
