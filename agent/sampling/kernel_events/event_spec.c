@@ -39,8 +39,8 @@ static const struct named hardware[] = {
 
 static int fail(char *err, size_t len, const char *name, const char *why)
 {
-  return fg_error_line(err, len, "fgagent: option event='%s' is not valid: %s; accepted: cpu, itimer, wall, or "
-                       "one kernel event: " FG_KEVENT_ACCEPTED, name, why);
+  return fg_error_line(err, len, "fgagent: option event='%s' is not valid; accepted: cpu, itimer, wall, or one "
+                       "kernel event: " FG_KEVENT_ACCEPTED " (here: %s)", name, why);
 }
 
 static const struct named *find(const struct named *t, size_t n, const char *name)
