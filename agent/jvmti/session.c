@@ -598,7 +598,8 @@ int fg_session_status(struct fg_agent *a, char *buf, size_t len)
   event_names(a, events, session_events(a, events), names, sizeof names);
   return snprintf(buf, len, "fgagent: profiling for %llu.%03llu s, events %s, interval=%.3f ms, %llu samples so far",
                   (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), names,
-                  (double)a->opts.interval_ns / 1e6, (unsigned long long)a->profile.stats.taken);
+                  (double)a->opts.interval_ns / 1e6,
+                  (unsigned long long)(a->profile.stats.taken + a->profile.stats.kernel.taken));
 }
 
 /* An empty profile in place of the last one (whose method names were freed). */

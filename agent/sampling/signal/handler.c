@@ -1,12 +1,14 @@
 /* The SIGPROF handler: one stack walk per signal, written into the current
- * thread's ring.
+ * thread's ring: a CPU sample, or a kernel event's when the signal is its
+ * counter's (event=NAME, kernel_events/kernel_counters.h).
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * the native unwind tables' step, which may write on the unwind refresher's
  * eventfd, guarded reads), the thread's kept last walk (walk_cache.h),
  * fg_trace_table_put_known (which may mmap), fg_clock_look (getrusage, every few signals), the fg_perf_threads calls on its own thread's counter (looked up
  * once a signal: its kernel frames, its page's sequence, its next period:
- * one ioctl), the fg_ring producer
+ * one ioctl), the same lookup of its kernel event counter (kernel_events/: is this signal its
+ * own, by si_fd, and its kernel frames), fg_store_event_sample, the fg_ring producer
  * functions, write on the drainer's eventfd, fg_unregistered_add, fg_jvm_thread_records_claim, fg_sample_encode, the fg_backoff
  * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
