@@ -20,7 +20,8 @@ final class KernelEventTests {
       new IntegrationTests.Named("kernel_event_syscall_tracepoint", KernelEventTests::syscallTracepointUnderTheWriter),
       new IntegrationTests.Named("kernel_event_probes", KernelEventTests::probesUnderTheWriter),
       new IntegrationTests.Named("kernel_event_hardware", KernelEventTests::hardwareCountersOrWhyNot),
-      new IntegrationTests.Named("kernel_event_bad_names", KernelEventTests::badNamesSayWhatIsAccepted));
+      new IntegrationTests.Named("kernel_event_bad_names", KernelEventTests::badNamesSayWhatIsAccepted),
+      new IntegrationTests.Named("kernel_event_fd_budget", KernelEventTests::descriptorBudgetSpentSaysSo));
 
   /** The JVM flags under which only the toucher takes fresh pages (KernelEvents' comment). */
   static final List<String> QUIET_HEAP = List.of("-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch",
@@ -204,6 +205,28 @@ final class KernelEventTests {
     long writer = IntegrationTests.sum(s, k -> k.startsWith("[writer tid=") && under(k, "KernelEvents.writeLoop"));
     System.out.printf("    cycles: %d in all, %d under writeLoop%n", all, writer);
     IntegrationTests.check(all > 0 && writer >= 0.5 * all, "writeLoop holds " + writer + " of " + all + " cycles");
+  }
+
+  /**
+   * Under an open-file limit of 60 the counters' budget is 30, shared with event=cpu's counters
+   * (clock=perf): 15 each. A JVM has more threads than that: the kernel event's counters stop at
+   * 15 at once, said in one line, the threads left out counted in the summary, and the run and
+   * its accounting go on.
+   */
+  static void descriptorBudgetSpentSaysSo(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=60:60"), jdk,
+        "event=cpu,clock=perf,event=context-switches,threads,file={dir}/p-%e.collapsed", List.of(), "KernelEvents",
+        "write", "1");
+    r.expectCleanRun();
+    long lines = r.stderr().lines().filter(l -> l.startsWith("fgagent: warning: event=context-switches: the "
+        + "descriptor budget is spent (15 counters")).count();
+    Matcher m = Pattern.compile("given a counter, (\\d+) given none \\(its budget of 15 descriptors spent\\)")
+        .matcher(r.stderr());
+    System.out.println("    " + r.stderr().lines().filter(l -> l.contains("given none")).findFirst().orElse("(none)").trim());
+    IntegrationTests.check(lines == 1, "expected one line saying the budget is spent:\n" + r.stderr());
+    IntegrationTests.check(m.find() && Long.parseLong(m.group(1)) > 0, "the summary counts no thread left out:\n"
+        + r.stderr());
+    IntegrationTests.check(Files.exists(r.file("p-kernel.collapsed")), "no kernel event profile");
   }
 
   /** A name that is no event, a second kernel event: exit 1 with one line naming what is accepted. */

@@ -218,7 +218,7 @@ static void refuse(struct fg_timer *t, int tid)
     fprintf(stderr, "fgagent: warning: the descriptor budget is spent (%llu of RLIMIT_NOFILE %llu, the rest kept for "
             "the application): threads started from now on are not sampled; the summary counts them (raise "
             "ulimit -n to sample them)\n", (unsigned long long)t->fd_budget,
-            (unsigned long long)t->fd_budget * FG_FD_SHARE);
+            (unsigned long long)fg_fd_budget() * FG_FD_SHARE);   /* the limit itself: the budget may be shared (event=NAME) */
 }
 
 /* walker=copy: tid's counter signalling it instead, entered in the table
