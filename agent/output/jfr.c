@@ -256,15 +256,18 @@ static void class_element(struct meta *m, const struct type *t)
     field_element(m, &t->fields[i]);
 }
 
-/* The metadata event's body: type 0, start, duration, metadata id, strings, tree. */
-static int metadata_event(struct fg_bytes *o, uint64_t start_ticks)
+/* The metadata event's body: type 0, start, duration, metadata id, strings,
+ * tree. fgagent's own event types only when the profile has such events
+ * (kernel): every other type is the JDK's, as the JDK declares it. */
+static int metadata_event(struct fg_bytes *o, uint64_t start_ticks, int kernel)
 {
   struct meta m = {0};
   fg_profile_init(&m.strings);
   element(&m, "root", (const char *[]){NULL}, 2);
-  element(&m, "metadata", (const char *[]){NULL}, (int)NTYPES);
+  element(&m, "metadata", (const char *[]){NULL}, (int)NTYPES - !kernel);
   for (size_t i = 0; i < NTYPES; i++)
-    class_element(&m, &types[i]);
+    if (kernel || types[i].id != T_KERNEL_EVENT)
+      class_element(&m, &types[i]);
   element(&m, "region", (const char *[]){"locale", "en_US", "gmtOffset", "0", NULL}, 0);
   struct fg_bytes body = {0};
   jfr_put_long(&body, 0);
@@ -426,7 +429,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   jfr_pools_free(pools);
   uint64_t meta_at = o.len;
   if (rc == 0)
-    rc = metadata_event(&o, start);
+    rc = metadata_event(&o, start, (fg_profile_events(p) >> FG_STACK_KERNEL) & 1 || s->kernel.on);
   if (rc == 0 && !o.failed) {
     put_be_at(o.b + 8, o.len, 8);
     put_be_at(o.b + 16, pool_at, 8);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -214,11 +215,12 @@ static void refuse(struct fg_timer *t, int tid)
   t->fds[t->nfds++] = (struct fg_perf_fd){tid, FG_FD_NONE, t->generation, -1};
   t->unsampled++;
   t->no_fd++;
+  struct rlimit files;   /* the limit itself: the budget may be shared with a kernel event's (event=NAME) */
   if (t->no_fd == 1)
     fprintf(stderr, "fgagent: warning: the descriptor budget is spent (%llu of RLIMIT_NOFILE %llu, the rest kept for "
             "the application): threads started from now on are not sampled; the summary counts them (raise "
             "ulimit -n to sample them)\n", (unsigned long long)t->fd_budget,
-            (unsigned long long)fg_fd_budget() * FG_FD_SHARE);   /* the limit itself: the budget may be shared (event=NAME) */
+            getrlimit(RLIMIT_NOFILE, &files) == 0 ? (unsigned long long)files.rlim_cur : 0ull);
 }
 
 /* walker=copy: tid's counter signalling it instead, entered in the table
