@@ -302,6 +302,7 @@ static void start_kernel_event(struct fg_agent *a)
   }
   a->sampler.kevents = a->kevents.table;
   a->kevent_on = 1;
+  fg_kevents_go(&a->kevents);
   if (unregistered)
     fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
                     "fgagent replaced it, and that tool will record nothing\n");

@@ -117,8 +117,7 @@ int fg_kevents_start(struct fg_kevents *k, const struct fg_kevent_spec *spec, ui
   k->budget = budget;
   k->held = k->counted = k->no_fd = k->refused = 0;
   k->nthreads = 0;
-  k->stopped = 0;
-  k->on = 1;
+  k->on = 1;   /* stopped until fg_kevents_go: the handler is told of the table first */
   /* a software or hardware event with kernel work excluded, when the kernel takes only that */
   int tid = (int)gettid();
   int fd = open_counter(k, tid);
@@ -131,6 +130,13 @@ int fg_kevents_start(struct fg_kevents *k, const struct fg_kevent_spec *spec, ui
     close(fd);
   pthread_mutex_unlock(&k->lock);
   return 0;
+}
+
+void fg_kevents_go(struct fg_kevents *k)
+{
+  pthread_mutex_lock(&k->lock);
+  k->stopped = 0;
+  pthread_mutex_unlock(&k->lock);
 }
 
 void fg_kevents_thread_start(struct fg_kevents *k, int tid)

@@ -54,9 +54,11 @@ struct fg_kevents {
 void fg_kevents_init(struct fg_kevents *k, struct fg_fd_room *room);
 /* A session's kernel event: spec parsed, resolved here, tried on the
  * calling thread; budget descriptors at most. 0, or -1 with one line in
- * err (nothing recorded). */
+ * err (nothing recorded). No counter is opened until fg_kevents_go, once
+ * the handler knows k->table: a signal never comes before it can be told. */
 int fg_kevents_start(struct fg_kevents *k, const struct fg_kevent_spec *spec, uint64_t period, int callchain,
                      uint64_t budget, char *err, size_t errlen);
+void fg_kevents_go(struct fg_kevents *k);
 /* Thread tid's counter (a stale one of a reused tid replaced). */
 void fg_kevents_thread_start(struct fg_kevents *k, int tid);
 void fg_kevents_thread_end(struct fg_kevents *k, int tid);
