@@ -434,6 +434,7 @@ static void fill_stats(struct fg_agent *a)
   s->kernel_no_fd = a->kevents.no_fd;
   s->kernel_refused = a->kevents.refused;
   s->kernel_fd_budget = a->kevents.budget;
+  s->kernel_user_only = a->kevents.exclude_kernel;
   pthread_mutex_unlock(&a->kevents.lock);
   snprintf(s->kernel_event, sizeof s->kernel_event, "%s", a->kevent_on ? a->kevents.spec.name : "");
   if (a->timer.event == FG_EVENT_WALL) {
@@ -551,6 +552,11 @@ static void write_outputs(struct fg_agent *a)
       }
       struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline,
                                        .title = fg_event_kind(e)->title};
+      char title[400];
+      if (e == FG_STACK_KERNEL) {   /* the kernel event's own name in the title */
+        snprintf(title, sizeof title, "fgagent kernel event flame graph: %s", a->profile.stats.kernel_event);
+        cfg.title = title;
+      }
       if (all || (e == FG_STACK_CPU && !(present & ~1u))) {
         write_one(a, i, path, &a->profile, &cfg);   /* the profile as it is */
         continue;

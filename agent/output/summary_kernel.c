@@ -12,10 +12,12 @@ int fg_write_kernel_summary(FILE *out, const struct fg_stats *s)
 {
   const struct fg_event_stats *k = &s->kernel;
   uint64_t lost = fg_event_stats_lost(k);
-  if (fprintf(out, "kernel event: %s, a sample every %" PRIu64 " events, each thread's own perf_events counter\n"
+  if (fprintf(out, "kernel event: %s, a sample every %" PRIu64 " events, each thread's own perf_events counter%s\n"
                    "  events:            %" PRIu64 " (%" PRIu64 " samples of %" PRIu64 ")\n"
                    "  threads:           %" PRIu64 " given a counter",
-              s->kernel_event, k->interval, k->weight, k->events, k->interval, s->kernel_threads) < 0)
+              s->kernel_event, k->interval,
+              s->kernel_user_only ? " (user work only: perf_event_paranoid refuses the kernel's to the JVM)" : "",
+              k->weight, k->events, k->interval, s->kernel_threads) < 0)
     return -1;
   if (s->kernel_no_fd && fprintf(out, ", %" PRIu64 " given none (its budget of %" PRIu64 " descriptors spent)",
                                  s->kernel_no_fd, s->kernel_fd_budget) < 0)

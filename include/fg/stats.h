@@ -162,6 +162,7 @@ struct fg_stats {
   uint64_t kernel_no_fd;                   /* ... given none, its descriptor budget spent */
   uint64_t kernel_refused;                 /* ... whose counter the kernel refused (ended meanwhile, mostly) */
   uint64_t kernel_fd_budget;               /* ... that budget */
+  int kernel_user_only;                    /* ... counting user work only (perf_event_paranoid, no capability) */
   char event_detail[320];                  /* how the timer was made, fallbacks */
 };
 

@@ -119,7 +119,8 @@ final class KernelEventTests {
     IntegrationTests.check(writer >= 0.9 * all, "writeLoop holds " + writer + " of " + all);
     IntegrationTests.check(Math.abs(writer - writes) <= 0.02 * writes + 100, writer + " vs " + writes + " writes");
     String html = Files.readString(r.file("p-kernel.html"));
-    IntegrationTests.check(html.contains("writeLoop") && html.contains("kernel event"), "the HTML lacks the kernel event");
+    IntegrationTests.check(html.contains("writeLoop") && html.contains("kernel event flame graph: syscalls:sys_enter_write"),
+        "the HTML lacks the kernel event or its name");
     String speedscope = Files.readString(r.file("p-kernel.speedscope.json"));
     IntegrationTests.check(speedscope.contains("KernelEvents.writeLoop"), "speedscope lacks writeLoop");
     String pprof;

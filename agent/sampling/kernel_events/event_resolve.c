@@ -45,15 +45,18 @@ static int open_below(int dir, const char *name, int flags)
 
 /* A tracefs mount's root: <sysroot>/sys/kernel/tracing, else the one
  * debugfs mounts at <sysroot>/sys/kernel/debug/tracing. Its fd, or -1. */
-static int tracefs_root(const char *sysroot)
+static int tracefs_root(const char *sysroot, int *denied)
 {
   static const char *at[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+  *denied = 0;
   for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s%s", sysroot, at[i]);
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+      *denied |= errno == EACCES;
       continue;
+    }
     struct statfs fs;
     if (sysroot[0] || (fstatfs(fd, &fs) == 0 && (fs.f_type == TRACEFS_MAGIC || fs.f_type == DEBUGFS_MAGIC))) {
       int events = open_below(fd, "events", O_RDONLY | O_DIRECTORY);
@@ -73,7 +76,11 @@ static int resolve_tracepoint(struct fg_kevent_spec *s, const char *sysroot, cha
   const char *colon = strchr(s->target, ':');
   snprintf(cat, sizeof cat, "%.*s", (int)(colon - s->target), s->target);
   snprintf(ev, sizeof ev, "%s", colon + 1);
-  int events = tracefs_root(sysroot);
+  int denied;
+  int events = tracefs_root(sysroot, &denied);
+  if (events < 0 && denied)
+    return fg_error_line(err, len, "fgagent: event=%s: tracefs (/sys/kernel/tracing) cannot be read by the JVM's "
+                         "user (Permission denied): tracepoints need root or CAP_PERFMON; not recording it", s->name);
   if (events < 0)
     return fg_error_line(err, len, "fgagent: event=%s: tracefs is not mounted (neither /sys/kernel/tracing nor "
                          "/sys/kernel/debug/tracing holds events/; as root: mount -t tracefs nodev "
@@ -204,6 +211,21 @@ void fg_kevent_attr(const struct fg_kevent_spec *s, uint64_t period, int kernel_
   }
 }
 
+/* Whether the process has CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in
+ * effect, from /proc/self/status's CapEff (one line read, bounded). */
+static int has_perf_capability(void)
+{
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[256];
+  unsigned long long eff = 0;
+  int found = 0;
+  while (f && !found && fgets(line, sizeof line, f))
+    found = sscanf(line, "CapEff: %llx", &eff) == 1;
+  if (f)
+    fclose(f);
+  return found && (eff >> 38 & 1 || eff >> 21 & 1);
+}
+
 /* Why the kernel refused s's counter (errno e), for a line. */
 static const char *refusal(const struct fg_kevent_spec *s, int e, char *buf, size_t len)
 {
@@ -215,9 +237,13 @@ static const char *refusal(const struct fg_kevent_spec *s, int e, char *buf, siz
         level = 99;
       fclose(f);
     }
-    snprintf(buf, len, "refused: /proc/sys/kernel/perf_event_paranoid is %d and the JVM has neither CAP_PERFMON "
-             "nor CAP_SYS_ADMIN (%s needs -1 or a capability)", level,
-             s->cls == FG_KEVENT_SOFTWARE || s->cls == FG_KEVENT_HARDWARE ? "kernel work counted" : "this event");
+    if (has_perf_capability())
+      snprintf(buf, len, "perf_event_open refused it (%s) although the JVM has CAP_PERFMON or CAP_SYS_ADMIN "
+               "(perf_event_paranoid %d): a seccomp filter or a security module?", strerror(e), level);
+    else
+      snprintf(buf, len, "refused: /proc/sys/kernel/perf_event_paranoid is %d and the JVM has neither CAP_PERFMON "
+               "nor CAP_SYS_ADMIN (%s needs a lower level or a capability)", level,
+               s->cls == FG_KEVENT_SOFTWARE || s->cls == FG_KEVENT_HARDWARE ? "its kernel work" : "this event");
     return buf;
   }
   if (s->cls == FG_KEVENT_HARDWARE && (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL)) {
@@ -232,18 +258,25 @@ static const char *refusal(const struct fg_kevent_spec *s, int e, char *buf, siz
   return buf;
 }
 
-int fg_kevent_try(const struct fg_kevent_spec *s, char *err, size_t len)
+int fg_kevent_try(struct fg_kevent_spec *s, char *err, size_t len)
 {
   struct perf_event_attr attr;
   fg_kevent_attr(s, 0, 0, &attr);
   attr.sample_period = 0;   /* counting only */
   attr.wakeup_events = 0;
+  s->exclude_kernel = 0;
   int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int e = errno;
+  if (fd < 0 && (e == EACCES || e == EPERM) && (s->cls == FG_KEVENT_SOFTWARE || s->cls == FG_KEVENT_HARDWARE)) {
+    attr.exclude_kernel = 1;   /* perf_event_paranoid 2: the thread's user work only */
+    fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    s->exclude_kernel = fd >= 0;
+  }
   if (fd >= 0) {
     close(fd);
     return 0;
   }
   char why[256];
   return fg_error_line(err, len, "fgagent: event=%s cannot be recorded: %s; not recording it", s->name,
-                       refusal(s, errno, why, sizeof why));
+                       refusal(s, e, why, sizeof why));
 }

@@ -47,6 +47,8 @@ struct fg_kevent_spec {
   char symbol[256];                /* uprobe: the symbol ("" for an offset) */
   uint64_t offset;                 /* kprobe, uprobe: the offset after +, or a uprobe's 0xOFFSET */
   uint64_t default_period;         /* events a sample stands for without interval= */
+  int exclude_kernel;              /* fg_kevent_try: the kernel takes the counter of user work only
+                                      (perf_event_paranoid 2 without a capability) */
 };
 
 /* The accepted names, for error lines. */
@@ -76,9 +78,11 @@ void fg_kevent_attr(const struct fg_kevent_spec *s, uint64_t period, int kernel_
                     struct perf_event_attr *attr);
 
 /* Opens s's counter once on the calling thread, counting only, and closes
- * it: 0 when the kernel takes it, else -1 with one line in err naming why
- * (no PMU for a hardware event, perf_event_paranoid and the capabilities
- * missing, a probe the kernel refuses). */
-int fg_kevent_try(const struct fg_kevent_spec *s, char *err, size_t errlen);
+ * it: 0 when the kernel takes it (a software or hardware event of user
+ * work only, s->exclude_kernel, when that is all it takes), else -1 with
+ * one line in err naming why (no PMU for a hardware event,
+ * perf_event_paranoid and the capabilities missing, a probe the kernel
+ * refuses). */
+int fg_kevent_try(struct fg_kevent_spec *s, char *err, size_t errlen);
 
 #endif

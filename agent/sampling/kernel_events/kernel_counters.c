@@ -112,22 +112,12 @@ int fg_kevents_start(struct fg_kevents *k, const struct fg_kevent_spec *spec, ui
   k->spec = s;
   k->period = period ? period : s.default_period;
   k->callchain = callchain;
-  k->exclude_kernel = 0;
+  k->exclude_kernel = s.exclude_kernel;   /* the kernel takes user work only (fg_kevent_try) */
   k->table = *table;
   k->budget = budget;
   k->held = k->counted = k->no_fd = k->refused = 0;
   k->nthreads = 0;
   k->on = 1;   /* stopped until fg_kevents_go: the handler is told of the table first */
-  /* a software or hardware event with kernel work excluded, when the kernel takes only that */
-  int tid = (int)gettid();
-  int fd = open_counter(k, tid);
-  if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-      (s.cls == FG_KEVENT_SOFTWARE || s.cls == FG_KEVENT_HARDWARE)) {
-    k->exclude_kernel = 1;
-    fd = open_counter(k, tid);
-  }
-  if (fd >= 0)
-    close(fd);
   pthread_mutex_unlock(&k->lock);
   return 0;
 }
