@@ -231,6 +231,11 @@ build/tests/test_kernel_events: tests/unit/test_kernel_events.c build/obj/agent/
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/sampling/kernel_events/event_resolve.o build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o build/libfgcore.a -lcmocka -ldl -lm -o $@
 
+# A kernel event's counters on the test's own threads.
+build/tests/test_kernel_counters: tests/unit/test_kernel_counters.c build/obj/agent/sampling/kernel_events/kernel_counters.o build/obj/agent/sampling/kernel_events/event_resolve.o build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o build/libfgcore.a tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/sampling/kernel_events/kernel_counters.o build/obj/agent/sampling/kernel_events/event_resolve.o build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o build/libfgcore.a -lcmocka -ldl -lm -o $@
+
 # The ELF symbol reader, on the test program's own functions.
 build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o tests/unit/unit.h
 	@mkdir -p build/tests
