@@ -591,6 +591,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGPROF);
+  sigaddset(&set, FG_KEVENT_SIGNAL);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   d->timer->skip_tid = (int)syscall(SYS_gettid);
   fg_timer_thread_end(d->timer, d->timer->skip_tid);

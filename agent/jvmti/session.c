@@ -266,14 +266,13 @@ static void start_vm_walker(struct fg_agent *a, long env)
 static void rotate(void *ctx);
 
 /* event=NAME of a kernel event: its counters, each thread's signalling it
- * to the SIGPROF handler (installed here when no clock is sampled). Its
+ * on FG_KEVENT_SIGNAL to the sampler's handler, installed on it here. Its
  * descriptors: with event=cpu's counters, half of their budget each. A
  * failure is one line; the session goes on with its other events. */
 static void start_kernel_event(struct fg_agent *a)
 {
   a->kevent_on = 0;
   a->sampler.kevents = NULL;
-  a->sampler.kevents_only = 0;
   if (!a->opts.kevent[0])
     return;
   char msg[1024];
@@ -282,30 +281,29 @@ static void start_kernel_event(struct fg_agent *a)
     fprintf(stderr, "%s\n", msg);
     return;
   }
-  int unregistered = 0;
-  if (!a->cpu_sampling && fg_sampler_install(&a->sampler, &unregistered) != 0) {
-    fprintf(stderr, "fgagent: cannot install the SIGPROF handler; event=%s not recorded\n", spec.name);
-    return;
-  }
   uint64_t budget = fg_fd_budget();
   if (a->cpu_sampling && a->timer.event == FG_EVENT_CPU) {   /* event=cpu's counters keep the other half */
     pthread_mutex_lock(&a->timer.lock);
     budget = a->timer.fd_budget -= a->timer.fd_budget / 2;
     pthread_mutex_unlock(&a->timer.lock);
   }
-  a->sampler.kevents_only = !a->cpu_sampling;
+  /* no counter opens before fg_kevents_go: the handler is installed and told of the table first */
   if (fg_kevents_start(&a->kevents, &spec, a->opts.kevent_period, a->opts.kernel, budget, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s\n", msg);
-    if (!a->cpu_sampling)
-      fg_sampler_shutdown(&a->sampler);
     return;
   }
+  int unregistered = 0;
+  if (fg_sampler_install_kevents(&a->sampler, &unregistered) != 0) {
+    fprintf(stderr, "fgagent: cannot install the SIGURG handler; event=%s not recorded\n", spec.name);
+    fg_kevents_stop(&a->kevents);
+    return;
+  }
+  if (unregistered)
+    fprintf(stderr, "fgagent: warning: another SIGURG handler was installed (a library's?); fgagent replaced "
+                    "it for event=%s until the session's end\n", spec.name);
   a->sampler.kevents = a->kevents.table;
   a->kevent_on = 1;
   fg_kevents_go(&a->kevents);
-  if (unregistered)
-    fprintf(stderr, "fgagent: warning: another SIGPROF handler was installed (another profiler?); "
-                    "fgagent replaced it, and that tool will record nothing\n");
   fg_kevents_scan(&a->kevents);   /* every thread running now; later ones at their start */
 }
 

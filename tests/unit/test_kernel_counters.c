@@ -1,5 +1,5 @@
 /* A kernel event's counters on this very process: a thread's counter
- * entered for the handler, its overflow sending SIGPROF with its fd in
+ * entered for the handler, its overflow sending FG_KEVENT_SIGNAL with its fd in
  * si_fd to that thread; the descriptor budget, past which a thread gets
  * none (counted); a thread's end and the stop closing every descriptor. */
 #include "unit.h"
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sampling/kernel_events/kernel_counters.h"
+#include "sampling/sampler.h"   /* FG_KEVENT_SIGNAL */
 
 static int open_count(void)
 {
@@ -55,7 +56,7 @@ static void a_threads_counter_signals_it_with_its_fd(void **state)
   struct sigaction sa = {0};
   sa.sa_sigaction = on_prof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigaction(SIGPROF, &sa, NULL);
+  sigaction(FG_KEVENT_SIGNAL, &sa, NULL);
   struct fg_fd_room room = {0};
   struct fg_kevents k;
   fg_kevents_init(&k, &room);
@@ -83,7 +84,7 @@ static void a_threads_counter_signals_it_with_its_fd(void **state)
   fg_perf_threads_leave(&r);
   fg_kevents_stop(&k);
   assert_int_equal(open_count(), before);
-  signal(SIGPROF, SIG_IGN);
+  signal(FG_KEVENT_SIGNAL, SIG_IGN);
 }
 
 static void *parked(void *arg)
@@ -97,7 +98,7 @@ static void *parked(void *arg)
 static void the_budget_is_kept_and_every_descriptor_returned(void **state)
 {
   (void)state;
-  signal(SIGPROF, SIG_IGN);
+  signal(FG_KEVENT_SIGNAL, SIG_IGN);
   struct fg_fd_room room = {0};
   struct fg_kevents k;
   fg_kevents_init(&k, &room);

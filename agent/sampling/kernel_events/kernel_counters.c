@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "fg/error_line.h"
-#include "sampling/timer.h"   /* fg_perf_open_attr */
+#include "sampling/sampler.h"   /* FG_KEVENT_SIGNAL */
+#include "sampling/timer.h"     /* fg_perf_open_attr */
 
 void fg_kevents_init(struct fg_kevents *k, struct fg_fd_room *room)
 {
@@ -43,7 +44,7 @@ static int open_counter(struct fg_kevents *k, int tid)
   struct perf_event_attr attr;
   fg_kevent_attr(&k->spec, k->period, k->callchain, &attr);
   attr.exclude_kernel = (unsigned)k->exclude_kernel;
-  return fg_perf_open_attr(&attr, tid, -1, -1, 1);
+  return fg_perf_open_attr(&attr, tid, -1, -1, FG_KEVENT_SIGNAL);
 }
 
 /* tid entered, with a counter when the budget and the kernel allow. Under the lock. */

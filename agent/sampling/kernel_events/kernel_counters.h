@@ -1,7 +1,7 @@
 /* event=NAME of a kernel event (event_spec.h): one perf_events counter a
- * thread, sampling every period events, whose overflow sends SIGPROF to
- * its own thread with the counter's fd in si_fd; the handler tells it from
- * event=cpu's signals by that fd (the thread's entry in table), walks the
+ * thread, sampling every period events, whose overflow sends
+ * FG_KEVENT_SIGNAL (sampler.h) to its own thread with the counter's fd in
+ * si_fd; the handler checks that fd is the thread's (its entry in table), walks the
  * stack there and stores it as a kernel event's sample
  * (FG_SAMPLE_KERNEL_EVENT). A tracepoint's or probe's signal comes as the
  * thread returns to user space from the kernel work that hit it: the Java

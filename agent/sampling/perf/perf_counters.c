@@ -45,10 +45,10 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     attr.wakeup_events = 0;   /* nobody waits: the engine reads the ring on its own clock */
     attr.read_format = PERF_FORMAT_LOST;   /* samples lost, readable at any time (Linux 6.0) */
   }
-  return fg_perf_open_attr(&attr, tid, cpu, output_fd, !copy_bytes);
+  return fg_perf_open_attr(&attr, tid, cpu, output_fd, copy_bytes ? 0 : SIGPROF);
 }
 
-int fg_perf_open_attr(struct perf_event_attr *attr_in, int tid, int cpu, int output_fd, int signals)
+int fg_perf_open_attr(struct perf_event_attr *attr_in, int tid, int cpu, int output_fd, int signo)
 {
   struct perf_event_attr attr = *attr_in;
 
@@ -96,7 +96,7 @@ int fg_perf_open_attr(struct perf_event_attr *attr_in, int tid, int cpu, int out
     return -1;
   struct f_owner_ex owner = {F_OWNER_TID, tid};
   /* signals its thread, unless its samples are copies the engine reads */
-  if ((signals && (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+  if ((signo && (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, signo) != 0 ||
                        fcntl(fd, F_SETOWN_EX, &owner) != 0)) ||
       (output_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, output_fd) != 0) ||
       ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {

@@ -306,9 +306,10 @@ static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *u
   fg_store_event_sample(s, t, trace, start, cpu, &s->kevent_lost);
 }
 
-/* Whether this signal is a kernel event counter's (a counter's signal
- * carries its fd) and is the thread's own one's: then its sample, taken
- * (t: the thread's record, NULL when it has none). 1 when it was. */
+/* A FG_KEVENT_SIGNAL: when it is the thread's own kernel event counter's
+ * (a counter's signal carries its fd), its sample, taken (t: the thread's
+ * record, NULL when it has none); anyone else's is left alone. 1 when it
+ * was the counter's. */
 static int kernel_event_signal(struct fg_sampler *s, struct fg_thread *t, const siginfo_t *info, void *ucontext)
 {
   if (!s->kevents || !info || info->si_code <= 0 || info->si_code > POLL_HUP)
@@ -328,8 +329,10 @@ static int kernel_event_signal(struct fg_sampler *s, struct fg_thread *t, const 
 
 static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
 {
-  (void)signo;
   int saved_errno = errno;
+  /* a kernel event's counters signal on a signal of their own: SIGPROF's
+   * (a clock's, the wall sampler's) and theirs never merge while pending */
+  int kevent = signo == FG_KEVENT_SIGNAL;
   struct signal_clock clock = clock_of(info);
   /* the handler's time counts from here: the lookups before it are in the
    * "before the walk" part of make bench-parts (results/handler-parts.md) */
@@ -340,14 +343,15 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
     int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
     if (enabled == FG_SAMPLER_PAUSED) {
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
-      if (s->kevents && fg_perf_threads_rings(s->kevents)) {   /* a kernel event's ring emptied all the same */
+      if (kevent) {   /* a kernel event's: its ring emptied all the same */
         struct fg_perf_reach r;
-        fg_perf_threads_enter(s->kevents, (int)syscall(SYS_gettid), &r);
-        if (info && info->si_code > 0 && r.fd >= 0 && r.fd == info->si_fd)
-          fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);
-        fg_perf_threads_leave(&r);
-      }
-      if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
+        if (s->kevents && fg_perf_threads_rings(s->kevents)) {
+          fg_perf_threads_enter(s->kevents, (int)syscall(SYS_gettid), &r);
+          if (info && info->si_code > 0 && r.fd >= 0 && r.fd == info->si_fd)
+            fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);
+          fg_perf_threads_leave(&r);
+        }
+      } else if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
         keep_for_repeats(fg_current_thread, NULL);
         if (s->perf && !clock.on_timer) {
           struct fg_perf_reach perf;
@@ -372,9 +376,8 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
           fg_current_thread = t;
         }
       }
-      if (kernel_event_signal(s, t, info, ucontext) || s->kevents_only) {
-        /* a kernel event's sample, taken; or no clock signals in this session (a late signal of a
-         * counter gone): no CPU sample */
+      if (kevent) {
+        kernel_event_signal(s, t, info, ucontext);   /* never a CPU sample */
       } else if (!t) {
         fg_store_unregistered(s, tid ? tid : (int)syscall(SYS_gettid));
       } else if (s->perf) {   /* its counter looked up once for the whole signal */
@@ -391,7 +394,9 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
   errno = saved_errno;
 }
 
-int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered)
+/* The handler on signo, each of SIGPROF and FG_KEVENT_SIGNAL masking the
+ * other while it runs (a thread's handler never interrupts itself). */
+static int install_on(struct fg_sampler *s, int signo, int *replaced_unregistered)
 {
   active_sampler = s;
   struct sigaction sa, old;
@@ -399,9 +404,26 @@ int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered)
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGPROF);
+  sigaddset(&sa.sa_mask, FG_KEVENT_SIGNAL);
   atomic_store(&s->enabled, 1);
-  int rc = sigaction(SIGPROF, &sa, &old);
-  *replaced_unregistered = rc == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN;
+  int rc = sigaction(signo, &sa, &old);
+  *replaced_unregistered = rc == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != on_sigprof
+                                       : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
+  return rc;
+}
+
+int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered)
+{
+  int rc = install_on(s, SIGPROF, replaced_unregistered);
+  s->sigprof_installed = rc == 0;
+  return rc;
+}
+
+int fg_sampler_install_kevents(struct fg_sampler *s, int *replaced_unregistered)
+{
+  int rc = install_on(s, FG_KEVENT_SIGNAL, replaced_unregistered);
+  s->kevent_signal_installed = rc == 0;
   return rc;
 }
 
@@ -429,7 +451,11 @@ void fg_sampler_shutdown(struct fg_sampler *s)
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_IGN;
-  sigaction(SIGPROF, &sa, NULL);
+  if (s->sigprof_installed || !s->kevent_signal_installed)
+    sigaction(SIGPROF, &sa, NULL);
+  if (s->kevent_signal_installed)
+    sigaction(FG_KEVENT_SIGNAL, &sa, NULL);   /* its default is to ignore it too: a late one is harmless */
+  s->sigprof_installed = s->kevent_signal_installed = 0;
   while (atomic_load(&s->in_handler) > 0)
     sched_yield();
 }
