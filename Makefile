@@ -13,7 +13,7 @@ CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthr
 
 # Pure code: no JVM needed, unit-tested on its own.
 CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent/buffer/trace_table.c agent/buffer/trace_stacks.c \
-           agent/profile/profile.c agent/profile/event_kinds.c agent/profile/profile_copy.c agent/profile/call_tree.c \
+           agent/profile/profile.c agent/profile/event_kinds.c agent/output/heatmap.c agent/output/heatmap_blob.c agent/profile/profile_copy.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
            agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/summary_kernel.c agent/output/profile_file.c agent/output/output_target.c \
            agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/otlp_reader.c cli/profile_input.c cli/time_range.c \
@@ -28,7 +28,7 @@ AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c
 CLI_SRC = $(filter-out $(CORE_SRC),$(wildcard cli/*.c cli/*/*.c))
 PREFIX ?= /usr/local
 
-CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o) build/obj/gen/flamegraph_template.o
+CORE_OBJ = $(CORE_SRC:%.c=build/obj/%.o) build/obj/gen/flamegraph_template.o build/obj/gen/heatmap_template.o
 AGENT_OBJ = $(AGENT_SRC:%.c=build/obj/%.o) build/obj/gen/park_binder.o
 UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c)) $(TSAN_TESTS)
 # The lock-free storage's tests again under ThreadSanitizer, on their sources.
@@ -80,6 +80,11 @@ build/obj/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h agent/*/*/*.h)
 build/gen/flamegraph_template.c: agent/output/flamegraph_template.html
 	@mkdir -p $(dir $@)
 	{ echo 'const char fg_flamegraph_template[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+build/gen/heatmap_template.c: agent/output/heatmap_template.html
+	@mkdir -p $(dir $@)
+	{ echo 'const char fg_heatmap_template[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 
 build/obj/gen/%.o: build/gen/%.c
@@ -146,7 +151,7 @@ build/tests/test_unwind_rows build/tests/test_unwind_tables build/tests/test_unw
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(UNWIND_OBJ) -lcmocka -o $@
 
 # What the VM walker reads of a method the code map has not read yet (code_heap.c, vm_deopt.c).
-HEAP_READ_OBJ = build/obj/agent/hotspot/code_heap.o build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/vm_structs.o \
+HEAP_READ_OBJ = build/obj/agent/hotspot/code_heap.o build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/osr_entry.o build/obj/agent/hotspot/vm_structs.o \
                 build/obj/agent/native/symbols.o
 # The handler's test drives the real handler and registry with a fake ASGCT.
 HANDLER_OBJ = build/obj/agent/sampling/signal/handler.o build/obj/agent/sampling/sample_store.o build/obj/agent/jvmti/threads.o build/obj/agent/jvmti/prior_threads.o \
@@ -205,11 +210,16 @@ build/tests/test_native_walk_kept: tests/unit/test_native_walk_kept.c $(VM_WALKE
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_WALKER_OBJ) build/libfgcore.a -lcmocka -o $@
 
 # Deoptimization sites read from a fake nmethod, in JDK 17's layout and JDK 25's.
-VM_DEOPT_OBJ = build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/vm_structs.o build/obj/agent/native/symbols.o \
+VM_DEOPT_OBJ = build/obj/agent/hotspot/vm_deopt.o build/obj/agent/hotspot/osr_entry.o build/obj/agent/hotspot/vm_structs.o build/obj/agent/native/symbols.o \
                build/obj/agent/native/unwind_rows.o
 build/tests/test_vm_deopt: tests/unit/test_vm_deopt.c $(VM_DEOPT_OBJ) tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< $(VM_DEOPT_OBJ) -ldl -lcmocka -o $@
+
+# verify's class lookup among the loaded classes, on a fake JVMTI and JNI.
+build/tests/test_loaded_class: tests/unit/test_loaded_class.c build/obj/agent/verify/loaded_class.o tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -Itests/unit $< build/obj/agent/verify/loaded_class.o -lcmocka -o $@
 
 # The walker's pc cache.
 build/tests/test_pc_cache: tests/unit/test_pc_cache.c build/obj/agent/walk/pc_cache.o tests/unit/unit.h
@@ -241,6 +251,11 @@ build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbo
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o -lcmocka -o $@
 
+# A day of a busy service as a JFR recording, for the heatmap benchmark (scripts/bench-heatmap.sh).
+build/gen_day_jfr: tests/bench/gen_day_jfr.c build/libfgcore.a
+	@mkdir -p build
+	$(CC) $(CFLAGS_COMMON) -o $@ $< build/libfgcore.a -lm
+
 # Sample storage timed on the agent's own code (scripts/bench-storage.sh).
 build/bench_storage: tests/bench/bench_storage.c build/libfgcore.a
 	@mkdir -p build
@@ -271,7 +286,7 @@ build/bench_walk: tests/bench/bench_walk.c $(VM_WALKER_OBJ) build/libfgcore.a
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
              -Iinclude -Iagent -Icli -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 FUZZERS = $(patsubst tests/fuzz/fuzz_%.c,build/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_SRC_collapsed_reader = $(CORE_SRC) build/gen/flamegraph_template.c
+FUZZ_SRC_collapsed_reader = $(CORE_SRC) build/gen/flamegraph_template.c build/gen/heatmap_template.c
 FUZZ_SRC_switch_decoder = agent/sched/switch_decoder.c
 FUZZ_SRC_attach_reply = cli/attach_reply.c
 FUZZ_SRC_kallsyms = agent/native/kernel_symbols.c
@@ -280,8 +295,8 @@ FUZZ_SRC_proc_maps = agent/native/proc_maps.c
 FUZZ_SRC_task_files = agent/sampling/wall/task_files.c
 FUZZ_SRC_elf_symbols = agent/native/symbols.c agent/native/unwind_rows.c
 FUZZ_SRC_eh_frame = agent/native/unwind_rows.c
-FUZZ_SRC_otlp_reader = $(CORE_SRC) build/gen/flamegraph_template.c
-FUZZ_SRC_jfr_reader = $(CORE_SRC) build/gen/flamegraph_template.c
+FUZZ_SRC_otlp_reader = $(CORE_SRC) build/gen/flamegraph_template.c build/gen/heatmap_template.c
+FUZZ_SRC_jfr_reader = $(CORE_SRC) build/gen/flamegraph_template.c build/gen/heatmap_template.c
 FUZZ_HEADERS = $(wildcard include/fg/*.h agent/*/*.h cli/*.h)
 
 .SECONDEXPANSION:

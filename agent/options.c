@@ -411,7 +411,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
       if (!fg_format_holds_every_event(fg_format_for_path(o->files[i])) && !strstr(o->files[i], "%e"))
         return fg_error_line(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "
                     "several events (%s%s%s), a file name with %%e (the event's name: e.g. file=profile-%%e.html), "
-                    "or a .jfr or .otlp file, which holds them all", o->files[i], o->cpu ? "event=" : "",
+                    "or a .jfr, .otlp or .heatmap.html file, which holds them all", o->files[i], o->cpu ? "event=" : "",
                     o->cpu ? (o->event == FG_EVENT_WALL ? "wall, " : o->event == FG_EVENT_ITIMER ? "itimer, " : "cpu, ")
                            : "",
                     several_events(o, events, sizeof events));

@@ -1,7 +1,8 @@
 /* fgprof: converts collapsed stacks (ours or any tool's) into the formats
  * fgagent writes, compares runs, and profiles a running JVM. Exit status:
  * 0 done, 2 bad arguments or input (diff: 1 a regression; attach and
- * profile: 1 the agent refused the command, 3 the JVM is exiting). */
+ * profile: 1 the agent refused the command, 3 the JVM is exiting; convert:
+ * 4 IN bad past what was read, OUT written from that). */
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -10,8 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "jfr_events.h"
 #include "fg/collapsed_reader.h"
 #include "fg/options.h"
 #include "fg/output.h"
@@ -23,6 +26,7 @@ static const char usage[] =
   "Usage: fgprof convert [OPTIONS] IN OUT\n"
   "       fgprof diff [OPTIONS] BASE NEW\n"
   "       fgprof diff [OPTIONS] --base FILE... --new FILE...\n"
+  "       fgprof heatmap [--from T] [--to T] [--title TEXT] IN OUT.html\n"
   "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,lock] [--threads] --file OUT PID\n"
   "       fgprof attach PID COMMAND[,OPTIONS]\n"
   "       fgprof --help\n"
@@ -45,9 +49,14 @@ static const char usage[] =
   "                     times, so every sample is an event at IN's modification time\n"
   "  .otlp              OpenTelemetry profiles: a Profile for each event IN holds\n"
   "                     (or --event's), threads and times per sample\n"
+  "  .heatmap.html      heatmap over time of every event IN holds, with the flame graph\n"
+  "                     of any range and of one range against another (fgprof heatmap)\n"
   "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
   "no half-written OUT. A %e in OUT writes a file for each event IN holds (or\n"
   "--event's), %e its name: fgprof convert rec.jfr rec-%e.html\n"
+  "Exit status: 0 done, 2 an error (nothing written), 4 a recording (.jfr, .otlp)\n"
+  "cut short or corrupt (a JVM that crashed): OUT holds what was read before the\n"
+  "bad byte, which one line on standard error names.\n"
   "\n"
   "A root frame '[name tid=N]' (fgagent's threads option, async-profiler's -t)\n"
   "splits the profile per thread. Frame suffixes _[j] _[1] (compiled), _[i]\n"
@@ -194,17 +203,12 @@ static int parse_args(int argc, char **argv, struct args *a)
                  "at most 2^63 ns",
                    value);
     } else if (strcmp(arg, "--event") == 0) {
-      int known = 0;
-      char line[320];
-      int at = snprintf(line, sizeof line, "--event '%%s' is not valid; accepted:");
-      for (int e = 0; e < FG_STACK_EVENTS; e++) {   /* every kind of the table (fg/event_kinds.h) */
-        const char *name = fg_stack_event_name((enum fg_stack_event)e);
-        known |= strcmp(value, name) == 0;
-        if (at > 0 && (size_t)at < sizeof line)
-          at += snprintf(line + at, sizeof line - (size_t)at, "%s %s", e ? "," : "", name);
-      }
-      if (!known)
-        return bad(line, value);
+      int e = 0;
+      while (e < FG_STACK_EVENTS && strcmp(value, fg_stack_event_name((enum fg_stack_event)e)) != 0)
+        e++;
+      if (e == FG_STACK_EVENTS)
+        return bad("--event '%s' is not valid; accepted: cpu, alloc, lock, nativemem, nativelock, live, kernel",
+                   value);
       a->event = value;
     } else if (strcmp(arg, "--from") == 0) {
       a->from = value;
@@ -319,6 +323,23 @@ static int event_path(const char *out, const char *event, char *path, size_t len
   return 0;
 }
 
+/* Whether the .jfr path, written from p (read from in), holds no more events
+ * than its input's size allows (jfr_events.h): 0, or 2 with the reason said. */
+static int jfr_fits(const char *in, const struct fg_profile *p, const char *path)
+{
+  struct stat st;
+  int got = strcmp(in, "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(in, &st);
+  uint64_t bytes = got == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;   /* a pipe: the floor */
+  uint64_t events = fg_jfr_events(p), bound = fg_jfr_events_bound(bytes);
+  if (events <= bound)
+    return 0;
+  fprintf(stderr, "fgprof: %s: %" PRIu64 " events (a JFR execution sample is one event per sample its count "
+          "stands for), past the %" PRIu64 " a .jfr from %" PRIu64 " bytes of input may hold; accepted: up to "
+          "%llu + %d per input byte (another output format keeps the counts as they are)\n",
+          path, events, bound, bytes, FG_JFR_EVENTS_FLOOR, FG_JFR_EVENTS_PER_BYTE);
+  return 2;
+}
+
 /* One event of in (--event's, or the first it has) filtered and written to
  * path; in may be replaced by its selection. 0, or 2 with the reason said. */
 static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, const struct fg_filter *f,
@@ -326,7 +347,8 @@ static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, co
 {
   char err[1024];
   /* an OTLP file holds a profile for each event, unless --event picks one */
-  bool every = fg_format_for_path(path) == FG_FORMAT_OTLP && !a->event && fg_profile_events(in) != 0;
+  bool every = fg_format_holds_every_event(fg_format_for_path(path)) && fg_format_for_path(path) != FG_FORMAT_JFR &&
+               !a->event && fg_profile_events(in) != 0;
   if (!every && fg_pick_event(in, a->event, a->in) != 0)
     return 2;
   uint64_t total = 0;
@@ -351,6 +373,8 @@ static int convert_one(const struct args *a, struct fg_profile *in, bool jfr, co
     fprintf(stderr, "fgprof: %s: no stack is left after --include/--exclude\n", a->in);
     rc = 2;
   }
+  if (rc == 0 && fg_format_for_path(path) == FG_FORMAT_JFR)
+    rc = jfr_fits(a->in, &out, path);
   if (rc == 0) {
     /* collapsed stacks split by thread keep their split; a recording is split when asked */
     bool threads = jfr ? a->threads : out.nthreads > 1 || (out.nthreads == 1 && strcmp(out.threads[0].name, "all") != 0);
@@ -409,17 +433,22 @@ int fg_cmd_convert(int argc, char **argv)
     return 2;
   }
 
+  if (fg_format_for_path(a.out) == FG_FORMAT_HEATMAP && !a.include && !a.exclude && !a.event)
+    return fg_profile_input_heatmap(a.in, a.out, a.from, a.to, a.title, "convert");
   struct fg_profile in;
   char err[1024];
   fg_profile_init(&in);
   if (fg_format_holds_every_event(fg_format_for_path(a.out)) || a.from || a.to)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;
-  if (fg_read_profile_input(a.in, a.lines, &in, err, sizeof err) != 0) {
-    fprintf(stderr, "fgprof: %s\n", err);
-    rc = 2;
-  }
+  bool cut = false;   /* a recording bad past what was read (cut short): OUT from that, then FG_EXIT_CUT */
+  int read = fg_read_profile_input(a.in, a.lines, &in, err, sizeof err);
   bool jfr = strcmp(in.stats.event, "jfr") == 0 || strcmp(in.stats.event, "otlp") == 0;   /* threads only when asked */
+  if (read != 0) {
+    cut = jfr && in.nstacks > 0;   /* a collapsed file's bad line stays an error: it was written by hand or a tool */
+    fprintf(stderr, "fgprof: %s%s\n", err, cut ? "; OUT holds what was read before it" : "");
+    rc = cut ? 0 : 2;
+  }
   if (rc == 0 && (a.from || a.to))
     rc = fg_apply_time_range(&in, a.from, a.to, a.in, "convert");
   struct fg_filter f = {a.include ? &include : NULL, a.exclude ? &exclude : NULL, a.reverse};
@@ -430,7 +459,7 @@ int fg_cmd_convert(int argc, char **argv)
     regfree(&include);
   if (a.exclude)
     regfree(&exclude);
-  return rc;
+  return rc == 0 && cut ? FG_EXIT_CUT : rc;
 }
 
 int main(int argc, char **argv)
@@ -448,7 +477,9 @@ int main(int argc, char **argv)
     return fg_cmd_profile(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "diff") == 0)
     return fg_cmd_diff(argc, argv);
-  fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, --help\n",
+  if (argc >= 2 && strcmp(argv[1], "heatmap") == 0)
+    return fg_cmd_heatmap(argc, argv);
+  fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, heatmap, profile, attach, --help\n",
           argc < 2 ? "no command given" : "unknown command");
   fputs(usage, stderr);
   return 2;

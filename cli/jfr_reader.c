@@ -1120,6 +1120,31 @@ static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
   return fg_lock_owned_blocker(key ? class_name(c, key) : NULL);
 }
 
+/* The JVM's own events the heatmap draws (fg_profile's marks), when the
+ * profile keeps room for them: GC pauses, whole collections, safepoints. */
+static const struct { const char *type; enum fg_mark_kind kind; } mark_types[] = {
+  {"jdk.GCPhasePause", FG_MARK_GC_PAUSE},
+  {"jdk.GarbageCollection", FG_MARK_GC},
+  {"jdk.SafepointBegin", FG_MARK_SAFEPOINT},
+};
+#define MARK_TYPES (sizeof mark_types / sizeof mark_types[0])
+
+static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, enum fg_mark_kind kind)
+{
+  struct want w[] = {{.name = "startTime"}, {.name = "duration"}, {.name = "name", .text = 1},
+                     {.name = "cause", .text = 1}};
+  read_object(r, c, cls, w, 4, 0);
+  if (r->bad || !w[0].has || charge(r, c, sizeof(struct fg_mark)) != 0)
+    return;
+  char label[64];
+  snprintf(label, sizeof label, "%s%s%s", w[2].str ? w[2].str : "", w[2].str && w[3].str ? ": " : "",
+           w[3].str ? w[3].str : "");
+  uint64_t start = ticks_ns(c, w[0].num);
+  uint64_t end = w[1].has ? ticks_ns(c, w[0].num + w[1].num) : start;
+  if (fg_marks_add(&c->p->marks, kind, start, end > start ? end - start : 0, label) != 0)
+    set_bad(r, "out of memory");
+}
+
 /* Each event of a type it knows, in the order of the chunk, each through record_at. */
 static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
 {
@@ -1134,10 +1159,17 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
   uint64_t ids[NKINDS];
   for (int k = 0; k < NKINDS; k++)
     ids[k] = UINT64_MAX;
-  for (uint32_t i = 0; i < c->ncls; i++)
+  uint64_t mark_ids[MARK_TYPES];
+  for (size_t k = 0; k < MARK_TYPES; k++)
+    mark_ids[k] = UINT64_MAX;
+  for (uint32_t i = 0; i < c->ncls; i++) {
     for (int k = 0; k < NKINDS; k++)
       if (strcmp(c->cls[i].name, kinds[k].type) == 0)
         ids[k] = c->cls[i].id;
+    for (size_t k = 0; k < MARK_TYPES && c->p->marks.max; k++)
+      if (strcmp(c->cls[i].name, mark_types[k].type) == 0)
+        mark_ids[k] = c->cls[i].id;
+  }
   while (r->pos < r->end && !r->bad) {
     size_t at = r->pos, body;
     uint64_t size, type;
@@ -1162,6 +1194,20 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
         return -1;
       }
       ++*known;
+    } else if (c->p->marks.max) {
+      size_t m = 0;
+      while (m < MARK_TYPES && mark_ids[m] != type)
+        m++;
+      const struct jclass *mc = m < MARK_TYPES ? class_of(c, type) : NULL;
+      if (mc) {
+        struct rd ev = {.b = r->b, .pos = body, .end = at + size};
+        read_mark(&ev, c, mc, mark_types[m].kind);
+        if (ev.bad) {
+          r->pos = ev.bad_at;
+          set_bad(r, ev.why);
+          return -1;
+        }
+      }
     }
     r->pos = at + size;
   }

@@ -237,8 +237,8 @@ static void local_text(uint64_t ns, char *out, size_t len)
   snprintf(out, len, "%s.%03u", day, (unsigned)(ns % NS_PER_S / 1000000));
 }
 
-int fg_apply_time_range(struct fg_profile *p, const char *from_text, const char *to_text, const char *source,
-                        const char *command)
+int fg_time_range_bounds(const struct fg_profile *p, const char *from_text, const char *to_text, const char *source,
+                         const char *command, uint64_t *from_ns, uint64_t *to_ns)
 {
   static const char accepted[] = "accepted: a time after the recording's start (2.5s, 90s, 1m30s, 500ms), "
                                  "before its end (-10s), a local time of day (14:03, 14:03:10.5) or a date and "
@@ -271,6 +271,25 @@ int fg_apply_time_range(struct fg_profile *p, const char *from_text, const char 
             "%s to %s\n", command, ta, tb, ts, te);
     return 2;
   }
+  *from_ns = a;
+  *to_ns = b;
+  return 0;
+}
+
+int fg_apply_time_range(struct fg_profile *p, const char *from_text, const char *to_text, const char *source,
+                        const char *command)
+{
+  uint64_t a, b;
+  int rc = fg_time_range_bounds(p, from_text, to_text, source, command, &a, &b);
+  if (rc != 0)
+    return rc;
+  const struct fg_stats *st = &p->stats;
+  uint64_t start = st->start_epoch_ns, end = start + st->wall_ns;
+  char ta[64], tb[64], ts[64], te[64];
+  local_text(a, ta, sizeof ta);
+  local_text(b == UINT64_MAX ? end : b, tb, sizeof tb);
+  local_text(start, ts, sizeof ts);
+  local_text(end, te, sizeof te);
   struct fg_profile range;
   uint64_t untimed = 0;
   if (fg_profile_time_range(p, a, b, &range, &untimed) != 0) {

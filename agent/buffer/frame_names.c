@@ -100,23 +100,24 @@ int64_t fg_drainer_frame_name(void *ctx, const struct fg_trace *tr, uint32_t i)
  * when its method is not known; *method, *scoped as fg_vm_frames_at's. A
  * method not read yet is read now (the lookup left its want); one freed
  * since is named from its nmethod's header if that is still there
- * (*header_only); *unnamed: the nmethod is there, but no jmethodID names
- * its method. */
+ * (*header_only, and *bci its entry bci in an OSR entry, else -1); *unnamed:
+ * the nmethod is there, but no jmethodID names its method. */
 static int unread_frames(struct fg_drainer *d, const struct fg_trace *tr, uint32_t i, struct fg_scope_frame *f,
-                         jmethodID *method, int *scoped, int *header_only, int *unnamed)
+                         jmethodID *method, int *scoped, int *header_only, int *unnamed, jint *bci)
 {
   const struct fg_code_map *code = d->sampler->walker.code;
   uintptr_t pc = (uintptr_t)fg_trace_methods(tr)[i];
   int top = fg_trace_bcis(tr)[i] != 0;
   *scoped = 1;
   *header_only = *unnamed = 0;
+  *bci = -1;
   int n = fg_vm_frames_at(code, pc, top, f, EXPANDED_FRAMES, method, scoped);
   if (n < 0 && d->discovery) {
     fg_code_discovery_take(d->discovery);
     n = fg_vm_frames_at(code, pc, top, f, EXPANDED_FRAMES, method, scoped);
   }
   if (n < 0) {
-    *method = d->discovery ? fg_code_discovery_method_at(d->discovery, pc, unnamed) : NULL;
+    *method = d->discovery ? fg_code_discovery_method_at(d->discovery, pc, unnamed, bci) : NULL;
     *header_only = !*unnamed;
     n = *method ? 0 : -1;
   }
@@ -129,7 +130,8 @@ uint32_t fg_drainer_frame_expand(void *ctx, const struct fg_trace *tr, uint32_t 
   struct fg_scope_frame f[EXPANDED_FRAMES];
   jmethodID method = NULL;
   int scoped, header_only, unnamed;
-  int n = unread_frames(d, tr, i, f, &method, &scoped, &header_only, &unnamed);
+  jint bci;
+  int n = unread_frames(d, tr, i, f, &method, &scoped, &header_only, &unnamed, &bci);
   if (!out)
     return n > 0 ? (uint32_t)n : n == 0 ? 1 : 0;
   if (header_only)
@@ -140,7 +142,7 @@ uint32_t fg_drainer_frame_expand(void *ctx, const struct fg_trace *tr, uint32_t 
   if (n < 0)
     return 0;
   if (n == 0) {   /* no record at that pc: the method alone (a native method's wrapper has none at all) */
-    int64_t id = java_name(d, method, scoped ? -1 : BCI_NATIVE_METHOD, annotated ? FG_FRAME_COMPILED : FG_FRAME_JAVA);
+    int64_t id = java_name(d, method, !scoped ? BCI_NATIVE_METHOD : bci, annotated ? FG_FRAME_COMPILED : FG_FRAME_JAVA);
     if (id < 0 || room == 0)
       return 0;
     out[0] = (uint32_t)id;

@@ -7,6 +7,7 @@
 #include "hotspot/code_heap.h"
 #include "hotspot/code_map.h"
 #include "hotspot/method_map.h"
+#include "hotspot/osr_entry.h"
 #include "hotspot/vm_deopt.h"
 
 #define SWEEP_SLICE 1024        /* entries whose nmethod a sweep reads again (a cache miss each) ... */
@@ -69,14 +70,22 @@ static int gone(void *ctx, const struct fg_code_blob *b)
   return fg_code_blob_stale(&d->code->wants, b);
 }
 
-jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc, int *unnamed)
+jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc, int *unnamed, jint *bci)
 {
   struct fg_nmethod n;
   *unnamed = 0;
+  *bci = -1;
   if (pthread_mutex_trylock(&d->lock) != 0)
     return NULL;   /* the heap's names are learnt under it */
   int found = fg_code_heap_find(d->heap, pc, &n) == 0;
   jmethodID id = found ? fg_code_discovery_method_id(d, n.method) : NULL;
+  if (id) {
+    struct fg_code_blob m = {.start = n.code_begin, .end = n.code_end};
+    struct fg_scope_frame f;
+    fg_vm_deopt_sites_of(d->deopt, n.nm, (const void *)n.code_begin, n.code_end - n.code_begin, &m.deopt);
+    if (fg_osr_entering(&m, id, pc, &f))
+      *bci = f.bci;
+  }
   pthread_mutex_unlock(&d->lock);
   *unnamed = found && !id;
   return id;

@@ -48,8 +48,9 @@ jmethodID fg_code_discovery_method_id(void *ctx, uintptr_t method);
 /* The jmethodID of the method whose nmethod holds pc in the code heap now,
  * or NULL: freed, or (*unnamed set) no jmethodID names its method (a
  * method-handle intrinsic is in no class's methods). For a frame that could
- * not be read in time. */
-jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc, int *unnamed);
+ * not be read in time. *bci: the method's entry bci when pc is in its OSR
+ * entry (osr_entry.h), else -1 (not known). */
+jmethodID fg_code_discovery_method_at(struct fg_code_discovery *d, uintptr_t pc, int *unnamed, jint *bci);
 
 /* Takes the wants, adds their methods, and sweeps a slice: the drainer's
  * pass. Not async-signal-safe. */

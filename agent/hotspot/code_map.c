@@ -150,7 +150,7 @@ static int append(struct fg_code_map *m, struct fg_code_list *l, const char *nam
                       code[code[0] == 0x6a ? 2 : 5] == 0x55
                   ? (uint8_t)(code[0] == 0x6a ? 2 : 5)
                   : 0;
-  b->deopt = deopt ? *deopt : (struct fg_deopt_sites){0, 0, -1};
+  b->deopt = deopt ? *deopt : (struct fg_deopt_sites){.orig_pc = -1};
   b->nm = origin ? origin->nm : 0;
   b->compile_id = origin ? origin->compile_id : 0;
   atomic_store_explicit(&b->method, method, memory_order_relaxed);

@@ -30,6 +30,9 @@
 struct fg_deopt_sites {
   uint32_t handler, mh_handler;       /* the handlers' offsets from start; 0: none */
   int32_t orig_pc;                    /* the saved pc's slot, in bytes from the frame's sp; -1: unknown */
+  uint32_t osr_entry, osr_return;     /* an OSR method: its entry and the return address of its call of
+                                         OSR_migration_end, offsets from start (osr_entry.h); 0: none */
+  int32_t entry_bci;                  /* with osr_return: nmethod::_entry_bci, the bci it is entered at */
 };
 
 struct fg_code_blob {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hotspot/osr_entry.h"
 #include "hotspot/vm_structs.h"
 
 /* CodeCache::find_blob_unsafe(void*), or CodeCache::find_blob(void*) where
@@ -29,6 +30,9 @@ int fg_vm_deopt_read(struct fg_vm_deopt *d, struct fg_symbols *jvm)
     d->handler_is_offset = 1;
   }
   d->orig_pc_offset = fg_vm_field_offset("nmethod", "_orig_pc_offset");
+  d->entry_bci = fg_vm_field_offset("nmethod", "_entry_bci");   /* an int on JDK 17 and 25 */
+  d->osr_entry = fg_vm_field_offset("nmethod", "_osr_entry_point");   /* an address on both */
+  d->migration_end = fg_vm_function(jvm, "_ZN13SharedRuntime17OSR_migration_endEPl");
   d->code_begin = fg_vm_field_offset("CodeBlob", "_code_begin");
   if (d->code_begin < 0) {
     d->code_begin = fg_vm_field_offset("CodeBlob", "_code_offset");
@@ -60,10 +64,29 @@ static uint32_t site(const struct fg_vm_deopt *d, uintptr_t nm, long field, uint
   return at > code && at < code + len ? (uint32_t)(at - code) : 0;
 }
 
+/* An OSR method's entry (InvocationEntryBci, -123, marks any other) and
+ * its call of OSR_migration_end, looked for from the entry: osr_entry.h. */
+static void osr_entry(const struct fg_vm_deopt *d, uintptr_t nm, uintptr_t code, size_t len,
+                      struct fg_deopt_sites *sites)
+{
+  if (d->entry_bci < 0 || d->osr_entry < 0 || !d->migration_end)
+    return;
+  int32_t bci = *(const int32_t *)(nm + d->entry_bci);
+  uintptr_t entry = *(const uintptr_t *)(nm + d->osr_entry);
+  if (bci < 0 || entry < code || entry >= code + len)
+    return;   /* a method's own compilation, or not the field we know */
+  uint32_t ret = fg_osr_call_return((const uint8_t *)code, len, code, entry - code, d->migration_end);
+  if (!ret)
+    return;
+  sites->osr_entry = (uint32_t)(entry - code);
+  sites->osr_return = ret;
+  sites->entry_bci = bci;
+}
+
 int fg_vm_deopt_sites_of(const struct fg_vm_deopt *d, uintptr_t nm, const void *code, size_t len,
                          struct fg_deopt_sites *sites)
 {
-  *sites = (struct fg_deopt_sites){0, 0, -1};
+  *sites = (struct fg_deopt_sites){.orig_pc = -1};
   if (!d->offsets_known || !nm || !code || len == 0)
     return -1;
   uintptr_t begins = d->code_is_offset ? nm + (uintptr_t)(intptr_t) * (const int32_t *)(nm + d->code_begin)
@@ -74,12 +97,13 @@ int fg_vm_deopt_sites_of(const struct fg_vm_deopt *d, uintptr_t nm, const void *
   sites->handler = site(d, nm, d->handler, (uintptr_t)code, len);
   sites->mh_handler = site(d, nm, d->mh_handler, (uintptr_t)code, len);
   sites->orig_pc = sites->handler && orig >= 0 ? orig : -1;
+  osr_entry(d, nm, (uintptr_t)code, len, sites);
   return 0;
 }
 
 int fg_vm_deopt_sites(const struct fg_vm_deopt *d, const void *code, size_t len, struct fg_deopt_sites *sites)
 {
-  *sites = (struct fg_deopt_sites){0, 0, -1};
+  *sites = (struct fg_deopt_sites){.orig_pc = -1};
   if (!d->known || !code || len == 0)
     return -1;
   return fg_vm_deopt_sites_of(d, (uintptr_t)d->find_blob((void *)code), code, len, sites);

@@ -11,7 +11,8 @@
  * Read from gHotSpotVMStructs once, and for each method as the code map
  * adds it (outside signal handlers): from the nmethod the code heap's
  * reader found, or, for a CompiledMethodLoad, the nmethod the VM's own
- * CodeCache lookup finds. JDK 17 exports the
+ * CodeCache lookup finds. With them, an OSR method's entry and its entry
+ * bci (osr_entry.h), from the same header. JDK 17 exports the
  * handlers and the code's start as addresses (CompiledMethod::
  * _deopt_handler_begin, CodeBlob::_code_begin), JDK 25 as int offsets from
  * the nmethod (nmethod::_deopt_handler_offset, CodeBlob::_code_offset);
@@ -31,6 +32,9 @@ struct fg_vm_deopt {
   long handler, mh_handler;             /* the handlers' fields in the nmethod */
   int handler_is_offset;                /* int offsets from the nmethod (JDK 25), else addresses */
   long orig_pc_offset;                  /* nmethod::_orig_pc_offset (int) */
+  long entry_bci, osr_entry;            /* nmethod::_entry_bci (int), _osr_entry_point (address); -1: not
+                                           exported, OSR entries are not told (osr_entry.h) */
+  uintptr_t migration_end;              /* SharedRuntime::OSR_migration_end, or 0 */
   long code_begin;                      /* CodeBlob::_code_begin (address), or, with code_offset ... */
   int code_is_offset;                   /* ... CodeBlob::_code_offset (int from the blob, JDK 25) */
   char why[100];                        /* when not known: what the VM lacks */

@@ -11,6 +11,7 @@ static const struct {
   {".collapsed", FG_FORMAT_COLLAPSED},
   {".folded", FG_FORMAT_COLLAPSED},
   {".txt", FG_FORMAT_CALLGRAPH},
+  {".heatmap.html", FG_FORMAT_HEATMAP},   /* before .html: the first suffix that matches wins */
   {".html", FG_FORMAT_HTML},
   {".pb.gz", FG_FORMAT_PPROF},
   {".pprof", FG_FORMAT_PPROF},
@@ -43,14 +44,14 @@ const char *fg_format_extension(enum fg_format format)
 
 bool fg_format_holds_every_event(enum fg_format format)
 {
-  return format == FG_FORMAT_JFR || format == FG_FORMAT_OTLP;
+  return format == FG_FORMAT_JFR || format == FG_FORMAT_OTLP || format == FG_FORMAT_HEATMAP;
 }
 
 const char *fg_format_extensions(void)
 {
   return ".collapsed, .folded (collapsed stacks), .txt (call graph), .html (flame graph), "
          ".pb.gz, .pprof (pprof), .speedscope.json (speedscope), .jfr (JDK Flight Recorder), "
-         ".otlp (OpenTelemetry profiles)";
+         ".otlp (OpenTelemetry profiles), .heatmap.html (heatmap over time)";
 }
 
 int fg_expand_path(const char *pattern, pid_t pid, time_t when, unsigned seq, char *out, size_t outlen)

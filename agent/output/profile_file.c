@@ -104,6 +104,7 @@ static int write_format(FILE *out, void *ctx)
   case FG_FORMAT_PPROF: return fg_write_pprof(out, w->p, w->cfg);
   case FG_FORMAT_JFR: return fg_write_jfr(out, w->p, w->cfg);
   case FG_FORMAT_OTLP: return fg_write_otlp(out, w->p, w->cfg);
+  case FG_FORMAT_HEATMAP: return fg_write_heatmap_html(out, w->p, w->cfg);
   default: return fg_write_speedscope(out, w->p, w->cfg);
   }
 }

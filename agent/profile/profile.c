@@ -4,9 +4,12 @@
 #include "fg/grow_array.h"
 #include "fg/utf8.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -15,12 +18,44 @@ static uint64_t mix(uint64_t h, uint64_t v)
   return h ^ (h >> 33);
 }
 
+/* The secret every hash of the indexes starts from, drawn once a process:
+ * names and stacks come from files anyone may write (collapsed stacks,
+ * OTLP, JFR), and with a hash known in advance a crafted file puts every
+ * entry in one probe chain (30 000 stacks: 1.07 s against 0.09 s). The
+ * indexes are only looked up, never walked: ids, and so every output's
+ * order, do not depend on it. */
+static uint64_t secret(void)
+{
+  static _Atomic uint64_t drawn;
+  uint64_t s = atomic_load_explicit(&drawn, memory_order_relaxed);
+  if (s)
+    return s;
+  if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s = mix((uint64_t)ts.tv_nsec, (uint64_t)(uintptr_t)&ts ^ (uint64_t)ts.tv_sec);
+  }
+  s |= 1;   /* never 0, the mark of not drawn */
+  uint64_t none = 0;
+  if (!atomic_compare_exchange_strong_explicit(&drawn, &none, s, memory_order_relaxed, memory_order_relaxed))
+    s = none;   /* another thread drew first: one secret for every profile, so copies between them hold */
+  return s;
+}
+
+/* A word at a time through mix, from the secret: no two texts collide but
+ * by the secret. */
 static uint64_t hash_bytes(const char *s, size_t len, uint64_t seed)
 {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return mix(h, seed);
+  uint64_t h = mix(secret(), seed);
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, sizeof w);
+    h = mix(h, w);
+  }
+  uint64_t tail = 0;
+  memcpy(&tail, s + i, len - i);
+  return mix(mix(h, tail), len);
 }
 
 /* Index helpers: hash_of(id) gives an entry's stored hash. */
@@ -87,8 +122,39 @@ void fg_profile_free(struct fg_profile *p)
   free(p->stacks);
   free(p->stack_index.slots);
   free(p->timeline.entries);
+  free(p->marks.m);
   free(p->frame_pool);
   memset(p, 0, sizeof *p);
+}
+
+int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,
+                 const char *label)
+{
+  if (m->n >= m->max) {
+    m->dropped++;
+    return 0;
+  }
+  if (m->n == m->cap) {
+    uint32_t cap = m->cap ? m->cap * 2 : 256;
+    if (cap > m->max)
+      cap = m->max;
+    struct fg_mark *g = realloc(m->m, (size_t)cap * sizeof *g);
+    if (!g)
+      return -1;
+    m->m = g;
+    m->cap = cap;
+  }
+  struct fg_mark *k = &m->m[m->n++];
+  k->time_ns = time_ns;
+  k->duration_ns = duration_ns;
+  k->kind = (uint8_t)kind;
+  fg_utf8_copy(k->label, sizeof k->label, label ? label : "");
+  return 0;
+}
+
+const char *fg_mark_kind_name(enum fg_mark_kind kind)
+{
+  return kind == FG_MARK_GC_PAUSE ? "gc pause" : kind == FG_MARK_GC ? "gc" : "safepoint";
 }
 
 int64_t fg_profile_intern(struct fg_profile *p, const char *name, enum fg_frame_kind kind)
@@ -297,7 +363,7 @@ int fg_profile_rename_thread(struct fg_profile *p, uint32_t thread, const char *
 
 static uint64_t hash_stack(enum fg_stack_event e, uint32_t thread, const uint32_t *frames, uint32_t n)
 {
-  uint64_t h = mix(0x5bd1e995ull + e, thread);
+  uint64_t h = mix(secret() + e, thread);
   for (uint32_t i = 0; i < n; i++)
     h = mix(h, frames[i]);
   return mix(h, n);
@@ -452,6 +518,19 @@ int fg_is_known_marker(const char *name)
   return 0;
 }
 
+int fg_profile_tick_of(const struct fg_profile *p, uint32_t id)
+{
+  if (fg_profile_kind(p, id) != FG_KIND_MARKER)
+    return -1;
+  const char *name = fg_profile_name(p, id);
+  for (int t = 0; t <= FG_TICK_COUNT; t++) {
+    size_t len = strlen(fg_tick_name(t));
+    if (name[0] == '[' && strncmp(name + 1, fg_tick_name(t), len) == 0 && name[len + 1] == ']' && !name[len + 2])
+      return t;
+  }
+  return -1;
+}
+
 void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, uint64_t count)
 {
   struct fg_stats *s = &p->stats;
@@ -462,14 +541,10 @@ void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, u
   }
   const char *root = fg_profile_name(p, ids[0]);
   enum fg_frame_kind kind = fg_profile_kind(p, ids[0]);
-  if (kind == FG_KIND_MARKER) {
-    for (int t = 0; t <= FG_TICK_COUNT; t++) {
-      size_t len = strlen(fg_tick_name(t));
-      if (strncmp(root + 1, fg_tick_name(t), len) == 0 && root[len + 1] == ']' && !root[len + 2]) {
-        s->failed[t] += count;
-        return;
-      }
-    }
+  int tick = fg_profile_tick_of(p, ids[0]);
+  if (tick >= 0) {
+    s->failed[tick] += count;
+    return;
   }
   if (kind == FG_KIND_THREAD) {
     s->no_jnienv += count;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "verify/call_site.h"
+#include "verify/loaded_class.h"
 #include "fg/sample_record.h"
 #include "fg/stats.h"
 #include "fg/u64_map.h"
@@ -209,8 +210,9 @@ static int class_reaches(struct fg_edge_verifier *v, JNIEnv *jni, jclass klass, 
 
 /* Whether a call of cls.name (any descriptor, inherited ones too) reaches
  * System.arraycopy or Arrays.copyOf* within depth calls; -1 when the class
- * is not found from here (a class loader of the application's own). Each
- * answer is kept: the drainer asks again for every sample. */
+ * is not found from here (not loaded, or one of that name in each of
+ * several class loaders: loaded_class.h). Each answer is kept: the drainer
+ * asks again for every sample. */
 static int reaches_copy(struct fg_edge_verifier *v, JNIEnv *jni, const char *cls, const char *name, int depth)
 {
   if (fg_is_copy(name))
@@ -235,7 +237,7 @@ static int reaches_copy(struct fg_edge_verifier *v, JNIEnv *jni, const char *cls
     return -1;
   }
   int copies = -1;
-  jclass klass = (*jni)->FindClass(jni, cls);
+  jclass klass = fg_loaded_class(v->jvmti, jni, cls);   /* not FindClass: that runs a class loader's Java code */
   if (klass)
     copies = class_reaches(v, jni, klass, name, depth - 1);
   (*jni)->ExceptionClear(jni);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hotspot/method_map.h"
+#include "hotspot/osr_entry.h"
 #include "hotspot/vm_offsets.h"
 #include "walk/vm_walk.h"
 #include "walk/walk_cache.h"
@@ -42,6 +43,38 @@ static int record_at(const struct fg_code_blob *m, uintptr_t at, uintptr_t pc, s
   return r;
 }
 
+/* pc in m's OSR entry (osr_entry.h): i then names the method alone at its
+ * entry bci, whatever record comes after the pc. Not an exact record:
+ * no Java call returns there. */
+static int osr_entering(const struct fg_code_blob *m, uintptr_t pc, struct fg_pc_info *i)
+{
+  struct fg_scope_frame f;
+  if (!i->id || !fg_osr_entering(m, i->id, pc, &f))
+    return 0;
+  i->frames = NULL;
+  i->count = 1;
+  i->inline_frames[0] = f;
+  i->own = 1;
+  i->exact = 0;
+  return 1;
+}
+
+/* How a top frame at pc in m's OSR entry pops: C1's entry builds the frame
+ * again (stack bang, push rbp, sub rsp), so before that the method's own
+ * layout, read at its first byte, does not hold; the walk fails there
+ * rather than pop a frame not built yet. An entry that builds none (C2's
+ * follows the method's prologue) pops as the method does. */
+static enum fg_top_pop osr_entry_plan(const struct fg_code_blob *m, uintptr_t pc)
+{
+  const uint8_t *entry = (const uint8_t *)(m->start + m->deopt.osr_entry);
+  size_t left = m->end - (uintptr_t)entry;
+  struct fg_frame_layout l;
+  if (fg_frame_layout_of(entry, left < 128 ? left : 128, &l) == 0 && (l.frame_bytes || l.rbp_based) &&
+      pc < (uintptr_t)entry + l.complete)
+    return FG_POP_FAIL;
+  return fg_top_pop_plan(m, pc);
+}
+
 /* The top pcs around pc (itself a top pc in m's body, its record r) that
  * look up as it does: in its granule (FG_PC_RANGE_BYTES), in m, at or
  * above the record before r (a pc there takes r as the first record after
@@ -62,6 +95,11 @@ static void top_range(const struct fg_code_blob *m, int r, uintptr_t pc, uintptr
     to = next;
   if (r > 0 && from < fg_pc_record_pc(s, (uint32_t)r - 1))
     from = fg_pc_record_pc(s, (uint32_t)r - 1);
+  uintptr_t osr_from = m->start + m->deopt.osr_entry, osr_to = m->start + m->deopt.osr_return + 1;
+  if (m->deopt.osr_return && pc < osr_from && to > osr_from)
+    to = osr_from;   /* an OSR entry's pcs look up as its entry bci (osr_entry.h), not as the record after */
+  if (m->deopt.osr_return && pc >= osr_to && from < osr_to)
+    from = osr_to;
   uintptr_t a = pc, b = pc + 1;
   while (a > from && fg_top_pop_plan(m, a - 1) == FG_POP_COMPLETE)
     a--;
@@ -88,11 +126,12 @@ static void look_up(const struct fg_code_map *code, uintptr_t pc, int top, struc
     i->rbp_based = m->layout.rbp_based;
     i->scoped = m->scopes != NULL;
     int r = record_at(m, top ? pc + 1 : pc, pc, i);
+    int entering = osr_entering(m, pc, i);
     if (top) {
-      enum fg_top_pop plan = fg_top_pop_plan(m, pc);
+      enum fg_top_pop plan = entering ? osr_entry_plan(m, pc) : fg_top_pop_plan(m, pc);
       i->top_pop = (uint8_t)(plan != FG_POP_FAIL ? plan : frameless_plan(m, pc));
       i->in_body = plan == FG_POP_COMPLETE && m->layout.frame_bytes;   /* past the prologue, before any epilogue */
-      if (i->in_body && i->id && r >= 0)
+      if (i->in_body && i->id && r >= 0 && !entering)
         top_range(m, r, pc, lo, hi);
     }
     return;
@@ -221,7 +260,7 @@ int fg_vm_unread_method(struct walk *k, uintptr_t pc, struct fg_code_blob *m)
   atomic_store_explicit(&m->method, e->id, memory_order_relaxed);
   if (!k->w->deopt ||   /* plain loads of the header, in the code heap */
       fg_vm_deopt_sites_of(k->w->deopt, n.nm, (const void *)n.code_begin, n.code_end - n.code_begin, &m->deopt) != 0)
-    m->deopt = (struct fg_deopt_sites){0, 0, -1};
+    m->deopt = (struct fg_deopt_sites){.orig_pc = -1};
   size_t len = m->end - m->start;
   fg_frame_layout_of((const uint8_t *)m->start, len < 128 ? len : 128, &m->layout);
   if (!m->layout.frame_bytes && !m->layout.rbp_based) {   /* entry patched (not entrant): built by now */

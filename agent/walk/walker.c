@@ -6,6 +6,7 @@
 
 #include "fg/clock.h"
 #include "walk/x86/frame_pop.h"
+#include "hotspot/osr_entry.h"
 #include "native/unwind_tables.h"
 #include "walk/vm_walker.h"
 #include "walk/walk_cache.h"
@@ -14,6 +15,20 @@
 static int past(uint64_t deadline_ns)
 {
   return fg_clock_ns(CLOCK_MONOTONIC) > deadline_ns;
+}
+
+/* AsyncGetCallTrace's frames at bci -1 (SynchronizationEntryBCI: a record
+ * at a method's entry, C1's counter_overflow call or a synchronized
+ * method's monitorenter) at 0, as HotSpot's frames name them
+ * (compiledVFrame::bci, what GetStackTrace reports) and the VM walker does
+ * (pc_scopes.c); forte.cpp passes the raw -1 on, which is no bytecode
+ * index. */
+static int entry_bcis(ASGCT_CallFrame *f, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (f[i].lineno == -1 && f[i].method_id)
+      f[i].lineno = 0;
+  return n;
 }
 
 /* AsyncGetCallTrace from the registers r instead of the signal's, asked for
@@ -27,7 +42,7 @@ static int asgct_at(const struct fg_walker *w, void *env, const ucontext_t *uc, 
   copy.uc_mcontext.gregs[REG_RBP] = (greg_t)r->fp;
   ASGCT_CallTrace trace = {env, 0, frames};
   w->asgct(&trace, depth, &copy);
-  return trace.num_frames;
+  return entry_bcis(frames, trace.num_frames);
 }
 
 static int asgct_from(const struct fg_walker *w, void *env, const ucontext_t *uc, const struct fg_regs *r,
@@ -46,6 +61,13 @@ static int recoverable(int tick)
  * innermost first; 0 when m has none there. */
 int fg_walk_scopes_at(const struct fg_code_blob *m, uintptr_t pc, ASGCT_CallFrame *f, uint8_t *types, int room)
 {
+  jmethodID id = atomic_load_explicit(&m->method, memory_order_relaxed);
+  struct fg_scope_frame entering;
+  if (id && room > 0 && fg_osr_entering(m, id, pc, &entering)) {   /* no record names it (osr_entry.h) */
+    f[0] = (ASGCT_CallFrame){entering.bci, entering.method};
+    types[0] = FG_FRAME_JAVA;
+    return 1;
+  }
   int at = fg_pc_scopes_at_or_above(m->scopes, pc);
   if (at < 0)
     return 0;
@@ -188,7 +210,23 @@ static int retry_with_anchor_pc(const struct fg_walker *w, void *env, void *ucon
   w->asgct(&trace, w->depth + 1, ucontext);
   atomic_signal_fence(memory_order_seq_cst);
   *pc = 0;
-  return trace.num_frames;
+  return entry_bcis(frames, trace.num_frames);
+}
+
+/* AsyncGetCallTrace's first frame when pc, where its walk began, is in an
+ * OSR method's entry: HotSpot names it by the first debug record after pc
+ * (pc_desc_near), which there is another place's, C1's synchronization
+ * entry at bci -1 among them; the frame is the method at its entry bci
+ * (osr_entry.h). */
+static void osr_entry_bci(const struct fg_walker *w, uintptr_t pc, ASGCT_CallFrame *f, int n)
+{
+  if (n <= 0 || !fg_code_map_contains(w->code, pc))
+    return;
+  const struct fg_code_blob *m = fg_code_map_find(&w->code->methods, pc);
+  jmethodID id = m ? atomic_load_explicit(&m->method, memory_order_relaxed) : NULL;
+  struct fg_scope_frame entering;
+  if (id && f[0].method_id == id && fg_osr_entering(m, id, pc, &entering))
+    f[0].lineno = entering.bci;
 }
 
 /* Marks the top Java frames: interpreted when pc is in the interpreter; when
@@ -454,7 +492,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   }
   ASGCT_CallTrace trace = {env, 0, jf};
   w->asgct(&trace, w->depth + 1, ucontext);
-  int n = trace.num_frames;
+  int n = entry_bcis(jf, trace.num_frames);
   int first_tick = n;
   if (n <= 0 && past(deadline_ns)) {
     res.flags |= FG_SAMPLE_BUDGET;   /* no retry: the first walk took the whole budget */
@@ -478,6 +516,7 @@ struct fg_walk fg_walk_stack(const struct fg_walker *config, int depth, uint64_t
   } else if (n > 0) {
     for (int i = 0; i < n && i < room; i++)
       jt[i] = FG_FRAME_JAVA;
+    osr_entry_bci(w, reached_java ? java.pc : top.pc, jf, n);
   }
   if (n > 0) {
     if (w->annotate && !recovered)

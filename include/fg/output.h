@@ -3,6 +3,7 @@
 #define FG_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
@@ -12,7 +13,7 @@ struct fg_stats;
 
 enum fg_format {
   FG_FORMAT_NONE, FG_FORMAT_COLLAPSED, FG_FORMAT_CALLGRAPH, FG_FORMAT_HTML, FG_FORMAT_PPROF,
-  FG_FORMAT_SPEEDSCOPE, FG_FORMAT_JFR, FG_FORMAT_OTLP,
+  FG_FORMAT_SPEEDSCOPE, FG_FORMAT_JFR, FG_FORMAT_OTLP, FG_FORMAT_HEATMAP,
 };
 
 /* The format a file name's extension selects, or FG_FORMAT_NONE. */
@@ -39,6 +40,7 @@ struct fg_output_settings {
   const char *title;        /* HTML title; NULL: "fgagent flame graph" */
   double min_width_pct;     /* HTML: leave out frames under this share of all samples */
   bool timeline;            /* .txt: the timeline (samples in time order per CPU), not trees */
+  uint64_t range_from, range_to;   /* heatmap: only [from, to), ns since 1970; to 0: the whole recording */
 };
 
 /* Each returns 0, or -1 when a write failed (errno set). */
@@ -58,6 +60,10 @@ int fg_write_diff_flamegraph_html(FILE *out, const struct fg_profile *base, cons
                                   const struct fg_output_settings *cfg);
 int fg_write_pprof(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+/* The heatmap page (agent/output/heatmap.c): every event's timed samples
+ * (the timeline) with their stacks, the profile's marks, and a flame graph
+ * of any range or of one range against another. */
+int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 /* A JDK Flight Recorder file (one chunk): a jdk.ExecutionSample event per
  * sample in p's timeline (at its time, once per sample its weight stands
  * for), each stack's samples the timeline does not hold at the end of the

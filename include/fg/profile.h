@@ -86,6 +86,31 @@ struct fg_timeline {
   uint64_t dropped;
 };
 
+/* What the JVM did besides running code, on the timeline's clock: a GC
+ * pause, a whole collection, a safepoint. The heatmap draws them beside the
+ * samples, so that a gap says why it is a gap. */
+enum fg_mark_kind { FG_MARK_GC_PAUSE, FG_MARK_GC, FG_MARK_SAFEPOINT };
+#define FG_MARK_KINDS 3
+
+struct fg_mark {
+  uint64_t time_ns;                /* its start, on the timeline's clock */
+  uint64_t duration_ns;
+  uint8_t kind;                    /* enum fg_mark_kind */
+  char label[47];                  /* "G1New: G1 Evacuation Pause", cut to fit */
+};
+
+struct fg_marks {
+  struct fg_mark *m;
+  uint32_t n, cap, max;            /* at most max kept (0: none), then counted as dropped */
+  uint64_t dropped;
+};
+
+/* Adds a mark when there is room; 0, or -1 when out of memory. */
+int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,
+                 const char *label);
+/* "gc pause", "gc", "safepoint". */
+const char *fg_mark_kind_name(enum fg_mark_kind kind);
+
 struct fg_profile {
   enum fg_stack_event event;       /* after fg_profile_select: the event of every stack; else FG_STACK_CPU */
   char **names;
@@ -111,6 +136,7 @@ struct fg_profile {
 
   struct fg_stats stats;           /* accounting that travels with the profile */
   struct fg_timeline timeline;
+  struct fg_marks marks;           /* read from a recording; copies of the profile leave them out */
 };
 
 void fg_profile_init(struct fg_profile *p);
@@ -192,6 +218,9 @@ uint64_t fg_profile_total(const struct fg_profile *p);
  * frame: a [tick] marker is a failed walk, a [thread] frame a thread with no
  * JNIEnv, [truncated] a cut Java stack, anything else a Java stack. */
 void fg_profile_account(struct fg_profile *p, const uint32_t *ids, uint32_t n, uint64_t count);
+/* The tick index (fg/forte.h) a [tick] marker frame id names, else -1: the
+ * root of a failed sample. */
+int fg_profile_tick_of(const struct fg_profile *p, uint32_t id);
 /* Whether name is one of fgagent's marker frames: [tick names], [truncated], ... */
 int fg_is_known_marker(const char *name);
 

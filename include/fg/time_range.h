@@ -34,6 +34,13 @@ uint64_t fg_time_spec_epoch(const struct fg_time_spec *spec, uint64_t start, uin
 int fg_profile_time_range(const struct fg_profile *src, uint64_t from, uint64_t to, struct fg_profile *dst,
                           uint64_t *untimed);
 
+/* The range from_text to to_text (either NULL: the recording's start or
+ * end) of p's recording, in ns since 1970 (*to_ns UINT64_MAX: to its last
+ * sample), for fgprof command. 0, or 2 with one line on stderr saying what
+ * was wrong and what is accepted. */
+int fg_time_range_bounds(const struct fg_profile *p, const char *from_text, const char *to_text, const char *source,
+                         const char *command, uint64_t *from_ns, uint64_t *to_ns);
+
 /* p replaced by its samples from from_text to to_text (either NULL: the
  * recording's start or end), for fgprof command (its messages). 0, or 2
  * with one line on stderr saying what was wrong and what is accepted. */

@@ -132,7 +132,46 @@ final class JfrReadTests {
     }
   }
 
+  /**
+   * A recording cut short (a crashed JVM's, a copy cut off): the JDK's recording of CpuBurn
+   * followed by its first half, a second chunk cut in the middle. fgprof convert writes OUT from
+   * the first chunk, exactly what the whole recording alone converts to, prints one line naming a
+   * byte in the cut chunk, and exits 4; the first half alone (nothing readable before the cut)
+   * exits 2 and writes nothing.
+   */
+  static void cutRecordingsKeepWhatWasRead(IntegrationTests.Jdk jdk) throws Exception {
+    IntegrationTests.Run r = IntegrationTests.run(jdk, null, List.of("-XX:StartFlightRecording=filename=rec.jfr,"
+        + "settings=profile"), "CpuBurn", "1");
+    IntegrationTests.check(r.exit() == 0, "the recorded run failed:\n" + r.stderr());
+    byte[] rec = java.nio.file.Files.readAllBytes(r.file("rec.jfr"));
+    byte[] cut = java.util.Arrays.copyOf(rec, rec.length + rec.length / 2);
+    System.arraycopy(rec, 0, cut, rec.length, rec.length / 2);
+    Path cutFile = r.dir().resolve("cut.jfr"), half = r.dir().resolve("half.jfr");
+    java.nio.file.Files.write(cutFile, cut);
+    java.nio.file.Files.write(half, java.util.Arrays.copyOf(rec, rec.length / 2));
+    Map<String, Long> whole = convert(r.dir(), "cpu", true, r.file("rec.jfr"), "whole.collapsed");
+    AttachTests.Result c = AttachTests.fgprof(r.dir(), "convert", "--event", "cpu", "--threads", cutFile.toString(),
+        r.dir().resolve("cut.collapsed").toString());
+    String[] lines = c.err().strip().split("\n");
+    java.util.regex.Matcher byteAt = java.util.regex.Pattern.compile("byte (\\d+)").matcher(c.err());
+    IntegrationTests.check(c.exit() == 4 && lines.length == 1 && byteAt.find(), "fgprof convert of a cut recording: " + c);
+    long at = Long.parseLong(byteAt.group(1));
+    IntegrationTests.check(at >= rec.length && at < cut.length, "the bad byte named is " + at + ", the cut chunk is at "
+        + rec.length + ".." + cut.length);
+    Map<String, Long> kept = IntegrationTests.collapsed(r.dir().resolve("cut.collapsed"));
+    String diff = JfrTests.differences(whole, kept);
+    IntegrationTests.check(!whole.isEmpty() && diff.isEmpty(), "the cut recording's output differs from the first chunk's: "
+        + diff);
+    AttachTests.Result h = AttachTests.fgprof(r.dir(), "convert", "--event", "cpu", half.toString(),
+        r.dir().resolve("half.collapsed").toString());
+    IntegrationTests.check(h.exit() == 2 && !java.nio.file.Files.exists(r.dir().resolve("half.collapsed")),
+        "fgprof convert of half a chunk: " + h);
+    System.out.printf("    %d stacks kept from a recording cut at byte %d of %d; %s", kept.size(), rec.length
+        + rec.length / 2, cut.length, c.err());
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("jdk_recordings_are_read", JfrReadTests::jdkRecordingsAreRead),
-      new IntegrationTests.Named("fgagent_recordings_read_back", JfrReadTests::fgagentRecordingsReadBack));
+      new IntegrationTests.Named("fgagent_recordings_read_back", JfrReadTests::fgagentRecordingsReadBack),
+      new IntegrationTests.Named("cut_recordings_keep_what_was_read", JfrReadTests::cutRecordingsKeepWhatWasRead));
 }

@@ -6,7 +6,7 @@ import java.lang.management.ThreadMXBean;
  * two marks of the workload's own clock: a known spike in time. Prints, when done,
  *   mark NAME START_MS END_MS          (System.currentTimeMillis, ms since 1970)
  *   cpu NAME STEADY_NS ANOMALY_NS      (each thread's CPU time within that mark)
- * for the marks quiet1, spike and quiet2, a second each, half a second apart.
+ * for the marks quiet1, spike and quiet2, a second each, half a second apart; then one System.gc().
  * Usage: Phases
  */
 public final class Phases {
@@ -70,6 +70,7 @@ public final class Phases {
     }
     stopSteady = true;
     steadyThread.join();
+    System.gc();   /* after the marks: a collection a recording of the JVM's events holds */
     System.out.print(out);
   }
 }

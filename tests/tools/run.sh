@@ -111,6 +111,14 @@ cli_errors() {
   cat "$work/err.txt"
   [ $rc -eq 2 ] && grep -q "5000000000000 samples x --interval 10000000000 ns is past 2^63 ns" "$work/err.txt" &&
     [ ! -e "$work/long.speedscope.json" ] || return 1
+  # a .jfr writes a CPU sample's count as that many events: a claim past its input's size is refused at once
+  printf 'a;b 9007199254740000\n' >"$work/claim.collapsed"
+  timeout 10 build/fgprof convert "$work/claim.collapsed" "$work/claim.jfr" 2>"$work/err.txt"; rc=$?
+  cat "$work/err.txt"
+  [ $rc -eq 2 ] && grep -q "claim.jfr: 9007199254740000 events .*past the 4194640 a .jfr from 21 bytes" "$work/err.txt" &&
+    [ ! -e "$work/claim.jfr" ] || return 1
+  printf 'a;b 4194000\n' >"$work/many.collapsed"
+  build/fgprof convert "$work/many.collapsed" "$work/many.jfr" || return 1
   build/fgprof convert --interval 18446744073709551s "$work/in.collapsed" "$out" 2>"$work/err.txt"; rc=$?
   [ $rc -eq 2 ] && grep -q "at most 2^63 ns" "$work/err.txt" || return 1
   build/fgprof --help | grep -q "Usage: fgprof convert"
@@ -177,6 +185,65 @@ agent_hostile_class_name() {
   node tests/tools/flamegraph-browser.mjs "$work/evil.html" smoke 'Evil<</script><img src=x onerror=pwned=1>.spin'
 }
 
+# The heatmap of a recording with a known spike (Phases: anomaly() runs only between two marks of
+# the workload's own clock): the page written by the agent and by fgprof heatmap both name anomaly()
+# first when the spike's range is compared with a quiet one, and no frame grown for two quiet ranges
+# (one may have shrunk: the JIT compiles early in the run, a true difference fgprof diff names too);
+# the JDK's own recording of the same run gives its GC pauses on the same timeline.
+heatmap_anomaly() {
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,file=$work/phases.jfr,file=$work/agent.heatmap.html" \
+    -XX:StartFlightRecording=filename=$work/phases-jdk.jfr -cp build/java-test Phases >"$work/phases.out" 2>"$work/phases.err" ||
+    { cat "$work/phases.err"; return 1; }
+  cat "$work/phases.out"
+  local spike quiet1 quiet2 page first rows
+  spike=$(awk '$1 == "mark" && $2 == "spike" { printf "%.0f %.0f\n", $3 + 50, $4 - 50 }' "$work/phases.out")
+  quiet1=$(awk '$1 == "mark" && $2 == "quiet1" { printf "%.0f %.0f\n", $3 + 50, $4 - 50 }' "$work/phases.out")
+  quiet2=$(awk '$1 == "mark" && $2 == "quiet2" { printf "%.0f %.0f\n", $3 + 50, $4 - 50 }' "$work/phases.out")
+  [ -n "$spike" ] && [ -n "$quiet1" ] && [ -n "$quiet2" ] || { echo "the workload printed no marks"; return 1; }
+  build/fgprof heatmap "$work/phases.jfr" "$work/fgprof.heatmap.html" || return 1
+  # the whole recording's flame graph on the page holds every sample the collapsed output does
+  local want got
+  build/fgprof convert --event cpu "$work/phases.jfr" "$work/phases.collapsed" || return 1
+  want=$(awk '{ n += $NF } END { print n }' "$work/phases.collapsed")
+  got=$(node tests/tools/heatmap-browser.mjs "$work/fgprof.heatmap.html" range 0 99999999999999 | sed -n 's/.*TOTAL //p')
+  echo "whole range on the page: $got samples; collapsed: $want"
+  [ "$got" = "$want" ] || return 1
+  for page in "$work/agent.heatmap.html" "$work/fgprof.heatmap.html"; do
+    node tests/tools/heatmap-browser.mjs "$page" smoke || return 1
+    # shellcheck disable=SC2086
+    node tests/tools/heatmap-browser.mjs "$page" diff $spike $quiet1 >"$work/hm-diff.txt" || return 1
+    first=$(grep -m1 '^CHANGE' "$work/hm-diff.txt")
+    echo "$page: spike against quiet1: $first"
+    [[ $first =~ ^CHANGE\ (grew|new)\ [0-9.]+\ Phases\.anomaly$ ]] || { cat "$work/hm-diff.txt"; return 1; }
+    # shellcheck disable=SC2086
+    node tests/tools/heatmap-browser.mjs "$page" diff $quiet2 $quiet1 >"$work/hm-quiet.txt" || return 1
+    rows=$(grep -Ec '^CHANGE (grew|new) ' "$work/hm-quiet.txt")
+    echo "$page: quiet2 against quiet1: $rows frames grew"
+    [ "$rows" = 0 ] || { cat "$work/hm-quiet.txt"; return 1; }
+  done
+  # every event of a session on one page, each event's whole range as its collapsed total
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=event=cpu,interval=1ms,alloc=64k,lock=0,file=$work/multi.jfr,file=$work/multi.heatmap.html" \
+    -cp build/java-test Locks 2 2 2 alloc >"$work/multi.out" 2>&1 || { tail "$work/multi.out"; return 1; }
+  local event
+  for event in cpu alloc lock; do
+    build/fgprof convert --event "$event" "$work/multi.jfr" "$work/multi-$event.collapsed" || return 1
+    want=$(awk '{ n += $NF } END { printf "%.0f", n }' "$work/multi-$event.collapsed")
+    # samples stored without a time (a full ring's overflow slots) are in the flame graph, not on the map
+    node tests/tools/heatmap-browser.mjs "$work/multi.heatmap.html" range 0 99999999999999 "$event" >"$work/multi-range.txt" || return 1
+    got=$(sed -n 's/.* UNTIMED \([0-9]*\) TOTAL \([0-9]*\)/\1 + \2/p' "$work/multi-range.txt")
+    echo "$event: whole range on the agent's page $got untimed + timed, collapsed $want"
+    [ -n "$want" ] && [ "$want" != 0 ] && [ -n "$got" ] && [ $((got)) = "$want" ] || return 1
+  done
+  # a session with no timed sample: the page loads and says so
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=alloc,file=$work/empty.heatmap.html" -cp build/java-test Hello \
+    >"$work/empty.out" 2>&1 || { tail "$work/empty.out"; return 1; }
+  node tests/tools/heatmap-browser.mjs "$work/empty.heatmap.html" empty || return 1
+  build/fgprof heatmap "$work/phases-jdk.jfr" "$work/jdk.heatmap.html" || return 1
+  node tests/tools/heatmap-browser.mjs "$work/jdk.heatmap.html" smoke >"$work/hm-jdk.txt" || return 1
+  cat "$work/hm-jdk.txt"
+  grep -Eq 'MARKS [1-9]' "$work/hm-jdk.txt" || { echo "no GC pause of the JDK's recording on the page"; return 1; }
+}
+
 # fgprof diff on made-up runs: exit 0 same, 1 slower, 2 bad input; JSON; the differential page.
 diff_cli() {
   local i rc
@@ -234,6 +301,7 @@ regression_gate() {
   PAIRS=1 RUNS=5 bash scripts/regression-evidence.sh --check
 }
 
+check heatmap_anomaly heatmap_anomaly
 check pprof_top pprof_top
 check pprof_traces pprof_traces
 check speedscope_schema speedscope_schema

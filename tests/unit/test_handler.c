@@ -36,6 +36,8 @@ static JNIEnv *asked_env;
 /* when set, the fake fails with unknown_Java unless the context's pc is good_pc */
 static uintptr_t good_pc;
 static uintptr_t asked_pc;
+/* the frame the fake gives at bci -1 (SynchronizationEntryBCI, as forte.cpp passes it on); -1: none */
+static int fake_entry_frame = -1;
 /* how long the fake walk burns CPU */
 static uint64_t fake_spin_ns;
 
@@ -65,7 +67,7 @@ static void fake_asgct(ASGCT_CallTrace *trace, jint depth, void *ucontext)
   int n = fake_frames < depth ? fake_frames : depth;
   for (int i = 0; i < n; i++) {
     trace->frames[i].method_id = (jmethodID)(fake_base + (uintptr_t)i);
-    trace->frames[i].lineno = i;
+    trace->frames[i].lineno = i == fake_entry_frame ? -1 : i;
   }
   trace->num_frames = n;
 }
@@ -77,6 +79,7 @@ static int setup(void **state)
   memset(&unregistered, 0, sizeof unregistered);
   fg_code_map_init(&code);
   good_pc = 0;
+  fake_entry_frame = -1;
   fake_spin_ns = 0;
   fake_base = 0x1000;
   sampler.interval_ns = 1000000;
@@ -445,6 +448,66 @@ static void a_stub_frame_is_popped_and_the_walk_retried(void **state)
   assert_string_equal(((const struct fg_code_blob *)(uintptr_t)frames[0].method_id)->name, "jint_arraycopy");
 }
 
+/* AsyncGetCallTrace names a frame in an OSR method's entry by the first
+ * debug record after its pc, another place's (C1's synchronization entry
+ * at bci -1 among them): the walker gives the method its entry bci there
+ * (osr_entry.h), and leaves any other pc's frame as it was. */
+static void an_osr_entry_frame_from_asgct_gets_its_entry_bci(void **state)
+{
+  (void)state;
+  static uint8_t method[256];
+  memset(method, 0x90, sizeof method);
+  fg_code_map_add_method(&code, (jmethodID)(uintptr_t)0x1000, method, sizeof method, NULL,
+                         &(struct fg_deopt_sites){.orig_pc = -1, .osr_entry = 100, .osr_return = 141, .entry_bci = 27},
+                         NULL);
+  uintptr_t stack[16] = {0};
+  ucontext_t uc;
+  memset(&uc, 0, sizeof uc);
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(method + 141);
+  uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&stack[2];
+  fake_frames = 2;
+  ASGCT_CallFrame frames[FRAMES];
+  uint8_t types[FRAMES];
+  struct fg_walk w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack,
+                                   (uintptr_t)(stack + 16), NULL, frames, types);
+  assert_int_equal(w.n, 2);
+  assert_ptr_equal(frames[0].method_id, (jmethodID)(uintptr_t)0x1000);
+  assert_int_equal(frames[0].lineno, 27);
+  assert_int_equal(frames[1].lineno, 1);
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(method + 142);   /* past the call */
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), NULL,
+                    frames, types);
+  assert_int_equal(w.n, 2);
+  assert_int_equal(frames[0].lineno, 0);
+  fake_base = 0x2000;                                                   /* another method's frame first */
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(method + 141);
+  w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack, (uintptr_t)(stack + 16), NULL,
+                    frames, types);
+  assert_int_equal(frames[0].lineno, 0);
+}
+
+/* AsyncGetCallTrace passes a frame's raw bci -1 on (a record at a
+ * method's entry: C1's counter_overflow call, a synchronized method's
+ * monitorenter); HotSpot's own frames, and the walker, name it 0. */
+static void an_entry_record_from_asgct_is_bci_0(void **state)
+{
+  (void)state;
+  uintptr_t stack[16] = {0};
+  ucontext_t uc;
+  memset(&uc, 0, sizeof uc);
+  uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&stack[2];
+  fake_frames = 3;
+  fake_entry_frame = 1;
+  ASGCT_CallFrame frames[FRAMES];
+  uint8_t types[FRAMES];
+  struct fg_walk w = fg_walk_stack(&sampler.walker, 0, UINT64_MAX, fake_env, &uc, (uintptr_t)stack,
+                                   (uintptr_t)(stack + 16), NULL, frames, types);
+  assert_int_equal(w.n, 3);
+  assert_int_equal(frames[0].lineno, 0);
+  assert_int_equal(frames[1].lineno, 0);
+  assert_int_equal(frames[2].lineno, 2);
+}
+
 /* A walk that costs more than its share of the interval: the thread skips the
  * signals after it, and the next sample carries them as its weight. */
 static void a_costly_walk_is_followed_by_skipped_signals(void **state)
@@ -557,6 +620,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(native_frames_come_first_and_a_cut_is_flagged, setup, teardown),
     cmocka_unit_test_setup_teardown(thread_without_env_keeps_native_frames_in_a_pool_record, setup, teardown),
     cmocka_unit_test_setup_teardown(a_stub_frame_is_popped_and_the_walk_retried, setup, teardown),
+    cmocka_unit_test_setup_teardown(an_osr_entry_frame_from_asgct_gets_its_entry_bci, setup, teardown),
+    cmocka_unit_test_setup_teardown(an_entry_record_from_asgct_is_bci_0, setup, teardown),
     cmocka_unit_test_setup_teardown(a_costly_walk_is_followed_by_skipped_signals, setup, teardown),
     cmocka_unit_test_setup_teardown(frames_taken_from_the_call_record_are_java, setup, teardown),
   };

@@ -281,6 +281,81 @@ static void overloads_are_names_apart_until_merged(void **state)
   fg_profile_free(&p);
 }
 
+/* The index hashes as they were before the per-process secret: a file
+ * anyone writes could aim every entry at one slot. */
+static uint64_t unkeyed_mix(uint64_t h, uint64_t v)
+{
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+static uint64_t unkeyed_stack(uint32_t thread, const uint32_t *frames, uint32_t n)
+{
+  uint64_t h = unkeyed_mix(0x5bd1e995ull + FG_STACK_CPU, thread);
+  for (uint32_t i = 0; i < n; i++)
+    h = unkeyed_mix(h, frames[i]);
+  return unkeyed_mix(h, n);
+}
+
+static uint64_t unkeyed_name(const char *s, uint64_t kind)
+{
+  uint64_t h = 1469598103934665603ull ^ kind;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return unkeyed_mix(h, kind);
+}
+
+/* The longest run of taken slots in an index (where a lookup probes). */
+static uint32_t longest_run(const struct fg_id_index *ix)
+{
+  uint32_t best = 0, run = 0;
+  for (uint32_t i = 0; i < 2 * ix->capacity; i++) {   /* twice round: a run may wrap */
+    run = ix->slots[i % ix->capacity] ? run + 1 : 0;
+    best = run > best ? run : best;
+  }
+  return best < ix->capacity ? best : ix->capacity;
+}
+
+/* 120 stacks and 120 names that the unkeyed hashes put in one slot of a
+ * 256-slot index (one probe chain of 120, every lookup of a new one
+ * walking it) are spread by the secret: no run of taken slots near that
+ * long. */
+static void crafted_collisions_are_spread(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  uint32_t frames[2], crafted = 0;
+  for (uint32_t a = 0; a < 4096 && crafted < 120; a++)
+    for (uint32_t b = 0; b < 64 && crafted < 120; b++) {
+      frames[0] = a;
+      frames[1] = b;
+      if ((unkeyed_stack(0, frames, 2) & 255) == 0) {
+        assert_true(fg_profile_add(&p, 0, frames, 2, 1) == 0);
+        crafted++;
+      }
+    }
+  assert_int_equal(p.nstacks, 120);
+  assert_int_equal(p.stack_index.capacity, 256);
+  uint32_t stacks_run = longest_run(&p.stack_index);
+  char name[32];
+  crafted = 0;
+  for (uint32_t i = 0; crafted < 120; i++) {
+    snprintf(name, sizeof name, "m%u", i);
+    if ((unkeyed_name(name, FG_KIND_COMPILED) & 255) == 0) {
+      assert_true(fg_profile_intern(&p, name, FG_KIND_COMPILED) >= 0);
+      crafted++;
+    }
+  }
+  assert_int_equal(p.name_index.capacity, 256);
+  uint32_t names_run = longest_run(&p.name_index);
+  print_message("longest probe runs of 120 crafted entries in 256 slots: stacks %u, names %u\n", stacks_run, names_run);
+  assert_true(stacks_run < 60);
+  assert_true(names_run < 60);
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -290,6 +365,7 @@ int main(void)
     cmocka_unit_test(call_tree_totals_and_order),
     cmocka_unit_test(bytecode_indexes_are_names_apart_until_merged),
     cmocka_unit_test(overloads_are_names_apart_until_merged),
+    cmocka_unit_test(crafted_collisions_are_spread),
   };
   return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }

@@ -80,7 +80,7 @@ static void deoptimized_caller_walked_at_its_saved_pc(void **state)
   ASGCT_CallFrame f[16];
   uint8_t types[16];
   assert_int_equal(walk(&r, 1, f, types), 0);      /* handlers not known */
-  add_compiled_deopt(ID(2), &(struct fg_deopt_sites){900, 950, 16});
+  add_compiled_deopt(ID(2), &(struct fg_deopt_sites){.handler = 900, .mh_handler = 950, .orig_pc = 16});
   assert_int_equal(walk(&r, 1, f, types), 5);
   assert_ptr_equal(f[2].method_id, ID(3));
   assert_int_equal(f[2].lineno, 9);
@@ -514,6 +514,48 @@ static void icache_flush_called_by_the_vm(void **state)
   assert_int_equal((uintptr_t)f[1].method_id, 0x1000);
 }
 
+/* An OSR method entered from the interpreter: a sample inside
+ * OSR_migration_end (a leaf call, no debug record at its return address)
+ * has the method as its first Java frame, at that return address, below
+ * the native frames. The frame is the method alone at its entry bci, not
+ * what the next record says (here none: the records are below the entry, as
+ * where C1 puts its OSR entry after the body); so is the interrupted pc
+ * between the entry's frame build and the call, and the walker.c lookup
+ * that recovery and a failed walk use. Before the entry's own prologue has
+ * built the frame (C1 builds it again there), the walk fails rather than
+ * pop a frame by the method's first prologue. */
+static void osr_entry_named_at_its_entry_bci(void **state)
+{
+  (void)state;
+  /* at 600: stack bang; push rbp; sub rsp, 0x20; mov rdi, rsi; then the call's return address at 624 */
+  static const uint8_t entry[] = {0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, 0x55, 0x48, 0x83, 0xec, 0x20, 0x48, 0x8b, 0xfe};
+  memcpy(COMPILED + 600, entry, sizeof entry);
+  *(int32_t *)(thread + 16) = IN_JAVA;
+  struct fg_regs r = {(uintptr_t)(COMPILED + 624), at(100), 0};
+  ASGCT_CallFrame f[16];
+  uint8_t types[16];
+  assert_int_equal(walk(&r, 0, f, types), 0);                  /* no record at or above: no frame to name it */
+  add_compiled_deopt(ID(2), &(struct fg_deopt_sites){.orig_pc = -1, .osr_entry = 600, .osr_return = 624,
+                                                       .entry_bci = 27});
+  assert_int_equal(walk(&r, 0, f, types), 2);
+  assert_ptr_equal(f[0].method_id, ID(2));
+  assert_int_equal(f[0].lineno, 27);
+  assert_int_equal(types[0], FG_FRAME_COMPILED);
+  assert_ptr_equal(f[1].method_id, ID(1));
+  assert_int_equal(f[1].lineno, 12);
+  struct fg_regs top = {(uintptr_t)(COMPILED + 612), at(100), 0x1234};   /* after sub rsp: the frame is built */
+  assert_int_equal(walk(&top, 1, f, types), 2);
+  assert_int_equal(f[0].lineno, 27);
+  assert_ptr_equal(f[1].method_id, ID(1));
+  top.pc = (uintptr_t)(COMPILED + 607);                         /* at push rbp: not built yet */
+  assert_int_equal(walk(&top, 1, f, types), 0);
+  const struct fg_code_blob *m = fg_code_map_find(&map.methods, (uintptr_t)COMPILED);
+  assert_int_equal(fg_walk_scopes_at(m, (uintptr_t)(COMPILED + 624), f, types, 4), 1);
+  assert_ptr_equal(f[0].method_id, ID(2));
+  assert_int_equal(f[0].lineno, 27);
+  assert_int_equal(fg_walk_scopes_at(m, (uintptr_t)(COMPILED + 625), f, types, 4), 0);   /* past the call */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -532,6 +574,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(a_copy_walks_as_the_stack, setup, teardown),
     cmocka_unit_test_setup_teardown(stub_called_from_a_slow_path, setup, teardown),
     cmocka_unit_test_setup_teardown(icache_flush_called_by_the_vm, setup, teardown),
+    cmocka_unit_test_setup_teardown(osr_entry_named_at_its_entry_bci, setup, teardown),
   };
   return cmocka_run_group_tests_name("vm_walker", tests, NULL, NULL);
 }

@@ -1,0 +1,510 @@
+/* The heatmap page: every timed sample of a profile, drawn as squares of
+ * time coloured by their samples, with a flame graph of any square or range
+ * and the differential flame graph of one range against another.
+ *
+ * The page is agent/output/heatmap_template.html with one binary blob,
+ * deflated and in base64, that its script decodes. The blob (LEB128
+ * varints throughout, "bytes" a varint length then the bytes):
+ *   frames:  n; each: kind byte, name bytes
+ *   nodes:   n (node 0, the root, is not written); each: i - parent, frame
+ *   stacks:  n; each: leaf node, thread, event
+ *   threads: n; each: tid, name bytes
+ *   marks:   n; each: kind, start - previous start (ns from the page's
+ *            start), duration ns, label bytes
+ *   totals:  for each event of the mask in the header, in order: a weight a
+ *            200 ms square (10 cells); then failed samples a square (CPU)
+ *   columns: for each column, its stacks' weights: n; each: stack - the
+ *            previous (ascending), weight
+ *   blocks:  each block's length in bytes. The blocks themselves are not in
+ *            this blob: those of each column are a blob of their own, so
+ *            that the page opens having inflated only this one. A block is its
+ *            samples by thread: groups; each: thread, samples. Then, for
+ *            the block's N samples in that order, N 2-bit time symbols
+ *            packed four to a byte (low bits first), N 2-bit code symbols
+ *            the same, then each sample's escapes in order: [delta - 3],
+ *            [code], [stack], [weight]. The time is the cell - the previous
+ *            sample's of the thread (the block's first cell before the
+ *            first): symbols 0-2 are it, 3 escapes it. The code: code >> 1
+ *            is the stack's place in the thread's recent stacks (move to
+ *            front, the list empty at each block's start) plus one, 0 when
+ *            the stack follows as a number; code & 1: a weight other than 1
+ *            follows. Code symbols 1-3 are codes 2, 4, 6; 0 escapes the code.
+ * A thread's samples in a block are mostly the stack it was in a moment ago
+ * and a cell or none later: four 2-bit symbols a byte let deflate's byte
+ * codes spend near their entropy, below the bit a byte symbol costs. Column sums let a range's flame graph add whole
+ * columns, and decode samples only at the range's two ends. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/event_kinds.h"
+#include "fg/forte.h"
+#include "fg/output.h"
+#include "fg/profile.h"
+#include "fg/u64_map.h"
+#include "fg/utf8.h"
+#include "output/byte_buffer.h"
+#include "output/heatmap_blob.h"
+#include "output/json_text.h"
+
+extern const char fg_heatmap_template[];
+
+#define CELL_NS 20000000ull   /* the finest square: 20 ms */
+#define SQUARE_CELLS 10u      /* the totals the page opens with: 200 ms */
+#define BLOCK_CELLS 250u      /* 5 s */
+#define COLUMN_BLOCKS 60u     /* 5 min */
+#define RECENT 63u            /* a thread's recent stacks the codes refer to */
+
+struct heat {
+  const struct fg_profile *p;
+  uint64_t start_ns, end_ns;  /* on the timeline's clock */
+  uint64_t ncells, nblocks, ncolumns;
+  uint32_t *order;            /* timeline entries in cell order */
+  uint64_t *cell_first;       /* ncells + 1: each cell's first place in order */
+  uint32_t n;                 /* entries in the range */
+  uint32_t *leaf;             /* each stack's leaf node */
+  unsigned events;            /* bit e: event e has samples */
+};
+
+static uint64_t cell_of(const struct heat *h, uint64_t t)
+{
+  return (t - h->start_ns) / CELL_NS;
+}
+
+static void put_bytes(struct fg_bytes *b, const char *s)
+{
+  size_t n = strlen(s);
+  fg_bytes_varint(b, n);
+  fg_bytes_raw(b, s, n);
+}
+
+/* The samples in [start, end) in cell order (a counting sort: the timeline
+ * is in time order per thread, not across them). */
+static int sort_cells(struct heat *h)
+{
+  const struct fg_timeline *tl = &h->p->timeline;
+  h->cell_first = calloc(h->ncells + 1, sizeof *h->cell_first);
+  if (!h->cell_first)
+    return -1;
+  for (uint32_t i = 0; i < tl->n; i++) {
+    uint64_t t = tl->entries[i].time_ns;
+    if (t >= h->start_ns && t < h->end_ns && tl->entries[i].stack < h->p->nstacks) {
+      h->cell_first[cell_of(h, t) + 1]++;
+      h->n++;
+    }
+  }
+  for (uint64_t c = 0; c < h->ncells; c++)
+    h->cell_first[c + 1] += h->cell_first[c];
+  h->order = malloc(((size_t)h->n + 1) * sizeof *h->order);
+  uint64_t *at = malloc((h->ncells + 1) * sizeof *at);
+  if (!h->order || !at) {
+    free(at);
+    return -1;
+  }
+  memcpy(at, h->cell_first, (h->ncells + 1) * sizeof *at);
+  for (uint32_t i = 0; i < tl->n; i++) {
+    uint64_t t = tl->entries[i].time_ns;
+    if (t >= h->start_ns && t < h->end_ns && tl->entries[i].stack < h->p->nstacks)
+      h->order[at[cell_of(h, t)]++] = i;
+  }
+  free(at);
+  return 0;
+}
+
+/* Frames, the call tree's nodes (each stack's path from the root) and the stacks. */
+static int put_shapes(struct heat *h, struct fg_bytes *b)
+{
+  const struct fg_profile *p = h->p;
+  fg_bytes_varint(b, p->nnames);
+  for (uint32_t i = 0; i < p->nnames; i++) {
+    uint8_t kind = (uint8_t)fg_profile_kind(p, i);
+    fg_bytes_raw(b, &kind, 1);
+    put_bytes(b, fg_profile_name(p, i));
+  }
+  struct fg_u64_map nodes;
+  fg_u64_map_init(&nodes);
+  struct fg_bytes nb = {0};
+  uint32_t nnodes = 1;
+  int rc = 0;
+  h->leaf = malloc(((size_t)p->nstacks + 1) * sizeof *h->leaf);
+  if (!h->leaf)
+    rc = -1;
+  for (uint32_t s = 0; rc == 0 && s < p->nstacks; s++) {
+    const uint32_t *f = fg_stack_frames(p, &p->stacks[s]);
+    uint32_t node = 0;
+    for (uint32_t k = 0; rc == 0 && k < p->stacks[s].nframes; k++) {
+      uint64_t key = ((uint64_t)node << 32 | f[k]) + 1;
+      uint32_t child;
+      if (!fg_u64_map_get(&nodes, key, &child)) {
+        child = nnodes++;
+        if (fg_u64_map_put(&nodes, key, child) != 0)
+          rc = -1;
+        fg_bytes_varint(&nb, child - node);
+        fg_bytes_varint(&nb, f[k]);
+      }
+      node = child;
+    }
+    h->leaf[s] = node;
+  }
+  fg_u64_map_free(&nodes);
+  fg_bytes_varint(b, nnodes - 1);
+  fg_bytes_move(b, &nb);
+  fg_bytes_varint(b, p->nstacks);
+  for (uint32_t s = 0; rc == 0 && s < p->nstacks; s++) {
+    fg_bytes_varint(b, h->leaf[s]);
+    fg_bytes_varint(b, p->stacks[s].thread);
+    fg_bytes_varint(b, p->stacks[s].event);
+  }
+  fg_bytes_varint(b, p->nthreads);
+  for (uint32_t t = 0; t < p->nthreads; t++) {
+    fg_bytes_varint(b, (uint64_t)(int64_t)p->threads[t].tid);
+    put_bytes(b, p->threads[t].name ? p->threads[t].name : "");
+  }
+  return rc;
+}
+
+static int mark_order(const void *a, const void *b)
+{
+  const struct fg_mark *x = a, *y = b;
+  return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+static int put_marks(struct heat *h, struct fg_bytes *b)
+{
+  const struct fg_marks *m = &h->p->marks;
+  struct fg_mark *sorted = m->n ? malloc((size_t)m->n * sizeof *sorted) : NULL;
+  if (m->n && !sorted)
+    return -1;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->n; i++)
+    if (m->m[i].time_ns + m->m[i].duration_ns >= h->start_ns && m->m[i].time_ns < h->end_ns)
+      sorted[n++] = m->m[i];
+  if (n)
+    qsort(sorted, n, sizeof *sorted, mark_order);
+  fg_bytes_varint(b, n);
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t at = sorted[i].time_ns > h->start_ns ? sorted[i].time_ns - h->start_ns : 0;
+    fg_bytes_varint(b, sorted[i].kind);
+    fg_bytes_varint(b, at - prev);
+    fg_bytes_varint(b, sorted[i].duration_ns);
+    put_bytes(b, sorted[i].label);
+    prev = at;
+  }
+  free(sorted);
+  return 0;
+}
+
+/* Each event's weight a square of SQUARE_CELLS, and CPU's failed samples a square. */
+static int put_totals(struct heat *h, struct fg_bytes *b)
+{
+  const struct fg_profile *p = h->p;
+  const struct fg_timeline_entry *en = p->timeline.entries;
+  uint8_t *failed = calloc(p->nstacks + 1, 1);
+  if (!failed)
+    return -1;
+  for (uint32_t s = 0; s < p->nstacks; s++) {
+    h->events |= 1u << p->stacks[s].event;
+    failed[s] = p->stacks[s].event == FG_STACK_CPU && p->stacks[s].nframes &&
+                fg_profile_tick_of(p, fg_stack_frames(p, &p->stacks[s])[0]) >= 0;
+  }
+  for (int e = 0; e <= FG_STACK_EVENTS; e++) {   /* FG_STACK_EVENTS: the failed samples */
+    if (e < FG_STACK_EVENTS && !(h->events & 1u << e))
+      continue;
+    for (uint64_t c = 0; c < h->ncells; c += SQUARE_CELLS) {
+      uint64_t sum = 0, z = c + SQUARE_CELLS < h->ncells ? c + SQUARE_CELLS : h->ncells;
+      for (uint64_t k = h->cell_first[c]; k < h->cell_first[z]; k++) {
+        const struct fg_timeline_entry *x = &en[h->order[k]];
+        if (e < FG_STACK_EVENTS ? p->stacks[x->stack].event == e : failed[x->stack])
+          sum += x->weight;
+      }
+      fg_bytes_varint(b, sum);
+    }
+  }
+  free(failed);
+  return 0;
+}
+
+/* Each column's weight by stack. */
+static int put_columns(struct heat *h, struct fg_bytes *b)
+{
+  const struct fg_profile *p = h->p;
+  const struct fg_timeline_entry *en = p->timeline.entries;
+  uint64_t *sum = calloc(p->nstacks + 1, sizeof *sum);
+  uint32_t *touched = malloc(((size_t)p->nstacks + 1) * sizeof *touched);
+  if (!sum || !touched) {
+    free(sum);
+    free(touched);
+    return -1;
+  }
+  uint64_t per = (uint64_t)BLOCK_CELLS * COLUMN_BLOCKS;
+  for (uint64_t col = 0; col < h->ncolumns; col++) {
+    uint32_t nt = 0;
+    uint64_t a = col * per, z = a + per < h->ncells ? a + per : h->ncells;
+    for (uint64_t k = h->cell_first[a]; k < h->cell_first[z]; k++) {
+      const struct fg_timeline_entry *e = &en[h->order[k]];
+      if (!sum[e->stack])
+        touched[nt++] = e->stack;
+      sum[e->stack] += e->weight ? e->weight : 1;   /* a zero weight still marks the stack touched */
+    }
+    /* ascending stacks: their differences are small */
+    for (uint32_t i = 1; i < nt; i++)
+      for (uint32_t j = i; j > 0 && touched[j - 1] > touched[j]; j--) {
+        uint32_t t = touched[j];
+        touched[j] = touched[j - 1];
+        touched[j - 1] = t;
+      }
+    fg_bytes_varint(b, nt);
+    uint32_t prev = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+      fg_bytes_varint(b, touched[i] - prev);
+      fg_bytes_varint(b, sum[touched[i]]);
+      prev = touched[i];
+      sum[touched[i]] = 0;
+    }
+  }
+  free(sum);
+  free(touched);
+  return 0;
+}
+
+/* The samples, a block at a time, by thread, move-to-front coded. */
+static int put_blocks(struct heat *h, struct fg_bytes *b, struct fg_bytes *parts)
+{
+  const struct fg_profile *p = h->p;
+  const struct fg_timeline_entry *en = p->timeline.entries;
+  uint32_t nt = p->nthreads + 1;
+  uint32_t *count = calloc(nt, sizeof *count), *first = calloc(nt, sizeof *first);
+  uint32_t *threads = malloc(nt * sizeof *threads);
+  uint32_t *recent = malloc((size_t)nt * RECENT * sizeof *recent);
+  uint8_t *nrecent = calloc(nt, 1);
+  uint32_t *byth = NULL;
+  size_t byth_cap = 0;
+  struct fg_bytes data = {0}, lens = {0};
+  int rc = count && first && threads && recent && nrecent ? 0 : -1;
+  for (uint64_t blk = 0; rc == 0 && blk < h->nblocks; blk++) {
+    uint64_t a = blk * BLOCK_CELLS, z = a + BLOCK_CELLS < h->ncells ? a + BLOCK_CELLS : h->ncells;
+    uint64_t lo = h->cell_first[a], hi = h->cell_first[z];
+    size_t before = data.len;
+    uint32_t ngroups = 0;
+    for (uint64_t k = lo; k < hi; k++) {
+      uint32_t t = en[h->order[k]].thread < p->nthreads ? en[h->order[k]].thread : p->nthreads;
+      if (!count[t]++)
+        threads[ngroups++] = t;
+    }
+    if (hi - lo > byth_cap) {
+      byth_cap = hi - lo;
+      free(byth);
+      if (!(byth = malloc(byth_cap * sizeof *byth))) {
+        rc = -1;
+        break;
+      }
+    }
+    uint32_t at = 0;
+    for (uint32_t g = 0; g < ngroups; g++) {
+      first[threads[g]] = at;
+      at += count[threads[g]];
+    }
+    for (uint64_t k = lo; k < hi; k++) {
+      uint32_t t = en[h->order[k]].thread < p->nthreads ? en[h->order[k]].thread : p->nthreads;
+      byth[first[t]++] = h->order[k];
+    }
+    fg_bytes_varint(&data, ngroups);
+    for (uint32_t g = 0; g < ngroups; g++) {
+      fg_bytes_varint(&data, threads[g]);
+      fg_bytes_varint(&data, count[threads[g]]);
+    }
+    /* the 2-bit symbols of each sample's time and stack, four to a byte, then what they escape */
+    uint32_t total = (uint32_t)(hi - lo), nsym = (total + 3) / 4;
+    size_t times = data.len, codes = times + nsym;
+    uint8_t zero[256] = {0};
+    for (uint32_t k = 0; k < 2 * nsym; k += sizeof zero)
+      fg_bytes_raw(&data, zero, 2 * nsym - k < sizeof zero ? 2 * nsym - k : sizeof zero);
+    if (data.failed) {
+      rc = -1;
+      break;
+    }
+    at = 0;
+    for (uint32_t g = 0; g < ngroups && !data.failed; g++) {
+      uint32_t t = threads[g], n = count[t];
+      uint32_t *rec = recent + (size_t)t * RECENT;
+      nrecent[t] = 0;   /* a block is read on its own: its codes refer to its own samples */
+      uint64_t prev = a;
+      for (uint32_t i = 0; i < n; i++, at++) {
+        const struct fg_timeline_entry *e = &en[byth[at]];
+        uint64_t cell = cell_of(h, e->time_ns), delta = cell - prev;
+        prev = cell;
+        uint32_t place = 0;
+        while (place < nrecent[t] && rec[place] != e->stack)
+          place++;
+        uint64_t weighted = e->weight != 1;
+        uint64_t code = place < nrecent[t] ? ((uint64_t)place + 1) << 1 | weighted : weighted;
+        uint8_t tsym = delta < 3 ? (uint8_t)delta : 3, csym = code == 2 || code == 4 || code == 6 ? (uint8_t)(code / 2) : 0;
+        data.b[times + at / 4] |= (uint8_t)(tsym << (2 * (at % 4)));
+        data.b[codes + at / 4] |= (uint8_t)(csym << (2 * (at % 4)));
+        if (tsym == 3)
+          fg_bytes_varint(&data, delta - 3);
+        if (csym == 0)
+          fg_bytes_varint(&data, code);
+        if (place == nrecent[t]) {
+          fg_bytes_varint(&data, e->stack);
+          if (nrecent[t] < RECENT)
+            nrecent[t]++;
+          place = nrecent[t] - 1;
+        }
+        memmove(rec + 1, rec, place * sizeof *rec);
+        rec[0] = e->stack;
+        if (weighted)
+          fg_bytes_varint(&data, e->weight);
+      }
+      count[t] = 0;
+    }
+    fg_bytes_varint(&lens, data.len - before);
+    if ((blk + 1) % COLUMN_BLOCKS == 0 || blk + 1 == h->nblocks)
+      fg_bytes_move(&parts[blk / COLUMN_BLOCKS], &data);
+  }
+  fg_bytes_move(b, &lens);
+  free(count);
+  free(first);
+  free(threads);
+  free(recent);
+  free(nrecent);
+  free(byth);
+  free(data.b);
+  free(lens.b);
+  return rc;
+}
+
+static int put_header(FILE *out, const struct heat *h, const struct fg_output_settings *cfg)
+{
+  const struct fg_stats *st = &h->p->stats;
+  uint64_t epoch = st->start_epoch_ns ? st->start_epoch_ns + (h->start_ns - st->start_ns) : 0;
+  if (fprintf(out, "{\"title\":") < 0 || fg_put_json_string(out, cfg->title ? cfg->title : "fgagent heatmap") != 0 ||
+      fprintf(out, ",\"startEpochNs\":%" PRIu64 ",\"durationNs\":%" PRIu64 ",\"cellNs\":%llu,\"blockCells\":%u,"
+                   "\"columnBlocks\":%u,\"cells\":%" PRIu64 ",\"samples\":%" PRIu32 ",\"eventMask\":%u,"
+                   "\"untimed\":%" PRIu64 ",\"marksDropped\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"events\":[",
+              epoch, h->end_ns - h->start_ns, CELL_NS, BLOCK_CELLS, COLUMN_BLOCKS, h->ncells, h->n, h->events,
+              h->p->timeline.dropped, h->p->marks.dropped, fg_stats_lost(st)) < 0)
+    return -1;
+  int first = 1;
+  for (int e = 0; e < FG_STACK_EVENTS; e++) {
+    if (!(h->events & 1u << e))
+      continue;
+    const struct fg_event_kind *k = fg_event_kind((enum fg_stack_event)e);
+    int sampled = !strcmp(st->event, "cpu") || !strcmp(st->event, "itimer") || !strcmp(st->event, "wall");
+    const char *name = e == FG_STACK_CPU && sampled ? st->event
+                       : e == FG_STACK_KERNEL && st->kernel_event[0] ? st->kernel_event : k->name;
+    /* what the flame graph counts that the map cannot place: stored with no time (a full
+       ring's overflow slots, the timeline's room spent, a folded interval's tail) */
+    uint64_t counted = 0, timed = 0;
+    for (uint32_t s = 0; s < h->p->nstacks; s++)
+      if (h->p->stacks[s].event == e)
+        counted += h->p->stacks[s].count;
+    for (uint32_t i = 0; i < h->p->timeline.n; i++) {
+      const struct fg_timeline_entry *x = &h->p->timeline.entries[i];
+      if (x->stack < h->p->nstacks && h->p->stacks[x->stack].event == e)
+        timed += x->weight;
+    }
+    if (fprintf(out, "%s{\"id\":%d,\"name\":", first ? "" : ",", e) < 0 || fg_put_json_string(out, name) != 0 ||
+        fprintf(out, ",\"unit\":\"%s\",\"untimed\":%" PRIu64 "}", k->html_unit,
+                counted > timed ? counted - timed : 0) < 0)
+      return -1;
+    first = 0;
+  }
+  if (fputs("],\"summary\":", out) < 0)
+    return -1;
+  char *summary = fg_summary_text(st);
+  int rc = fg_put_json_string(out, summary ? summary : "");
+  free(summary);
+  return rc != 0 || fputc('}', out) == EOF ? -1 : 0;
+}
+
+int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  struct heat h = {.p = p};
+  const struct fg_stats *st = &p->stats;
+  h.start_ns = st->start_ns;
+  h.end_ns = st->start_ns + st->wall_ns;
+  for (uint32_t i = 0; i < p->timeline.n; i++) {   /* a sample past the stated span widens it */
+    uint64_t t = p->timeline.entries[i].time_ns;
+    if (t < h.start_ns)
+      h.start_ns = t;
+    if (t >= h.end_ns)
+      h.end_ns = t + 1;
+  }
+  if (cfg->range_to && cfg->range_to > cfg->range_from && st->start_epoch_ns) {
+    uint64_t from = cfg->range_from > st->start_epoch_ns ? cfg->range_from - st->start_epoch_ns : 0;
+    uint64_t to = cfg->range_to - st->start_epoch_ns;
+    if (st->start_ns + from > h.start_ns)
+      h.start_ns = st->start_ns + from;
+    if (cfg->range_to > st->start_epoch_ns && st->start_ns + to < h.end_ns)
+      h.end_ns = st->start_ns + to;
+    if (h.end_ns <= h.start_ns)
+      h.end_ns = h.start_ns + 1;
+  }
+  if (h.end_ns <= h.start_ns)
+    h.end_ns = h.start_ns + 1;
+  h.ncells = (h.end_ns - h.start_ns + CELL_NS - 1) / CELL_NS;
+  h.nblocks = (h.ncells + BLOCK_CELLS - 1) / BLOCK_CELLS;
+  h.ncolumns = (h.nblocks + COLUMN_BLOCKS - 1) / COLUMN_BLOCKS;
+  struct fg_bytes blob = {0};
+  struct fg_bytes *parts = calloc(h.ncolumns + 1, sizeof *parts);   /* parts[0]: blob; then a column each */
+  int rc = parts ? sort_cells(&h) : -1;
+  if (rc == 0)
+    rc = put_shapes(&h, &blob);
+  if (rc == 0)
+    rc = put_marks(&h, &blob);
+  if (rc == 0)
+    rc = put_totals(&h, &blob);
+  if (rc == 0)
+    rc = put_columns(&h, &blob);
+  if (rc == 0)
+    rc = put_blocks(&h, &blob, parts + 1);
+  if (rc == 0)
+    fg_bytes_move(&parts[0], &blob);
+  for (uint64_t i = 0; rc == 0 && i <= h.ncolumns; i++)
+    if (parts[i].failed)
+      rc = -1;
+  /* the template, with @@TITLE@@, @@HEADER@@ and @@DATA@@ filled in */
+  for (const char *t = fg_heatmap_template; rc == 0 && *t;) {
+    const char *mark = strstr(t, "@@");
+    size_t plain = mark ? (size_t)(mark - t) : strlen(t);
+    if (fwrite(t, 1, plain, out) != plain) {
+      rc = -1;
+      break;
+    }
+    if (!mark)
+      break;
+    if (strncmp(mark, "@@TITLE@@", 9) == 0) {
+      rc = fg_put_html_text(out, cfg->title ? cfg->title : "fgagent heatmap");
+      t = mark + 9;
+    } else if (strncmp(mark, "@@HEADER@@", 10) == 0) {
+      rc = put_header(out, &h, cfg);
+      t = mark + 10;
+    } else if (strncmp(mark, "@@TICKS@@", 9) == 0) {   /* the failed samples' root frames */
+      for (int k = 0; rc == 0 && k <= FG_TICK_COUNT; k++) {
+        char name[96];
+        snprintf(name, sizeof name, "[%s]", fg_tick_name(k));
+        rc = fputs(k ? "," : "[", out) < 0 || fg_put_json_string(out, name) != 0 ? -1 : 0;
+      }
+      if (rc == 0 && fputc(']', out) == EOF)
+        rc = -1;
+      t = mark + 9;
+    } else if (strncmp(mark, "@@DATA@@", 8) == 0) {
+      rc = fg_heatmap_put_parts(out, parts, (size_t)h.ncolumns + 1);
+      t = mark + 8;
+    } else {
+      rc = fputs("@@", out) < 0 ? -1 : 0;
+      t = mark + 2;
+    }
+  }
+  free(blob.b);
+  for (uint64_t i = 0; parts && i <= h.ncolumns; i++)
+    free(parts[i].b);
+  free(parts);
+  free(h.order);
+  free(h.cell_first);
+  free(h.leaf);
+  return rc;
+}
