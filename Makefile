@@ -15,12 +15,13 @@ CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthr
 CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent/buffer/trace_table.c agent/buffer/trace_stacks.c \
            agent/profile/profile.c agent/profile/event_kinds.c agent/output/heatmap.c agent/output/heatmap_blob.c agent/profile/profile_copy.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
-           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/summary_kernel.c agent/output/profile_file.c agent/output/output_target.c \
+           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/summary_native.c agent/output/summary_kernel.c agent/output/profile_file.c agent/output/output_target.c \
            agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/otlp_reader.c cli/profile_input.c cli/time_range.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c agent/output/protobuf.c agent/output/otlp.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
            agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/kernel_events/event_spec.c agent/sampling/cputimer/thread_timer.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
            agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/profile/lock_kinds.c agent/sched/switch_decoder.c agent/verify/call_site.c \
+           agent/native_mem/import_patch.c agent/native_mem/nm_queue.c agent/native_mem/leak_table.c \
            agent/native/proc_maps.c cli/attach_reply.c cli/proc_status.c agent/sampling/wall/task_files.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))
@@ -35,7 +36,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-clocks bench-alloc-lock bench-real stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-clocks bench-alloc-lock bench-nativemem bench-real stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -59,6 +60,7 @@ help:
 	@echo "make bench-parts  the handler's cycles part by part at 1 ms on three works, writes results/handler-parts.md"
 	@echo "make bench-busy   make test quiet, then 3 times beside two busy loops, writes results/busy-machine.md"
 	@echo "make bench-alloc-lock  what alloc and lock cost and how true they are; ASPROF=lib adds async-profiler; writes results/alloc-lock.md"
+	@echo "make bench-nativemem  what nativemem costs on a malloc-heavy loop beside async-profiler's (ASPROF=lib); writes results/nativemem.md"
 	@echo "make bench-real   what cpu and alloc cost H2 and javac, start to end; ASPROF=lib adds async-profiler; writes results/real.md"
 	@echo "make bench-scale  many threads, thread ends and starts, CPU hoppers, handoffs, virtual threads, retransformed classes; ASPROF=lib adds async-profiler; writes results/scale.md"
 	@echo "make bench-clocks  what a perf_events counter and a POSIX CPU timer cost a thread at each context switch, writes results/clocks.md"
@@ -75,6 +77,9 @@ lib: build/libfgagent.so
 build/obj/%.o: %.c $(wildcard include/fg/*.h agent/*/*.h agent/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+# The native memory hooks read their caller's registers off their own frame.
+build/obj/agent/native_mem/hooks.o: CFLAGS_LIB += -fno-omit-frame-pointer -fno-optimize-sibling-calls
 
 # The flame graph page, compiled in as one C string.
 build/gen/flamegraph_template.c: agent/output/flamegraph_template.html
@@ -315,6 +320,7 @@ fuzz: $(FUZZERS)
 	done
 
 java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test-jni/libnoperf.so \
+      build/java-test-jni/libfgnm.so build/java-test-jni/libfgnmhelper.so \
       build/java-test/retransformer.jar
 
 build/java-test/.built: $(JAVA_SRC)
@@ -338,6 +344,17 @@ build/java-test-jni/.built: java-test/jni/JniSpinner.java java-test/jni/fgspin.c
 build/java-test-jni/libfghop.so: java-test/jni/fghop.c
 	@mkdir -p build/java-test-jni
 	$(CC) -shared -fPIC -O2 -Wall -Wextra -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ $<
+
+# nativemem's and nativelock's truth (NativeMem): every site calls the allocator from its own
+# frame (no tail calls, no malloc folded into calloc), and a library it loads and unloads.
+build/java-test-jni/libfgnm.so: java-test/jni/fgnm.c
+	@mkdir -p build/java-test-jni
+	$(CC) -shared -fPIC -O2 -g -Wall -Wextra -fno-optimize-sibling-calls -fno-builtin-malloc -fno-builtin-calloc \
+	  -fno-builtin-free -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ $< -pthread -ldl
+
+build/java-test-jni/libfgnmhelper.so: java-test/jni/fgnm_helper.c
+	@mkdir -p build/java-test-jni
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -fno-builtin-malloc -fno-builtin-free -o $@ $<
 
 # perf_event_open refused in a JVM it is preloaded into (RobustnessTests).
 build/java-test-jni/libnoperf.so: java-test/jni/noperf.c
@@ -416,6 +433,9 @@ bench-clocks:
 
 bench-alloc-lock: deps lib java build/event_floor_agent.so
 	@bash scripts/bench-alloc-lock.sh
+
+bench-nativemem: deps lib java
+	@bash scripts/bench-nativemem.sh
 
 bench-real: deps lib build/event_floor_agent.so
 	@bash scripts/install-deps.sh bench

@@ -171,7 +171,7 @@ uint32_t fg_options_timeline_max(const struct fg_options *o)
 
 int fg_options_nevents(const struct fg_options *o)
 {
-  return o->cpu + o->alloc + o->lock + (o->kevent[0] != '\0');
+  return o->cpu + o->alloc + o->lock + o->nativemem + o->nativelock + (o->kevent[0] != '\0');
 }
 
 int fg_options_first_frames(const struct fg_options *o)
@@ -184,13 +184,13 @@ static bool is_flag(const char *key)
 {
   return strcmp(key, "threads") == 0 || strcmp(key, "lines") == 0 || strcmp(key, "ann") == 0 ||
          strcmp(key, "sched") == 0 || strcmp(key, "recover") == 0 || strcmp(key, "timeline") == 0 ||
-         strcmp(key, "verify") == 0 || strcmp(key, "kernel") == 0;
+         strcmp(key, "verify") == 0 || strcmp(key, "kernel") == 0 || strcmp(key, "leak") == 0;
 }
 
 #define ACCEPTED_KEYS "interval, event, clock, alloc, lock, depth, cstack, kernel, walker, ann, recover, verify, sched, " \
                       "timeline, " \
                       "wallthreads, " \
-                      "threads, lines, ringsize, memlimit, loop, file, log"
+                      "threads, lines, ringsize, memlimit, loop, file, log, nativemem, leak, nativelock"
 
 static int set_option(struct fg_options *o, const char *key, const char *value,
                       char *err, size_t errlen)
@@ -222,6 +222,21 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                   "longer), lock=0 (every contended wait), or lock=DURATION, a whole number with a unit ns, us, ms "
                   "or s, up to 60s (e.g. lock=1ms)", value);
     o->lock = true;
+  } else if (strcmp(key, "nativemem") == 0) {
+    uint64_t n = FG_DEFAULT_NATIVEMEM_BYTES, scale = 1;
+    if (*value && (parse_bytes(value, 1, &n, &scale) != 0 || n > (1ull << 30) / scale))
+      return fg_error_line(err, errlen, "fgagent: option nativemem='%s' is not valid; accepted: nativemem alone (a "
+                  "sample about every 512k bytes a thread mallocs), or nativemem=SIZE in bytes with an optional k, m "
+                  "or g suffix, up to 1g (nativemem=0: every call)", value);
+    o->nativemem = true;
+    o->nativemem_bytes = n * scale;
+  } else if (strcmp(key, "nativelock") == 0) {
+    o->nativelock_ns = FG_DEFAULT_NATIVELOCK_NS;
+    if (*value && parse_duration(value, &o->nativelock_ns) != 0)
+      return fg_error_line(err, errlen, "fgagent: option nativelock='%s' is not valid; accepted: nativelock alone "
+                  "(waits of 10us and longer), nativelock=0 (every contended wait), or nativelock=DURATION, a whole "
+                  "number with a unit ns, us, ms or s, up to 60s (e.g. nativelock=1ms)", value);
+    o->nativelock = true;
   } else if (strcmp(key, "event") == 0) {
     if (strcmp(value, "cpu") == 0 || strcmp(value, "itimer") == 0 || strcmp(value, "wall") == 0) {
       o->event_asked = true;
@@ -288,6 +303,7 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                  : strcmp(key, "timeline") == 0 ? &o->timeline
                  : strcmp(key, "verify") == 0 ? &o->verify
                  : strcmp(key, "kernel") == 0 ? &o->kernel
+                 : strcmp(key, "leak") == 0 ? &o->leak
                                              : &o->recover;
     if (parse_bool(value, flag) != 0)
       return fg_error_line(err, errlen, "fgagent: option %s='%s' is not valid; accepted: %s alone, or "
@@ -327,14 +343,6 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     return fg_error_line(err, errlen, "fgagent: unknown option '%s'; accepted: " ACCEPTED_KEYS, key);
   }
   return 0;
-}
-
-/* The events beside the sampled one, for a line: "alloc, lock, kernel event page-faults". */
-static const char *several_events(const struct fg_options *o, char *buf, size_t len)
-{
-  snprintf(buf, len, "%s%s%s%s%s%s", o->alloc ? "alloc" : "", o->alloc && (o->lock || o->kevent[0]) ? ", " : "",
-           o->lock ? "lock" : "", o->lock && o->kevent[0] ? ", " : "", o->kevent[0] ? "event=" : "", o->kevent);
-  return buf;
 }
 
 /* The ring that holds FG_RING_HOLD_NS of samples at interval_ns (options.h). */
@@ -399,22 +407,32 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;
   }
-  o->cpu = o->event_asked || (!o->alloc && !o->lock && !o->kevent[0]);
+  if (o->leak && !o->nativemem) {   /* leak alone: nativemem's leaks at its default rate */
+    o->nativemem = true;
+    o->nativemem_bytes = FG_DEFAULT_NATIVEMEM_BYTES;
+  }
+  o->cpu = o->event_asked || (!o->alloc && !o->lock && !o->nativemem && !o->nativelock && !o->kevent[0]);
   if (o->kevent_period && !o->kevent[0])
     return fg_error_line(err, errlen, "fgagent: option interval='%llu' has no unit, which counts a kernel event's "
                 "events, and no kernel event was given; accepted: interval=DURATION with a unit ns, us, ms or s "
                 "(e.g. interval=1ms), or a count with event=NAME of a kernel event (e.g. event=page-faults)",
                 (unsigned long long)o->kevent_period);
-  char events[400];
-  if (fg_options_nevents(o) > 1)
+  if (fg_options_nevents(o) > 1) {
+    char names[400];
+    snprintf(names, sizeof names, "%s%s%s%s%s%s", o->alloc ? ", alloc" : "", o->lock ? ", lock" : "",
+             o->nativemem ? ", nativemem" : "", o->nativelock ? ", nativelock" : "", o->kevent[0] ? ", event=" : "",
+             o->kevent);
     for (int i = 0; i < o->nfiles; i++)
       if (!fg_format_holds_every_event(fg_format_for_path(o->files[i])) && !strstr(o->files[i], "%e"))
         return fg_error_line(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "
                     "several events (%s%s%s), a file name with %%e (the event's name: e.g. file=profile-%%e.html), "
                     "or a .jfr, .otlp or .heatmap.html file, which holds them all", o->files[i], o->cpu ? "event=" : "",
-                    o->cpu ? (o->event == FG_EVENT_WALL ? "wall, " : o->event == FG_EVENT_ITIMER ? "itimer, " : "cpu, ")
-                           : "",
-                    several_events(o, events, sizeof events));
+                    o->cpu ? (o->event == FG_EVENT_WALL ? "wall" : o->event == FG_EVENT_ITIMER ? "itimer" : "cpu") : "",
+                    o->cpu ? names : names + 2);
+  }
+  if (o->loop_ns && o->leak)
+    return fg_error_line(err, errlen, "fgagent: options loop and leak cannot be combined (a leak is what is not freed "
+                "by the session's end); accepted: one of them");
   if (o->loop_ns && o->sched)
     return fg_error_line(err, errlen, "fgagent: options loop and sched cannot be combined; accepted: one of them");
   if (!o->walker_asked)   /* walker=copy loses to the signal's walker with many threads, virtual threads and

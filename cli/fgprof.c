@@ -72,6 +72,8 @@ static const char usage[] =
   "  --interval TIME    the sampling interval behind IN (e.g. 10ms, 250us), so the call\n"
   "                     graph, pprof and speedscope show time, not only samples\n"
   "  --event E          a recording's cpu, alloc or lock events (the first it has)\n"
+  "  --leak             a recording's nativemem allocations not freed by its end (its\n"
+  "                     profiler.Free events matched by address, async-profiler's)\n"
   "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
   "  --lines            a recording's Java frames at their source lines (pkg/C.m:42);\n"
   "                     a .jfr OUT keeps their bytecode indexes too\n"
@@ -131,7 +133,7 @@ struct args {
   const char *include, *exclude;
   const char *event;        /* --event: which of a recording's events; NULL: the first it has */
   const char *from, *to;    /* --from, --to: the samples of a time range (fg/time_range.h) */
-  bool reverse, threads, lines;
+  bool reverse, threads, lines, leak;
   double minwidth;
   uint64_t interval_ns;
 };
@@ -216,6 +218,9 @@ static int parse_args(int argc, char **argv, struct args *a)
       a->to = value;
     } else if (strcmp(arg, "--reverse") == 0) {
       a->reverse = true;
+      continue;
+    } else if (strcmp(arg, "--leak") == 0) {
+      a->leak = true;
       continue;
     } else if (strcmp(arg, "--threads") == 0) {
       a->threads = true;
@@ -438,6 +443,7 @@ int fg_cmd_convert(int argc, char **argv)
   struct fg_profile in;
   char err[1024];
   fg_profile_init(&in);
+  in.stats.nativemem.leak = a.leak;   /* the JFR reader keeps only the allocations no free follows */
   if (fg_format_holds_every_event(fg_format_for_path(a.out)) || a.from || a.to)
     in.timeline.max = FG_JFR_TIMELINE_MAX;   /* a recording's events keep their times */
   rc = 0;

@@ -1,6 +1,7 @@
 /* fgprof heatmap IN OUT.heatmap.html: every timed sample of a recording as
  * a heatmap page (agent/output/heatmap.c), the JVM's GC pauses and
  * safepoints beside them when the recording holds them. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,9 +41,11 @@ int fg_profile_input_heatmap(const char *in_path, const char *out_path, const ch
   in.timeline.max = UINT32_MAX - 1;   /* every sample's time: the page shows each */
   in.marks.max = HEATMAP_MARKS_MAX;
   int rc = 0;
+  bool cut = false;   /* a recording bad past what was read (cut short): the page of that, then FG_EXIT_CUT */
   if (fg_read_profile_input(in_path, false, &in, err, sizeof err) != 0) {
-    fprintf(stderr, "fgprof: %s\n", err);
-    rc = 2;
+    cut = in.timeline.n > 0;
+    fprintf(stderr, "fgprof: %s%s\n", err, cut ? "; OUT holds what was read before it" : "");
+    rc = cut ? 0 : 2;
   }
   if (rc == 0 && (in.timeline.n == 0 || !in.stats.start_epoch_ns)) {
     fprintf(stderr, "fgprof %s: %s has no sample times; accepted: a JFR recording or an .otlp file, whose "
@@ -70,7 +73,7 @@ int fg_profile_input_heatmap(const char *in_path, const char *out_path, const ch
   memset(&merged.marks, 0, sizeof merged.marks);
   fg_profile_free(&merged);
   fg_profile_free(&in);
-  return rc;
+  return rc == 0 && cut ? FG_EXIT_CUT : rc;
 }
 
 int fg_cmd_heatmap(int argc, char **argv)

@@ -81,6 +81,15 @@ struct run {
   uint64_t seed, mult;          /* keys are scrambled with these before hashing */
   struct fg_u64_map threads;    /* hash of (tid, java id, name) -> profile thread */
   struct fg_u64_map overloads;  /* hash of (name, kind, bci) -> descriptors kept apart */
+  struct leak_event *leaks;     /* p->stats.nativemem.leak: profiler.Malloc and Free, replayed at the end */
+  uint32_t nleaks, leaks_cap;
+};
+
+/* A profiler.Malloc (stack: its profile stack) or profiler.Free (stack UINT32_MAX) of a recording
+ * read for its leaks: async-profiler writes them from per-thread buffers, in no global order. */
+struct leak_event {
+  uint64_t time, addr, weight;
+  uint32_t stack, seq;
 };
 
 /* key -> a cached text (NULL too), for the pools read over and over */
@@ -1039,13 +1048,82 @@ static uint64_t ticks_ns(const struct chunk *c, uint64_t ticks)
   return c->start_ns + (uint64_t)(int64_t)d;
 }
 
+/* A Malloc (stack: its profile stack) or Free (UINT32_MAX) kept for the replay, charged to the budget. */
+static int leak_event(struct rd *r, struct chunk *c, uint64_t time, uint64_t addr, uint64_t weight, uint32_t stack)
+{
+  struct run *run = c->run;
+  if (charge(r, c, sizeof *run->leaks) != 0)
+    return -1;
+  if (fg_grow_array((void **)&run->leaks, &run->leaks_cap, sizeof *run->leaks, (size_t)run->nleaks + 1) != 0) {
+    set_bad(r, "out of memory");
+    return -1;
+  }
+  run->leaks[run->nleaks] = (struct leak_event){time, addr, weight, stack, run->nleaks};
+  run->nleaks++;
+  return 0;
+}
+
+static int leak_order(const void *a, const void *b)
+{
+  const struct leak_event *x = a, *y = b;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The replay: events in time order, a free forgetting its address's last malloc; the mallocs
+ * left are the leaks, counted into their stacks. 0, or -1 when memory ran out. */
+static int count_leaks(struct run *run)
+{
+  if (!run->nleaks)
+    return 0;
+  qsort(run->leaks, run->nleaks, sizeof *run->leaks, leak_order);
+  struct fg_u64_map last;   /* scrambled address -> index of its live malloc + 1, 0: freed */
+  fg_u64_map_init(&last);
+  int rc = 0;
+  for (uint32_t k = 0; k < run->nleaks && rc == 0; k++) {
+    const struct leak_event *l = &run->leaks[k];
+    uint64_t key = (l->addr ^ run->seed) * run->mult;
+    if (!key)
+      continue;
+    uint32_t at;
+    if (l->stack == UINT32_MAX) {
+      if (fg_u64_map_get(&last, key, &at) && at)
+        rc = fg_u64_map_put(&last, key, 0);
+    } else {
+      rc = fg_u64_map_put(&last, key, k + 1);
+    }
+  }
+  struct fg_event_stats *st = &run->p->stats.nativemem;
+  for (uint32_t k = 0; k < run->nleaks && rc == 0; k++) {
+    const struct leak_event *l = &run->leaks[k];
+    uint64_t key = (l->addr ^ run->seed) * run->mult;
+    uint32_t at;
+    if (l->stack == UINT32_MAX)
+      continue;
+    st->on = 1;
+    st->taken++;
+    if (key && fg_u64_map_get(&last, key, &at) && at != k + 1) {
+      st->freed++;   /* freed later, or its address given again by a later malloc */
+      continue;
+    }
+    fg_profile_count(run->p, l->stack, l->weight, l->time, 0);
+    run->p->stacks[l->stack].events++;
+    st->stored++;
+    st->weight += l->weight;
+    st->events++;
+  }
+  fg_u64_map_free(&last);
+  return rc;
+}
+
 /* One known event: its stack (with a class leaf for alloc and lock) counted
  * into the profile. A stack is copied once for each thread, event and
  * class it is met with (charged to the budget), then only counted. */
 static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const struct want *w)
 {
-  /* w: startTime, thread, stackTrace, class, weight, duration, count, event */
-  int leaf = fg_event_kind(e)->class_leaf;   /* alloc's and lock's stacks end with a class */
+  /* w: startTime, thread, stackTrace, class, weight, duration, size, address, count, event */
+  int leaf = fg_event_kind(e)->class_leaf;   /* alloc's and lock's class: the stack's leaf */
   int64_t s = stack_of(r, c, w[2].num), t = s < 0 ? -1 : thread_of(r, c, w[1].num);
   int64_t cls = t < 0 || !leaf ? -1 : class_frame(r, c, w[3].num);
   if (s < 0 || t < 0 || (leaf && cls < 0))
@@ -1071,7 +1149,7 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
     memcpy(frames, ids + 1, n * sizeof *frames);
     if (leaf)
       frames[n] = (uint32_t)cls;
-    i = fg_profile_event_stack(c->p, e, (uint32_t)t, frames, n + (leaf != 0));
+    i = fg_profile_event_stack(c->p, e, (uint32_t)t, frames, n + (uint32_t)leaf);
     free(frames);
     if (i < 0) {
       set_bad(r, "out of memory");
@@ -1085,15 +1163,18 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
   }
   uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
   struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
+  if (e == FG_STACK_NATIVEMEM && st->leak)   /* counted at the end if no free follows */
+    return leak_event(r, c, time, w[7].num, w[6].num, (uint32_t)i);
   if (e == FG_STACK_KERNEL) {   /* a sample of a kernel event, standing for count events */
-    weight = w[6].has ? w[6].num : 1;
+    weight = w[8].has ? w[8].num : 1;
     if (weight > st->interval)
       st->interval = weight;   /* the period: what a whole sample stands for */
-    if (!c->p->stats.kernel_event[0] && w[7].str)
-      snprintf(c->p->stats.kernel_event, sizeof c->p->stats.kernel_event, "%s", w[7].str);
+    if (!c->p->stats.kernel_event[0] && w[9].str)
+      snprintf(c->p->stats.kernel_event, sizeof c->p->stats.kernel_event, "%s", w[9].str);
   } else if (e != FG_STACK_CPU) {
-    weight = e == FG_STACK_ALLOC ? w[4].num : ticks_ns(c, w[0].num + w[5].num) - time;
-    time = e == FG_STACK_ALLOC ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */
+    int bytes = e == FG_STACK_ALLOC || e == FG_STACK_NATIVEMEM;
+    weight = e == FG_STACK_ALLOC ? w[4].num : e == FG_STACK_NATIVEMEM ? w[6].num : ticks_ns(c, w[0].num + w[5].num) - time;
+    time = bytes ? time : time + weight;   /* a wait is kept at its end, as fgagent keeps it */
   }
   fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
   if (e == FG_STACK_CPU) {
@@ -1153,9 +1234,14 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
     {"jdk.ObjectAllocationSample", FG_STACK_ALLOC, "eventThread", "objectClass"},
     {"jdk.JavaMonitorEnter", FG_STACK_LOCK, "eventThread", "monitorClass"},
     {"jdk.ThreadPark", FG_STACK_LOCK, "eventThread", "parkedClass"},
+    /* fgagent's nativemem and nativelock, and async-profiler's own (its profiler.Free carries no
+     * size: a leak report needs the recording's frees, which --leak of async-profiler's jfrconv reads) */
+    {"profiler.Malloc", FG_STACK_NATIVEMEM, "eventThread", NULL},
+    {"profiler.NativeLock", FG_STACK_NATIVELOCK, "eventThread", NULL},
+    {"profiler.Free", FG_STACK_NATIVEMEM, "eventThread", NULL},   /* read for leaks only */
     {"fgagent.KernelEvent", FG_STACK_KERNEL, "eventThread", NULL},
   };
-  enum { NKINDS = sizeof kinds / sizeof *kinds };
+  enum { NKINDS = sizeof kinds / sizeof kinds[0] };
   uint64_t ids[NKINDS];
   for (int k = 0; k < NKINDS; k++)
     ids[k] = UINT64_MAX;
@@ -1186,14 +1272,17 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       struct rd ev = {.b = r->b, .pos = body, .end = at + size};
       struct want w[] = {{.name = "startTime"}, {.name = kinds[k].thread}, {.name = "stackTrace"},
                          {.name = kinds[k].cls ? kinds[k].cls : "-"}, {.name = "weight"}, {.name = "duration"},
-                         {.name = "count"}, {.name = "event", .text = 1}};
-      read_object(&ev, c, cls, w, 8, 0);
-      if (ev.bad || (owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(&ev, c, kinds[k].e, w) != 0)) {
+                         {.name = "size"}, {.name = "address"}, {.name = "count"}, {.name = "event", .text = 1}};
+      read_object(&ev, c, cls, w, 10, 0);
+      int is_free = strcmp(kinds[k].type, "profiler.Free") == 0;
+      if (ev.bad || (is_free && c->p->stats.nativemem.leak &&
+                     leak_event(&ev, c, ticks_ns(c, w[0].num), w[7].num, 0, UINT32_MAX) != 0) ||
+          (!is_free && owned_or_not_park(c, kinds[k].type, w[3].num) && add_event(&ev, c, kinds[k].e, w) != 0)) {
         r->pos = ev.bad_at;
         set_bad(r, ev.why);
         return -1;
       }
-      ++*known;
+      *known += !is_free;
     } else if (c->p->marks.max) {
       size_t m = 0;
       while (m < MARK_TYPES && mark_ids[m] != type)
@@ -1293,7 +1382,7 @@ static int read_chunk(const uint8_t *data, size_t len, size_t base, const char *
 
   uint64_t msize, mtype;
   size_t body;
-  const char *why;
+  const char *why = NULL;   /* record_at sets it only when it refuses the record */
   int rc = 0;
   if (record_at(data, meta, chunk, &msize, &mtype, &body, &why) != 0 || mtype != 0) {
     rc = fg_error_line(err, errlen, "%s: byte %zu: no metadata event where the chunk header says: %s; accepted: " ACCEPTED, source, base + meta,
@@ -1379,6 +1468,9 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, bool lines
     rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);
     at += size;
   }
+  if (rc == 0 && p->stats.nativemem.leak && count_leaks(&run) != 0)
+    rc = fg_error_line(err, errlen, "%s: out of memory", source);
+  free(run.leaks);
   fg_u64_map_free(&run.threads);
   fg_u64_map_free(&run.overloads);
   if (rc == 0 && known == 0)

@@ -95,10 +95,12 @@ static int64_t build(struct fg_trace_stacks *s, struct fg_profile *p, uint32_t t
   }
   if (state && s->namer.state && (id = fg_profile_intern(p, s->namer.state(state), FG_KIND_MARKER)) >= 0)
     s->frames[count++] = (uint32_t)id;
-  enum fg_stack_event e = flags & FG_SAMPLE_ALLOC           ? FG_STACK_ALLOC
-                          : flags & FG_SAMPLE_LOCK          ? FG_STACK_LOCK
-                          : flags & FG_SAMPLE_KERNEL_EVENT  ? FG_STACK_KERNEL
-                                                            : FG_STACK_CPU;
+  enum fg_stack_event e = flags & FG_SAMPLE_ALLOC          ? FG_STACK_ALLOC
+                          : flags & FG_SAMPLE_LOCK         ? FG_STACK_LOCK
+                          : flags & FG_SAMPLE_NATIVEMEM    ? FG_STACK_NATIVEMEM
+                          : flags & FG_SAMPLE_NATIVELOCK   ? FG_STACK_NATIVELOCK
+                          : flags & FG_SAMPLE_KERNEL_EVENT ? FG_STACK_KERNEL
+                                                           : FG_STACK_CPU;
   return fg_profile_event_stack(p, e, thread, s->frames, count);
 }
 

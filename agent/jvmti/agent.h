@@ -87,6 +87,7 @@ struct fg_agent {
 
   int cpu_sampling;            /* this session samples event= (SIGPROF handler installed, timer armed) */
   int alloc_on, lock_on;       /* this session records alloc, lock (java_events/java_events.h) */
+  int nativemem_on, nativelock_on;   /* ... nativemem, nativelock (native_mem/native_mem.h) */
   _Atomic int events_on;       /* their callbacks log */
   _Atomic int events_inflight; /* their callbacks under way */
   uint64_t events_since_ns;    /* CLOCK_MONOTONIC when they were turned on: a wait begun before is not this session's */

@@ -22,6 +22,7 @@
 #include "sampling/signal/handler_parts.h"
 #include "hotspot/vm_structs.h"
 #include "java_events/java_events.h"
+#include "native_mem/native_mem.h"
 
 /* How often the unwind tables look for libraries loaded since (besides a
  * walk's wake-up when it meets a pc in none): one dl_iterate_phdr call */
@@ -148,6 +149,10 @@ static int session_events(const struct fg_agent *a, enum fg_stack_event events[F
     events[n++] = FG_STACK_ALLOC;
   if (a->lock_on)
     events[n++] = FG_STACK_LOCK;
+  if (a->nativemem_on)
+    events[n++] = FG_STACK_NATIVEMEM;
+  if (a->nativelock_on)
+    events[n++] = FG_STACK_NATIVELOCK;
   if (a->kevent_on)
     events[n++] = FG_STACK_KERNEL;
   return n;
@@ -391,6 +396,12 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
     fprintf(stderr, "fgagent: cannot start the unwind tables' refresher thread; the native frames of a library "
                     "loaded from now on are cut at its first frame\n");
   atomic_store(&a->live, 1);
+  /* before the drainer's thread starts: its passes read the hooks' queue, which this empties */
+  a->nativemem_on = a->nativelock_on = 0;
+  if ((a->opts.nativemem || a->opts.nativelock) && fg_native_mem_start(a, msg, sizeof msg) != 0 && msg[0])
+    fprintf(stderr, "%s\n", msg);
+  a->nativemem_on = a->opts.nativemem && atomic_load(&fg_nm.mem_on);
+  a->nativelock_on = a->opts.nativelock && atomic_load(&fg_nm.lock_on);
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
   a->alloc_on = a->lock_on = 0;   /* a session before may have had them: only this one's options count */
@@ -423,6 +434,11 @@ static void fill_stats(struct fg_agent *a)
   s->alloc.on = a->alloc_on;
   s->alloc.interval = a->opts.alloc_bytes;
   s->lock.on = a->lock_on;
+  s->nativemem.on = a->nativemem_on;
+  s->nativemem.interval = a->opts.nativemem_bytes;
+  s->nativemem.leak = a->nativemem_on && a->opts.leak;
+  s->nativelock.on = a->nativelock_on;
+  s->nativelock.interval = a->opts.nativelock_ns;
   s->lock.interval = a->opts.lock_ns;
   s->alloc.verified = s->lock.verified = a->opts.verify;
   s->kernel.on = a->kevent_on;
@@ -664,6 +680,7 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   /* Disarm, ignore late signals, wait out running handlers: then no sample
    * can arrive after the final pass, and the accounting closes exactly. */
   fg_java_events_stop(a);   /* no callback logs after the last pass */
+  fg_native_mem_stop(a);    /* the import slots put back; no hook queues after the last pass */
   fg_copy_engine_stop(&a->copy_engine);   /* its last pass reads what the counters copied so far */
   fg_timer_stop(&a->timer);
   fg_kevents_stop(&a->kevents);

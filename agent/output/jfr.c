@@ -1,8 +1,9 @@
 /* JDK Flight Recorder output: one chunk that the JDK's `jfr` tool, JMC and
  * IntelliJ read. A jdk.ExecutionSample event per sample (thread, stack trace,
  * time); alloc's a jdk.ObjectAllocationSample, lock's a jdk.JavaMonitorEnter
- * or jdk.ThreadPark per event; a kernel event's (event=NAME) an
- * fgagent.KernelEvent per sample, with the event's name and the events it
+ * or jdk.ThreadPark per event, nativemem's a profiler.Malloc and nativelock's a
+ * profiler.NativeLock (async-profiler's types); a kernel event's (event=NAME)
+ * an fgagent.KernelEvent per sample, with the event's name and the events it
  * stands for (JMC lists it under fgagent / Kernel, with its stack traces); threads, stack traces, methods, classes, packages and symbols in
  * one checkpoint's constant pools; the metadata event declares only the
  * types these use, with the field names the JDK's own metadata has.
@@ -178,6 +179,15 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
     {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
     {"parkedClass", T_CLASS, F_POOL, "Class Parked On"}, {"address", T_LONG, F_ADDRESS, "Address of Object Parked"}}},
+  /* async-profiler's shapes (its jfrMetadata.cpp), so that its jfrconv and JMC read them as its own */
+  {"profiler.Malloc", T_MALLOC, "jdk.jfr.Event", 0, "malloc", {"Java Virtual Machine", "Native Memory"},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
+    {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"address", T_LONG, F_ADDRESS, "Address"},
+    {"size", T_LONG, F_BYTES, "Size"}}},
+  {"profiler.NativeLock", T_NATIVE_LOCK, "jdk.jfr.Event", 0, "Native Lock Sample", {"Java Virtual Machine", "Native Lock"},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
+    {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
+    {"address", T_LONG, F_ADDRESS, "Lock Address"}}},
   {"fgagent.KernelEvent", T_KERNEL_EVENT, "jdk.jfr.Event", 0, "Kernel Event", {"fgagent", "Kernel"},
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
     {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"event", T_STRING, 0, "Event"},
@@ -343,6 +353,43 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
     setting(o, body, ticks, T_KERNEL_EVENT, "event", s->kernel_event);
     setting(o, body, ticks, T_KERNEL_EVENT, "period", text);
   }
+  if (s->nativemem.on) {
+    setting(o, body, ticks, T_MALLOC, "enabled", "true");
+    setting(o, body, ticks, T_MALLOC, "stackTrace", "true");
+    if (s->nativemem.leak)
+      setting(o, body, ticks, T_MALLOC, "leak", "true");   /* only what was not freed by the end */
+  }
+  if (s->nativelock.on) {
+    timespan_text(s->nativelock.interval, text, sizeof text);
+    setting(o, body, ticks, T_NATIVE_LOCK, "enabled", "true");
+    setting(o, body, ticks, T_NATIVE_LOCK, "stackTrace", "true");
+    setting(o, body, ticks, T_NATIVE_LOCK, "threshold", text);
+  }
+}
+
+int jfr_native_event(struct fg_bytes *body, const struct fg_profile *p, uint32_t stack, uint64_t ticks,
+                     uint64_t weight)
+{
+  const struct fg_stack *s = &p->stacks[stack];
+  if (s->event == FG_STACK_NATIVEMEM) {
+    jfr_put_long(body, T_MALLOC);
+    jfr_put_long(body, ticks);
+    jfr_put_long(body, s->thread + 1);   /* eventThread */
+    jfr_put_long(body, stack + 1);
+    jfr_put_long(body, 0);               /* address: not kept */
+    jfr_put_long(body, weight);          /* size: the bytes the sample stands for */
+    return 1;
+  }
+  if (s->event != FG_STACK_NATIVELOCK)
+    return 0;
+  uint64_t start = ticks > weight ? ticks - weight : 0;
+  jfr_put_long(body, T_NATIVE_LOCK);
+  jfr_put_long(body, start);
+  jfr_put_long(body, ticks - start);     /* duration */
+  jfr_put_long(body, s->thread + 1);
+  jfr_put_long(body, stack + 1);
+  jfr_put_long(body, 0);                 /* address: not kept */
+  return 1;
 }
 
 /* ---- the chunk ---- */
@@ -388,7 +435,8 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
     }
     if (s->event != FG_STACK_CPU) {
       if (weight) {
-        jfr_event(&body, pools, p, e->stack, e->time_ns, weight);
+        if (!jfr_native_event(&body, p, e->stack, e->time_ns, weight))
+          jfr_event(&body, pools, p, e->stack, e->time_ns, weight);
         jfr_put_event(&o, &body);
       }
       continue;
@@ -411,7 +459,8 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
       continue;
     if (p->stacks[i].event != FG_STACK_CPU) {
       if (timed[i] < p->stacks[i].count) {
-        jfr_event(&body, pools, p, i, end, p->stacks[i].count - timed[i]);
+        if (!jfr_native_event(&body, p, i, end, p->stacks[i].count - timed[i]))
+          jfr_event(&body, pools, p, i, end, p->stacks[i].count - timed[i]);
         jfr_put_event(&o, &body);
       }
       continue;

@@ -18,6 +18,7 @@ enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
   T_STACK_TRACE, T_EXECUTION_SAMPLE,
   T_TIMESPAN, T_ALLOC_SAMPLE, T_MONITOR_ENTER, T_THREAD_PARK, T_DATA_AMOUNT,
   T_CONTENT_TYPE, T_MEMORY_ADDRESS, T_UNSIGNED, T_ACTIVE_SETTING,
+  T_MALLOC, T_NATIVE_LOCK,   /* async-profiler's profiler.Malloc and profiler.NativeLock */
   T_KERNEL_EVENT,
 };
 
@@ -40,6 +41,12 @@ void jfr_sample(struct fg_bytes *body, const struct fg_profile *p, uint64_t tick
 struct jfr_pools;
 struct jfr_pools *jfr_pools_new(const struct fg_profile *p);
 void jfr_pools_free(struct jfr_pools *t);
+/* A nativemem or nativelock stack's event body: profiler.Malloc (weight:
+ * the bytes its sample stands for, as size; no address kept) or
+ * profiler.NativeLock (weight: the nanoseconds waited, ending at ticks).
+ * 1, or 0 when the stack is of neither. */
+int jfr_native_event(struct fg_bytes *body, const struct fg_profile *p, uint32_t stack, uint64_t ticks,
+                     uint64_t weight);
 /* An alloc or lock stack's event body (its class is the stack's leaf
  * frame; its stack trace leaves that frame out): jdk.ObjectAllocationSample
  * (weight: bytes), jdk.JavaMonitorEnter or jdk.ThreadPark (weight: the

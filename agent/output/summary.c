@@ -423,7 +423,7 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
 int fg_write_summary(FILE *out, const struct fg_stats *s)
 {
   if (s->cpu_off) {
-    if (fprintf(out, "fgagent summary\n  event:             none sampled (alloc, lock or a kernel event alone)\n"
+    if (fprintf(out, "fgagent summary\n  event:             none sampled (alloc, lock, native or kernel events alone)\n"
                      "  wall time:         %.3f s recorded; fgagent's own threads used %.3f s CPU\n",
                 (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
       return -1;
@@ -436,7 +436,7 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
     return -1;
   if (s->kernel.on && fg_write_kernel_summary(out, s) != 0)
     return -1;
-  return 0;
+  return fg_write_native_summary(out, s);
 }
 
 char *fg_summary_text(const struct fg_stats *s)

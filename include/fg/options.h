@@ -32,6 +32,8 @@ enum fg_clock_mode { FG_CLOCK_AUTO, FG_CLOCK_PERF, FG_CLOCK_POSIX };
 #define FG_DEFAULT_FILE "fgagent-%p.txt"
 #define FG_DEFAULT_ALLOC_BYTES (512u * 1024u)   /* alloc: a sample about every 512 KiB a thread allocates */
 #define FG_DEFAULT_LOCK_NS 10000u               /* lock: waits of 10 us and longer */
+#define FG_DEFAULT_NATIVEMEM_BYTES (512u * 1024u) /* nativemem: a sample about every 512 KiB a thread mallocs */
+#define FG_DEFAULT_NATIVELOCK_NS 10000u           /* nativelock: waits of 10 us and longer */
 
 struct fg_options {
   uint64_t interval_ns;
@@ -46,6 +48,11 @@ struct fg_options {
   uint64_t alloc_bytes;          /* alloc=SIZE: the mean bytes between two samples of a thread */
   bool lock;                     /* lock: contended monitors and parks on java.util.concurrent locks */
   uint64_t lock_ns;              /* lock=DURATION: the shortest wait recorded; 0: every one */
+  bool nativemem;                /* nativemem: malloc and its kin sampled (agent/native_mem) */
+  uint64_t nativemem_bytes;      /* nativemem=SIZE: the mean bytes between two samples of a thread; 0: every call */
+  bool leak;                     /* leak: of nativemem's samples, only those not freed by the end */
+  bool nativelock;               /* nativelock: contended pthread mutex and rwlock waits */
+  uint64_t nativelock_ns;        /* nativelock=DURATION: the shortest wait recorded; 0: every one */
   int depth;                     /* most Java frames kept per sample */
   bool threads;                  /* split outputs per thread */
   bool lines;                    /* frame names carry source line numbers */
@@ -84,7 +91,8 @@ static inline bool fg_options_vm_walker(const struct fg_options *o)
 
 int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t errlen);
 
-/* How many events a session records: the sampled one (o->cpu), alloc, lock, the kernel event. */
+/* How many events a session records: the sampled one (o->cpu), alloc, lock, nativemem, nativelock, the
+ * kernel event. */
 int fg_options_nevents(const struct fg_options *o);
 
 /* Most frames one walk writes: depth + 1 Java frames, up to 66 recovered

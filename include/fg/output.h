@@ -49,6 +49,8 @@ int fg_write_callgraph(FILE *out, const struct fg_profile *p, const struct fg_ou
 /* The call graph's timeline mode: p->timeline's samples per CPU in time order. */
 int fg_write_timeline(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
 int fg_write_summary(FILE *out, const struct fg_stats *s);
+/* Its nativemem and nativelock sections (agent/output/summary_native.c). */
+int fg_write_native_summary(FILE *out, const struct fg_stats *s);
 /* The summary as text (the caller frees it), or NULL when out of memory. */
 char *fg_summary_text(const struct fg_stats *s);
 int fg_write_flamegraph_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);

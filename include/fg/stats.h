@@ -47,6 +47,8 @@ struct fg_event_stats {
   uint64_t walked;                         /* stored with a stack fgagent's walker took (the rest: GetStackTrace's) */
   uint64_t differ;                         /* verify: of those, stacks GetStackTrace gave otherwise */
   char difference[320];                    /* verify: the first such, described; "" when none */
+  int leak;                                /* nativemem,leak: the stored are the samples not freed by the end */
+  uint64_t freed;                          /* nativemem,leak: of taken, freed before the end (not leaks) */
 };
 
 /* Adds from's counts of events taken and lost, and its first difference

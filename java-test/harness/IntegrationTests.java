@@ -588,6 +588,7 @@ public final class IntegrationTests {
     all.addAll(LifecycleTests.TESTS);
     all.addAll(ScaleTests.TESTS);
     all.addAll(AllocLockTests.TESTS);
+    all.addAll(NativeMemTests.TESTS);
     all.addAll(JfrReadTests.TESTS);
     all.addAll(LockKindTests.TESTS);
     all.addAll(AttachTrustTests.TESTS);

@@ -1,5 +1,5 @@
 /* libFuzzer target: arbitrary bytes into the JFR reader, without and with
- * lines, then whatever it read through every writer (a recording read in
+ * lines and with nativemem's leak replay (fgprof convert --leak), then whatever it read through every writer (a recording read in
  * part keeps what it read: that goes through them too). Any crash, leak or
  * undefined behaviour (built with ASan and UBSan), or a run slower than
  * libFuzzer's timeout, is a bug: a recording is never trusted. */
@@ -12,11 +12,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  for (int lines = 0; lines < 2; lines++) {
+  for (int mode = 0; mode < 3; mode++) {
+    int lines = mode == 1;
     struct fg_profile p;
     char err[512];
     fg_profile_init(&p);
     p.timeline.max = 1000;
+    p.stats.nativemem.leak = mode == 2;
     fg_parse_jfr(data, size, "fuzz", lines, &p, err, sizeof err);
     if (p.nstacks > 0) {
       FILE *out = fopen("/dev/null", "w");

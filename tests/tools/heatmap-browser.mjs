@@ -3,7 +3,7 @@
 //   smoke [SHOT]            loads with no console error, draws squares; SHOT: screenshots SHOT-scaleN.png
 //   range FROM TO [EVENT]   prints the flame graph of [FROM, TO) (ms since 1970) of EVENT (cpu, alloc, lock, ...;
 //                           default the first): RANGE_MS, UNTIMED (stored without a time), TOTAL
-//   diff FROM TO BFROM BTO  the differential view of [FROM, TO) against [BFROM, BTO) (ms since 1970): prints
+//   diff FROM TO BFROM BTO [THREAD]  the differential view (of one thread's samples with THREAD) of [FROM, TO) against [BFROM, BTO) (ms since 1970): prints
 //                           each changed frame as CHANGE <change> <points> <name>, in the page's order
 //   empty                   a page with no sample loads and says so
 //   time                    prints LOAD_MS (page open to drawn) and RANGE_MS for a 1-minute and a whole-span range
@@ -66,6 +66,7 @@ try {
     const r = await page.evaluate(([a, b]) => window.heatmapSelect(a, b), [ns(args[0]), ns(args[1])]);
     console.log("RANGE_MS " + r.ms + " UNTIMED " + r.untimed + " TOTAL " + r.total);
   } else if (mode === "diff") {
+    if (args[4]) check(await page.evaluate((t) => window.heatmapThread(t), args[4]), "no thread " + args[4] + " on the page");
     await page.evaluate(([a, b]) => window.heatmapSelect(a, b, true), [ns(args[2]), ns(args[3])]);
     const r = await page.evaluate(([a, b]) => window.heatmapSelect(a, b), [ns(args[0]), ns(args[1])]);
     check(r.rows !== null, "no differential view");

@@ -166,6 +166,43 @@ static void alloc_and_lock_take_sizes_durations_and_events(void **state)
   assert_rejected("event=wall,lock,file=w.collapsed", "(event=wall, lock)", "%e");
 }
 
+/* nativemem, leak, nativelock: sizes, durations, and as events of their own. */
+static void native_events_take_sizes_durations_and_leak(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("nativemem", &o, err, sizeof err), 0);
+  assert_true(o.nativemem);
+  assert_false(o.cpu);   /* nativemem alone: no CPU samples */
+  assert_false(o.leak);
+  assert_int_equal(o.nativemem_bytes, 512 * 1024);
+  assert_int_equal(fg_options_parse("nativemem=0", &o, err, sizeof err), 0);   /* every call */
+  assert_true(o.nativemem);
+  assert_int_equal(o.nativemem_bytes, 0);
+  assert_int_equal(fg_options_parse("nativemem=64k,leak", &o, err, sizeof err), 0);
+  assert_int_equal(o.nativemem_bytes, 64 * 1024);
+  assert_true(o.leak);
+  assert_int_equal(fg_options_parse("leak", &o, err, sizeof err), 0);   /* leak alone: nativemem's at its default */
+  assert_true(o.nativemem);
+  assert_true(o.leak);
+  assert_int_equal(o.nativemem_bytes, 512 * 1024);
+  assert_int_equal(fg_options_parse("nativelock", &o, err, sizeof err), 0);
+  assert_true(o.nativelock);
+  assert_false(o.nativemem);
+  assert_int_equal(o.nativelock_ns, 10000);
+  assert_int_equal(fg_options_parse("nativelock=0", &o, err, sizeof err), 0);
+  assert_int_equal(o.nativelock_ns, 0);
+  assert_int_equal(fg_options_parse("nativelock=2ms", &o, err, sizeof err), 0);
+  assert_int_equal(o.nativelock_ns, 2000000);
+  assert_int_equal(fg_options_parse("event=cpu,nativemem,nativelock,file=p-%e.html", &o, err, sizeof err), 0);
+  assert_int_equal(fg_options_nevents(&o), 3);
+  assert_rejected("nativemem=much", "nativemem='much'", "k, m or g suffix");
+  assert_rejected("nativemem=2g", "nativemem='2g'", "up to 1g");
+  assert_rejected("nativelock=5", "nativelock='5'", "ns, us, ms or s");
+  assert_rejected("leak=maybe", "leak='maybe'", "true/false");
+  assert_rejected("nativemem,nativelock", "does not say which event", "(nativemem, nativelock)");
+  assert_rejected("event=cpu,nativemem,file=p.html", "(event=cpu, nativemem)", "%e");
+}
+
 /* Kernel frames: on by default, room for them in every walk with event=cpu
  * only (no other event records them), and off with kernel=no. */
 static void kernel_frames_have_room_with_event_cpu(void **state)
@@ -299,6 +336,7 @@ int main(void)
     cmocka_unit_test(kernel_frames_have_room_with_event_cpu),
     cmocka_unit_test(kernel_events_combine_with_the_others),
     cmocka_unit_test(alloc_and_lock_take_sizes_durations_and_events),
+    cmocka_unit_test(native_events_take_sizes_durations_and_leak),
     cmocka_unit_test(too_many_files),
   };
   return cmocka_run_group_tests_name("options", tests, NULL, NULL);

@@ -1,0 +1,23 @@
+/* One native memory or native lock event on its way to the profile: what a
+ * hook fills in (its stack already a trace in the session's trace table)
+ * and the drainer reads back. */
+#ifndef FG_NM_RECORD_H
+#define FG_NM_RECORD_H
+
+#include <stdint.h>
+
+struct fg_trace;
+struct fg_thread;
+
+struct fg_nm_record {
+  const struct fg_trace *trace; /* the caller of malloc (or pthread_mutex_lock) and its callers, leaf first */
+  struct fg_thread *thread;     /* the registry's record of the thread, NULL: a thread with none */
+  uint64_t serial;              /* that record's registration then */
+  uint64_t time_ns;             /* CLOCK_MONOTONIC */
+  uint64_t weight;              /* bytes the sample stands for, or nanoseconds waited */
+  uint64_t events;              /* the calls it stands for */
+  int32_t tid;
+  uint8_t event;                /* enum fg_stack_event */
+};
+
+#endif
