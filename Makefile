@@ -15,11 +15,11 @@ CFLAGS_LIB = $(CFLAGS_COMMON) -fvisibility=hidden -ftls-model=initial-exec -pthr
 CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent/buffer/trace_table.c agent/buffer/trace_stacks.c \
            agent/profile/profile.c agent/profile/event_kinds.c agent/output/heatmap.c agent/output/heatmap_blob.c agent/profile/profile_copy.c agent/profile/call_tree.c \
            agent/output/format.c agent/output/text_buffer.c agent/output/collapsed.c \
-           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/summary_native.c agent/output/profile_file.c agent/output/output_target.c \
+           agent/output/callgraph.c agent/output/ftrace_columns.c agent/output/timeline.c agent/output/summary.c agent/output/summary_native.c agent/output/summary_kernel.c agent/output/profile_file.c agent/output/output_target.c \
            agent/sampling/unregistered_threads.c cli/collapsed_reader.c cli/jfr_reader.c cli/otlp_reader.c cli/profile_input.c cli/time_range.c \
            agent/output/json_text.c agent/output/flamegraph_html.c agent/output/pprof.c agent/output/protobuf.c agent/output/otlp.c \
            agent/output/byte_buffer.c agent/output/frame_name.c agent/output/jfr.c agent/output/jfr_pools.c \
-           agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/cputimer/thread_timer.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
+           agent/native/kernel_symbols.c agent/sampling/perf/perf_threads.c agent/sampling/perf/cpu_rings.c agent/sampling/perf/perf_counters.c agent/sampling/perf/fd_room.c agent/sampling/kernel_events/event_spec.c agent/sampling/cputimer/thread_timer.c agent/sampling/copy/copy_record.c agent/sampling/copy/copy_held.c \
            agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/profile/lock_kinds.c agent/sched/switch_decoder.c agent/verify/call_site.c \
            agent/native_mem/import_patch.c agent/native_mem/nm_queue.c agent/native_mem/leak_table.c \
            agent/native/proc_maps.c cli/attach_reply.c cli/proc_status.c agent/sampling/wall/task_files.c
@@ -241,6 +241,16 @@ build/tests/test_method_map: tests/unit/test_method_map.c build/obj/agent/hotspo
 build/tests/test_event_log: tests/unit/test_event_log.c build/obj/agent/java_events/event_log.o build/libfgcore.a tests/unit/unit.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/java_events/event_log.o build/libfgcore.a -lcmocka -o $@
+
+# Kernel event names resolved against a made-up sysfs and tracefs, and a uprobe's offset in the test program.
+build/tests/test_kernel_events: tests/unit/test_kernel_events.c build/obj/agent/sampling/kernel_events/event_resolve.o build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o build/libfgcore.a tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/sampling/kernel_events/event_resolve.o build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o build/libfgcore.a -lcmocka -ldl -lm -o $@
+
+# A kernel event's counters on the test's own threads.
+build/tests/test_kernel_counters: tests/unit/test_kernel_counters.c build/obj/agent/sampling/kernel_events/kernel_counters.o build/obj/agent/sampling/kernel_events/event_resolve.o build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o build/libfgcore.a tests/unit/unit.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS_COMMON) -pthread -Itests/unit $< build/obj/agent/sampling/kernel_events/kernel_counters.o build/obj/agent/sampling/kernel_events/event_resolve.o build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o build/libfgcore.a -lcmocka -ldl -lm -o $@
 
 # The ELF symbol reader, on the test program's own functions.
 build/tests/test_symbols: tests/unit/test_symbols.c build/obj/agent/native/symbols.o build/obj/agent/native/unwind_rows.o tests/unit/unit.h

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fg/error_line.h"
+#include "sampling/kernel_events/event_spec.h"
 #include "fg/output.h"
 
 /* The floor is what a machine like the test machines can serve. Each sample
@@ -18,6 +19,7 @@
  * 2.5-2.8 s (up to 2.3x in stress runs); at 200 us 2.1-2.2 s (1.5x), at 1 ms
  * 1.65 s (1.2x). Below 200 us the profiler would cost more than it shows. */
 #define MIN_INTERVAL_NS 200000ull           /* 200 us */
+#define MAX_KEVENT_PERIOD (1ull << 40)      /* interval=N of a kernel event: events between samples */
 #define MAX_INTERVAL_NS 60000000000ull      /* 60 s */
 #define MAX_DEPTH 65536
 #define MIN_RING_BYTES 4096u
@@ -156,7 +158,7 @@ int fg_options_max_frames(const struct fg_options *o)
 {
   /* as fg_walk_capacity: depth + 1 asked of ASGCT, the recovered frames before them */
   return o->depth + 1 + FG_MAX_RECOVERED_FRAMES + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0) +
-         (o->kernel && o->event == FG_EVENT_CPU ? FG_MAX_KERNEL_FRAMES : 0);
+         (o->kernel && (o->event == FG_EVENT_CPU || o->kevent[0]) ? FG_MAX_KERNEL_FRAMES : 0);
 }
 
 uint32_t fg_options_timeline_max(const struct fg_options *o)
@@ -169,7 +171,7 @@ uint32_t fg_options_timeline_max(const struct fg_options *o)
 
 int fg_options_nevents(const struct fg_options *o)
 {
-  return o->cpu + o->alloc + o->lock + o->nativemem + o->nativelock;
+  return o->cpu + o->alloc + o->lock + o->nativemem + o->nativelock + (o->kevent[0] != '\0');
 }
 
 int fg_options_first_frames(const struct fg_options *o)
@@ -194,10 +196,17 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                       char *err, size_t errlen)
 {
   if (strcmp(key, "interval") == 0) {
+    uint64_t count;
+    const char *unit;
+    if (parse_u64(value, &count, &unit) == 0 && !*unit && count >= 1 && count <= MAX_KEVENT_PERIOD) {
+      o->kevent_period = count;   /* no unit: a kernel event's count */
+      return 0;
+    }
     if (parse_interval(value, &o->interval_ns) != 0)
       return fg_error_line(err, errlen, "fgagent: option interval='%s' is not valid; accepted: a whole "
                   "number with a unit ns, us, ms or s, from 200us to 60s (e.g. interval=1ms); below 200us "
-                  "the per-thread timer and the signals alone would take over 25%% of each thread's CPU", value);
+                  "the per-thread timer and the signals alone would take over 25%% of each thread's CPU; or, "
+                  "for a kernel event, a whole number of events from 1 to 2^40 without a unit", value);
   } else if (strcmp(key, "alloc") == 0) {
     uint64_t n = FG_DEFAULT_ALLOC_BYTES, scale = 1;
     if (*value && (parse_bytes(value, 1, &n, &scale) != 0 || n > (1ull << 30) / scale))
@@ -234,16 +243,18 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                   "number with a unit ns, us, ms or s, up to 60s (e.g. nativelock=1ms)", value);
     o->nativelock = true;
   } else if (strcmp(key, "event") == 0) {
-    o->event_asked = true;
-    if (strcmp(value, "cpu") == 0)
-      o->event = FG_EVENT_CPU;
-    else if (strcmp(value, "itimer") == 0)
-      o->event = FG_EVENT_ITIMER;
-    else if (strcmp(value, "wall") == 0)
-      o->event = FG_EVENT_WALL;
-    else
-      return fg_error_line(err, errlen, "fgagent: option event='%s' is not valid; accepted: cpu, itimer, wall",
-                  value);
+    if (strcmp(value, "cpu") == 0 || strcmp(value, "itimer") == 0 || strcmp(value, "wall") == 0) {
+      o->event_asked = true;
+      o->event = value[0] == 'c' ? FG_EVENT_CPU : value[0] == 'i' ? FG_EVENT_ITIMER : FG_EVENT_WALL;
+      return 0;
+    }
+    struct fg_kevent_spec spec;
+    if (fg_kevent_parse(value, &spec, err, errlen) != 0)
+      return -1;
+    if (o->kevent[0] && strcmp(o->kevent, spec.name) != 0)
+      return fg_error_line(err, errlen, "fgagent: option event='%s' is a second kernel event (event=%s was "
+                  "given); accepted: one kernel event a session, beside cpu, itimer or wall", value, o->kevent);
+    snprintf(o->kevent, sizeof o->kevent, "%s", spec.name);
   } else if (strcmp(key, "cstack") == 0) {
     if (strcmp(value, "native") == 0)
       o->cstack = FG_CSTACK_NATIVE;
@@ -395,8 +406,8 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
                   "pairs separated by single commas", text);
   }
 
-  if (o->ring_bytes == 0)
-    o->ring_bytes = ring_for_interval(o->interval_ns);
+  if (o->ring_bytes == 0)   /* a kernel event's rate is the application's: the largest ring made alone */
+    o->ring_bytes = o->kevent[0] ? FG_MAX_AUTO_RING_BYTES : ring_for_interval(o->interval_ns);
   if (o->nfiles == 0) {
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;
@@ -409,11 +420,17 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     o->alloc = true;
     o->alloc_bytes = FG_DEFAULT_ALLOC_BYTES;
   }
-  o->cpu = o->event_asked || (!o->alloc && !o->lock && !o->nativemem && !o->nativelock);
+  o->cpu = o->event_asked || (!o->alloc && !o->lock && !o->nativemem && !o->nativelock && !o->kevent[0]);
+  if (o->kevent_period && !o->kevent[0])
+    return fg_error_line(err, errlen, "fgagent: option interval='%llu' has no unit, which counts a kernel event's "
+                "events, and no kernel event was given; accepted: interval=DURATION with a unit ns, us, ms or s "
+                "(e.g. interval=1ms), or a count with event=NAME of a kernel event (e.g. event=page-faults)",
+                (unsigned long long)o->kevent_period);
   if (fg_options_nevents(o) > 1) {
-    char names[80];
-    snprintf(names, sizeof names, "%s%s%s%s%s", o->alloc ? (o->live ? ", live" : ", alloc") : "", o->lock ? ", lock" : "",
-             o->nativemem ? ", nativemem" : "", o->nativelock ? ", nativelock" : "", "");
+    char names[400];
+    snprintf(names, sizeof names, "%s%s%s%s%s%s", o->alloc ? (o->live ? ", live" : ", alloc") : "", o->lock ? ", lock" : "",
+             o->nativemem ? ", nativemem" : "", o->nativelock ? ", nativelock" : "", o->kevent[0] ? ", event=" : "",
+             o->kevent);
     for (int i = 0; i < o->nfiles; i++)
       if (!fg_format_holds_every_event(fg_format_for_path(o->files[i])) && !strstr(o->files[i], "%e"))
         return fg_error_line(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "

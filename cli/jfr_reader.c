@@ -1130,7 +1130,7 @@ static int count_leaks(struct run *run)
  * profiler.WallClockSample (samples: how many one event stands for), what
  * alloc,live found alive as profiler.LiveObject. */
 enum source { S_EXEC, S_WALL, S_ALLOC_SAMPLE, S_NEW_TLAB, S_OUTSIDE_TLAB, S_MONITOR, S_PARK, S_LIVE, S_MALLOC,
-              S_NATIVE_LOCK, S_FREE, S_COUNT };
+              S_NATIVE_LOCK, S_FREE, S_KERNEL, S_COUNT };
 static const struct {
   const char *type;
   enum fg_stack_event e;
@@ -1151,6 +1151,7 @@ static const struct {
   [S_MALLOC] = {"profiler.Malloc", FG_STACK_NATIVEMEM, "eventThread", NULL, "size", NULL},
   [S_NATIVE_LOCK] = {"profiler.NativeLock", FG_STACK_NATIVELOCK, "eventThread", NULL, NULL, NULL},
   [S_FREE] = {"profiler.Free", FG_STACK_NATIVEMEM, "eventThread", NULL, NULL, NULL},
+  [S_KERNEL] = {"fgagent.KernelEvent", FG_STACK_KERNEL, "eventThread", NULL, NULL, NULL},   /* count: its weight */
 };
 _Static_assert(S_COUNT <= 16, "struct run's counted[] and left_out have room for 16 sources");
 
@@ -1159,7 +1160,7 @@ _Static_assert(S_COUNT <= 16, "struct run's counted[] and left_out have room for
  * class it is met with (charged to the budget), then only counted. */
 static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const struct want *w)
 {
-  /* w: startTime, thread, stackTrace, class, weight, duration, or_else, address */
+  /* w: startTime, thread, stackTrace, class, weight, duration, or_else, address, count, event */
   int leaf = fg_event_kind(e)->class_leaf;   /* alloc's, lock's and live's class: the stack's leaf */
   uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
   if (e == FG_STACK_LOCK || e == FG_STACK_NATIVELOCK) {
@@ -1210,6 +1211,13 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
   struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
   if (e == FG_STACK_NATIVEMEM && st->leak)   /* counted at the end if no free follows */
     return leak_event(r, c, time, w[7].num, weight, (uint32_t)i);
+  if (e == FG_STACK_KERNEL) {   /* a sample of a kernel event, standing for count events */
+    weight = w[8].has ? w[8].num : 1;
+    if (weight > st->interval)
+      st->interval = weight;   /* the period: what a whole sample stands for */
+    if (!c->p->stats.kernel_event[0] && w[9].str)
+      snprintf(c->p->stats.kernel_event, sizeof c->p->stats.kernel_event, "%s", w[9].str);
+  }
   fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
   if (e == FG_STACK_CPU) {
     fg_profile_account(c->p, ids + 1, n, weight);   /* reads the root only */
@@ -1297,8 +1305,9 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       struct want w[] = {{.name = "startTime"}, {.name = sources[k].thread}, {.name = "stackTrace"},
                          {.name = sources[k].cls ? sources[k].cls : "-"},
                          {.name = sources[k].weight ? sources[k].weight : "-"}, {.name = "duration"},
-                         {.name = sources[k].or_else ? sources[k].or_else : "-"}, {.name = "address"}};
-      read_object(&ev, c, cls, w, 8, 0);
+                         {.name = sources[k].or_else ? sources[k].or_else : "-"}, {.name = "address"},
+                         {.name = "count"}, {.name = "event", .text = 1}};
+      read_object(&ev, c, cls, w, 10, 0);
       int is_free = k == S_FREE;   /* read for nativemem's leaks only */
       if (ev.bad || (is_free && c->p->stats.nativemem.leak &&
                      leak_event(&ev, c, ticks_ns(c, w[0].num), w[7].num, 0, UINT32_MAX) != 0) ||
@@ -1547,8 +1556,8 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, unsigned f
   if (rc == 0 && known == 0)
     return fg_error_line(err, errlen, "%s: no jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or "
                 "jdk.ThreadPark event, nor async-profiler's allocation (jdk.ObjectAllocationInNewTLAB/OutsideTLAB), "
-                "wall-clock (profiler.WallClockSample) or live-object (profiler.LiveObject) events; accepted: a "
-                "recording with execution samples (the JDK's 'profile' or 'default' settings), allocation samples "
-                "or lock events", source);
+                "wall-clock (profiler.WallClockSample) or live-object (profiler.LiveObject) events, nor fgagent's "
+                "fgagent.KernelEvent; accepted: a recording with execution samples (the JDK's 'profile' or "
+                "'default' settings), allocation samples, lock events or kernel events", source);
   return rc;
 }

@@ -53,11 +53,39 @@ uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t)
   return t->profile_thread;
 }
 
+/* samples of a kernel event (event=NAME) of trace tr on thread: each
+ * stands for the counter's period of events, the stack's count; its
+ * accounting is stats.kernel's (taken == stored + no_thread + no_memory),
+ * never the clock's. */
+static void add_kernel_event(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const struct fg_trace *tr,
+                             uint64_t samples, uint64_t time_ns, uint32_t cpu)
+{
+  struct fg_event_stats *k = &d->profile->stats.kernel;
+  uint64_t period = d->kevents && d->kevents->period ? d->kevents->period : 1;
+  int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, thread_frame, tr, 0);
+  k->taken += samples;
+  if (idx < 0) {
+    k->no_memory += samples;
+    k->lost_weight += samples * period;
+    return;
+  }
+  fg_profile_count(d->profile, (uint32_t)idx, samples * period, time_ns, cpu);
+  d->profile->stacks[idx].events += samples;
+  k->stored += samples;
+  k->weight += samples * period;
+  k->events += samples;
+  k->no_stack += (tr->flags & FG_SAMPLE_FAILED) ? samples : 0;
+}
+
 /* weight samples of trace tr on thread in state, into the stats and the
  * profile; timed ones (time_ns != 0) into the timeline too. */
 static void add_trace(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const struct fg_trace *tr,
                       uint32_t state, uint64_t weight, uint64_t time_ns, uint32_t cpu)
 {
+  if (tr->flags & FG_SAMPLE_KERNEL_EVENT) {
+    add_kernel_event(d, thread, thread_frame, tr, weight, time_ns, cpu);
+    return;
+  }
   fg_trace_account(&d->profile->stats, tr, thread_frame, weight);
   int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, thread_frame, tr, state);
   if (idx >= 0)
@@ -107,6 +135,8 @@ static void add_sample(struct fg_drainer *d, struct fg_thread *t, uint32_t threa
   if (d->verifier && thread_frame < 0)
     fg_edge_verifier_check(d->verifier, tr, &d->profile->stats);
   add_trace(d, thread, thread_frame, tr, fg_sample_state(rec), weight, fg_sample_time(rec), fg_sample_cpu(rec));
+  if (tr->flags & FG_SAMPLE_KERNEL_EVENT)
+    return;   /* the back-off's carry and a timer's tail are CPU samples: never a kernel event's stack */
   t->last_trace = tr;
   t->last_state = fg_sample_state(rec);
   t->last_serial = t->serial;
@@ -125,7 +155,9 @@ static void add_overflow(struct fg_drainer *d, struct fg_thread *t, uint32_t thr
       d->jvm_no_slot += weight;
       continue;
     }
-    d->profile->stats.overflowed += weight;
+    const struct fg_trace *tr = (const struct fg_trace *)(uintptr_t)(key & ~(uint64_t)15);
+    if (!(tr->flags & FG_SAMPLE_KERNEL_EVENT))   /* the clock's accounting: a kernel event's has its own */
+      d->profile->stats.overflowed += weight;
     add_trace(d, thread, thread_frame, (const struct fg_trace *)(uintptr_t)(key & ~(uint64_t)15),
               (uint32_t)(key & 15), weight, 0, 0);
   }
@@ -443,6 +475,12 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   st->taken += unowned - d->unowned_counted;
   st->overruns += unowned - d->unowned_counted;
   d->unowned_counted = unowned;
+  uint64_t klost = atomic_load(&d->sampler->kevent_lost), knone = atomic_load(&d->sampler->kevent_no_thread);
+  st->kernel.taken += klost - d->kevent_lost_counted + knone - d->kevent_no_thread_counted;
+  st->kernel.no_memory += klost - d->kevent_lost_counted;   /* ring and overflow slots full, or over memlimit */
+  st->kernel.no_thread += knone - d->kevent_no_thread_counted;
+  d->kevent_lost_counted = klost;
+  d->kevent_no_thread_counted = knone;
   uint64_t paused = atomic_load(&d->sampler->paused);   /* lost while loop= switched intervals */
   st->taken += paused - d->paused_counted;
   st->paused_lost += paused - d->paused_counted;
@@ -555,9 +593,11 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGPROF);
+  sigaddset(&set, FG_KEVENT_SIGNAL);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   d->timer->skip_tid = (int)syscall(SYS_gettid);
   fg_timer_thread_end(d->timer, d->timer->skip_tid);
+  fg_kevents_never(d->kevents, d->timer->skip_tid);
 
   uint64_t scanned = 0, reclaimed = fg_clock_ns(CLOCK_MONOTONIC);
   while (!atomic_load(&d->stop)) {
@@ -565,6 +605,7 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (now - scanned >= SCAN_NS) {
       scanned = now;
       fg_timer_scan(d->timer);
+      fg_kevents_scan(d->kevents);
       /* enabled is read after the handler: shutdown clears it before it
        * sets SIGPROF to ignored, which is no other profiler's doing */
       if (!d->signal_lost && !fg_sampler_owns_signal() && atomic_load(&d->sampler->enabled)) {

@@ -20,6 +20,7 @@
 #include "jvmti/threads.h"
 #include "profile/method_names.h"
 #include "sampling/sampler.h"
+#include "sampling/kernel_events/kernel_counters.h"
 #include "sampling/timer.h"
 #include "verify/edge_verifier.h"
 #include "java_events/event_log.h"
@@ -37,6 +38,7 @@ struct fg_drainer {
   struct fg_registry *registry;
   struct fg_sampler *sampler;
   struct fg_timer *timer;
+  struct fg_kevents *kevents;  /* a kernel event's counters: scanned with the timer's */
   struct fg_profile *profile;
   struct fg_method_names *names;
   struct fg_sched *sched;      /* drained each pass; NULL without sched */
@@ -65,6 +67,7 @@ struct fg_drainer {
   uint64_t wall_repeats_lost_counted;   /* its lost repeats already counted */
   uint64_t interval_start_ns;  /* loop=: when this interval began */
   uint64_t paused_counted;     /* the sampler's paused signals already counted */
+  uint64_t kevent_lost_counted, kevent_no_thread_counted;   /* the sampler's kernel event losses counted */
   uint64_t unowned_counted;    /* the sampler's lost_unowned (walker=copy) already counted */
   struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */
   _Atomic uint64_t wakeups;    /* passes a handler's full ring called early */

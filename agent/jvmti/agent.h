@@ -17,6 +17,7 @@
 #include "profile/method_names.h"
 #include "sampling/copy/copy_engine.h"
 #include "sampling/sampler.h"
+#include "sampling/kernel_events/kernel_counters.h"
 #include "sampling/timer.h"
 #include "sampling/wall/wall.h"
 #include "native/symbols.h"
@@ -57,6 +58,8 @@ struct fg_agent {
   struct fg_unregistered_threads unregistered;
   struct fg_registry registry;
   struct fg_timer timer;
+  struct fg_kevents kevents;   /* event=NAME of a kernel event: its counters (kernel_events/kernel_counters.h) */
+  int kevent_on;               /* this session records it */
   struct fg_drainer drainer;
   struct fg_profile profile;
   struct fg_method_names names;

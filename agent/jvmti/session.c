@@ -85,6 +85,7 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
     rec->cpu_base_ns = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     rec->cpu_base_session = a->timer.starts;
     fg_timer_thread_start(&a->timer, tid);
+    fg_kevents_thread_start(&a->kevents, tid);
     fg_sched_thread_start(&a->sched, tid, name);
   }
 }
@@ -133,6 +134,7 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   fg_copy_engine_thread_end(&a->copy_engine, current_tid());   /* walker=copy: its last samples */
   if (fg_timer_thread_end(&a->timer, current_tid()))
     settle_timer_tail(a, fg_current_thread);
+  fg_kevents_thread_end(&a->kevents, current_tid());
   fg_sched_thread_end(&a->sched, current_tid(), name);
   fg_registry_detach(&a->registry, name);
 }
@@ -153,6 +155,8 @@ static int session_events(const struct fg_agent *a, enum fg_stack_event events[F
     events[n++] = FG_STACK_NATIVELOCK;
   if (a->live_on)
     events[n++] = FG_STACK_LIVE;
+  if (a->kevent_on)
+    events[n++] = FG_STACK_KERNEL;
   return n;
 }
 
@@ -268,6 +272,48 @@ static void start_vm_walker(struct fg_agent *a, long env)
 
 static void rotate(void *ctx);
 
+/* event=NAME of a kernel event: its counters, each thread's signalling it
+ * on FG_KEVENT_SIGNAL to the sampler's handler, installed on it here. Its
+ * descriptors: with event=cpu's counters, half of their budget each. A
+ * failure is one line; the session goes on with its other events. */
+static void start_kernel_event(struct fg_agent *a)
+{
+  a->kevent_on = 0;
+  a->sampler.kevents = NULL;
+  if (!a->opts.kevent[0])
+    return;
+  char msg[1024];
+  struct fg_kevent_spec spec;
+  if (fg_kevent_parse(a->opts.kevent, &spec, msg, sizeof msg) != 0) {
+    fprintf(stderr, "%s\n", msg);
+    return;
+  }
+  uint64_t budget = fg_fd_budget();
+  if (a->cpu_sampling && a->timer.event == FG_EVENT_CPU) {   /* event=cpu's counters keep the other half */
+    pthread_mutex_lock(&a->timer.lock);
+    budget = a->timer.fd_budget -= a->timer.fd_budget / 2;
+    pthread_mutex_unlock(&a->timer.lock);
+  }
+  /* no counter opens before fg_kevents_go: the handler is installed and told of the table first */
+  if (fg_kevents_start(&a->kevents, &spec, a->opts.kevent_period, a->opts.kernel, budget, msg, sizeof msg) != 0) {
+    fprintf(stderr, "%s\n", msg);
+    return;
+  }
+  int unregistered = 0;
+  if (fg_sampler_install_kevents(&a->sampler, &unregistered) != 0) {
+    fprintf(stderr, "fgagent: cannot install the SIGURG handler; event=%s not recorded\n", spec.name);
+    fg_kevents_stop(&a->kevents);
+    return;
+  }
+  if (unregistered)
+    fprintf(stderr, "fgagent: warning: another SIGURG handler was installed (a library's?); fgagent replaced "
+                    "it for event=%s until the session's end\n", spec.name);
+  a->sampler.kevents = a->kevents.table;
+  a->kevent_on = 1;
+  fg_kevents_go(&a->kevents);
+  fg_kevents_scan(&a->kevents);   /* every thread running now; later ones at their start */
+}
+
 /* event= (cpu, itimer, wall): the SIGPROF handler, the timer, sched's and
  * the wall sampler's threads. 0, or -1 when not sampling (said). */
 static int start_sampling(struct fg_agent *a)
@@ -338,6 +384,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->cpu_sampling = 0;
   if (a->opts.cpu && start_sampling(a) != 0)
     return;
+  start_kernel_event(a);
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
   a->start_epoch_ns = fg_clock_ns(CLOCK_REALTIME);
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -398,6 +445,16 @@ static void fill_stats(struct fg_agent *a)
   s->live.on = a->live_on;
   s->live.interval = a->opts.alloc_bytes;
   s->alloc.verified = s->lock.verified = a->opts.verify;
+  s->kernel.on = a->kevent_on;
+  s->kernel.interval = a->kevent_on ? a->kevents.period : 0;
+  pthread_mutex_lock(&a->kevents.lock);
+  s->kernel_threads = a->kevents.counted;
+  s->kernel_no_fd = a->kevents.no_fd;
+  s->kernel_refused = a->kevents.refused;
+  s->kernel_fd_budget = a->kevents.budget;
+  s->kernel_user_only = a->kevents.exclude_kernel;
+  pthread_mutex_unlock(&a->kevents.lock);
+  snprintf(s->kernel_event, sizeof s->kernel_event, "%s", a->kevent_on ? a->kevents.spec.name : "");
   if (a->timer.event == FG_EVENT_WALL) {
     s->cpu_ns = atomic_load(&a->wall.sampled_ns) - a->wall_sampled_before;   /* what the samples stand for */
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;
@@ -513,6 +570,11 @@ static void write_outputs(struct fg_agent *a)
       }
       struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline,
                                        .title = fg_event_kind(e)->title};
+      char title[400];
+      if (e == FG_STACK_KERNEL) {   /* the kernel event's own name in the title */
+        snprintf(title, sizeof title, "fgagent kernel event flame graph: %s", a->profile.stats.kernel_event);
+        cfg.title = title;
+      }
       if (all || (e == FG_STACK_CPU && !(present & ~1u))) {
         write_one(a, i, path, &a->profile, &cfg);   /* the profile as it is */
         continue;
@@ -570,7 +632,8 @@ int fg_session_status(struct fg_agent *a, char *buf, size_t len)
   event_names(a, events, session_events(a, events), names, sizeof names);
   return snprintf(buf, len, "fgagent: profiling for %llu.%03llu s, events %s, interval=%.3f ms, %llu samples so far",
                   (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), names,
-                  (double)a->opts.interval_ns / 1e6, (unsigned long long)a->profile.stats.taken);
+                  (double)a->opts.interval_ns / 1e6,
+                  (unsigned long long)(a->profile.stats.taken + a->profile.stats.kernel.taken));
 }
 
 /* An empty profile in place of the last one (whose method names were freed). */
@@ -634,8 +697,9 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   fg_native_mem_stop(a);    /* the import slots put back; no hook queues after the last pass */
   fg_copy_engine_stop(&a->copy_engine);   /* its last pass reads what the counters copied so far */
   fg_timer_stop(&a->timer);
+  fg_kevents_stop(&a->kevents);
   fg_wall_stop(&a->wall);
-  if (a->cpu_sampling)   /* else SIGPROF is the application's, as it was */
+  if (a->cpu_sampling || a->kevent_on)   /* else SIGPROF is the application's, as it was */
     fg_sampler_shutdown(&a->sampler);
   fg_unwind_refresher_stop(&a->unwind_refresher);   /* no handler can write on its eventfd any more */
   fg_drainer_finish(&a->drainer, jni);
@@ -660,6 +724,7 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
    * live in VMDeath, so the line tables it allocated go back to it. */
   fg_method_names_free(&a->names, a->jvmti);
   a->sampler.perf = NULL;
+  a->sampler.kevents = NULL;
   a->sampler.clock_auto = 0;
   fg_timer_release(&a->timer);   /* walker=copy's rings: nothing reads them until a next start */
   atomic_store(&a->state, FG_SESSION_IDLE);

@@ -459,6 +459,37 @@ struct fg_symbols *fg_symbols_of_image(const uint8_t *file, size_t size, uintptr
   return s;
 }
 
+/* The file offset of address vaddr: inside a PT_LOAD segment's bytes in
+ * the file. 1 and *offset, or 0. */
+static int file_offset_of(const uint8_t *file, size_t size, uint64_t vaddr, uint64_t *offset)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(file + eh->e_phoff);   /* inside the file: elf_ok */
+  for (int i = 0; i < eh->e_phnum; i++) {
+    if (ph[i].p_type != PT_LOAD || vaddr < ph[i].p_vaddr || vaddr - ph[i].p_vaddr >= ph[i].p_filesz ||
+        !within(ph[i].p_offset, ph[i].p_filesz, size))
+      continue;
+    *offset = ph[i].p_offset + (vaddr - ph[i].p_vaddr);
+    return 1;
+  }
+  return 0;
+}
+
+int fg_symbols_image_offset(const uint8_t *file, size_t size, const char *raw_name, uint64_t *offset)
+{
+  if (!elf_ok(file, size))
+    return 0;
+  struct module m;
+  memset(&m, 0, sizeof m);
+  add_symbols(&m, file, size, 0, section_of_type(file, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM);
+  int found = 0;
+  for (size_t i = 0; i < m.nsyms && !found; i++)
+    if (strcmp(m.syms[i].raw, raw_name) == 0)
+      found = file_offset_of(file, size, m.syms[i].start, offset);
+  free(m.syms);
+  return found;
+}
+
 int fg_symbols_image_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len)
 {
   return s->nmodules > 0 && module_name(s, &s->modules[0], pc, buf, len);

@@ -40,6 +40,12 @@ struct fg_symbols *fg_symbols_of_image(const uint8_t *file, size_t size, uintptr
  * it: 1, or 0 when no symbol holds it. */
 int fg_symbols_image_name(struct fg_symbols *s, uintptr_t pc, char *buf, size_t len);
 
+/* The file offset of the function raw_name (as the symbol table names it:
+ * .symtab, else .dynsym) in such an image: where a uprobe on it goes, its
+ * address within the PT_LOAD segment that holds it. 1 and *offset; 0 when
+ * no function symbol has that name or no segment of the file holds it. */
+int fg_symbols_image_offset(const uint8_t *file, size_t size, const char *raw_name, uint64_t *offset);
+
 /* Where the separate debug file of the library at path with that image may
  * be: up to max paths into out, most likely first; how many. */
 size_t fg_symbols_debug_paths(const uint8_t *file, size_t size, const char *path, char (*out)[FG_SYMBOLS_PATH_MAX],

@@ -2,7 +2,9 @@
  * IntelliJ read. A jdk.ExecutionSample event per sample (thread, stack trace,
  * time); alloc's a jdk.ObjectAllocationSample, lock's a jdk.JavaMonitorEnter
  * or jdk.ThreadPark per event, nativemem's a profiler.Malloc and nativelock's a
- * profiler.NativeLock (async-profiler's types); threads, stack traces, methods, classes, packages and symbols in
+ * profiler.NativeLock (async-profiler's types); a kernel event's (event=NAME)
+ * an fgagent.KernelEvent per sample, with the event's name and the events it
+ * stands for (JMC lists it under fgagent / Kernel, with its stack traces); threads, stack traces, methods, classes, packages and symbols in
  * one checkpoint's constant pools; the metadata event declares only the
  * types these use, with the field names the JDK's own metadata has.
  *
@@ -195,6 +197,10 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
     {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"objectClass", T_CLASS, F_POOL, "Object Class"},
     {"allocationSize", T_LONG, F_BYTES, "Allocation Size"}, {"allocationTime", T_LONG, F_TICKS, "Allocation Time"}}},
+  {"fgagent.KernelEvent", T_KERNEL_EVENT, "jdk.jfr.Event", 0, "Kernel Event", {"fgagent", "Kernel"},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
+    {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"event", T_STRING, 0, "Event"},
+    {"count", T_LONG, 0, "Events"}}},
   /* a setting of each event type recorded, as the JDK writes at a recording's start: JMC's
    * analysis of a type asks that it was enabled, the method profiling one at what period */
   {"jdk.ActiveSetting", T_ACTIVE_SETTING, "jdk.jfr.Event", 0, "Recording Setting", {"Flight Recorder", NULL},
@@ -269,15 +275,18 @@ static void class_element(struct meta *m, const struct type *t)
     field_element(m, &t->fields[i]);
 }
 
-/* The metadata event's body: type 0, start, duration, metadata id, strings, tree. */
-static int metadata_event(struct fg_bytes *o, uint64_t start_ticks)
+/* The metadata event's body: type 0, start, duration, metadata id, strings,
+ * tree. fgagent's own event types only when the profile has such events
+ * (kernel): every other type is the JDK's, as the JDK declares it. */
+static int metadata_event(struct fg_bytes *o, uint64_t start_ticks, int kernel)
 {
   struct meta m = {0};
   fg_profile_init(&m.strings);
   element(&m, "root", (const char *[]){NULL}, 2);
-  element(&m, "metadata", (const char *[]){NULL}, (int)NTYPES);
+  element(&m, "metadata", (const char *[]){NULL}, (int)NTYPES - !kernel);
   for (size_t i = 0; i < NTYPES; i++)
-    class_element(&m, &types[i]);
+    if (kernel || types[i].id != T_KERNEL_EVENT)
+      class_element(&m, &types[i]);
   element(&m, "region", (const char *[]){"locale", "en_US", "gmtOffset", "0", NULL}, 0);
   struct fg_bytes body = {0};
   jfr_put_long(&body, 0);
@@ -349,6 +358,13 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
       setting(o, body, ticks, type, "stackTrace", "true");
       setting(o, body, ticks, type, "threshold", text);
     }
+  }
+  if (s->kernel.on) {
+    snprintf(text, sizeof text, "%" PRIu64, s->kernel.interval);
+    setting(o, body, ticks, T_KERNEL_EVENT, "enabled", "true");
+    setting(o, body, ticks, T_KERNEL_EVENT, "stackTrace", "true");
+    setting(o, body, ticks, T_KERNEL_EVENT, "event", s->kernel_event);
+    setting(o, body, ticks, T_KERNEL_EVENT, "period", text);
   }
   if (s->nativemem.on) {
     setting(o, body, ticks, T_MALLOC, "enabled", "true");
@@ -423,6 +439,13 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
     if (timed[e->stack] + weight > s->count)
       weight = s->count - timed[e->stack];
     timed[e->stack] += weight;
+    if (s->event == FG_STACK_KERNEL) {
+      if (weight) {
+        jfr_kernel_event(&body, p, e->stack, e->time_ns, weight);
+        jfr_put_event(&o, &body);
+      }
+      continue;
+    }
     if (s->event != FG_STACK_CPU) {
       if (weight) {
         if (!jfr_native_event(&body, p, e->stack, e->time_ns, weight))
@@ -436,7 +459,17 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
       jfr_put_event(&o, &body);
     }
   }
+  uint64_t period = p->stats.kernel.interval ? p->stats.kernel.interval : 1;
   for (uint32_t i = 0; rc == 0 && i < p->nstacks; i++) {
+    /* a kernel event's samples the timeline had no room for: one event a period, as taken */
+    for (uint64_t left = p->stacks[i].event == FG_STACK_KERNEL ? p->stacks[i].count - timed[i] : 0; left;) {
+      uint64_t n = left < period ? left : period;
+      jfr_kernel_event(&body, p, i, end, n);
+      jfr_put_event(&o, &body);
+      left -= n;
+    }
+    if (p->stacks[i].event == FG_STACK_KERNEL)
+      continue;
     if (p->stacks[i].event != FG_STACK_CPU) {
       if (timed[i] < p->stacks[i].count) {
         if (!jfr_native_event(&body, p, i, end, p->stacks[i].count - timed[i]))
@@ -458,7 +491,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   jfr_pools_free(pools);
   uint64_t meta_at = o.len;
   if (rc == 0)
-    rc = metadata_event(&o, start);
+    rc = metadata_event(&o, start, (fg_profile_events(p) >> FG_STACK_KERNEL) & 1 || s->kernel.on);
   if (rc == 0 && !o.failed) {
     put_be_at(o.b + 8, o.len, 8);
     put_be_at(o.b + 16, pool_at, 8);

@@ -20,6 +20,7 @@ enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
   T_CONTENT_TYPE, T_MEMORY_ADDRESS, T_UNSIGNED, T_ACTIVE_SETTING,
   T_MALLOC, T_NATIVE_LOCK,   /* async-profiler's profiler.Malloc and profiler.NativeLock */
   T_LIVE_OBJECT, T_CLASS_LOADER,
+  T_KERNEL_EVENT,
 };
 
 /* A long: 7 bits a byte, low first, the 9th byte holding the last 8 bits. */
@@ -53,6 +54,10 @@ int jfr_native_event(struct fg_bytes *body, const struct fg_profile *p, uint32_t
  * nanoseconds waited, ending at ticks). */
 void jfr_event(struct fg_bytes *body, const struct jfr_pools *t, const struct fg_profile *p, uint32_t stack,
                uint64_t ticks, uint64_t weight);
+/* A kernel event's sample (event=NAME), of count events, at ticks:
+ * fgagent.KernelEvent, the event's name from the profile's stats. */
+void jfr_kernel_event(struct fg_bytes *body, const struct fg_profile *p, uint32_t stack, uint64_t ticks,
+                      uint64_t count);
 /* The checkpoint event with every constant pool the events refer to. 0 or -1. */
 int jfr_checkpoint(struct fg_bytes *o, const struct fg_profile *p, struct jfr_pools *t, uint64_t ticks);
 

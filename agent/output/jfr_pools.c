@@ -252,6 +252,17 @@ void jfr_event(struct fg_bytes *body, const struct jfr_pools *t, const struct fg
   jfr_put_long(body, 0);                 /* address: not kept */
 }
 
+void jfr_kernel_event(struct fg_bytes *body, const struct fg_profile *p, uint32_t stack, uint64_t ticks,
+                      uint64_t count)
+{
+  jfr_put_long(body, T_KERNEL_EVENT);
+  jfr_put_long(body, ticks);
+  jfr_put_long(body, p->stacks[stack].thread + 1);   /* eventThread */
+  jfr_put_long(body, stack + 1);
+  jfr_put_cstring(body, p->stats.kernel_event);     /* event */
+  jfr_put_long(body, count);                        /* count: the events the sample stands for */
+}
+
 /* ---- the checkpoint ---- */
 
 /* A pool's type and count; none when empty (the reader refuses an empty pool). */

@@ -7,6 +7,7 @@
 
 #include "fg/output.h"
 #include "fg/stats.h"
+#include "output/summary_kernel.h"
 #include "sampling/cputimer/clock_choice.h"
 #include "sampling/signal/backoff.h"
 #include "sampling/copy/copy_held.h"
@@ -422,7 +423,7 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
 int fg_write_summary(FILE *out, const struct fg_stats *s)
 {
   if (s->cpu_off) {
-    if (fprintf(out, "fgagent summary\n  event:             none sampled (alloc, lock or native events alone)\n"
+    if (fprintf(out, "fgagent summary\n  event:             none sampled (alloc, lock, native or kernel events alone)\n"
                      "  wall time:         %.3f s recorded; fgagent's own threads used %.3f s CPU\n",
                 (double)s->wall_ns / 1e9, (double)s->profiler_cpu_ns / 1e9) < 0)
       return -1;
@@ -434,6 +435,8 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
   if (s->lock.on && write_event(out, "lock", &s->lock, s->memlimit) != 0)
     return -1;
   if (s->live.on && fg_write_summary_live(out, &s->live) != 0)
+    return -1;
+  if (s->kernel.on && fg_write_kernel_summary(out, s) != 0)
     return -1;
   return fg_write_native_summary(out, s);
 }

@@ -50,6 +50,7 @@ uint64_t fg_event_period(const struct fg_stats *s, enum fg_stack_event e)
   case FG_STACK_ALLOC: return s->alloc.interval;
   case FG_STACK_NATIVEMEM: return s->nativemem.interval;
   case FG_STACK_LIVE: return s->live.interval;
+  case FG_STACK_KERNEL: return s->kernel.interval ? s->kernel.interval : 1;   /* events a sample stands for */
   case FG_STACK_CPU: return 0;
   default: return 1;
   }

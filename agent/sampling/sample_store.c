@@ -57,3 +57,16 @@ int fg_store_sample(struct fg_sampler *s, struct fg_thread *t, const struct fg_t
     fg_store_add(&t->overruns, weight);   /* the sample, and the skipped intervals it carried */
   return 0;
 }
+
+void fg_store_event_sample(struct fg_sampler *s, struct fg_thread *t, const struct fg_trace *trace, uint64_t time,
+                           int cpu, _Atomic uint64_t *lost)
+{
+  uint64_t *w = trace ? fg_ring_reserve(&t->ring, FG_SAMPLE_WORDS) : NULL;
+  if (w) {
+    fg_sample_encode(w, t->serial, trace, time, 1, cpu, 0);
+    fg_ring_commit(&t->ring, FG_SAMPLE_WORDS);
+    wake_drainer(s, &t->ring);
+  } else if (!trace || !overflow(t, trace, 0, 1)) {
+    atomic_fetch_add_explicit(lost, 1, memory_order_relaxed);
+  }
+}

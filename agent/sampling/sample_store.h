@@ -35,4 +35,9 @@ void fg_store_wake(struct fg_sampler *s);
 int fg_store_sample(struct fg_sampler *s, struct fg_thread *t, const struct fg_trace *trace, uint64_t time,
                     uint32_t weight, int cpu, uint32_t state);
 
+/* A kernel event's sample of trace into t's ring (weight 1), or its
+ * overflow slot; else counted in lost, never in the CPU's counts. */
+void fg_store_event_sample(struct fg_sampler *s, struct fg_thread *t, const struct fg_trace *trace, uint64_t time,
+                           int cpu, _Atomic uint64_t *lost);
+
 #endif

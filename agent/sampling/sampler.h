@@ -2,6 +2,7 @@
 #ifndef FG_SAMPLER_H
 #define FG_SAMPLER_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -30,6 +31,13 @@ struct fg_sampler {
   struct fg_prior_threads *prior;      /* Java threads running before attach; NULL at -agentpath */
   struct fg_unregistered_threads *unregistered; /* counts for threads without a record */
   struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
+  struct fg_perf_threads *kevents;    /* a kernel event's counters (kernel_events/kernel_counters.h): a signal
+                                         whose si_fd is its thread's is that event's sample; else NULL */
+  int sigprof_installed;              /* the handler is on SIGPROF (fg_sampler_install) */
+  int kevent_signal_installed;        /* ... on FG_KEVENT_SIGNAL (fg_sampler_install_kevents) */
+  _Atomic uint64_t kevent_lost;       /* kernel event samples lost: ring and overflow slots full, a stack
+                                         over memlimit */
+  _Atomic uint64_t kevent_no_thread;  /* kernel event samples of threads with no record */
   int clock_auto;                     /* clock=auto: handlers judge which clock serves their thread */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   uint32_t session;                   /* counts sessions from 1: a record's back-off from an earlier one,
@@ -49,12 +57,23 @@ struct fg_sampler {
  * with errno on failure. */
 int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered);
 
+/* The signal a kernel event's counters send (event=NAME), apart from
+ * SIGPROF: two standard signals pending on a thread merge into one, so a
+ * clock's and a counter's would lose one of the two (event=wall's sampler
+ * waits for its signal to be taken). SIGURG: no JVM uses it, a socket
+ * sends it only to an owner set with F_SETOWN, and its default action is
+ * to ignore it, so a late one after fgagent is gone harms nothing. */
+#define FG_KEVENT_SIGNAL SIGURG
+/* The same handler on FG_KEVENT_SIGNAL, for a session with a kernel event. */
+int fg_sampler_install_kevents(struct fg_sampler *s, int *replaced_unregistered);
+
 /* Whether SIGPROF still reaches fgagent's handler (JFR's jdk.CPUTimeSample on
  * JDK 25 installs its own, also on SIGPROF, when a recording starts). */
 int fg_sampler_owns_signal(void);
 
 /* Stops sampling: late signals are ignored (SIG_IGN, never SIG_DFL, which
- * would kill the JVM) and returns once no handler is running any more. */
+ * would kill the JVM; SIGPROF, and FG_KEVENT_SIGNAL when it was installed)
+ * and returns once no handler is running any more. */
 void fg_sampler_shutdown(struct fg_sampler *s);
 
 /* Holds sampling still, so that every signal counted so far has its sample

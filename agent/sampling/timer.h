@@ -153,5 +153,12 @@ void fg_itimer_disarm(void);
 int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_callchain, uint32_t copy_bytes, int cpu,
                  int output_fd);
 void fg_perf_close_all(struct fg_timer *t);
+/* fg_perf_open's open of any counter: attr (disabled, as asked; the caller's
+ * is not changed) for tid, made sure to be this process's thread, on cpu
+ * (-1: any), into output_fd's ring (-1: its own); signo (0: none): each
+ * overflow sends it to tid (F_SETSIG, F_SETOWN_EX), its si_fd the
+ * counter's. Enabled. Its fd, or -1 with errno. */
+struct perf_event_attr;
+int fg_perf_open_attr(struct perf_event_attr *attr, int tid, int cpu, int output_fd, int signo);
 
 #endif

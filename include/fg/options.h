@@ -38,7 +38,11 @@ enum fg_clock_mode { FG_CLOCK_AUTO, FG_CLOCK_PERF, FG_CLOCK_POSIX };
 struct fg_options {
   uint64_t interval_ns;
   enum fg_event event;
-  bool event_asked;              /* event= was given */
+  bool event_asked;              /* event=cpu, itimer or wall was given */
+  char kevent[300];              /* event=NAME of a kernel event (sampling/kernel_events/event_spec.h), its
+                                    canonical name; "": none */
+  uint64_t kevent_period;        /* interval=N without a unit: the kernel event's events between samples;
+                                    0: the event's default */
   bool cpu;                      /* the event (cpu, itimer or wall) is sampled: unless alloc or lock alone was asked */
   bool alloc;                    /* alloc: heap allocations sampled (JVMTI SampledObjectAlloc) */
   uint64_t alloc_bytes;          /* alloc=SIZE: the mean bytes between two samples of a thread */
@@ -89,7 +93,8 @@ static inline bool fg_options_vm_walker(const struct fg_options *o)
 
 int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t errlen);
 
-/* How many events a session records: the sampled one (o->cpu), alloc, lock, nativemem, nativelock. */
+/* How many events a session records: the sampled one (o->cpu), alloc, lock, nativemem, nativelock, the
+ * kernel event. */
 int fg_options_nevents(const struct fg_options *o);
 
 /* Most frames one walk writes: depth + 1 Java frames, up to 66 recovered

@@ -30,6 +30,7 @@
 #define FG_SAMPLE_LOCK (1u << 25)  /* a contended lock's stack: the lock's class, then the Java frames */
 #define FG_SAMPLE_NATIVEMEM (1u << 26) /* a sampled malloc's stack: its caller, then the caller's callers */
 #define FG_SAMPLE_NATIVELOCK (1u << 30) /* a contended pthread lock's stack: its caller, then theirs */
+#define FG_SAMPLE_KERNEL_EVENT (1u << 31) /* a kernel event's sample (event=NAME): its counter's signal */
 #define FG_SAMPLE_COPY_CUT (1u << 27) /* walker=copy: the stack's copy ended before the walk did (TRUNCATED too) */
 #define FG_SAMPLE_BUDGET (1u << 28) /* the walk's time budget cut it short (fewer frames, no retry) */
 #define FG_SAMPLE_VM_WALKED (1u << 29) /* walker=vm: fgagent's own walker read it, not AsyncGetCallTrace */

@@ -162,7 +162,12 @@ struct fg_stats {
   int cpu_off;                             /* no event was sampled: alloc or lock alone */
   struct fg_event_stats alloc, lock;
   struct fg_event_stats nativemem, nativelock, live, kernel;   /* fg/event_kinds.h: fg_stats_event */
-  char kernel_event[64];                   /* the kernel (perf) event FG_STACK_KERNEL counts: "page-faults", ... */
+  char kernel_event[320];                  /* the kernel (perf) event FG_STACK_KERNEL counts: "page-faults", ... */
+  uint64_t kernel_threads;                 /* event=NAME: threads given its counter */
+  uint64_t kernel_no_fd;                   /* ... given none, its descriptor budget spent */
+  uint64_t kernel_refused;                 /* ... whose counter the kernel refused (ended meanwhile, mostly) */
+  uint64_t kernel_fd_budget;               /* ... that budget */
+  int kernel_user_only;                    /* ... counting user work only (perf_event_paranoid, no capability) */
   char event_detail[320];                  /* how the timer was made, fallbacks */
 };
 

@@ -599,6 +599,7 @@ public final class IntegrationTests {
     all.addAll(TimeRangeTests.TESTS);
     all.addAll(LongLivedTests.TESTS);
     all.addAll(ExitRaceTests.TESTS);
+    all.addAll(KernelEventTests.TESTS);
     for (Named t : all) {
       if (!t.name.contains(only))
         continue;

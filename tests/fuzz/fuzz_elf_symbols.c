@@ -1,7 +1,8 @@
 /* libFuzzer target: arbitrary bytes as a library's ELF file, read by the
  * native symbol reader as it reads a loaded library's (its .symtab, else
  * its .dynsym; its debug file's build id and .gnu_debuglink), then pcs
- * named in it (C++ names demangled). Nothing may be read outside the bytes,
+ * named in it (C++ names demangled), and a uprobe's file offset of a
+ * symbol (in the file's bytes, or none). Nothing may be read outside the bytes,
  * and what is kept is bounded by their size. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   for (size_t i = 0; i < n; i++)
     if (!memchr(paths[i], '\0', sizeof paths[i]))
       abort();
+  static const char *probed[] = {"main", "f", "_start", ""};
+  for (size_t i = 0; i < sizeof probed / sizeof *probed; i++) {
+    uint64_t off = 0;
+    if (fg_symbols_image_offset(data, size, probed[i], &off) && off >= size)
+      abort();   /* an offset outside the file */
+  }
   struct fg_symbols *s = fg_symbols_of_image(data, size, BASE);
   if (!s)
     return 0;

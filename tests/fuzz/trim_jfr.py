@@ -7,7 +7,8 @@ Usage: trim_jfr.py IN.jfr OUT.jfr [KEEP]"""
 import struct
 import sys
 
-EVENTS = ("jdk.ExecutionSample", "jdk.ObjectAllocationSample", "jdk.JavaMonitorEnter", "jdk.ThreadPark")
+EVENTS = ("jdk.ExecutionSample", "jdk.ObjectAllocationSample", "jdk.JavaMonitorEnter", "jdk.ThreadPark",
+          "fgagent.KernelEvent")
 
 
 def varint(b, pos):

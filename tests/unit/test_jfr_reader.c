@@ -25,7 +25,7 @@ static void add(struct fg_profile *p, enum fg_stack_event e, const char *const *
 {
   uint32_t ids[8];
   for (uint32_t i = 0; i < n; i++) {
-    int cls = e != FG_STACK_CPU && i == n - 1;
+    int cls = (e == FG_STACK_ALLOC || e == FG_STACK_LOCK) && i == n - 1;
     ids[i] = (uint32_t)fg_profile_intern(p, names[i], cls ? FG_KIND_CLASS : FG_KIND_JAVA);
   }
   int64_t s = fg_profile_event_stack(p, e, 0, ids, n);
@@ -53,6 +53,12 @@ static void recording(unsigned char **data, size_t *len)
   add(&p, FG_STACK_ALLOC, alloc, 3, 1048576, START + 20);
   add(&p, FG_STACK_ALLOC, strings, 3, 600000, START + 25);
   add(&p, FG_STACK_LOCK, sync, 3, 5000000, START + 30000000);
+  const char *write[] = {"Main.main", "Main.write"};
+  p.stats.kernel.on = 1;
+  p.stats.kernel.interval = 100;
+  snprintf(p.stats.kernel_event, sizeof p.stats.kernel_event, "syscalls:sys_enter_write");
+  add(&p, FG_STACK_KERNEL, write, 2, 100, START + 40);   /* two samples of a kernel event, 100 events each */
+  add(&p, FG_STACK_KERNEL, write, 2, 100, START + 50);
   FILE *out = open_memstream((char **)data, len);
   struct fg_output_settings cfg = {0};
   assert_int_equal(fg_write_jfr(out, &p, &cfg), 0);
@@ -467,6 +473,11 @@ static void fgagents_recordings_read_back_exactly(void **state)
   assert_int_equal(count_of(&p, FG_STACK_ALLOC, alloc, 3), 1048576);
   assert_int_equal(count_of(&p, FG_STACK_ALLOC, strings, 3), 600000);
   assert_int_equal(count_of(&p, FG_STACK_LOCK, sync, 3), 5000000);
+  const char *write[] = {"Main.main", "Main.write"};
+  assert_int_equal(count_of(&p, FG_STACK_KERNEL, write, 2), 200);   /* fgagent.KernelEvent: count events each */
+  assert_int_equal(p.stats.kernel.stored, 2);
+  assert_int_equal(p.stats.kernel.interval, 100);
+  assert_string_equal(p.stats.kernel_event, "syscalls:sys_enter_write");
   assert_int_equal(p.nthreads, 1);
   assert_string_equal(p.threads[0].name, "worker");
   assert_int_equal(p.threads[0].tid, 4242);

@@ -239,6 +239,43 @@ static void kernel_frames_have_room_with_event_cpu(void **state)
   assert_rejected("kernel=maybe", "option kernel='maybe'", "kernel alone");
 }
 
+/* event=NAME of a kernel event: beside cpu, itimer or wall (or alone, when
+ * it replaces the sampled event), one a session, interval=N without a unit
+ * its count of events; with another event, files name theirs with %e. */
+static void kernel_events_combine_with_the_others(void **state)
+{
+  (void)state;
+  assert_int_equal(fg_options_parse("event=page-faults", &o, err, sizeof err), 0);
+  assert_string_equal(o.kevent, "page-faults");
+  assert_false(o.cpu);
+  assert_int_equal(fg_options_nevents(&o), 1);
+  assert_int_equal(fg_options_parse("event=cpu,event=faults,interval=5ms,alloc,lock,file=p-%e.html", &o, err,
+                                    sizeof err), 0);
+  assert_string_equal(o.kevent, "page-faults");
+  assert_true(o.cpu);
+  assert_int_equal(o.event, FG_EVENT_CPU);
+  assert_int_equal(o.interval_ns, 5000000);
+  assert_int_equal(o.kevent_period, 0);
+  assert_int_equal(fg_options_nevents(&o), 4);
+  assert_int_equal(fg_options_parse("event=syscalls:sys_enter_write,interval=1,event=wall,file=w-%e.txt", &o, err,
+                                    sizeof err), 0);
+  assert_string_equal(o.kevent, "syscalls:sys_enter_write");
+  assert_int_equal(o.kevent_period, 1);
+  assert_int_equal(o.event, FG_EVENT_WALL);
+  assert_int_equal(o.interval_ns, FG_DEFAULT_INTERVAL_NS);
+  assert_int_equal(fg_options_parse("event=cycles,interval=1000000", &o, err, sizeof err), 0);
+  assert_int_equal(o.kevent_period, 1000000);
+  int with = fg_options_max_frames(&o);
+  assert_int_equal(fg_options_parse("event=cycles,kernel=no", &o, err, sizeof err), 0);
+  assert_int_equal(with - fg_options_max_frames(&o), FG_MAX_KERNEL_FRAMES);   /* its kernel frames' room */
+  assert_rejected("event=page-faults,event=cs", "second kernel event", "one kernel event a session");
+  assert_rejected("event=pagefaults", "event='pagefaults'", "page-faults");
+  assert_rejected("event=kprobe:a/b", "event='kprobe:a/b'", "kprobe:FUNC");
+  assert_rejected("event=cpu,event=cs,file=p.html", "(event=cpu, event=context-switches)", "%e");
+  assert_rejected("event=cpu,interval=100", "interval='100' has no unit", "event=page-faults");
+  assert_rejected("event=cs,interval=0", "interval='0'", "from 1 to 2^40");
+}
+
 /* Without ringsize, a thread's ring holds FG_RING_HOLD_NS of samples at the
  * interval (a power of two from 4k), so that the drainer's 50 ms pass
  * empties it before it is half full, where the handler would wake the
@@ -315,6 +352,7 @@ int main(void)
     cmocka_unit_test(any_depth_with_any_ring),
     cmocka_unit_test(ring_holds_the_drainers_pass),
     cmocka_unit_test(kernel_frames_have_room_with_event_cpu),
+    cmocka_unit_test(kernel_events_combine_with_the_others),
     cmocka_unit_test(alloc_and_lock_take_sizes_durations_and_events),
     cmocka_unit_test(native_events_take_sizes_durations_and_leak),
     cmocka_unit_test(live_samples_as_alloc),

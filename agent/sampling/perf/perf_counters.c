@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +45,12 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     attr.wakeup_events = 0;   /* nobody waits: the engine reads the ring on its own clock */
     attr.read_format = PERF_FORMAT_LOST;   /* samples lost, readable at any time (Linux 6.0) */
   }
+  return fg_perf_open_attr(&attr, tid, cpu, output_fd, copy_bytes ? 0 : SIGPROF);
+}
+
+int fg_perf_open_attr(struct perf_event_attr *attr_in, int tid, int cpu, int output_fd, int signo)
+{
+  struct perf_event_attr attr = *attr_in;
 
   /* Another thread's tid names it only while it lives: one that ended may
    * have its tid taken by a thread of any process, whose counter would
@@ -68,7 +75,7 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
       return -1;   /* out of descriptors: said as such, not as a thread that ended */
   }
   int fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0 && copy_bytes && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
+  if (fd < 0 && (attr.read_format & PERF_FORMAT_LOST) && errno == EINVAL) {   /* an older kernel: its PERF_RECORD_LOST only */
     attr.read_format = 0;
     fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
@@ -89,7 +96,7 @@ int fg_perf_open(int tid, uint64_t interval_ns, int exclude_kernel, int kernel_c
     return -1;
   struct f_owner_ex owner = {F_OWNER_TID, tid};
   /* signals its thread, unless its samples are copies the engine reads */
-  if ((!copy_bytes && (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+  if ((signo && (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETSIG, signo) != 0 ||
                        fcntl(fd, F_SETOWN_EX, &owner) != 0)) ||
       (output_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, output_fd) != 0) ||
       ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
@@ -208,11 +215,12 @@ static void refuse(struct fg_timer *t, int tid)
   t->fds[t->nfds++] = (struct fg_perf_fd){tid, FG_FD_NONE, t->generation, -1};
   t->unsampled++;
   t->no_fd++;
+  struct rlimit files;   /* the limit itself: the budget may be shared with a kernel event's (event=NAME) */
   if (t->no_fd == 1)
     fprintf(stderr, "fgagent: warning: the descriptor budget is spent (%llu of RLIMIT_NOFILE %llu, the rest kept for "
             "the application): threads started from now on are not sampled; the summary counts them (raise "
             "ulimit -n to sample them)\n", (unsigned long long)t->fd_budget,
-            (unsigned long long)t->fd_budget * FG_FD_SHARE);
+            getrlimit(RLIMIT_NOFILE, &files) == 0 ? (unsigned long long)files.rlim_cur : 0ull);
 }
 
 /* walker=copy: tid's counter signalling it instead, entered in the table

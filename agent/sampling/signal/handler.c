@@ -1,12 +1,14 @@
 /* The SIGPROF handler: one stack walk per signal, written into the current
- * thread's ring.
+ * thread's ring: a CPU sample, or a kernel event's when the signal is its
+ * counter's (event=NAME, kernel_events/kernel_counters.h).
  *
  * Async-signal-safe code only. It may call: the walker (AsyncGetCallTrace,
  * the native unwind tables' step, which may write on the unwind refresher's
  * eventfd, guarded reads), the thread's kept last walk (walk_cache.h),
  * fg_trace_table_put_known (which may mmap), fg_clock_look (getrusage, every few signals), the fg_perf_threads calls on its own thread's counter (looked up
  * once a signal: its kernel frames, its page's sequence, its next period:
- * one ioctl), the fg_ring producer
+ * one ioctl), the same lookup of its kernel event counter (kernel_events/: is this signal its
+ * own, by si_fd, and its kernel frames), fg_store_event_sample, the fg_ring producer
  * functions, write on the drainer's eventfd, fg_unregistered_add, fg_jvm_thread_records_claim, fg_sample_encode, the fg_backoff
  * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
@@ -265,10 +267,72 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   fg_parts_add(&parts);
 }
 
+/* A kernel event's sample (its counter's signal, r its entry): the stack
+ * walked here, under the kernel's callchain of the event when its counter
+ * records it, stored as FG_SAMPLE_KERNEL_EVENT. No back-off and no clock:
+ * each sample stands for its period of events, and its cost is the
+ * event's rate's, which interval= sets. */
+static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *ucontext, const struct fg_perf_reach *r)
+{
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  int cpu = sched_getcpu();
+  uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
+  uintptr_t lo = hi ? t->stack_lo : 0;
+  struct fg_scratch *room = scratch_for_walk(s, t);
+  int fits = room->capacity - s->scratch_reserve;
+  int depth = t->backoff.depth > 0 && t->backoff.depth < fits ? t->backoff.depth : fits;
+  int k = 0;
+  if (fg_perf_threads_rings(s->kevents)) {
+    uint64_t pcs[FG_MAX_KERNEL_FRAMES];
+    k = fg_perf_threads_kernel_frames(s->kevents, r, pcs, FG_MAX_KERNEL_FRAMES);
+    for (int i = 0; i < k; i++) {
+      room->frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
+      room->types[i] = FG_FRAME_KERNEL_PC;
+    }
+  }
+  struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext, lo, hi,
+                                      &room->kept, room->frames + k, room->types + k);
+  uint32_t flags = walk.flags | FG_SAMPLE_KERNEL_EVENT;
+  if ((flags & FG_SAMPLE_TRUNCATED) && depth < s->walker.depth &&
+      !atomic_exchange_explicit(&t->scratch_short, 1, memory_order_relaxed))
+    fg_store_wake(s);   /* cut by the room: a bigger one for the next walk */
+  if (flags & FG_SAMPLE_FAILED)
+    flags = fg_sample_flags_with_tick(flags, walk.tick);
+  struct fg_trace_suffix known;
+  int kept = fg_walk_cache_suffix(&room->kept, &known);
+  const struct fg_trace *trace = fg_trace_table_put_known(s->traces, room->frames, room->types,
+                                                          (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
+  fg_walk_cache_commit(&room->kept, trace);
+  fg_store_event_sample(s, t, trace, start, cpu, &s->kevent_lost);
+}
+
+/* A FG_KEVENT_SIGNAL: when it is the thread's own kernel event counter's
+ * (a counter's signal carries its fd), its sample, taken (t: the thread's
+ * record, NULL when it has none); anyone else's is left alone. 1 when it
+ * was the counter's. */
+static int kernel_event_signal(struct fg_sampler *s, struct fg_thread *t, const siginfo_t *info, void *ucontext)
+{
+  if (!s->kevents || !info || info->si_code <= 0 || info->si_code > POLL_HUP)
+    return 0;
+  struct fg_perf_reach r;
+  fg_perf_threads_enter(s->kevents, t ? t->tid : (int)syscall(SYS_gettid), &r);
+  int ours = r.fd >= 0 && r.fd == info->si_fd;
+  if (ours && t)
+    walk_kernel_event(s, t, ucontext, &r);
+  else if (ours)
+    atomic_fetch_add_explicit(&s->kevent_no_thread, 1, memory_order_relaxed);
+  if (ours && !t && fg_perf_threads_rings(s->kevents))
+    fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);   /* its ring emptied all the same */
+  fg_perf_threads_leave(&r);
+  return ours;
+}
+
 static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
 {
-  (void)signo;
   int saved_errno = errno;
+  /* a kernel event's counters signal on a signal of their own: SIGPROF's
+   * (a clock's, the wall sampler's) and theirs never merge while pending */
+  int kevent = signo == FG_KEVENT_SIGNAL;
   struct signal_clock clock = clock_of(info);
   /* the handler's time counts from here: the lookups before it are in the
    * "before the walk" part of make bench-parts (results/handler-parts.md) */
@@ -279,7 +343,15 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
     int enabled = atomic_load_explicit(&s->enabled, memory_order_acquire);
     if (enabled == FG_SAMPLER_PAUSED) {
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
-      if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
+      if (kevent) {   /* a kernel event's: its ring emptied all the same */
+        struct fg_perf_reach r;
+        if (s->kevents && fg_perf_threads_rings(s->kevents)) {
+          fg_perf_threads_enter(s->kevents, (int)syscall(SYS_gettid), &r);
+          if (info && info->si_code > 0 && r.fd >= 0 && r.fd == info->si_fd)
+            fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);
+          fg_perf_threads_leave(&r);
+        }
+      } else if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
         keep_for_repeats(fg_current_thread, NULL);
         if (s->perf && !clock.on_timer) {
           struct fg_perf_reach perf;
@@ -295,24 +367,25 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
         t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
         fg_current_thread = t;
       }
+      int tid = 0;
       if (!t && s->jvm_records) {
         /* a JVM thread with no JNIEnv: keep its native stacks under its own record */
-        int tid = (int)syscall(SYS_gettid);
+        tid = (int)syscall(SYS_gettid);
         if ((t = fg_jvm_thread_records_claim(s->jvm_records, tid)) != NULL) {
           t->claim_sp = (uintptr_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RSP];
           fg_current_thread = t;
         }
-        else
-          fg_store_unregistered(s, tid);
-      } else if (!t) {
-        fg_store_unregistered(s, (int)syscall(SYS_gettid));
       }
-      if (t && s->perf) {   /* its counter looked up once for the whole signal */
+      if (kevent) {
+        kernel_event_signal(s, t, info, ucontext);   /* never a CPU sample */
+      } else if (!t) {
+        fg_store_unregistered(s, tid ? tid : (int)syscall(SYS_gettid));
+      } else if (s->perf) {   /* its counter looked up once for the whole signal */
         struct fg_perf_reach perf;
         fg_perf_threads_enter(s->perf, t->tid, &perf);
         walk_and_store(s, t, ucontext, &perf, entered, clock);
         fg_perf_threads_leave(&perf);
-      } else if (t) {
+      } else {
         walk_and_store(s, t, ucontext, NULL, entered, clock);
       }
     }
@@ -321,7 +394,9 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
   errno = saved_errno;
 }
 
-int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered)
+/* The handler on signo, each of SIGPROF and FG_KEVENT_SIGNAL masking the
+ * other while it runs (a thread's handler never interrupts itself). */
+static int install_on(struct fg_sampler *s, int signo, int *replaced_unregistered)
 {
   active_sampler = s;
   struct sigaction sa, old;
@@ -329,9 +404,26 @@ int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered)
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGPROF);
+  sigaddset(&sa.sa_mask, FG_KEVENT_SIGNAL);
   atomic_store(&s->enabled, 1);
-  int rc = sigaction(SIGPROF, &sa, &old);
-  *replaced_unregistered = rc == 0 && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN;
+  int rc = sigaction(signo, &sa, &old);
+  *replaced_unregistered = rc == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != on_sigprof
+                                       : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
+  return rc;
+}
+
+int fg_sampler_install(struct fg_sampler *s, int *replaced_unregistered)
+{
+  int rc = install_on(s, SIGPROF, replaced_unregistered);
+  s->sigprof_installed = rc == 0;
+  return rc;
+}
+
+int fg_sampler_install_kevents(struct fg_sampler *s, int *replaced_unregistered)
+{
+  int rc = install_on(s, FG_KEVENT_SIGNAL, replaced_unregistered);
+  s->kevent_signal_installed = rc == 0;
   return rc;
 }
 
@@ -359,7 +451,11 @@ void fg_sampler_shutdown(struct fg_sampler *s)
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_IGN;
-  sigaction(SIGPROF, &sa, NULL);
+  if (s->sigprof_installed || !s->kevent_signal_installed)
+    sigaction(SIGPROF, &sa, NULL);
+  if (s->kevent_signal_installed)
+    sigaction(FG_KEVENT_SIGNAL, &sa, NULL);   /* its default is to ignore it too: a late one is harmless */
+  s->sigprof_installed = s->kevent_signal_installed = 0;
   while (atomic_load(&s->in_handler) > 0)
     sched_yield();
 }
