@@ -8,8 +8,9 @@ set -euo pipefail
 # runtime: the readers' libFuzzer targets; protobuf-compiler: protoc --decode_raw checks the .otlp output;
 # libc6-dbg: libc's internal functions (start_thread, ...) named from its debug file.
 # libjemalloc2, libtcmalloc-minimal4: nativemem is tested under another allocator (LD_PRELOAD).
+# zlib1g-dev: zlib's header for the heatmap's deflate (the library itself is loaded at run time).
 packages=(gcc libc6-dev make openjdk-17-jdk-headless libcmocka-dev golang-go chromium nodejs clang libclang-rt-14-dev protobuf-compiler
-          libc6-dbg libjemalloc2 libtcmalloc-minimal4)
+          libc6-dbg libjemalloc2 libtcmalloc-minimal4 zlib1g-dev)
 # `install-deps.sh bench` adds what only the benchmarks need: the JDK's own sources,
 # which the javac benchmark compiles, H2, which the walker benchmark runs, and the
 # tools the benchmark scripts call.

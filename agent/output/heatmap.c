@@ -2,8 +2,9 @@
  * time coloured by their samples, with a flame graph of any square or range
  * and the differential flame graph of one range against another.
  *
- * The page is agent/output/heatmap_template.html with one binary blob,
- * deflated and in base64, that its script decodes. The blob (LEB128
+ * The page is agent/output/heatmap_template.html with binary parts, each
+ * deflated on its own and in base64 (heatmap_blob.h), that its script
+ * decodes: the head, then one part per 5-minute column. The head (LEB128
  * varints throughout, "bytes" a varint length then the bytes):
  *   frames:  n; each: kind byte, name bytes
  *   nodes:   n (node 0, the root, is not written); each: i - parent, frame
@@ -31,8 +32,9 @@
  *            follows. Code symbols 1-3 are codes 2, 4, 6; 0 escapes the code.
  * A thread's samples in a block are mostly the stack it was in a moment ago
  * and a cell or none later: four 2-bit symbols a byte let deflate's byte
- * codes spend near their entropy, below the bit a byte symbol costs. Column sums let a range's flame graph add whole
- * columns, and decode samples only at the range's two ends. */
+ * codes spend near their entropy, below the bit a byte symbol costs.
+ * Column sums let a range's flame graph add whole columns, and decode
+ * samples only at the range's two ends. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
