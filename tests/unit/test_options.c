@@ -201,6 +201,7 @@ static void native_events_take_sizes_durations_and_leak(void **state)
   assert_rejected("leak=maybe", "leak='maybe'", "true/false");
   assert_rejected("nativemem,nativelock", "does not say which event", "(nativemem, nativelock)");
   assert_rejected("event=cpu,nativemem,file=p.html", "(event=cpu, nativemem)", "%e");
+}
 
 /* live: alloc's sampling, its own event in place of alloc's */
 static void live_samples_as_alloc(void **state)
