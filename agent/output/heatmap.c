@@ -152,6 +152,7 @@ static int put_shapes(struct heat *h, struct fg_bytes *b)
   fg_u64_map_free(&nodes);
   fg_bytes_varint(b, nnodes - 1);
   fg_bytes_move(b, &nb);
+  free(nb.b);
   fg_bytes_varint(b, p->nstacks);
   for (uint32_t s = 0; rc == 0 && s < p->nstacks; s++) {
     fg_bytes_varint(b, h->leaf[s]);
