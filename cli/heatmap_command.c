@@ -55,6 +55,13 @@ int fg_profile_input_heatmap(const char *in_path, const char *out_path, const ch
   struct fg_output_settings cfg = {.title = title};
   if (rc == 0 && (from || to))
     rc = fg_time_range_bounds(&in, from, to, in_path, command, &cfg.range_from, &cfg.range_to);
+  uint64_t span = rc == 0 ? fg_heatmap_span_ns(&in, &cfg) : 0;
+  if (rc == 0 && span > FG_HEATMAP_MAX_SPAN_NS) {
+    fprintf(stderr, "fgprof %s: %s spans %.1f days from its first to its last sample; accepted: at most %.1f days "
+            "on one page (--from and --to choose a part)\n", command, in_path, (double)span / 86400e9,
+            (double)FG_HEATMAP_MAX_SPAN_NS / 86400e9);
+    rc = 2;
+  }
   struct fg_profile merged;   /* names that differ by a descriptor alone, as one (as every page names them) */
   fg_profile_init(&merged);
   struct page pg = {&in, &cfg};

@@ -35,6 +35,7 @@
  * codes spend near their entropy, below the bit a byte symbol costs.
  * Column sums let a range's flame graph add whole columns, and decode
  * samples only at the range's two ends. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,31 +424,59 @@ static int put_header(FILE *out, const struct heat *h, const struct fg_output_se
   return rc != 0 || fputc('}', out) == EOF ? -1 : 0;
 }
 
-int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+/* The page's span on the timeline's clock: the recording's, widened to
+ * every sample's time, narrowed to cfg's range. Saturating: a crafted time
+ * near 2^64 does not wrap. */
+static void span(const struct fg_profile *p, const struct fg_output_settings *cfg, struct heat *hp)
 {
-  struct heat h = {.p = p};
+  struct heat h = {0};
   const struct fg_stats *st = &p->stats;
   h.start_ns = st->start_ns;
-  h.end_ns = st->start_ns + st->wall_ns;
+  h.end_ns = st->wall_ns > UINT64_MAX - st->start_ns ? UINT64_MAX - 1 : st->start_ns + st->wall_ns;
   for (uint32_t i = 0; i < p->timeline.n; i++) {   /* a sample past the stated span widens it */
     uint64_t t = p->timeline.entries[i].time_ns;
+    if (t == UINT64_MAX)
+      t--;
     if (t < h.start_ns)
       h.start_ns = t;
     if (t >= h.end_ns)
       h.end_ns = t + 1;
   }
-  if (cfg->range_to && cfg->range_to > cfg->range_from && st->start_epoch_ns) {
+  if (cfg->range_to && cfg->range_to > cfg->range_from && st->start_epoch_ns) {   /* ns since 1970 */
     uint64_t from = cfg->range_from > st->start_epoch_ns ? cfg->range_from - st->start_epoch_ns : 0;
-    uint64_t to = cfg->range_to - st->start_epoch_ns;
-    if (st->start_ns + from > h.start_ns)
-      h.start_ns = st->start_ns + from;
-    if (cfg->range_to > st->start_epoch_ns && st->start_ns + to < h.end_ns)
-      h.end_ns = st->start_ns + to;
-    if (h.end_ns <= h.start_ns)
-      h.end_ns = h.start_ns + 1;
+    uint64_t a = from > UINT64_MAX - 1 - st->start_ns ? UINT64_MAX - 1 : st->start_ns + from;
+    if (a > h.start_ns)
+      h.start_ns = a;
+    if (cfg->range_to <= st->start_epoch_ns) {
+      h.end_ns = h.start_ns;   /* before the recording: nothing */
+    } else if (cfg->range_to != UINT64_MAX) {   /* UINT64_MAX: to the last sample */
+      uint64_t to = cfg->range_to - st->start_epoch_ns;
+      uint64_t b = to > UINT64_MAX - 1 - st->start_ns ? UINT64_MAX - 1 : st->start_ns + to;
+      if (b < h.end_ns)
+        h.end_ns = b;
+    }
   }
   if (h.end_ns <= h.start_ns)
     h.end_ns = h.start_ns + 1;
+  hp->start_ns = h.start_ns;
+  hp->end_ns = h.end_ns;
+}
+
+uint64_t fg_heatmap_span_ns(const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  struct heat h = {0};
+  span(p, cfg, &h);
+  return h.end_ns - h.start_ns;
+}
+
+int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
+{
+  struct heat h = {.p = p};
+  span(p, cfg, &h);
+  if (h.end_ns - h.start_ns > FG_HEATMAP_MAX_SPAN_NS) {   /* its cells are the page's memory and time */
+    errno = EFBIG;
+    return -1;
+  }
   h.ncells = (h.end_ns - h.start_ns + CELL_NS - 1) / CELL_NS;
   h.nblocks = (h.ncells + BLOCK_CELLS - 1) / BLOCK_CELLS;
   h.ncolumns = (h.nblocks + COLUMN_BLOCKS - 1) / COLUMN_BLOCKS;

@@ -69,6 +69,11 @@ int fg_write_speedscope(FILE *out, const struct fg_profile *p, const struct fg_o
  * (the timeline) with their stacks, the profile's marks, and a flame graph
  * of any range or of one range against another. */
 int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg);
+/* The longest span a heatmap page holds: 2^25 cells of 20 ms, 7.7 days;
+ * fg_write_heatmap_html refuses a longer one (EFBIG). */
+#define FG_HEATMAP_MAX_SPAN_NS (33554432ull * 20000000ull)
+/* The span p's page would cover (its recording, or cfg's range of it), ns. */
+uint64_t fg_heatmap_span_ns(const struct fg_profile *p, const struct fg_output_settings *cfg);
 /* A JDK Flight Recorder file (one chunk): a jdk.ExecutionSample event per
  * sample in p's timeline (at its time, once per sample its weight stands
  * for), each stack's samples the timeline does not hold at the end of the

@@ -1,0 +1,284 @@
+/* The heatmap page's data, decoded here as the page's script decodes it
+ * (agent/output/heatmap.c's header comment is the format): every timed
+ * sample comes back with its stack, cell and weight; the totals and column
+ * sums agree with them; a span past the page's room is refused. */
+#include "unit.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "fg/output.h"
+#include "fg/profile.h"
+
+#define CELL_NS 20000000ull
+
+struct rd {
+  const uint8_t *b;
+  size_t p, n;
+};
+
+static uint64_t v(struct rd *r)
+{
+  uint64_t x = 0;
+  for (int shift = 0; r->p < r->n; shift += 7) {
+    uint8_t c = r->b[r->p++];
+    x |= (uint64_t)(c & 127) << shift;
+    if (c < 128)
+      return x;
+  }
+  fail_msg("a varint runs past its part");
+  return 0;
+}
+
+static uint8_t *unbase64(const char *s, size_t len, size_t *out)
+{
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  uint8_t *b = malloc(len / 4 * 3 + 3);
+  size_t n = 0;
+  for (size_t i = 0; i + 3 < len + 3 && i < len; i += 4) {
+    uint32_t x = 0;
+    int pad = 0;
+    for (int k = 0; k < 4; k++) {
+      const char *d = strchr(digits, s[i + k]);
+      if (s[i + k] == '=' || !d)
+        pad++;
+      x = x << 6 | (uint32_t)(d && s[i + k] != '=' ? d - digits : 0);
+    }
+    b[n++] = (uint8_t)(x >> 16);
+    if (pad < 2)
+      b[n++] = (uint8_t)(x >> 8);
+    if (pad < 1)
+      b[n++] = (uint8_t)x;
+  }
+  *out = n;
+  return b;
+}
+
+typedef int (*init_fn)(z_streamp, int, const char *, int);
+typedef int (*inflate_fn)(z_streamp, int);
+typedef int (*end_fn)(z_streamp);
+
+static uint8_t *inflate_raw(const uint8_t *in, size_t len, size_t *out)
+{
+  void *z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(z);
+  init_fn init = (init_fn)dlsym(z, "inflateInit2_");
+  inflate_fn step = (inflate_fn)dlsym(z, "inflate");
+  end_fn end = (end_fn)dlsym(z, "inflateEnd");
+  z_stream s;
+  memset(&s, 0, sizeof s);
+  assert_int_equal(init(&s, -15, ZLIB_VERSION, (int)sizeof s), Z_OK);
+  size_t cap = 1 << 20;
+  uint8_t *b = malloc(cap);
+  s.next_in = (Bytef *)(uintptr_t)in;
+  s.avail_in = (uInt)len;
+  s.next_out = b;
+  s.avail_out = (uInt)cap;
+  assert_int_equal(step(&s, Z_FINISH), Z_STREAM_END);
+  *out = cap - s.avail_out;
+  end(&s);
+  dlclose(z);
+  return b;
+}
+
+static char *page(const struct fg_profile *p, int *rc)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  struct fg_output_settings cfg = {.title = "t"};
+  *rc = fg_write_heatmap_html(f, p, &cfg);
+  fclose(f);
+  return text;
+}
+
+/* 2 threads, a cpu and an alloc event, samples over 12 minutes (three 5-minute columns). */
+static void samples_come_back_as_written(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 100000;
+  p.stats.start_ns = 1000;
+  p.stats.start_epoch_ns = 1796083200000000000ull;
+  p.stats.wall_ns = 12ull * 60 * 1000000000;
+  uint32_t t0 = (uint32_t)fg_profile_add_thread(&p, 7, "main"), t1 = (uint32_t)fg_profile_add_thread(&p, 8, "w");
+  uint32_t f[6];
+  const char *names[] = {"A.run", "A.hot", "A.cold", "B.loop", "B.x", "java/lang/String"};
+  for (int i = 0; i < 6; i++)
+    f[i] = (uint32_t)fg_profile_intern(&p, names[i], i == 5 ? FG_KIND_CLASS : FG_KIND_JAVA);
+  uint32_t s1[] = {f[0], f[1]}, s2[] = {f[0], f[2]}, s3[] = {f[3], f[4]}, s4[] = {f[0], f[1], f[5]};
+  uint64_t want[4][2] = {{0}};   /* [stack kind][event] weights */
+  uint32_t n = 0;
+  for (uint64_t t = 0; t < p.stats.wall_ns; t += 7000000 + (t / 7 % 5) * 1000000, n++) {
+    uint32_t which = (uint32_t)(t / 97000000 % 3);
+    const uint32_t *st = which == 0 ? s1 : which == 1 ? s2 : s3;
+    assert_int_equal(fg_profile_add_timed(&p, which == 2 ? t1 : t0, st, 2, 1, p.stats.start_ns + t, 0), 0);
+    if (n % 11 == 0) {   /* an alloc sample weighing its bytes */
+      int64_t a = fg_profile_event_stack(&p, FG_STACK_ALLOC, t0, s4, 3);
+      fg_profile_count(&p, (uint32_t)a, 4096 + n, p.stats.start_ns + t, 0);
+    }
+  }
+  for (uint32_t i = 0; i < p.timeline.n; i++)
+    want[p.timeline.entries[i].stack % 4][p.stacks[p.timeline.entries[i].stack].event ? 1 : 0] +=
+        p.timeline.entries[i].weight;
+  int rc;
+  char *text = page(&p, &rc);
+  assert_int_equal(rc, 0);
+  char *data = strstr(text, "deflate-raw:");
+  assert_non_null(data);
+  data += strlen("deflate-raw:");
+  size_t end = strcspn(data, "<");
+  /* the parts: the head, then one a column */
+  size_t nparts = 0, at[16][2];
+  for (size_t i = 0; i <= end && nparts < 16;) {
+    size_t j = i;
+    while (j < end && data[j] != ',')
+      j++;
+    at[nparts][0] = i;
+    at[nparts][1] = j;
+    nparts++;
+    i = j + 1;
+  }
+  uint64_t ncells = (p.stats.wall_ns + CELL_NS - 1) / CELL_NS, ncol = (ncells + 14999) / 15000;
+  assert_int_equal(nparts, 1 + ncol);
+  uint8_t *parts[16];
+  size_t lens[16];
+  for (size_t k = 0; k < nparts; k++) {
+    size_t blen;
+    uint8_t *packed = unbase64(data + at[k][0], at[k][1] - at[k][0], &blen);
+    parts[k] = inflate_raw(packed, blen, &lens[k]);
+    free(packed);
+  }
+  struct rd r = {parts[0], 0, lens[0]};
+  uint64_t nf = v(&r);
+  assert_int_equal(nf, p.nnames);
+  for (uint64_t i = 0; i < nf; i++) {
+    r.p++;   /* kind */
+    uint64_t len = v(&r);
+    assert_memory_equal(parts[0] + r.p, p.names[i], len);
+    r.p += len;
+  }
+  uint64_t nn = v(&r);
+  for (uint64_t i = 0; i < 2 * nn; i++)
+    v(&r);
+  uint64_t ns = v(&r);
+  assert_int_equal(ns, p.nstacks);
+  for (uint64_t i = 0; i < 3 * ns; i++)
+    v(&r);
+  uint64_t nt = v(&r);
+  for (uint64_t i = 0; i < nt; i++) {
+    v(&r);
+    r.p += v(&r);
+  }
+  assert_int_equal(v(&r), 0);   /* no marks */
+  uint64_t nsq = (ncells + 9) / 10, total[2] = {0};
+  for (int e = 0; e < 2; e++)
+    for (uint64_t q = 0; q < nsq; q++)
+      total[e] += v(&r);
+  for (uint64_t q = 0; q < nsq; q++)
+    assert_int_equal(v(&r), 0);   /* no failed sample */
+  assert_int_equal(total[0], want[0][0] + want[1][0] + want[2][0] + want[3][0]);
+  assert_int_equal(total[1], want[0][1] + want[1][1] + want[2][1] + want[3][1]);
+  uint64_t colsum = 0;
+  for (uint64_t c = 0; c < ncol; c++)
+    for (uint64_t k = v(&r); k > 0; k--) {
+      v(&r);
+      colsum += v(&r);
+    }
+  assert_int_equal(colsum, total[0] + total[1]);
+  uint64_t nb = (ncells + 249) / 250, *blen = malloc(nb * sizeof *blen);
+  for (uint64_t b = 0; b < nb; b++)
+    blen[b] = v(&r);
+  assert_int_equal(r.p, r.n);
+  /* every block decoded: each sample's stack and weight, and its cell in its block */
+  uint64_t got[4][2] = {{0}}, samples = 0;
+  for (uint64_t b = 0, off = 0; b < nb; b++) {
+    if (b % 60 == 0)
+      off = 0;
+    struct rd q = {parts[1 + b / 60], off, off + blen[b]};
+    off += blen[b];
+    uint64_t groups = v(&q), sizes[8], total_n = 0;
+    assert_true(groups <= 2);
+    for (uint64_t g = 0; g < groups; g++) {
+      v(&q);
+      sizes[g] = v(&q);
+      total_n += sizes[g];
+    }
+    size_t nsym = (total_n + 3) / 4, times = q.p, codes = times + nsym, k = 0;
+    q.p = codes + nsym;
+    for (uint64_t g = 0; g < groups; g++) {
+      uint32_t rec[63];
+      int nrec = 0;
+      uint64_t cell = b * 250;
+      for (uint64_t i = 0; i < sizes[g]; i++, k++) {
+        int tsym = parts[1 + b / 60][times + k / 4] >> (2 * (k % 4)) & 3;
+        int csym = parts[1 + b / 60][codes + k / 4] >> (2 * (k % 4)) & 3;
+        cell += tsym == 3 ? 3 + v(&q) : (uint64_t)tsym;
+        uint64_t code = csym ? (uint64_t)csym * 2 : v(&q), place = code >> 1, s;
+        if (place == 0) {
+          s = v(&q);
+          if (nrec < 63)
+            nrec++;
+          memmove(rec + 1, rec, (size_t)(nrec - 1) * sizeof *rec);
+        } else {
+          assert_true(place <= (uint64_t)nrec);
+          s = rec[place - 1];
+          memmove(rec + 1, rec, (size_t)(place - 1) * sizeof *rec);
+        }
+        rec[0] = (uint32_t)s;
+        uint64_t w = code & 1 ? v(&q) : 1;
+        assert_true(cell >= b * 250 && cell < (b + 1) * 250);
+        got[s % 4][p.stacks[s].event ? 1 : 0] += w;
+        samples++;
+      }
+    }
+    assert_int_equal(q.p, q.n);
+  }
+  assert_int_equal(samples, p.timeline.n);
+  assert_memory_equal(got, want, sizeof got);
+  for (size_t k = 0; k < nparts; k++)
+    free(parts[k]);
+  free(blen);
+  free(text);
+  fg_profile_free(&p);
+}
+
+static void a_span_past_the_room_is_refused_and_empty_is_a_page(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 10;
+  uint32_t t = (uint32_t)fg_profile_add_thread(&p, 1, "main"), f = (uint32_t)fg_profile_intern(&p, "A.a", FG_KIND_JAVA);
+  int rc;
+  char *text = page(&p, &rc);   /* no sample at all */
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(text, "\"samples\":0"));
+  free(text);
+  assert_int_equal(fg_profile_add_timed(&p, t, &f, 1, 1, 5, 0), 0);
+  assert_int_equal(fg_profile_add_timed(&p, t, &f, 1, 1, 5 + FG_HEATMAP_MAX_SPAN_NS, 0), 0);
+  errno = 0;
+  text = page(&p, &rc);
+  assert_int_equal(rc, -1);
+  assert_int_equal(errno, EFBIG);
+  free(text);
+  assert_int_equal(fg_profile_add_timed(&p, t, &f, 1, 1, UINT64_MAX, 0), 0);   /* no wrap past 2^64 */
+  text = page(&p, &rc);
+  assert_int_equal(rc, -1);
+  free(text);
+  fg_profile_free(&p);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(samples_come_back_as_written),
+    cmocka_unit_test(a_span_past_the_room_is_refused_and_empty_is_a_page),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
