@@ -15,7 +15,7 @@
  *   totals:  for each event of the mask in the header, in order: a weight a
  *            200 ms square (10 cells); then failed samples a square (CPU)
  *   columns: for each column, its stacks' weights: n; each: stack - the
- *            previous (ascending), weight
+ *            previous (ascending), weight, samples
  *   blocks:  each block's length in bytes. The blocks themselves are not in
  *            this blob: those of each column are a blob of their own, so
  *            that the page opens having inflated only this one. A block is its
@@ -162,7 +162,7 @@ static int put_shapes(struct heat *h, struct fg_bytes *b)
   }
   fg_bytes_varint(b, p->nthreads);
   for (uint32_t t = 0; t < p->nthreads; t++) {
-    fg_bytes_varint(b, (uint64_t)(int64_t)p->threads[t].tid);
+    fg_bytes_varint(b, (uint32_t)p->threads[t].tid);   /* the page reads it back as signed */
     put_bytes(b, p->threads[t].name ? p->threads[t].name : "");
   }
   return rc;
@@ -181,15 +181,22 @@ static int put_marks(struct heat *h, struct fg_bytes *b)
   if (m->n && !sorted)
     return -1;
   uint32_t n = 0;
-  for (uint32_t i = 0; i < m->n; i++)
-    if (m->m[i].time_ns + m->m[i].duration_ns >= h->start_ns && m->m[i].time_ns < h->end_ns)
-      sorted[n++] = m->m[i];
+  for (uint32_t i = 0; i < m->n; i++) {   /* each clipped to the page's span: a crafted duration ends there */
+    struct fg_mark k = m->m[i];
+    uint64_t end = k.duration_ns > UINT64_MAX - k.time_ns ? UINT64_MAX : k.time_ns + k.duration_ns;
+    if (end < h->start_ns || k.time_ns >= h->end_ns)
+      continue;
+    if (k.time_ns < h->start_ns)
+      k.time_ns = h->start_ns;
+    k.duration_ns = (end < h->end_ns ? end : h->end_ns) - k.time_ns;
+    sorted[n++] = k;
+  }
   if (n)
     qsort(sorted, n, sizeof *sorted, mark_order);
   fg_bytes_varint(b, n);
   uint64_t prev = 0;
   for (uint32_t i = 0; i < n; i++) {
-    uint64_t at = sorted[i].time_ns > h->start_ns ? sorted[i].time_ns - h->start_ns : 0;
+    uint64_t at = sorted[i].time_ns - h->start_ns;
     fg_bytes_varint(b, sorted[i].kind);
     fg_bytes_varint(b, at - prev);
     fg_bytes_varint(b, sorted[i].duration_ns);
@@ -230,15 +237,22 @@ static int put_totals(struct heat *h, struct fg_bytes *b)
   return 0;
 }
 
-/* Each column's weight by stack. */
+static int u32_order(const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Each column's weight and samples by stack. */
 static int put_columns(struct heat *h, struct fg_bytes *b)
 {
   const struct fg_profile *p = h->p;
   const struct fg_timeline_entry *en = p->timeline.entries;
-  uint64_t *sum = calloc(p->nstacks + 1, sizeof *sum);
+  uint64_t *sum = calloc(p->nstacks + 1, sizeof *sum), *samples = calloc(p->nstacks + 1, sizeof *samples);
   uint32_t *touched = malloc(((size_t)p->nstacks + 1) * sizeof *touched);
-  if (!sum || !touched) {
+  if (!sum || !samples || !touched) {
     free(sum);
+    free(samples);
     free(touched);
     return -1;
   }
@@ -248,27 +262,24 @@ static int put_columns(struct heat *h, struct fg_bytes *b)
     uint64_t a = col * per, z = a + per < h->ncells ? a + per : h->ncells;
     for (uint64_t k = h->cell_first[a]; k < h->cell_first[z]; k++) {
       const struct fg_timeline_entry *e = &en[h->order[k]];
-      if (!sum[e->stack])
+      if (!samples[e->stack]++)
         touched[nt++] = e->stack;
-      sum[e->stack] += e->weight ? e->weight : 1;   /* a zero weight still marks the stack touched */
+      sum[e->stack] += e->weight;
     }
-    /* ascending stacks: their differences are small */
-    for (uint32_t i = 1; i < nt; i++)
-      for (uint32_t j = i; j > 0 && touched[j - 1] > touched[j]; j--) {
-        uint32_t t = touched[j];
-        touched[j] = touched[j - 1];
-        touched[j - 1] = t;
-      }
+    if (nt > 1)   /* ascending stacks: their differences are small */
+      qsort(touched, nt, sizeof *touched, u32_order);
     fg_bytes_varint(b, nt);
     uint32_t prev = 0;
     for (uint32_t i = 0; i < nt; i++) {
       fg_bytes_varint(b, touched[i] - prev);
       fg_bytes_varint(b, sum[touched[i]]);
+      fg_bytes_varint(b, samples[touched[i]]);
       prev = touched[i];
-      sum[touched[i]] = 0;
+      sum[touched[i]] = samples[touched[i]] = 0;
     }
   }
   free(sum);
+  free(samples);
   free(touched);
   return 0;
 }
@@ -330,7 +341,7 @@ static int put_blocks(struct heat *h, struct fg_bytes *b, struct fg_bytes *parts
       break;
     }
     at = 0;
-    for (uint32_t g = 0; g < ngroups && !data.failed; g++) {
+    for (uint32_t g = 0; g < ngroups; g++) {
       uint32_t t = threads[g], n = count[t];
       uint32_t *rec = recent + (size_t)t * RECENT;
       nrecent[t] = 0;   /* a block is read on its own: its codes refer to its own samples */
@@ -363,6 +374,10 @@ static int put_blocks(struct heat *h, struct fg_bytes *b, struct fg_bytes *parts
           fg_bytes_varint(&data, e->weight);
       }
       count[t] = 0;
+    }
+    if (data.failed) {   /* every count reset above: the next block's groups would be wrong otherwise */
+      rc = -1;
+      break;
     }
     fg_bytes_varint(&lens, data.len - before);
     if ((blk + 1) % COLUMN_BLOCKS == 0 || blk + 1 == h->nblocks)

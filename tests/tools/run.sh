@@ -180,9 +180,13 @@ convert_invalid_utf8() {
 # A class whose very name is an HTML injection, profiled by the agent: the name
 # must reach the flame graph as text, never as markup.
 agent_hostile_class_name() {
-  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,file=$work/evil.html" \
+  "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=interval=1ms,file=$work/evil.html,file=$work/evil.heatmap.html,file=$work/evil.jfr" \
     -cp build/java-test EvilNames 1 | grep -q '^LOADED Evil<<' || return 1
-  node tests/tools/flamegraph-browser.mjs "$work/evil.html" smoke 'Evil<</script><img src=x onerror=pwned=1>.spin'
+  node tests/tools/flamegraph-browser.mjs "$work/evil.html" smoke 'Evil<</script><img src=x onerror=pwned=1>.spin' || return 1
+  # the heatmap pages (the agent's, and fgprof's with a hostile title): names stay text there too
+  node tests/tools/heatmap-browser.mjs "$work/evil.heatmap.html" smoke || return 1
+  build/fgprof heatmap --title '</title><script>window.pwned=1</script><img src=x>' "$work/evil.jfr" "$work/evil2.heatmap.html" &&
+    node tests/tools/heatmap-browser.mjs "$work/evil2.heatmap.html" smoke
 }
 
 # The heatmap of a recording with a known spike (Phases: anomaly() runs only between two marks of

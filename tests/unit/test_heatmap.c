@@ -120,7 +120,7 @@ static void samples_come_back_as_written(void **state)
     assert_int_equal(fg_profile_add_timed(&p, which == 2 ? t1 : t0, st, 2, 1, p.stats.start_ns + t, 0), 0);
     if (n % 11 == 0) {   /* an alloc sample weighing its bytes */
       int64_t a = fg_profile_event_stack(&p, FG_STACK_ALLOC, t0, s4, 3);
-      fg_profile_count(&p, (uint32_t)a, 4096 + n, p.stats.start_ns + t, 0);
+      fg_profile_count(&p, (uint32_t)a, n % 3 ? 4096 + n : 0, p.stats.start_ns + t, 0);   /* weight 0 too */
     }
   }
   for (uint32_t i = 0; i < p.timeline.n; i++)
@@ -184,13 +184,15 @@ static void samples_come_back_as_written(void **state)
     assert_int_equal(v(&r), 0);   /* no failed sample */
   assert_int_equal(total[0], want[0][0] + want[1][0] + want[2][0] + want[3][0]);
   assert_int_equal(total[1], want[0][1] + want[1][1] + want[2][1] + want[3][1]);
-  uint64_t colsum = 0;
+  uint64_t colsum = 0, colsamples = 0;
   for (uint64_t c = 0; c < ncol; c++)
     for (uint64_t k = v(&r); k > 0; k--) {
       v(&r);
       colsum += v(&r);
+      colsamples += v(&r);
     }
   assert_int_equal(colsum, total[0] + total[1]);
+  assert_int_equal(colsamples, p.timeline.n);
   uint64_t nb = (ncells + 249) / 250, *blen = malloc(nb * sizeof *blen);
   for (uint64_t b = 0; b < nb; b++)
     blen[b] = v(&r);
