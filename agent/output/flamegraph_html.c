@@ -139,6 +139,25 @@ static int put_summary(FILE *out, const struct fg_stats *stats)
   return rc;
 }
 
+struct page {
+  const struct fg_profile *view;
+  const struct flat *f;
+  const struct fg_stats *stats;
+  const char *title;
+};
+
+static int fill(FILE *out, const char *name, void *ctx)
+{
+  const struct page *pg = ctx;
+  if (strcmp(name, "TITLE") == 0)
+    return fg_put_html_text(out, pg->title);
+  if (strcmp(name, "SUMMARY") == 0)
+    return put_summary(out, pg->stats);
+  if (strcmp(name, "DATA") == 0)
+    return put_data(out, pg->view, pg->f, pg->stats, pg->title);
+  return 1;
+}
+
 static int write_page(FILE *out, const struct fg_profile *p, const struct fg_profile *base,
                       const struct fg_output_settings *cfg)
 {
@@ -167,29 +186,9 @@ static int write_page(FILE *out, const struct fg_profile *p, const struct fg_pro
     rc = flatten(&tree, base ? &base_tree : NULL, all, min_samples, &f);
 
   /* the template, with @@TITLE@@, @@SUMMARY@@ and @@DATA@@ filled in */
-  for (const char *t = fg_flamegraph_template; rc == 0 && *t;) {
-    const char *mark = strstr(t, "@@");
-    size_t plain = mark ? (size_t)(mark - t) : strlen(t);
-    if (fwrite(t, 1, plain, out) != plain) {
-      rc = -1;
-      break;
-    }
-    if (!mark)
-      break;
-    if (strncmp(mark, "@@TITLE@@", 9) == 0) {
-      rc = fg_put_html_text(out, title);
-      t = mark + 9;
-    } else if (strncmp(mark, "@@SUMMARY@@", 11) == 0) {
-      rc = put_summary(out, &p->stats);
-      t = mark + 11;
-    } else if (strncmp(mark, "@@DATA@@", 8) == 0) {
-      rc = put_data(out, view, &f, &p->stats, title);
-      t = mark + 8;
-    } else {
-      rc = fputs("@@", out) < 0 ? -1 : 0;
-      t = mark + 2;
-    }
-  }
+  struct page pg = {view, &f, &p->stats, title};
+  if (rc == 0)
+    rc = fg_put_template(out, fg_flamegraph_template, fill, &pg);
   free(f.n);
   free(f.d);
   free(f.v);

@@ -484,6 +484,32 @@ uint64_t fg_heatmap_span_ns(const struct fg_profile *p, const struct fg_output_s
   return h.end_ns - h.start_ns;
 }
 
+struct page {
+  const struct heat *h;
+  const struct fg_output_settings *cfg;
+  const struct fg_bytes *parts;
+};
+
+static int fill(FILE *out, const char *name, void *ctx)
+{
+  const struct page *pg = ctx;
+  if (strcmp(name, "TITLE") == 0)
+    return fg_put_html_text(out, pg->cfg->title ? pg->cfg->title : "fgagent heatmap");
+  if (strcmp(name, "HEADER") == 0)
+    return put_header(out, pg->h, pg->cfg);
+  if (strcmp(name, "DATA") == 0)
+    return fg_heatmap_put_parts(out, pg->parts, (size_t)pg->h->ncolumns + 1);
+  if (strcmp(name, "TICKS") != 0)
+    return 1;
+  for (int k = 0; k <= FG_TICK_COUNT; k++) {   /* the failed samples' root frames */
+    char tick[96];
+    snprintf(tick, sizeof tick, "[%s]", fg_tick_name(k));
+    if (fputs(k ? "," : "[", out) < 0 || fg_put_json_string(out, tick) != 0)
+      return -1;
+  }
+  return fputc(']', out) == EOF ? -1 : 0;
+}
+
 int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg_output_settings *cfg)
 {
   struct heat h = {.p = p};
@@ -513,39 +539,10 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
   for (uint64_t i = 0; rc == 0 && i <= h.ncolumns; i++)
     if (parts[i].failed)
       rc = -1;
-  /* the template, with @@TITLE@@, @@HEADER@@ and @@DATA@@ filled in */
-  for (const char *t = fg_heatmap_template; rc == 0 && *t;) {
-    const char *mark = strstr(t, "@@");
-    size_t plain = mark ? (size_t)(mark - t) : strlen(t);
-    if (fwrite(t, 1, plain, out) != plain) {
-      rc = -1;
-      break;
-    }
-    if (!mark)
-      break;
-    if (strncmp(mark, "@@TITLE@@", 9) == 0) {
-      rc = fg_put_html_text(out, cfg->title ? cfg->title : "fgagent heatmap");
-      t = mark + 9;
-    } else if (strncmp(mark, "@@HEADER@@", 10) == 0) {
-      rc = put_header(out, &h, cfg);
-      t = mark + 10;
-    } else if (strncmp(mark, "@@TICKS@@", 9) == 0) {   /* the failed samples' root frames */
-      for (int k = 0; rc == 0 && k <= FG_TICK_COUNT; k++) {
-        char name[96];
-        snprintf(name, sizeof name, "[%s]", fg_tick_name(k));
-        rc = fputs(k ? "," : "[", out) < 0 || fg_put_json_string(out, name) != 0 ? -1 : 0;
-      }
-      if (rc == 0 && fputc(']', out) == EOF)
-        rc = -1;
-      t = mark + 9;
-    } else if (strncmp(mark, "@@DATA@@", 8) == 0) {
-      rc = fg_heatmap_put_parts(out, parts, (size_t)h.ncolumns + 1);
-      t = mark + 8;
-    } else {
-      rc = fputs("@@", out) < 0 ? -1 : 0;
-      t = mark + 2;
-    }
-  }
+  /* the template, with @@TITLE@@, @@HEADER@@, @@TICKS@@ and @@DATA@@ filled in */
+  struct page pg = {&h, cfg, parts};
+  if (rc == 0)
+    rc = fg_put_template(out, fg_heatmap_template, fill, &pg);
   free(blob.b);
   for (uint64_t i = 0; parts && i <= h.ncolumns; i++)
     free(parts[i].b);

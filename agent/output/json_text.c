@@ -24,6 +24,36 @@ int fg_put_json_string(FILE *out, const char *s)
   return fputc('"', out) == EOF ? -1 : 0;
 }
 
+int fg_put_template(FILE *out, const char *tmpl, int (*fill)(FILE *out, const char *name, void *ctx), void *ctx)
+{
+  for (const char *t = tmpl; *t;) {
+    const char *mark = strstr(t, "@@");
+    size_t plain = mark ? (size_t)(mark - t) : strlen(t);
+    if (fwrite(t, 1, plain, out) != plain)
+      return -1;
+    if (!mark)
+      return 0;
+    size_t n = 0;
+    char name[32];
+    while (n + 1 < sizeof name && mark[2 + n] >= 'A' && mark[2 + n] <= 'Z') {
+      name[n] = mark[2 + n];
+      n++;
+    }
+    name[n] = '\0';
+    int rc = n && strncmp(mark + 2 + n, "@@", 2) == 0 ? fill(out, name, ctx) : 1;
+    if (rc < 0)
+      return -1;
+    if (rc == 0) {
+      t = mark + 4 + n;
+    } else {
+      if (fputs("@@", out) < 0)
+        return -1;
+      t = mark + 2;
+    }
+  }
+  return 0;
+}
+
 int fg_put_html_text(FILE *out, const char *s)
 {
   for (; *s; s++) {

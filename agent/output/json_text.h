@@ -12,6 +12,11 @@ int fg_put_json_string(FILE *out, const char *s);
 /* s with & < > " ' as HTML character references. */
 int fg_put_html_text(FILE *out, const char *s);
 
+/* A page template written out with each @@NAME@@ (capitals) filled by
+ * fill(out, "NAME", ctx): 0 when written, -1 when a write failed, 1 when
+ * NAME is not one of its own (then "@@" is written as text). 0, or -1. */
+int fg_put_template(FILE *out, const char *tmpl, int (*fill)(FILE *out, const char *name, void *ctx), void *ctx);
+
 /* Many numbers, fast: digits go into a buffer written out in large pieces
  * (fprintf per number is most of the time a big profile takes). */
 struct fg_numbers {
