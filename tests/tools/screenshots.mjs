@@ -1,0 +1,60 @@
+// Saves the pictures the user docs show, taken in headless Chromium as the tools suite opens the pages.
+// Usage: node screenshots.mjs FLAMEGRAPH.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]
+//   OUTDIR/flamegraph.png  the flame graph's lowest rows and legend, where the page opens
+//   OUTDIR/heatmap.png     the heatmap; with FROM TO (ms since 1970) that range's flame graph,
+//                          and with BFROM BTO too, against that baseline (the differential view)
+// Fails on a console error or a page that does not load, as the other browser checks do.
+import { resolve } from "node:path";
+import { createRequire } from "node:module";
+
+const require = createRequire(process.env.FG_NPM + "/");
+const { chromium } = require("playwright-core");
+const [flame, heat, out, ...range] = process.argv.slice(2);
+if (!flame || !heat || !out) {
+  console.error("usage: node screenshots.mjs FLAMEGRAPH.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]");
+  process.exit(2);
+}
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+let failures = 0;
+async function open(file, ready, viewport) {
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto("file://" + resolve(file));
+  await page.waitForFunction(ready, null, { timeout: 60000 });
+  return { page, errors };
+}
+function check(ok, message) {
+  if (!ok) { console.error("FAIL: " + message); failures++; }
+}
+try {
+  {
+    const { page, errors } = await open(flame, () => window.fgFlameGraph !== undefined, { width: 1100, height: 620 });
+    // the graph's lowest 600 px and its legend: where the page opens (the summary below it is text in the docs)
+    const bottom = await page.evaluate(() => { const r = document.getElementById("legend").getBoundingClientRect();
+                                               return r.bottom + window.scrollY; });
+    await page.screenshot({ path: out + "/flamegraph.png", fullPage: true, clip: { x: 0, y: Math.max(0, bottom - 600), width: 1100, height: Math.min(bottom, 600) + 4 } });
+    check(errors.length === 0, "flame graph console errors: " + errors.join(" | "));
+  }
+  {
+    const { page, errors } = await open(heat, () => document.body.dataset.ready, { width: 1100, height: 900 });
+    check(await page.evaluate(() => document.body.dataset.ready === "1"), "the heatmap did not load");
+    if (range.length >= 2) {
+      const start = await page.evaluate(() => JSON.parse(document.getElementById("header").textContent).startEpochNs);
+      const ns = (ms) => Number(ms) * 1e6 - start;
+      if (range.length >= 4) await page.evaluate(([a, b]) => window.heatmapSelect(a, b, true), [ns(range[2]), ns(range[3])]);
+      const r = await page.evaluate(([a, b]) => window.heatmapSelect(a, b), [ns(range[0]), ns(range[1])]);
+      check(r.total > 0, "the range has no sample");
+    }
+    await page.screenshot({ path: out + "/heatmap.png", fullPage: true });
+    check(errors.length === 0, "heatmap console errors: " + errors.join(" | "));
+  }
+} finally {
+  await browser.close();
+}
+process.exit(failures ? 1 : 0);

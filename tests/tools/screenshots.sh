@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Takes the pictures of docs/img/ from real runs: the bundled demo's CPU flame graph, and
+# the heatmap of Phases (a steady thread, and a spike of a second one between two marks)
+# with the spike's flame graph against the quiet second before it.
+# Usage: bash tests/tools/screenshots.sh [OUTDIR]   (default docs/img)
+# Needs build/libfgagent.so, build/java-test and the npm readers in build/npm (tests/tools/run.sh).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:-docs/img}
+work=build/screenshots
+rm -rf "$work"
+mkdir -p "$work" "$out"
+export FG_NPM=${FG_NPM:-$(pwd)/build/npm/node_modules}
+java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
+agent=$(pwd)/build/libfgagent.so
+
+"$java_home/bin/java" "-agentpath:$agent=interval=1ms,file=$work/demo.html" -cp build/java-test Demo 3 >/dev/null 2>&1
+"$java_home/bin/java" "-agentpath:$agent=interval=1ms,file=$work/phases.heatmap.html" -cp build/java-test Phases \
+  >"$work/phases.out" 2>/dev/null
+# mark NAME START_MS END_MS
+read -r _ _ s0 s1 < <(grep '^mark spike ' "$work/phases.out")
+read -r _ _ q0 q1 < <(grep '^mark quiet1 ' "$work/phases.out")
+node tests/tools/screenshots.mjs "$work/demo.html" "$work/phases.heatmap.html" "$out" "$s0" "$s1" "$q0" "$q1"
+ls -l "$out"/flamegraph.png "$out"/heatmap.png
