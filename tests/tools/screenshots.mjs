@@ -1,6 +1,7 @@
 // Saves the pictures the user docs show, taken in headless Chromium as the tools suite opens the pages.
-// Usage: node screenshots.mjs FLAMEGRAPH.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]
+// Usage: node screenshots.mjs FLAMEGRAPH.html DIFF.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]
 //   OUTDIR/flamegraph.png  the flame graph's lowest rows and legend, where the page opens
+//   OUTDIR/diff.png        the same of a differential page (fgprof diff --html)
 //   OUTDIR/heatmap.png     the heatmap; with FROM TO (ms since 1970) that range's flame graph,
 //                          and with BFROM BTO too, against that baseline (the differential view)
 // Fails on a console error or a page that does not load, as the other browser checks do.
@@ -9,9 +10,9 @@ import { createRequire } from "node:module";
 
 const require = createRequire(process.env.FG_NPM + "/");
 const { chromium } = require("playwright-core");
-const [flame, heat, out, ...range] = process.argv.slice(2);
-if (!flame || !heat || !out) {
-  console.error("usage: node screenshots.mjs FLAMEGRAPH.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]");
+const [flame, diff, heat, out, ...range] = process.argv.slice(2);
+if (!flame || !diff || !heat || !out) {
+  console.error("usage: node screenshots.mjs FLAMEGRAPH.html DIFF.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]");
   process.exit(2);
 }
 const browser = await chromium.launch({
@@ -33,16 +34,17 @@ function check(ok, message) {
   if (!ok) { console.error("FAIL: " + message); failures++; }
 }
 try {
-  {
-    const { page, errors } = await open(flame, () => window.fgFlameGraph !== undefined, { width: 1100, height: 620 });
-    // the graph's lowest 600 px and its legend: where the page opens (the summary below it is text in the docs)
+  // the graph's lowest rows and its legend: where the page opens (the summary below it is text in the docs)
+  for (const [file, png, rows] of [[flame, "flamegraph.png", 520], [diff, "diff.png", 300]]) {
+    const { page, errors } = await open(file, () => window.fgFlameGraph !== undefined, { width: 1000, height: 620 });
     const bottom = await page.evaluate(() => { const r = document.getElementById("legend").getBoundingClientRect();
                                                return r.bottom + window.scrollY; });
-    await page.screenshot({ path: out + "/flamegraph.png", fullPage: true, clip: { x: 0, y: Math.max(0, bottom - 600), width: 1100, height: Math.min(bottom, 600) + 4 } });
-    check(errors.length === 0, "flame graph console errors: " + errors.join(" | "));
+    await page.screenshot({ path: out + "/" + png, fullPage: true,
+                            clip: { x: 0, y: Math.max(0, bottom - rows), width: 1000, height: Math.min(bottom, rows) + 4 } });
+    check(errors.length === 0, file + ": console errors: " + errors.join(" | "));
   }
   {
-    const { page, errors } = await open(heat, () => document.body.dataset.ready, { width: 1100, height: 900 });
+    const { page, errors } = await open(heat, () => document.body.dataset.ready, { width: 1000, height: 900 });
     check(await page.evaluate(() => document.body.dataset.ready === "1"), "the heatmap did not load");
     if (range.length >= 2) {
       const start = await page.evaluate(() => JSON.parse(document.getElementById("header").textContent).startEpochNs);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Takes the pictures of docs/img/ from real runs: the bundled demo's CPU flame graph, and
-# the heatmap of Phases (a steady thread, and a spike of a second one between two marks)
+# Takes the pictures of docs/img/ from real runs: the bundled demo's CPU flame graph, fgprof
+# diff's page of RegressionWorkload slower against base (two runs a side), and the heatmap of Phases (a steady thread, and a spike of a second one between two marks)
 # with the spike's flame graph against the quiet second before it.
 # Usage: bash tests/tools/screenshots.sh [OUTDIR]   (default docs/img)
-# Needs build/libfgagent.so, build/java-test and the npm readers in build/npm (tests/tools/run.sh).
+# Needs build/libfgagent.so, build/fgprof, build/java-test and the npm readers in build/npm (tests/tools/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-docs/img}
@@ -15,10 +15,17 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 agent=$(pwd)/build/libfgagent.so
 
 "$java_home/bin/java" "-agentpath:$agent=interval=1ms,file=$work/demo.html" -cp build/java-test Demo 3 >/dev/null 2>&1
+for i in 1 2; do
+  for v in base slower; do
+    "$java_home/bin/java" "-agentpath:$agent=interval=250us,kernel=no,file=$work/$v-$i.collapsed" -cp build/java-test \
+      RegressionWorkload $v 1500 >/dev/null 2>&1
+  done
+done
+build/fgprof diff --html "$work/diff.html" --base "$work"/base-*.collapsed --new "$work"/slower-*.collapsed >/dev/null || true
 "$java_home/bin/java" "-agentpath:$agent=interval=1ms,file=$work/phases.heatmap.html" -cp build/java-test Phases \
   >"$work/phases.out" 2>/dev/null
 # mark NAME START_MS END_MS
 read -r _ _ s0 s1 < <(grep '^mark spike ' "$work/phases.out")
 read -r _ _ q0 q1 < <(grep '^mark quiet1 ' "$work/phases.out")
-node tests/tools/screenshots.mjs "$work/demo.html" "$work/phases.heatmap.html" "$out" "$s0" "$s1" "$q0" "$q1"
-ls -l "$out"/flamegraph.png "$out"/heatmap.png
+node tests/tools/screenshots.mjs "$work/demo.html" "$work/diff.html" "$work/phases.heatmap.html" "$out" "$s0" "$s1" "$q0" "$q1"
+ls -l "$out"/flamegraph.png "$out"/diff.png "$out"/heatmap.png
