@@ -23,7 +23,7 @@ CORE_SRC = agent/options.c agent/sampling/tick_codes.c agent/buffer/ring.c agent
            agent/output/speedscope.c cli/profile_filter.c cli/compare/significance.c cli/compare/diff.c cli/compare/call_path_diff.c agent/profile/u64_map.c agent/profile/utf8.c agent/profile/class_name.c agent/profile/lock_kinds.c agent/sched/switch_decoder.c agent/verify/call_site.c \
            agent/native_mem/import_patch.c agent/native_mem/nm_queue.c agent/native_mem/leak_table.c \
            agent/native/proc_maps.c cli/attach_reply.c cli/proc_status.c agent/sampling/wall/task_files.c
-CORE_SRC += agent/output/summary_live.c
+CORE_SRC += agent/output/summary_live.c agent/jvmti/gc_pauses.c
 # The agent proper: JVMTI, timers, the signal handler, the drainer.
 AGENT_SRC = $(filter-out $(CORE_SRC) $(CLI_SRC),$(wildcard agent/*.c agent/*/*.c agent/*/*/*.c))
 # The command-line tool, on the same pure core.

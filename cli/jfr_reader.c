@@ -74,6 +74,8 @@ struct rd {
 };
 
 /* What lives for the whole file: the profile, threads across chunks, the budget. */
+#define SAFEPOINTS_OPEN 16   /* jdk.SafepointBegin events waiting for their jdk.SafepointEnd */
+
 struct run {
   struct fg_profile *p;
   bool lines;
@@ -87,6 +89,8 @@ struct run {
   uint32_t left_out;            /* rows of sources[] not read: bit i for row i (choose_sources) */
   struct leak_event *leaks;     /* p->stats.nativemem.leak: profiler.Malloc and Free, replayed at the end */
   uint32_t nleaks, leaks_cap;
+  struct { uint64_t id; uint32_t mark; } safepoints[SAFEPOINTS_OPEN];   /* begun, end not read yet */
+  uint32_t nsafepoints;         /* written so far, the last SAFEPOINTS_OPEN kept */
 };
 
 /* A profiler.Malloc (stack: its profile stack) or profiler.Free (stack UINT32_MAX) of a recording
@@ -1244,28 +1248,72 @@ static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
 }
 
 /* The JVM's own events the heatmap draws (fg_profile's marks), when the
- * profile keeps room for them: GC pauses, whole collections, safepoints. */
-static const struct { const char *type; enum fg_mark_kind kind; } mark_types[] = {
+ * profile keeps room for them: GC pauses, whole collections, safepoints,
+ * and fgagent's GC pauses (JVMTI's, in its .jfr).
+ *
+ * A safepoint is the whole stop, from jdk.SafepointBegin's start to its
+ * jdk.SafepointEnd's end (same safepointId). HotSpot's
+ * SafepointSynchronize::begin() (runtime/safepoint.cpp) opens its
+ * EventSafepointBegin before arming the poll and commits it after the
+ * threads stopped and the cleanup tasks ran, before the VM operation;
+ * end() spans only the wake-up. So a begin alone is the time to reach the
+ * safepoint (and clean up): the mark keeps that when no end is read. */
+#define MARK_SAFEPOINT_END FG_MARK_KINDS   /* not a mark: it closes one */
+static const struct { const char *type; int kind; } mark_types[] = {
   {"jdk.GCPhasePause", FG_MARK_GC_PAUSE},
   {"jdk.GarbageCollection", FG_MARK_GC},
   {"jdk.SafepointBegin", FG_MARK_SAFEPOINT},
+  {"jdk.SafepointEnd", MARK_SAFEPOINT_END},
+  {"fgagent.GCPause", FG_MARK_GC_PAUSE},
 };
 #define MARK_TYPES (sizeof mark_types / sizeof mark_types[0])
 
-static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, enum fg_mark_kind kind)
+/* A jdk.SafepointEnd: its safepoint's mark, if its begin was read, made to
+ * end where the end does. */
+static void close_safepoint(struct run *run, struct fg_marks *m, uint64_t id, uint64_t end)
+{
+  uint32_t n = run->nsafepoints < SAFEPOINTS_OPEN ? run->nsafepoints : SAFEPOINTS_OPEN;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t at = (run->nsafepoints - 1 - i) % SAFEPOINTS_OPEN;   /* the latest first */
+    if (run->safepoints[at].id != id || run->safepoints[at].mark >= m->n)
+      continue;
+    struct fg_mark *k = &m->m[run->safepoints[at].mark];
+    if (k->kind == FG_MARK_SAFEPOINT && end > k->time_ns)
+      k->duration_ns = end - k->time_ns;
+    run->safepoints[at].mark = UINT32_MAX;   /* closed */
+    return;
+  }
+}
+
+static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, int kind)
 {
   struct want w[] = {{.name = "startTime"}, {.name = "duration"}, {.name = "name", .text = 1},
-                     {.name = "cause", .text = 1}};
-  read_object(r, c, cls, w, 4, 0);
-  if (r->bad || !w[0].has || charge(r, c, sizeof(struct fg_mark)) != 0)
+                     {.name = "cause", .text = 1}, {.name = "safepointId"}};
+  read_object(r, c, cls, w, 5, 0);
+  if (r->bad || !w[0].has)
+    return;
+  uint64_t start = ticks_ns(c, w[0].num);
+  uint64_t end = w[1].has ? ticks_ns(c, w[0].num + w[1].num) : start;
+  struct fg_marks *m = &c->p->marks;
+  if (kind == MARK_SAFEPOINT_END) {
+    if (w[4].has)
+      close_safepoint(c->run, m, w[4].num, end);
+    return;
+  }
+  if (charge(r, c, sizeof(struct fg_mark)) != 0)
     return;
   char label[64];
   snprintf(label, sizeof label, "%s%s%s", w[2].str ? w[2].str : "", w[2].str && w[3].str ? ": " : "",
            w[3].str ? w[3].str : "");
-  uint64_t start = ticks_ns(c, w[0].num);
-  uint64_t end = w[1].has ? ticks_ns(c, w[0].num + w[1].num) : start;
-  if (fg_marks_add(&c->p->marks, kind, start, end > start ? end - start : 0, label) != 0)
+  uint32_t before = m->n;
+  if (fg_marks_add(m, (enum fg_mark_kind)kind, start, end > start ? end - start : 0, label) != 0)
     set_bad(r, "out of memory");
+  else if (kind == FG_MARK_SAFEPOINT && w[4].has && m->n > before) {
+    struct run *run = c->run;
+    uint32_t at = run->nsafepoints++ % SAFEPOINTS_OPEN;
+    run->safepoints[at].id = w[4].num;
+    run->safepoints[at].mark = before;
+  }
 }
 
 /* Each event of a type it reads, in the order of the chunk, each through

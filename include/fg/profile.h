@@ -136,7 +136,7 @@ struct fg_profile {
 
   struct fg_stats stats;           /* accounting that travels with the profile */
   struct fg_timeline timeline;
-  struct fg_marks marks;           /* read from a recording; copies of the profile leave them out */
+  struct fg_marks marks;           /* read from a recording, or the agent's GC pauses; fg_profile_select copies them, other copies leave them out */
 };
 
 void fg_profile_init(struct fg_profile *p);
