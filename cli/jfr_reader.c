@@ -52,7 +52,10 @@ struct field {
   const char *name;
   uint64_t type;
   int pool, array;
+  int32_t cls;                  /* type's index in the chunk's classes, -1: undeclared (mark_sizes) */
 };
+
+#define PLAN_WANTS 12           /* the most wants a read_object plan remembers */
 
 struct jclass {
   uint64_t id;
@@ -63,6 +66,13 @@ struct jclass {
   uint32_t *live;               /* the fields that take bytes, in order: the only ones read */
   uint32_t nlive;
   int takes_bytes;              /* 0: a value of it is 0 bytes long (no fields, or such fields only) */
+  /* read_object's last plan: for the wants named by plan_names (the
+   * caller's name pointers, so the same list means the same names), each
+   * live field's want index or -1; a class is read with one list nearly
+   * always, and then no field name is compared again */
+  const char *plan_names[PLAN_WANTS];
+  int plan_nw;                  /* 0: no plan */
+  int8_t *plan;                 /* nlive entries */
 };
 
 struct rd {
@@ -393,6 +403,12 @@ static const struct jclass *class_of(struct chunk *c, uint64_t id)
   return fg_u64_map_get(&c->cls_index, id + 1, &i) ? &c->cls[i] : NULL;
 }
 
+/* A field's class (its type), looked up once when the metadata was read. */
+static const struct jclass *field_class(const struct chunk *c, const struct field *f)
+{
+  return f->cls >= 0 ? &c->cls[f->cls] : NULL;
+}
+
 static const char *meta_string(struct rd *r, struct chunk *c)
 {
   uint64_t i = rd_long(r);
@@ -482,7 +498,7 @@ static void meta_element(struct rd *r, struct chunk *c, struct jclass *parent, i
       return;
     }
     parent->fields[parent->nfields++] = (struct field){cls_name, num, pool && strcmp(pool, "true") == 0,
-                                                       dim && strcmp(dim, "0") != 0};
+                                                       dim && strcmp(dim, "0") != 0, -1};
   }
   uint64_t nchildren = rd_count(r);
   for (uint64_t i = 0; i < nchildren && !r->bad; i++) {
@@ -550,9 +566,12 @@ static int mark_sizes(struct chunk *c)
   }
   for (uint32_t k = 0; k < n; k++) {
     struct jclass *j = &c->cls[k];
-    if (!(j->live = malloc(((size_t)j->nfields + 1) * sizeof *j->live)))
+    if (!(j->live = malloc(((size_t)j->nfields + 1) * sizeof *j->live)) ||
+        !(j->plan = malloc((size_t)j->nfields + 1)))
       goto out;
     for (uint32_t i = 0; i < j->nfields; i++) {
+      uint32_t type;
+      j->fields[i].cls = fg_u64_map_get(&c->cls_index, j->fields[i].type + 1, &type) ? (int32_t)type : -1;
       int64_t t = plain_class(c, &j->fields[i]);
       if (t < 0 || c->cls[t].takes_bytes)
         j->live[j->nlive++] = i;
@@ -594,13 +613,13 @@ static void read_metadata(struct rd *r, struct chunk *c)
 
 static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int depth);
 
-static void skip_one(struct rd *r, struct chunk *c, uint64_t type, int pool, int depth)
+static void skip_one(struct rd *r, struct chunk *c, const struct field *f, int depth)
 {
-  if (pool) {
+  if (f->pool) {
     rd_long(r);
     return;
   }
-  const struct jclass *k = class_of(c, type);
+  const struct jclass *k = field_class(c, f);
   if (!k) {
     set_bad(r, "a value of a class the metadata does not declare");
     return;
@@ -625,14 +644,14 @@ static void skip_one(struct rd *r, struct chunk *c, uint64_t type, int pool, int
 /* Whether a value of field f takes no bytes (then n of them take none either). */
 static int takes_no_bytes(struct chunk *c, const struct field *f)
 {
-  const struct jclass *k = f->pool ? NULL : class_of(c, f->type);
+  const struct jclass *k = f->pool ? NULL : field_class(c, f);
   return k && !k->takes_bytes;
 }
 
 static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int depth)
 {
   if (!f->array) {
-    skip_one(r, c, f->type, f->pool, depth);
+    skip_one(r, c, f, depth);
     return;
   }
   if (takes_no_bytes(c, f)) {   /* n times nothing: read as such, not n times */
@@ -641,7 +660,7 @@ static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int
   }
   uint64_t n = rd_count(r);
   for (uint64_t i = 0; i < n && !r->bad; i++)
-    skip_one(r, c, f->type, f->pool, depth);
+    skip_one(r, c, f, depth);
 }
 
 /* What a reader wants of an object's fields: by name, a number (a pool key
@@ -664,13 +683,36 @@ static struct want *wanted(struct want *w, int n, const char *name)
   return NULL;
 }
 
+/* k's plan for the wants w (made when it has none for them): each live
+ * field's want, or NULL when too many wants to remember. */
+static const int8_t *plan_for(struct chunk *c, const struct jclass *k, const struct want *w, int nw)
+{
+  struct jclass *m = &c->cls[k - c->cls];   /* k is one of the chunk's classes */
+  if (nw > PLAN_WANTS || !m->plan)
+    return NULL;
+  int same = m->plan_nw == nw;
+  for (int i = 0; same && i < nw; i++)
+    same = m->plan_names[i] == w[i].name;
+  if (same)
+    return m->plan;
+  for (uint32_t i = 0; i < m->nlive; i++) {
+    const struct want *x = wanted((struct want *)w, nw, m->fields[m->live[i]].name);
+    m->plan[i] = x ? (int8_t)(x - w) : -1;
+  }
+  for (int i = 0; i < nw; i++)
+    m->plan_names[i] = w[i].name;
+  m->plan_nw = nw;
+  return m->plan;
+}
+
 /* Reads an object of class k at r, its wanted fields into w. */
 static void read_object(struct rd *r, struct chunk *c, const struct jclass *k, struct want *w, int nw, int depth)
 {
+  const int8_t *plan = plan_for(c, k, w, nw);
   for (uint32_t i = 0; i < k->nlive && !r->bad; i++) {
     const struct field *f = &k->fields[k->live[i]];
-    struct want *x = wanted(w, nw, f->name);
-    const struct jclass *t = x ? class_of(c, f->type) : NULL;
+    struct want *x = plan ? (plan[i] >= 0 ? &w[plan[i]] : NULL) : wanted(w, nw, f->name);
+    const struct jclass *t = x ? field_class(c, f) : NULL;
     if (x && x->each && f->array && !f->pool && t && t->prim == P_OBJECT) {
       if (!t->takes_bytes) {
         set_bad(r, "an array of a class that takes no bytes where objects are read");
@@ -778,7 +820,7 @@ static void read_checkpoint(struct rd *r, struct chunk *c)
       set_bad(r, "a pool of a class the metadata does not declare");
       return;
     }
-    struct field value = {"", type, 0, 0};
+    struct field value = {"", type, 0, 0, (int32_t)tindex};
     for (uint64_t e = 0; e < n && !r->bad; e++) {
       uint64_t key = rd_long(r);
       if (key != UINT64_MAX) {   /* -1 is a key too (a deoptimization reason's none): never one fgprof looks up */
@@ -1236,13 +1278,13 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
   return 0;
 }
 
-/* Whether an event of type is kept as lock= keeps it: a jdk.ThreadPark only
+/* Whether an event of source (a row of sources[]) is kept as lock= keeps it: a jdk.ThreadPark only
  * when its parkedClass (class key) is an owned lock's (fg/lock_kinds.h, the
  * agent's rule), a park for an event (a latch, a Condition, an idle pool) or
  * with no blocker never; any other type always. */
-static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
+static bool owned_or_not_park(struct chunk *c, int source, uint64_t key)
 {
-  if (strcmp(type, "jdk.ThreadPark") != 0)
+  if (source != S_PARK)
     return true;
   return fg_lock_owned_blocker(key ? class_name(c, key) : NULL);
 }
@@ -1359,7 +1401,7 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       int is_free = k == S_FREE;   /* read for nativemem's leaks only */
       if (ev.bad || (is_free && c->p->stats.nativemem.leak &&
                      leak_event(&ev, c, ticks_ns(c, w[0].num), w[7].num, 0, UINT32_MAX) != 0) ||
-          (!is_free && owned_or_not_park(c, sources[k].type, w[3].num) && add_event(&ev, c, sources[k].e, w) != 0)) {
+          (!is_free && owned_or_not_park(c, k, w[3].num) && add_event(&ev, c, sources[k].e, w) != 0)) {
         r->pos = ev.bad_at;
         set_bad(r, ev.why);
         return -1;
@@ -1437,6 +1479,7 @@ static void chunk_free(struct chunk *c)
   for (uint32_t i = 0; i < c->ncls; i++) {
     free(c->cls[i].fields);
     free(c->cls[i].live);
+    free(c->cls[i].plan);
   }
   free(c->cls);
   for (uint32_t i = 0; i < c->nstacks; i++)
@@ -1583,8 +1626,14 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, unsigned f
    * finds and says), then the events of the sources chosen are read */
   for (int pass = 0; pass < 2 && rc == 0; pass++) {
     run.census = pass == 0;
-    if (pass == 1)
+    if (pass == 1) {
       choose_sources(&run, source);
+      uint64_t events = 0;   /* the timeline's room for what the census counted, made once */
+      for (int k = 0; k < S_COUNT; k++)
+        events += run.left_out & 1u << k ? 0 : run.counted[k];
+      if (p->timeline.max)
+        fg_timeline_reserve(&p->timeline, events);   /* out of memory: it grows as it goes */
+    }
     for (size_t at = 0; at < len && rc == 0;) {
       uint64_t size = 0;
       rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);

@@ -105,6 +105,11 @@ struct fg_marks {
   uint64_t dropped;
 };
 
+/* Room for n more entries (up to max) made at once, in huge pages where
+ * the kernel gives them: a reader that counted its samples first fills
+ * it without growing it. 0, or -1 when out of memory (nothing changed). */
+int fg_timeline_reserve(struct fg_timeline *t, uint64_t n);
+
 /* Adds a mark when there is room; 0, or -1 when out of memory. */
 int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,
                  const char *label);
