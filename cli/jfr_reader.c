@@ -37,6 +37,7 @@
 #include "fg/lock_kinds.h"
 #include "fg/profile.h"
 #include "fg/u64_map.h"
+#include "fg/utf8.h"
 
 #define HEADER_BYTES 68
 #define MAX_DEPTH 24            /* nested values and metadata elements */
@@ -705,6 +706,8 @@ static const int8_t *plan_for(struct chunk *c, const struct jclass *k, const str
   return m->plan;
 }
 
+static int read_entry(struct chunk *c, uint64_t type, uint64_t key, struct want *w, int nw, int depth);
+
 /* Reads an object of class k at r, its wanted fields into w. */
 static void read_object(struct rd *r, struct chunk *c, const struct jclass *k, struct want *w, int nw, int depth)
 {
@@ -731,6 +734,17 @@ static void read_object(struct rd *r, struct chunk *c, const struct jclass *k, s
     } else if (x && x->text && !f->array && !f->pool && t && t->prim == P_STRING) {
       x->str = rd_string(r, c, 1, depth);
       x->has = 1;
+    } else if (x && x->text && !f->array && f->pool && t && t->prim == P_OBJECT && t->nlive == 1) {
+      /* a pool of one text (the JDK's GCName, GCCause, VMOperationType): that text */
+      uint64_t key = rd_long(r);
+      const struct field *only = &t->fields[t->live[0]];
+      const struct jclass *ot = field_class(c, only);
+      struct want one[] = {{.name = only->name, .text = 1}};
+      if (!r->bad && ot && ot->prim == P_STRING && !only->pool && !only->array &&
+          read_entry(c, f->type, key, one, 1, depth) == 0 && one[0].has) {
+        x->str = one[0].str;
+        x->has = 1;
+      }
     } else {
       skip_value(r, c, f, depth);
     }
@@ -1299,20 +1313,29 @@ static bool owned_or_not_park(struct chunk *c, int source, uint64_t key)
  * EventSafepointBegin before arming the poll and commits it after the
  * threads stopped and the cleanup tasks ran, before the VM operation;
  * end() spans only the wake-up. So a begin alone is the time to reach the
- * safepoint (and clean up): the mark keeps that when no end is read. */
+ * safepoint (and clean up). The JDK's settings (default.jfc, profile.jfc)
+ * leave jdk.SafepointEnd off but record jdk.ExecuteVMOperation, which
+ * VMThread::evaluate_operation commits inside the safepoint with its
+ * safepointId: a begin's mark runs to the end of its operation (named by
+ * it) and on to its end when there is one; with neither it keeps its own
+ * duration. */
 #define MARK_SAFEPOINT_END FG_MARK_KINDS   /* not a mark: it closes one */
+#define MARK_VM_OPERATION (FG_MARK_KINDS + 1)   /* not a mark: it widens one */
 static const struct { const char *type; int kind; } mark_types[] = {
   {"jdk.GCPhasePause", FG_MARK_GC_PAUSE},
   {"jdk.GarbageCollection", FG_MARK_GC},
   {"jdk.SafepointBegin", FG_MARK_SAFEPOINT},
   {"jdk.SafepointEnd", MARK_SAFEPOINT_END},
+  {"jdk.ExecuteVMOperation", MARK_VM_OPERATION},
   {"fgagent.GCPause", FG_MARK_GC_PAUSE},
 };
 #define MARK_TYPES (sizeof mark_types / sizeof mark_types[0])
 
-/* A jdk.SafepointEnd: its safepoint's mark, if its begin was read, made to
- * end where the end does. */
-static void close_safepoint(struct run *run, struct fg_marks *m, uint64_t id, uint64_t end)
+/* A jdk.SafepointEnd (close) or a safepoint's jdk.ExecuteVMOperation: its
+ * safepoint's mark, if its begin was read, made to end where it does (not
+ * sooner), named by the operation when it has no name yet. */
+static void widen_safepoint(struct run *run, struct fg_marks *m, uint64_t id, uint64_t end, const char *operation,
+                            bool close)
 {
   uint32_t n = run->nsafepoints < SAFEPOINTS_OPEN ? run->nsafepoints : SAFEPOINTS_OPEN;
   for (uint32_t i = 0; i < n; i++) {
@@ -1320,9 +1343,12 @@ static void close_safepoint(struct run *run, struct fg_marks *m, uint64_t id, ui
     if (run->safepoints[at].id != id || run->safepoints[at].mark >= m->n)
       continue;
     struct fg_mark *k = &m->m[run->safepoints[at].mark];
-    if (k->kind == FG_MARK_SAFEPOINT && end > k->time_ns)
+    if (k->kind == FG_MARK_SAFEPOINT && end > k->time_ns && end - k->time_ns > k->duration_ns)
       k->duration_ns = end - k->time_ns;
-    run->safepoints[at].mark = UINT32_MAX;   /* closed */
+    if (k->kind == FG_MARK_SAFEPOINT && operation && !k->label[0])
+      fg_utf8_copy(k->label, sizeof k->label, operation);
+    if (close)
+      run->safepoints[at].mark = UINT32_MAX;
     return;
   }
 }
@@ -1330,16 +1356,18 @@ static void close_safepoint(struct run *run, struct fg_marks *m, uint64_t id, ui
 static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, int kind)
 {
   struct want w[] = {{.name = "startTime"}, {.name = "duration"}, {.name = "name", .text = 1},
-                     {.name = "cause", .text = 1}, {.name = "safepointId"}};
-  read_object(r, c, cls, w, 5, 0);
+                     {.name = "cause", .text = 1}, {.name = "safepointId"}, {.name = "operation", .text = 1},
+                     {.name = "safepoint"}};
+  read_object(r, c, cls, w, 7, 0);
   if (r->bad || !w[0].has)
     return;
   uint64_t start = ticks_ns(c, w[0].num);
   uint64_t end = w[1].has ? ticks_ns(c, w[0].num + w[1].num) : start;
   struct fg_marks *m = &c->p->marks;
-  if (kind == MARK_SAFEPOINT_END) {
-    if (w[4].has)
-      close_safepoint(c->run, m, w[4].num, end);
+  if (kind == MARK_SAFEPOINT_END || kind == MARK_VM_OPERATION) {
+    if (w[4].has && (kind == MARK_SAFEPOINT_END || (w[6].has && w[6].num)))
+      widen_safepoint(c->run, m, w[4].num, end, kind == MARK_VM_OPERATION ? w[5].str : NULL,
+                      kind == MARK_SAFEPOINT_END);
     return;
   }
   if (charge(r, c, sizeof(struct fg_mark)) != 0)

@@ -517,14 +517,30 @@ static void fgagents_recordings_read_back_exactly(void **state)
 }
 
 /* A safepoint's mark spans jdk.SafepointBegin's start to its
- * jdk.SafepointEnd's end (the same safepointId): HotSpot commits the begin
- * once the threads stopped, so a begin alone is only the time to stop them
- * (and clean up), which is what a safepoint without its end keeps. */
-enum { T_SP_BEGIN = 50, T_SP_END };
+ * jdk.SafepointEnd's end (the same safepointId), or to the end of its
+ * jdk.ExecuteVMOperation (the JDK's settings leave the end off), named by
+ * the operation: HotSpot commits the begin once the threads stopped, so a
+ * begin alone is only the time to stop them (and clean up), which is what
+ * a safepoint with neither keeps. */
+enum { T_SP_BEGIN = 50, T_SP_END, T_VM_OP };
 static const struct jcls safepoint_classes[] = {
   {T_SP_BEGIN, "jdk.SafepointBegin", {"startTime:1", "duration:1", "safepointId:1"}},
   {T_SP_END, "jdk.SafepointEnd", {"startTime:1", "duration:1", "safepointId:1"}},
+  {T_VM_OP, "jdk.ExecuteVMOperation", {"startTime:1", "duration:1", "operation:4", "safepoint:3", "safepointId:1"}},
 };
+
+static void vm_operation(struct buf *ev, uint64_t start, uint64_t duration, const char *op, int safepoint, uint64_t id)
+{
+  struct buf b = {0};
+  varint(&b, start);
+  varint(&b, duration);
+  utf8(&b, op);
+  uint8_t sp = (uint8_t)safepoint;
+  put(&b, &sp, 1);
+  varint(&b, id);
+  event(ev, T_VM_OP, &b);
+  free(b.b);
+}
 
 static void safepoint_event(struct buf *ev, uint64_t type, uint64_t start, uint64_t duration, uint64_t id)
 {
@@ -546,7 +562,11 @@ static void a_safepoint_spans_begin_to_end(void **state)
   safepoint_event(&ev, T_SP_BEGIN, 5000, 40, 9);    /* its end is not in the recording */
   safepoint_event(&ev, T_SP_END, 1500, 20, 7);      /* the operation ran 1030..1500 */
   safepoint_event(&ev, T_SP_END, 8000, 20, 99);     /* no begin: nothing */
-  chunk(&o, &ev, safepoint_classes, 2);
+  /* the JDK's settings: no SafepointEnd, the operation inside the safepoint names it and ends it */
+  safepoint_event(&ev, T_SP_BEGIN, 10000, 50, 11);
+  vm_operation(&ev, 10060, 900, "G1CollectFull", 1, 11);
+  vm_operation(&ev, 10970, 5, "Handshake", 0, 11);       /* not at a safepoint: not its */
+  chunk(&o, &ev, safepoint_classes, 3);
   keep_seed(&o, "hand-made-safepoints.jfr");
   struct fg_profile p;
   fg_profile_init(&p);
@@ -554,7 +574,10 @@ static void a_safepoint_spans_begin_to_end(void **state)
   char err[512];
   if (fg_parse_jfr(o.b, o.n, "made.jfr", false, &p, err, sizeof err) != 0)
     fail_msg("%s", err);
-  assert_int_equal(p.marks.n, 2);
+  assert_int_equal(p.marks.n, 3);
+  assert_int_equal(p.marks.m[2].time_ns, 10000);
+  assert_int_equal(p.marks.m[2].duration_ns, 10960 - 10000);
+  assert_string_equal(p.marks.m[2].label, "G1CollectFull");
   assert_int_equal(p.marks.m[0].kind, FG_MARK_SAFEPOINT);
   assert_int_equal(p.marks.m[0].time_ns, 1000);
   assert_int_equal(p.marks.m[0].duration_ns, 1520 - 1000);
