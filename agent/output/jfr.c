@@ -340,7 +340,8 @@ static void setting(struct fg_bytes *o, struct fg_bytes *body, uint64_t ticks, i
 
 /* The settings of each event type the session recorded: enabled, with its
  * stack trace, CPU's period (the interval asked) and lock's threshold. */
-static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const struct fg_stats *s, uint64_t ticks)
+static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const struct fg_stats *s, uint64_t ticks,
+                            int gc)
 {
   char text[32];
   if (!s->cpu_off) {
@@ -373,6 +374,8 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
     setting(o, body, ticks, T_KERNEL_EVENT, "event", s->kernel_event);
     setting(o, body, ticks, T_KERNEL_EVENT, "period", text);
   }
+  if (gc)   /* the GC pauses JVMTI reported: no stack */
+    setting(o, body, ticks, T_GC_PAUSE, "enabled", "true");
   if (s->nativemem.on) {
     setting(o, body, ticks, T_MALLOC, "enabled", "true");
     setting(o, body, ticks, T_MALLOC, "stackTrace", "true");
@@ -429,7 +432,10 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   static const uint8_t header[68] = {'F', 'L', 'R', 0, 0, 2, 0, 0};
   fg_bytes_raw(&o, header, sizeof header);
   int wall = strcmp(s->event, "wall") == 0;
-  active_settings(&o, &body, s, start);
+  int gc = 0;   /* the agent marks GC pauses only; the JDK's other events stay in its recording */
+  for (uint32_t i = 0; i < p->marks.n && !gc; i++)
+    gc = p->marks.m[i].kind == FG_MARK_GC_PAUSE;
+  active_settings(&o, &body, s, start, gc);
 
   /* A CPU sample is one event per sample it stands for; an alloc or lock
    * one is one event of its weight. The timeline's at their times, the rest
@@ -491,17 +497,15 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
     }
   }
   free(timed);
-  int gc = 0;
   for (uint32_t i = 0; rc == 0 && i < p->marks.n; i++) {
     const struct fg_mark *k = &p->marks.m[i];
     if (k->kind != FG_MARK_GC_PAUSE)
-      continue;   /* the agent marks GC pauses only; the JDK's other events stay in its recording */
+      continue;
     jfr_put_long(&body, T_GC_PAUSE);
     jfr_put_long(&body, k->time_ns);
     jfr_put_long(&body, k->duration_ns);
     jfr_put_cstring(&body, k->label);
     jfr_put_event(&o, &body);
-    gc = 1;
   }
 
   uint64_t pool_at = o.len;
