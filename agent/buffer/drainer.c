@@ -459,6 +459,7 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
     drain_jvm_record(d, jvm_records->records[i]);
   pthread_mutex_lock(&d->registry->lock);
   fg_drainer_drain_events(d);   /* first: a record ending in this pass is still its thread's */
+  fg_drainer_drain_gc(d);
   fg_native_mem_drain(d);
   for (uint32_t i = 0; i < d->registry->n; i++)
     drain_thread(d, d->registry->all[i]);
