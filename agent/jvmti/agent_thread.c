@@ -39,12 +39,18 @@ static jobject allocated(JNIEnv *jni, jclass cls, jthread self, jstring name)
     (*jni)->ExceptionClear(jni);
     return NULL;
   }
+  jobject group = (*jni)->GetObjectField(jni, self, f_group);
+  jobject loader = (*jni)->GetObjectField(jni, self, f_loader);
   (*jni)->SetObjectField(jni, thread, f_name, name);
   (*jni)->SetIntField(jni, thread, f_priority, NORM_PRIORITY);
-  (*jni)->SetObjectField(jni, thread, f_group, (*jni)->GetObjectField(jni, self, f_group));
-  (*jni)->SetObjectField(jni, thread, f_loader, (*jni)->GetObjectField(jni, self, f_loader));
+  (*jni)->SetObjectField(jni, thread, f_group, group);
+  (*jni)->SetObjectField(jni, thread, f_loader, loader);
   (*jni)->SetLongField(jni, thread, f_tid, tid);
   (*jni)->SetObjectField(jni, thread, f_lock, lock);
+  (*jni)->DeleteLocalRef(jni, group);
+  (*jni)->DeleteLocalRef(jni, loader);
+  (*jni)->DeleteLocalRef(jni, lock);
+  (*jni)->DeleteLocalRef(jni, object_class);
   return thread;
 }
 
@@ -68,5 +74,8 @@ jobject fg_agent_thread_object(jvmtiEnv *jvmti, JNIEnv *jni, const char *name)
     thread = init ? (*jni)->NewObject(jni, cls, init, NULL, NULL, text, (jlong)0, JNI_FALSE) : NULL;
   }
   (*jni)->ExceptionClear(jni);
+  (*jni)->DeleteLocalRef(jni, text);
+  (*jni)->DeleteLocalRef(jni, cls);
+  (*jni)->DeleteLocalRef(jni, self);
   return thread;
 }
