@@ -62,9 +62,19 @@ for home in $JDKS; do
     read -r w0 w1 s0 s1 m0 m1 nint < <(thirds "$run/intervals" "1 2 3")
     read -r f0 f1 r0 r1 nlook < <(thirds "$run/looks" "1 2")
     read -r timers counters < <(tail -n 1 "$run/intervals" | awk '{print $4, $5}')
-    ratio=$(awk -v a="$w0" -v b="$w1" 'BEGIN {printf "%.2f", b / a}')
+    # distinct stacks added in each third of the intervals (the storage is the session's)
+    added=$(awk '{v[NR] = $2} END {t = int(NR / 3); printf "+%d, +%d, +%d", v[t] - v[1], v[NR - t] - v[t], v[NR] - v[NR - t]}' \
+      "$run/intervals")
+    if [ -z "$started" ]; then
+      echo "bench-threads: the workload did not finish:" >&2
+      tail -n 20 "$run/stdout.log" "$run/stderr.log" >&2
+      exit 1
+    fi
     set -- $started
-    row="| $version | $clock | $1 in $(awk -v ms="$2" 'BEGIN {printf "%.0f", ms / 1000}') s | $nint | $w0 → $w1 us ($ratio x) | $r0 → $r1 kB | $f0 → $f1 | $s0 → $s1 | $m0 → $m1 MB | $timers / $counters |"
+    row=$(awk -v v="$version" -v c="$clock" -v t="$1" -v ms="$2" -v n="$nint" -v w0="$w0" -v w1="$w1" -v r0="$r0" \
+      -v r1="$r1" -v f0="$f0" -v f1="$f1" -v s0="$s0" -v s1="$s1" -v m0="$m0" -v m1="$m1" -v k="$timers / $counters" -v a="$added" \
+      'BEGIN {printf "| %s | %s | %d in %.0f s | %d | %.2f → %.2f us (%.2fx) | %.1f → %.1f MB | %.0f → %.0f | %.0f → %.0f (%s) | %.1f → %.1f MB | %s |",
+              v, c, t, ms / 1000, n, w0, w1, w1 / w0, r0 / 1024, r1 / 1024, f0, f1, s0, s1, a, m0, m1, k}')
     echo "$row" >&2
     rows+=("$row")
     grep -q "^fgagent: .*error\|SIGSEGV\|hs_err" "$run/stderr.log" && { echo "bench-threads: the run failed:" >&2; tail -n 20 "$run/stderr.log" >&2; exit 1; }
@@ -84,8 +94,10 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "second). Each figure is the mean over the first third of the run → the last third: *walk*, the"
   echo "handler's time a stack walk (the summaries' *handler time*, over the whole 1-second intervals but the"
   echo "first); *RSS* and *fds*, the process's resident memory and descriptors (the workload's own look every"
-  echo "250 ms past its first 2 s); *stacks* and *storage*, fgagent's stack storage; *timer / counter*, the"
-  echo "threads on a POSIX timer and on a perf_events counter at the last interval's end."
+  echo "250 ms past its first 2 s); *stacks* and *storage*, fgagent's stack storage, kept once for the whole"
+  echo "session (in brackets the distinct stacks added in each third, from its first interval on: new stacks come from the long tail of"
+  echo "kernel and native paths, such as thread creation's, and come slower as the run goes on); *timer /"
+  echo "counter*, the threads on a POSIX timer and on a perf_events counter at the last interval's end."
   echo
   echo "| JDK | clock | threads started | intervals | walk | RSS | fds | stacks | storage | timer / counter |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
