@@ -1,6 +1,7 @@
 /* nativemem, leak and nativelock: the application's calls to malloc,
- * calloc, realloc, free, posix_memalign, aligned_alloc and to
- * pthread_mutex_lock, pthread_rwlock_rdlock and _wrlock, seen by pointing
+ * calloc, realloc, free, posix_memalign, aligned_alloc, memalign, valloc,
+ * pvalloc, reallocarray and to pthread_mutex_lock and _timedlock,
+ * pthread_rwlock_rdlock, _wrlock, _timedrdlock and _timedwrlock, seen by pointing
  * every loaded object's import slots for them at fgagent's hooks
  * (import_patch.h), and the slots put back at the session's stop.
  *

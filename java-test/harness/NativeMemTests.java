@@ -47,10 +47,11 @@ final class NativeMemTests {
     return IntegrationTests.sum(stacks, k -> IntegrationTests.hasFrame(k, frame));
   }
 
-  /** Each site's share of the six sites' bytes within 3 points of its share of the bytes counted. */
+  /** Each site's share of the ten sites' bytes within 3 points of its share of the bytes counted. */
   static void sharesMatch(IntegrationTests.Run r, Map<String, Long> stacks, String label) {
     Map<String, Long> truth = counted(r, "SITE");
-    IntegrationTests.check(truth.size() == 6, "the workload did not print its six sites:\n" + r.stdout());
+    IntegrationTests.check(truth.size() == NativeMem.SITES.length, "the workload did not print its "
+        + NativeMem.SITES.length + " sites:\n" + r.stdout());
     long all = truth.values().stream().mapToLong(Long::longValue).sum(), profiledAll = 0;
     for (String site : truth.keySet())
       profiledAll += under(stacks, site);
@@ -77,8 +78,8 @@ final class NativeMemTests {
   }
 
   /**
-   * Six native sites of a library loaded after the start (malloc, calloc, realloc, posix_memalign,
-   * aligned_alloc) on fresh threads, 100 of them short-lived: each site's share within 3 points of its bytes, the sum
+   * Ten native sites of a library loaded after the start (malloc, calloc, realloc, posix_memalign,
+   * aligned_alloc, memalign, valloc, pvalloc, reallocarray) on fresh threads, 100 of them short-lived: each site's share within 3 points of its bytes, the sum
    * within 10%; direct buffers under ByteBuffer.allocateDirect within 10% of their 52 MB, and
    * Inflaters under Inflater.init; forks and 200 dlopen/dlclose cycles of a patched library ran
    * clean; HTML, pprof, OTLP and speedscope files hold the sites in malloc_space bytes; the JDK's own JFR reader reads every profiler.Malloc (size, thread, stack) and their sizes
@@ -152,9 +153,9 @@ final class NativeMemTests {
   }
 
   /**
-   * leak (at 8k: about 2500 samples of each kept site): exactly the two sites that keep what they
-   * allocate, each within 5% of its bytes, and
-   * none of the four that free; with the default allocator and with jemalloc.
+   * leak (at 8k: about 2500 samples of each kept site): exactly the three sites that keep what they
+   * allocate (malloc, posix_memalign, valloc), each within 5% of its bytes, and
+   * none of the seven that free; with the default allocator and with jemalloc.
    */
   static void leakNamesExactlyTheUnfreedSites(IntegrationTests.Jdk jdk) throws Exception {
     for (String lib : new String[] {null, JEMALLOC}) {
@@ -169,7 +170,7 @@ final class NativeMemTests {
       Matcher k = Pattern.compile("(?m)^KEPT (\\S+)$").matcher(r.stdout());
       while (k.find())
         kept.add(k.group(1));
-      IntegrationTests.check(kept.size() == 2, "the workload did not say which sites keep:\n" + r.stdout());
+      IntegrationTests.check(kept.size() == 3, "the workload did not say which sites keep:\n" + r.stdout());
       StringBuilder line = new StringBuilder();
       for (String site : truth.keySet()) {
         long got = under(s, site);
@@ -190,15 +191,16 @@ final class NativeMemTests {
   }
 
   /**
-   * nativelock=0: native threads of the workload take a pthread mutex and a rwlock in turns;
-   * each lock's ns in the profile within 5% of what the threads measured around their calls.
+   * nativelock=0: native threads of the workload take a pthread mutex (pthread_mutex_lock and
+   * _timedlock) and a rwlock (_wrlock, _timedwrlock, _timedrdlock) in turns, two threads a site;
+   * each site's ns in the profile within 5% of what the threads measured around their calls.
    */
   static void nativeLockWaitsMatchTheThreadsOwn(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "6", "100",
+    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "10", "100",
         "200");
     Map<String, Long> s = IntegrationTests.collapsed(r.file("k.collapsed"));
     Map<String, Long> waited = counted(r, "WAITED");
-    IntegrationTests.check(waited.size() == 2, "the workload did not print its waits:\n" + r.stdout());
+    IntegrationTests.check(waited.size() == NativeMem.LOCK_SITES.length, "the workload did not print its waits:\n" + r.stdout());
     for (Map.Entry<String, Long> e : waited.entrySet()) {
       long got = under(s, e.getKey());
       double ratio = (double) got / e.getValue();
