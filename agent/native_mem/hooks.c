@@ -91,11 +91,17 @@ static inline void after_alloc(void *p, size_t size, uintptr_t pc, uintptr_t sp,
 }
 
 /* A pointer about to go back to the allocator: out of leak's table first
- * (after the free another thread may be given the same address). */
+ * (after the free another thread may be given the same address), and a
+ * sampled one's free on its way to the recording. */
 static inline void before_free(void *p)
 {
-  if (p && atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed))
-    fg_leak_table_remove(&fg_nm.leaks, (uintptr_t)p);
+  struct fg_nm_record r;
+  if (p && atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed) &&
+      fg_leak_table_take(&fg_nm.leaks, (uintptr_t)p, &r)) {
+    int saved = errno;
+    fg_nm_freed((uintptr_t)p, &r);
+    errno = saved;
+  }
 }
 
 __attribute__((noinline)) void *fg_nm_malloc(size_t size)

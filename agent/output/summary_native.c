@@ -62,6 +62,11 @@ static int write_nativemem(FILE *out, const struct fg_event_stats *e, uint64_t m
   if (e->leak && fprintf(out, "  freed:             %" PRIu64 " (%.2f%%) freed before the end: not leaks\n", e->freed,
                          pct(e->freed, e->taken)) < 0)
     return -1;
+  if (e->leak && e->frees_unrecorded &&
+      fprintf(out, "  frees unrecorded:  %" PRIu64 " of them not in a .jfr, allocation and free (its budget of "
+                   "524288 spent, or the queue full): its leaks are whole, its allocations short\n",
+              e->frees_unrecorded) < 0)
+    return -1;
   return write_losses(out, e, memlimit);
 }
 

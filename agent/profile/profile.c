@@ -123,8 +123,21 @@ void fg_profile_free(struct fg_profile *p)
   free(p->stack_index.slots);
   free(p->timeline.entries);
   free(p->marks.m);
+  free(p->trail.e);
   free(p->frame_pool);
   memset(p, 0, sizeof *p);
+}
+
+int fg_native_trail_add(struct fg_native_trail *t, const struct fg_native_trail_entry *e)
+{
+  if (e->freed_ns && t->n >= t->max) {
+    t->dropped++;
+    return 0;
+  }
+  if (fg_grow_array((void **)&t->e, &t->cap, sizeof *t->e, (size_t)t->n + 1) != 0)
+    return -1;
+  t->e[t->n++] = *e;
+  return 0;
 }
 
 int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,

@@ -107,7 +107,7 @@ int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src)
   return copy_names(dst, src) != 0 ? -1 : copy_threads(dst, src);
 }
 
-int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
+static int select_stacks(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst, int trail)
 {
   if (fg_profile_copy_frame(dst, src) != 0)
     return -1;
@@ -119,8 +119,8 @@ int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struc
   for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
     const struct fg_stack *s = &src->stacks[i];
     to[i] = UINT32_MAX;
-    if (s->event != e || (s->count == 0 && s->events == 0 && e == FG_STACK_LIVE))
-      continue;   /* a live stack of an earlier report whose objects have all gone since */
+    if (s->event != e || (s->count == 0 && s->events == 0 && (e == FG_STACK_LIVE || (e == FG_STACK_NATIVEMEM && !trail))))
+      continue;   /* a live stack of an earlier report whose objects have all gone since; leak's freed */
     int64_t k = fg_profile_add_like(dst, s, s->thread, fg_stack_frames(src, s), s->nframes);
     if (k < 0) {
       rc = -1;
@@ -130,8 +130,28 @@ int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struc
   }
   if (rc == 0)
     rc = fg_profile_copy_timeline(dst, src, to);
+  for (uint32_t i = 0; rc == 0 && trail && i < src->trail.n; i++) {
+    struct fg_native_trail_entry entry = src->trail.e[i];
+    if (entry.stack >= src->nstacks || to[entry.stack] == UINT32_MAX)
+      continue;
+    entry.stack = to[entry.stack];
+    dst->trail.max = src->trail.max;
+    rc = fg_native_trail_add(&dst->trail, &entry);
+  }
+  if (trail)
+    dst->trail.dropped = src->trail.dropped;
   free(to);
   return rc;
+}
+
+int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
+{
+  return select_stacks(src, e, dst, 0);
+}
+
+int fg_profile_select_trail(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
+{
+  return select_stacks(src, e, dst, 1);
 }
 
 int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *src, const uint32_t *to)

@@ -155,7 +155,10 @@ final class NativeMemTests {
   /**
    * leak (at 8k: about 2500 samples of each kept site): exactly the three sites that keep what they
    * allocate (malloc, posix_memalign, valloc), each within 5% of its bytes, and
-   * none of the seven that free; with the default allocator and with jemalloc.
+   * none of the seven that free; with the default allocator and with jemalloc. Its .jfr holds every
+   * sampled allocation with its address (profiler.Malloc) and a profiler.Free of each freed one's
+   * address, after it: fgprof convert --leak makes of it exactly the agent's own leak stacks, and
+   * without --leak every site that allocated.
    */
   static void leakNamesExactlyTheUnfreedSites(IntegrationTests.Jdk jdk) throws Exception {
     for (String lib : new String[] {null, JEMALLOC}) {
@@ -163,7 +166,7 @@ final class NativeMemTests {
         System.out.println("    " + lib + ": not installed, skipped");
         continue;
       }
-      IntegrationTests.Run r = nativeMem(jdk, "nativemem=8k,leak,file={dir}/l.collapsed", lib, "40");
+      IntegrationTests.Run r = nativeMem(jdk, "nativemem=8k,leak,file={dir}/l.collapsed,file={dir}/l.jfr", lib, "40");
       Map<String, Long> s = IntegrationTests.collapsed(r.file("l.collapsed"));
       Map<String, Long> truth = counted(r, "SITE");
       List<String> kept = new ArrayList<>();
@@ -187,7 +190,57 @@ final class NativeMemTests {
       System.out.printf("    leak (%s): kept sites estimated/kept:%s; freeing sites absent%n",
           lib == null ? "libc" : "jemalloc", line);
       accountingClosed(r, "nativemem");
+      leakFromTheRecording(r, s, truth);
     }
+  }
+
+  /**
+   * The leak session's .jfr read by the JDK's reader (each profiler.Free of an address a profiler.Malloc
+   * gave before it, no address twice alive) and converted by fgprof: with --leak the same stacks and
+   * bytes as the agent's own report; without, every site that allocated.
+   */
+  static void leakFromTheRecording(IntegrationTests.Run r, Map<String, Long> agents, Map<String, Long> truth)
+      throws Exception {
+    java.util.HashMap<Long, Long> live = new java.util.HashMap<>();   /* address -> its Malloc's time */
+    long mallocs = 0, frees = 0;
+    List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(r.file("l.jfr")));
+    events.sort(java.util.Comparator.comparing(RecordedEvent::getStartTime));
+    for (RecordedEvent e : events) {
+      String type = e.getEventType().getName();
+      if (type.equals("profiler.Malloc")) {
+        long a = e.getLong("address");
+        IntegrationTests.check(a != 0 && live.put(a, 1L) == null, "a profiler.Malloc of address " + a
+            + " (0, or alive already)");
+        mallocs++;
+      } else if (type.equals("profiler.Free")) {
+        long a = e.getLong("address");
+        IntegrationTests.check(live.remove(a) != null, "a profiler.Free of address " + a + " no Malloc gave before it");
+        IntegrationTests.check(e.getStackTrace() != null, "a profiler.Free without its allocation's stack");
+        frees++;
+      }
+    }
+    Matcher freed = Pattern.compile("(?m)^  freed: +(\\d+) ").matcher(r.stderr());
+    IntegrationTests.check(freed.find() && Long.parseLong(freed.group(1)) == frees, "the .jfr holds " + frees
+        + " profiler.Free events, the summary says " + (freed.find(0) ? freed.group(1) : "nothing") + " freed");
+    Path leakBack = r.file("leak-back.collapsed"), allBack = r.file("all-back.collapsed");
+    AttachTests.Result c = AttachTests.fgprof(r.dir(), "convert", "--event", "nativemem", "--leak",
+        r.file("l.jfr").toString(), leakBack.toString());
+    IntegrationTests.check(c.exit() == 0, "fgprof convert --leak failed: " + c);
+    Map<String, Long> fromJfr = IntegrationTests.collapsed(leakBack);
+    IntegrationTests.check(fromJfr.equals(agents), "fgprof convert --leak of the .jfr differs from the agent's leak "
+        + "report: " + fromJfr.size() + " stacks, " + IntegrationTests.sum(fromJfr, k -> true) + " bytes against "
+        + agents.size() + " stacks, " + IntegrationTests.sum(agents, k -> true) + " bytes");
+    c = AttachTests.fgprof(r.dir(), "convert", "--event", "nativemem", r.file("l.jfr").toString(), allBack.toString());
+    IntegrationTests.check(c.exit() == 0, "fgprof convert failed: " + c);
+    Map<String, Long> all = IntegrationTests.collapsed(allBack);
+    List<String> missing = new ArrayList<>();
+    for (Map.Entry<String, Long> t : truth.entrySet())
+      if (t.getValue() > 0 && under(all, t.getKey()) == 0)
+        missing.add(t.getKey());
+    IntegrationTests.check(missing.isEmpty(), "the .jfr's allocations lack the sites " + missing);
+    System.out.printf("    the .jfr: %d profiler.Malloc, %d profiler.Free by address; fgprof convert --leak: the agent's "
+        + "%d stacks and %d bytes; without --leak all %d sites that allocated%n", mallocs, frees, fromJfr.size(),
+        IntegrationTests.sum(fromJfr, k -> true), truth.values().stream().filter(v -> v > 0).count());
   }
 
   /**
