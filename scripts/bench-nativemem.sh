@@ -96,6 +96,26 @@ table() {
   echo
 }
 
+# derived LABEL: a bound on what fgagent's hooks cost H2, from DeflateChurn's measured cost. Its CPU
+# median over no profiler's, E, is a*calls + b*samples (a: a call's count, b: a sample's walk), so a <=
+# E/calls and b <= E/samples, and H2's cost <= E * (H2's calls / DeflateChurn's + H2's samples /
+# DeflateChurn's), the medians of fgagent's runs; beside the H2 rounds' own spread
+derived() {
+  local d=$work/$1
+  awk -v fc="$(median "$d-deflate-fgagent.cpu")" -v nc="$(median "$d-deflate-none.cpu")" \
+    -v ds="$(median "$d-deflate-samples")" -v hs="$(median "$d-h2-samples")" \
+    -v dc="$(median "$d-deflate-calls")" -v hcalls="$(median "$d-h2-calls")" \
+    -v hc="$(median "$d-h2-none.cpu")" -v lo="$(sort -g "$d-h2-none.cpu" | head -n 1)" \
+    -v hi="$(sort -g "$d-h2-none.cpu" | tail -n 1)" 'BEGIN {
+      e = fc - nc; if (e < 0) e = 0
+      bound = ds > 0 && dc > 0 ? e * (hcalls / dc + hs / ds) : 0
+      printf "Bound, derived: DeflateChurn'"'"'s CPU over no profiler'"'"'s, %d ms for %d calls and %d samples, makes H2'"'"'s\n", e, dc, ds
+      printf "%d calls and %d samples cost at most %.1f ms, %.2f%% of its CPU; its no-profiler runs alone spread %.1f%%\n", \
+        hcalls, hs, bound, 100 * bound / hc, 100 * (hi - lo) / hc
+      printf "(min .. max over the median).\n\n"
+    }'
+}
+
 # rounds_of LABEL JAVA PROGRAM ROUNDS: the program's runs, every mode a round, interleaved
 rounds_of() {
   local label=$1 java=$2 program=$3 n=$4 i k mode t cpu wall
@@ -110,8 +130,11 @@ rounds_of() {
         read -r cpu wall <<<"$(run "$java" "$mode" "$t")"
       fi
       [ -n "$cpu" ] && echo "$cpu" >>"$work/$label-$program-$mode.cpu" && echo "$wall" >>"$work/$label-$program-$mode.ms"
-      [ "$mode" = fgagent ] && awk '/^nativemem:/ { on = 1 } on && $1 == "samples" { print $3; exit }' "$t.log" \
-        >>"$work/$label-$program-samples"
+      if [ "$mode" = fgagent ]; then
+        awk '/^nativemem:/ { on = 1 } on && $1 == "samples" { print $3; exit }' "$t.log" >>"$work/$label-$program-samples"
+        awk '/^nativemem:/ { on = 1 } on && $1 == "estimated:" { for (i = 2; i < NF; i++) if ($i == "calls") { print $(i - 1); exit } }' \
+          "$t.log" >>"$work/$label-$program-calls"
+      fi
     done
   done
 }
@@ -150,6 +173,7 @@ for jdk in "${jdks[@]}"; do
       echo "### H2"
       echo
       table "$label" h2
+      derived "$label"
     fi
   } >>"$out"
 done
