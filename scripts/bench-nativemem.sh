@@ -98,18 +98,21 @@ table() {
 
 # derived LABEL: a bound on what fgagent's hooks cost H2, from DeflateChurn's measured cost. Its CPU
 # median over no profiler's, E, is a*calls + b*samples (a: a call's count, b: a sample's walk), so a <=
-# E/calls and b <= E/samples, and H2's cost <= E * (H2's calls / DeflateChurn's + H2's samples /
+# E/calls and b <= E/samples (E taken at the far ends of the two medians' 95% intervals, so that noise
+# does not make it small), and H2's cost <= E * (H2's calls / DeflateChurn's + H2's samples /
 # DeflateChurn's), the medians of fgagent's runs; beside the H2 rounds' own spread
 derived() {
   local d=$work/$1
-  awk -v fc="$(median "$d-deflate-fgagent.cpu")" -v nc="$(median "$d-deflate-none.cpu")" \
+  # the excess at its largest the medians' 95% intervals allow: fgagent's upper end over no profiler's lower end
+  awk -v fc="$(median_ci "$d-deflate-fgagent.cpu" | awk -F'|' '{ split($2, r, " .. "); print r[2] }')" \
+    -v nc="$(median_ci "$d-deflate-none.cpu" | awk -F'|' '{ split($2, r, " .. "); print r[1] }')" \
     -v ds="$(median "$d-deflate-samples")" -v hs="$(median "$d-h2-samples")" \
     -v dc="$(median "$d-deflate-calls")" -v hcalls="$(median "$d-h2-calls")" \
     -v hc="$(median "$d-h2-none.cpu")" -v lo="$(sort -g "$d-h2-none.cpu" | head -n 1)" \
     -v hi="$(sort -g "$d-h2-none.cpu" | tail -n 1)" 'BEGIN {
       e = fc - nc; if (e < 0) e = 0
       bound = ds > 0 && dc > 0 ? e * (hcalls / dc + hs / ds) : 0
-      printf "Bound, derived: DeflateChurn'"'"'s CPU over no profiler'"'"'s, %d ms for %d calls and %d samples, makes H2'"'"'s\n", e, dc, ds
+      printf "Bound, derived: DeflateChurn'"'"'s CPU over no profiler'"'"'s (the 95%% intervals'"'"' far ends), %d ms for %d calls and %d samples, makes H2'"'"'s\n", e, dc, ds
       printf "%d calls and %d samples cost at most %.1f ms, %.2f%% of its CPU; its no-profiler runs alone spread %.1f%%\n", \
         hcalls, hs, bound, 100 * bound / hc, 100 * (hi - lo) / hc
       printf "(min .. max over the median).\n\n"
@@ -142,7 +145,7 @@ rounds_of() {
 {
   echo "# nativemem: its cost beside async-profiler's"
   echo
-  bench_ran bench-nativemem.sh "$rounds"
+  bench_ran bench-nativemem.sh "$rounds $h2_rounds"
   echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD)$([ -f "$asprof" ] && echo ", async-profiler from $asprof")."
   echo "DeflateChurn $iterations (a new Deflater a 4 KB block: some 270 KB in five or six mallocs each, 10.6 GB in"
   echo "all), every mode $rounds times, interleaved, each writing a .jfr. *CPU ms*: the loop's thread's CPU time"
