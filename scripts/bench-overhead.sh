@@ -18,6 +18,8 @@
 # JVM_WORK, JVM_MODES, FLOOR_MODES (space-separated; defaults below; JVM_WORK= or FLOOR_MODES= runs none), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 # shellcheck source=scripts/bench/stats.sh
 . scripts/bench/stats.sh
 
@@ -151,6 +153,8 @@ mode_label() {
 mkdir -p results
 {
   echo "# Overhead of fgagent, end to end"
+  echo
+  bench_provenance "none"
   echo
   echo "Measured by \`scripts/bench-overhead.sh\` on $(date -u +%Y-%m-%d) (JVM_WORK=\"${workloads[*]}\""
   echo "JVM_MODES=\"${jvm_modes[*]}\" FLOOR_MODES=\"${floor_modes[*]}\"), $(nproc) cores,"

@@ -301,6 +301,7 @@ analyzer_clean() {
 }
 
 # README.md's commands run as written (scripts/readme-commands.sh), and its shape.
+# The figures of README.md and docs/ agree with results/ (scripts/check-figures.sh).
 
 # The whole gate once, with real JVMs: A/A quiet, +20% named, -20% an improvement.
 regression_gate() {
@@ -324,6 +325,9 @@ check fuzz_switch_decoder fuzz_switch_decoder
 check analyzer_clean analyzer_clean
 check regression_gate regression_gate
 check readme_commands bash scripts/readme-commands.sh
+# Every figure in README.md and docs/ is in the results file its marker links to.
+check figures_self_test bash scripts/check-figures.sh --self-test
+check figures bash scripts/check-figures.sh
 # async-profiler's converter, where one is given (FG_AP_CONVERTER=.../jfr-converter.jar): each event's total the same
 if [ -n "${FG_AP_CONVERTER:-}" ]; then
   check ap_converter_totals bash tests/tools/ap-converter-totals.sh
