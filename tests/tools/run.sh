@@ -328,6 +328,9 @@ check readme_commands bash scripts/readme-commands.sh
 # Every figure in README.md and docs/ is in the results file its marker links to.
 check figures_self_test bash scripts/check-figures.sh --self-test
 check figures bash scripts/check-figures.sh
+# fgprof's options: each command's parser, its --help and its section of docs/fgprof.1 agree.
+check man_page_self_test bash scripts/check-man-page.sh --self-test
+check man_page bash scripts/check-man-page.sh
 # async-profiler's converter, where one is given (FG_AP_CONVERTER=.../jfr-converter.jar): each event's total the same
 if [ -n "${FG_AP_CONVERTER:-}" ]; then
   check ap_converter_totals bash tests/tools/ap-converter-totals.sh
