@@ -27,7 +27,7 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-9}
 read -r -a workloads <<<"${JVM_WORK-demo mix}"
 floor_work=${FLOOR_WORK:-3200000000}
-read -r -a jvm_modes <<<"${JVM_MODES:-none floor-copy-32k-percpu cpu-1ms floor-perf-kernel cpu-1ms-vm cpu-60s itimer-1ms}"
+read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-copy-32k-percpu cpu-1ms-copy cpu-60s itimer-1ms}"
 read -r -a floor_modes <<<"${FLOOR_MODES-none perf perf-kernel posix-cpu itimer sampler perf-stack-8k perf-record}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
@@ -187,7 +187,7 @@ mkdir -p results
       echo
       echo "| fgagent / floor | work time | 95% interval | process CPU | 95% interval |"
       echo "|---|---|---|---|---|"
-      for pair in cpu-1ms:floor-copy-32k-percpu cpu-1ms-vm:floor-perf-kernel cpu-1ms-nokernel:floor-perf cpu-1ms-copy:floor-copy-32k; do
+      for pair in cpu-1ms:floor-perf-kernel cpu-1ms-vm:floor-perf-kernel cpu-1ms-nokernel:floor-perf cpu-1ms-copy:floor-copy-32k-percpu; do
         has_mode "${pair%%:*}" && has_mode "${pair#*:}" &&
           echo "| \`$(agent_opts "${pair%%:*}")\` / ${pair#*:} | $(share_line "jvm-$w" "${pair%%:*}" "${pair#*:}") |"
       done

@@ -16,10 +16,12 @@
 set -uo pipefail
 
 # The markers of one page, "LINE<TAB>TEXT<TAB>TARGET" a line; a link's text holds
-# no ']' and its target no ')' or space (what our pages write).
+# no ']' and its target no ')' or space (what our pages write). Code (``` blocks,
+# `spans`) holds no link.
 markers() { # page
-  awk '{
+  awk '/^ *```/ { fenced = !fenced; next } fenced { next } {
     rest = $0
+    gsub(/`[^`]*`/, "", rest)
     while (match(rest, /\[[^]]*\]\([^) ]*\)/)) {
       link = substr(rest, RSTART, RLENGTH)
       rest = substr(rest, RSTART + RLENGTH)
@@ -59,7 +61,7 @@ self_test() {
   trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/docs" "$tmp/results"
   printf '| mode | cost |\n|---|---|\n| cpu | 1.8%% |\n' >"$tmp/results/real.md"
-  printf 'It costs [1.8%%](../results/real.md#x), see [real.md](../results/real.md).\n' >"$tmp/docs/good.md"
+  printf 'It costs [1.8%%](../results/real.md#x), see [real.md](../results/real.md), `[9](../results/no.md)`.\n' >"$tmp/docs/good.md"
   printf 'It costs [1.8%%](results/real.md).\n' >"$tmp/README.md"
   printf 'ok [1.8%%](../results/real.md)\nIt costs [2.1%%](../results/real.md).\n' >"$tmp/docs/bad.md"
   printf 'It costs [1.8%%](../results/gone.md).\n' >"$tmp/docs/gone.md"
