@@ -77,6 +77,7 @@ static int register_running_threads(struct fg_agent *a, JNIEnv *jni, jthread sel
   jthread *threads = NULL;
   if ((*a->jvmti)->GetAllThreads(a->jvmti, &n, &threads) != JVMTI_ERROR_NONE)
     return -1;
+  (*jni)->EnsureLocalCapacity(jni, n + 16);   /* the n references exist already: -Xcheck:jni counts them */
   jclass cls = fg_thread_class(jni, self);
   jfieldID eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
   int registered = -1;

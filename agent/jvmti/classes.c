@@ -60,6 +60,7 @@ void fg_classes_preload_all(struct fg_agent *a, JNIEnv *jni)
   jclass *classes = NULL;
   if ((*a->jvmti)->GetLoadedClasses(a->jvmti, &count, &classes) != JVMTI_ERROR_NONE)
     return;
+  (*jni)->EnsureLocalCapacity(jni, count);   /* the references exist already: -Xcheck:jni counts them */
   for (jint i = 0; i < count; i++) {
     jint status = 0;
     /* GetClassMethods wants a prepared class; the others get ClassPrepare later */

@@ -378,7 +378,7 @@ static int write_event(FILE *out, const char *name, const struct fg_event_stats 
     if (fputc('\n', out) == EOF)
       return -1;
   } else if (fprintf(out, "lock: waits for contended locks of at least %.3f us (synchronized monitors, and parks "
-                          "on java.util.concurrent locks)\n"
+                          "on ReentrantLock, ReentrantReadWriteLock and Semaphore)\n"
                           "  waited:            %.3f ms in %" PRIu64 " waits: %" PRIu64 " on monitors, %" PRIu64
                           " parked on locks\n"
                           "  shorter waits:     %" PRIu64 " (under the threshold, not recorded)\n",

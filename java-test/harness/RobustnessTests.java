@@ -205,7 +205,25 @@ final class RobustnessTests {
         + "itimer:\n" + perf.stderr());
   }
 
+
+  /**
+   * The JVM's JNI checker (-Xcheck:jni) finds no fault in our JNI use: no local reference past
+   * the capacity a native frame is granted (JVMTI's GetLoadedClasses and GetAllThreads hand out
+   * one reference per class or thread), no call with an exception pending, no bad argument.
+   */
+  static void checkedJniFindsNoFault(IntegrationTests.Jdk jdk) throws Exception {
+    for (String opts : List.of("interval=1ms,alloc,lock,threads,verify,file={dir}/p.jfr",
+        "interval=1ms,alloc,live,nativemem,nativelock,file={dir}/p.jfr")) {
+      IntegrationTests.Run r = IntegrationTests.run(jdk, opts, List.of("-Xcheck:jni"), "Demo", "2");
+      r.expectCleanRun();
+      for (String out : List.of(r.stdout(), r.stderr()))
+        IntegrationTests.check(!out.contains("WARNING") && !out.contains("FATAL ERROR"),
+            "-Xcheck:jni complains with " + opts + ":\n" + out);
+    }
+  }
+
   static final List<IntegrationTests.Named> TESTS = List.of(
+      new IntegrationTests.Named("checked_jni_finds_no_fault", RobustnessTests::checkedJniFindsNoFault),
       new IntegrationTests.Named("timers_sample_when_perf_is_refused", RobustnessTests::timersSampleWhenPerfIsRefused),
       new IntegrationTests.Named("descriptors_stay_the_applications", RobustnessTests::descriptorsStayTheApplications),
       new IntegrationTests.Named("full_log_falls_back_to_stderr", RobustnessTests::fullLogFallsBackToStderr),
