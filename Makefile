@@ -47,7 +47,7 @@ help:
 	@echo "make unit         unit tests only"
 	@echo "make tools-test   output formats checked by go tool pprof, speedscope's schema, Chromium"
 	@echo "make integration  integration tests only"
-	@echo "make docs-check   the docs' figures against results/, no dates or hashes in pages, the man page against fgprof --help"
+	@echo "make docs-check   the docs' figures against results/, links between pages, no dates or hashes, the man page against fgprof --help"
 	@echo "make analyze      gcc -fanalyzer on every source; fails on a warning scripts/analyzer-triage.txt does not explain"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
 	@echo "make bench-share  fgagent's own share above its mechanism's floor, 40 rounds, writes results/overhead-share.md"
@@ -387,7 +387,7 @@ tools-test: deps lib cli java
 
 # The docs' own checks, in seconds (tests/tools/run.sh runs them too, with their self-tests).
 docs-check: cli
-	@bash scripts/check-figures.sh && bash scripts/check-no-history.sh && bash scripts/check-man-page.sh
+	@bash scripts/check-figures.sh && bash scripts/check-links.sh && bash scripts/check-no-history.sh && bash scripts/check-man-page.sh
 
 test: deps lib cli java $(UNIT_TESTS) $(FUZZERS)
 	@bash scripts/run-tests.sh all

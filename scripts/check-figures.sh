@@ -5,8 +5,8 @@
 # and whose text holds a digit: [1.8% of the CPU](../results/real.md). Its
 # text must occur verbatim in that file, so a rerun that changes the figure
 # fails here until the page is updated. A link whose text holds no digit
-# (["real.md"](results/real.md)) only has to point at a file that exists. A link
-# to a term of docs/glossary.md (glossary.md#term) must name one of its headings.
+# (["real.md"](results/real.md)) only has to point at a file that exists. Links
+# between pages: scripts/check-links.sh.
 #
 # Usage: check-figures.sh [PAGE...]     (default: README.md and docs/**/*.md)
 #        check-figures.sh --self-test   (a good and a bad marker in a temp tree)
@@ -35,36 +35,10 @@ markers() { # page
   }' "$1"
 }
 
-# The anchors of a page's headings, as GitHub makes them: lowercase, punctuation
-# but '-' dropped, spaces as '-'.
-anchors() { # page
-  sed -n 's/^#\{1,6\} *//p' "$1" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9 _-]//g; s/ /-/g'
-}
-
-# Links to the glossary's terms (glossary.md#term) must name one of its headings,
-# once docs/glossary.md exists.
-check_glossary_links() { # root page...
-  local root=$1 page line anchor known
-  shift
-  [ -f "$root/docs/glossary.md" ] || return 0
-  known=$(anchors "$root/docs/glossary.md")
-  for page in "$@"; do
-    while IFS=: read -r line anchor; do
-      if grep -qxF -- "$anchor" <<<"$known"; then
-        passed=$((passed + 1))
-      else
-        echo "FAIL $page:$line: glossary.md has no term '#$anchor'"
-        failed=$((failed + 1))
-      fi
-    done < <(grep -no 'glossary\.md#[a-z0-9_-]*' "$root/$page" | sed 's/glossary\.md#//')
-  done
-}
-
 check_pages() { # root page...
   local root=$1 page line text target file dir
   shift
   passed=0 failed=0
-  check_glossary_links "$root" "$@"
   for page in "$@"; do
     dir=$(dirname "$page")
     while IFS=$'\t' read -r line text target; do
@@ -103,13 +77,6 @@ self_test() {
   [ "$failed" -eq 1 ] || { echo "FAIL self-test: a marker to a missing results file passed"; rc=1; }
   check_pages "$tmp" docs/wrongdir.md >/dev/null
   [ "$failed" -eq 1 ] || { echo "FAIL self-test: a marker with a wrong relative path passed"; rc=1; }
-  printf '# Glossary\n### Method*\n### frame anchor\n' >"$tmp/docs/glossary.md"
-  printf 'a [Method*](glossary.md#method) at its [anchor](glossary.md#frame-anchor)\n' >"$tmp/docs/terms.md"
-  printf 'a [walker](glossary.md#walker)\n' >"$tmp/docs/noterm.md"
-  check_pages "$tmp" docs/terms.md >/dev/null
-  [ "$failed" -eq 0 ] || { echo "FAIL self-test: links to the glossary's terms refused"; rc=1; }
-  check_pages "$tmp" docs/noterm.md >/dev/null
-  [ "$failed" -eq 1 ] || { echo "FAIL self-test: a link to a term the glossary lacks passed"; rc=1; }
   if [ "$rc" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
   return "$rc"
 }

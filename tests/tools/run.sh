@@ -328,6 +328,9 @@ check readme_commands bash scripts/readme-commands.sh
 # Every figure in README.md and docs/ is in the results file its marker links to.
 check figures_self_test bash scripts/check-figures.sh --self-test
 check figures bash scripts/check-figures.sh
+# Links between the pages reach a page and a section that exist (glossary terms too).
+check links_self_test bash scripts/check-links.sh --self-test
+check links bash scripts/check-links.sh
 # README.md and docs/ hold no date and no commit hash: history is git's and results/'s.
 check no_history_self_test bash scripts/check-no-history.sh --self-test
 check no_history bash scripts/check-no-history.sh
