@@ -169,6 +169,11 @@ uint32_t fg_options_timeline_max(const struct fg_options *o)
   return o->timeline || o->sched ? FG_TIMELINE_MAX : 0;
 }
 
+uint32_t fg_options_marks_max(const struct fg_options *o)
+{
+  return fg_options_timeline_max(o) ? FG_MARKS_MAX : 0;
+}
+
 int fg_options_nevents(const struct fg_options *o)
 {
   return o->cpu + o->alloc + o->lock + o->nativemem + o->nativelock + (o->kevent[0] != '\0');

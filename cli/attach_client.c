@@ -41,6 +41,14 @@ int fg_attach_fail(char *err, size_t len, const char *fmt, ...)
   return -1;
 }
 
+int fg_attach_refuse(char *err, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, len, fmt, ap);
+  va_end(ap);
+  return FG_ATTACH_REFUSED;
+}
 
 /* Whether the process runs the JDK's jspawnhelper, which becomes the JVM a
  * ProcessBuilder started as soon as it execs it. */
@@ -99,18 +107,22 @@ static long age_ms(int pid)
 
 /* 2 when the process maps libjvm.so: a HotSpot JVM (SIGQUIT kills others);
  * 1 when only the java launcher's libjli.so, or it is still the JDK's
- * jspawnhelper: a JVM still starting; else 0. */
-static int is_hotspot(int pid)
+ * jspawnhelper: a JVM still starting; else 0. *mapped set when its maps
+ * hold a line (a process that exits loses them all at once). */
+static int is_hotspot(int pid, int *mapped)
 {
   char path[64], line[1024];
   snprintf(path, sizeof path, "/proc/%d/maps", pid);
   FILE *f = fopen(path, "re");
   int found = 0;
-  while (f && found < 2 && fgets(line, sizeof line, f))
+  *mapped = 0;
+  while (f && found < 2 && fgets(line, sizeof line, f)) {
+    *mapped = 1;
     if (strstr(line, "/libjvm.so"))
       found = 2;
     else if (strstr(line, "/libjli.so"))
       found = 1;
+  }
   if (f)
     fclose(f);
   return found ? found : spawning(pid);
@@ -172,7 +184,8 @@ static long now_ms(void)
 
 /* The attach socket, name in the JVM's /tmp, judged before anything
  * connects to it (lstat, relative to the descriptor of that /tmp): 1
- * absent, 0 the JVM's, -1 someone else's or no socket (said in err). */
+ * absent, 0 the JVM's, FG_ATTACH_REFUSED someone else's or no socket, -1
+ * not readable (said in err). */
 static int check_socket(const struct fg_attach_target *t, const char *name, char *err, size_t len)
 {
   struct stat st;
@@ -180,14 +193,14 @@ static int check_socket(const struct fg_attach_target *t, const char *name, char
     return errno == ENOENT ? 1 : fg_attach_fail(err, len, "cannot read /tmp/%s%s: %s", name, t->where,
                                                 strerror(errno));
   if (!S_ISSOCK(st.st_mode))
-    return fg_attach_fail(err, len, "/tmp/%s%s is %s, not the JVM's attach socket; not used (remove it to attach)",
+    return fg_attach_refuse(err, len, "/tmp/%s%s is %s, not the JVM's attach socket; not used (remove it to attach)",
                           name, t->where, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a socket");
   if (st.st_uid != t->uid || st.st_gid != t->gid)
-    return fg_attach_fail(err, len, "/tmp/%s%s belongs to uid %u gid %u, not to the JVM's user (uid %u gid %u): "
+    return fg_attach_refuse(err, len, "/tmp/%s%s belongs to uid %u gid %u, not to the JVM's user (uid %u gid %u): "
                           "someone else may be listening there; not used (remove it to attach)", name, t->where,
                           (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)t->uid, (unsigned)t->gid);
   if (st.st_mode & (S_IRWXG | S_IRWXO))
-    return fg_attach_fail(err, len, "/tmp/%s%s is open to other users (mode %03o, the JVM makes it 600); not used",
+    return fg_attach_refuse(err, len, "/tmp/%s%s is open to other users (mode %03o, the JVM makes it 600); not used",
                           name, t->where, (unsigned)(st.st_mode & 0777));
   return 0;
 }
@@ -201,7 +214,8 @@ static int check_socket(const struct fg_attach_target *t, const char *name, char
  * descriptor, given to the JVM's user), a file of the JVM's user or root
  * is another client's and will do, anything else (another user's file,
  * a link HotSpot would follow) is reported and nothing is signalled. *ours
- * is set when the file is ours (then removed by remove_trigger). 0, or -1. */
+ * is set when the file is ours (then removed by remove_trigger). 0, or
+ * FG_ATTACH_REFUSED (a file HotSpot would not take, or follow), or -1. */
 struct trigger {
   int dir_fd;         /* cwd_fd or tmp_fd */
   const char *where;  /* "the working directory DIR" or "/tmp", for messages while make_trigger runs */
@@ -216,11 +230,11 @@ static int judge_trigger(const struct fg_attach_target *t, struct trigger *tr, c
     return errno == ENOENT ? 1 : fg_attach_fail(err, len, "cannot read %s in %s%s: %s", tr->name, tr->where,
                                                 t->where, strerror(errno));
   if (S_ISLNK(st.st_mode))
-    return fg_attach_fail(err, len, "%s in %s of process %d%s is a symbolic link of uid %u, not made by fgprof: "
+    return fg_attach_refuse(err, len, "%s in %s of process %d%s is a symbolic link of uid %u, not made by fgprof: "
                           "HotSpot would follow it; the JVM is not signalled (remove it to attach)", tr->name,
                           tr->where, t->pid, t->where, (unsigned)st.st_uid);
   if (st.st_uid != t->uid && st.st_uid != 0)   /* HotSpot stats it: any file of the JVM's user or root is taken */
-    return fg_attach_fail(err, len, "%s in %s of process %d%s is an attach trigger of uid %u, not of the JVM's user "
+    return fg_attach_refuse(err, len, "%s in %s of process %d%s is an attach trigger of uid %u, not of the JVM's user "
                           "(uid %u) or root: HotSpot ignores it, and a signal would only print a thread dump; the "
                           "JVM is not signalled (remove it to attach)", tr->name, tr->where, t->pid, t->where,
                           (unsigned)st.st_uid, (unsigned)t->uid);
@@ -283,13 +297,25 @@ static int trigger_there(const struct trigger *tr)
   return tr->ours && fstatat(tr->dir_fd, tr->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Whether the process is there and not a zombie. */
+static int alive(int pid)
+{
+  char buf[512];
+  size_t n = read_proc(pid, "stat", buf, sizeof buf);
+  const char *paren = n ? strrchr(buf, ')') : NULL;   /* the name, in parentheses, may hold anything */
+  return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
 /* Waits until the JVM catches SIGQUIT (a JVM still starting installs its
- * handlers late): 0, or -1 at the deadline, said in err. */
+ * handlers late): 0; at the deadline FG_ATTACH_REFUSED, said in err; -1
+ * when the process went meanwhile. */
 static int await_quit_handler(struct fg_attach_target *t, long deadline, char *err, size_t len)
 {
   while (!fg_attach_target_catches_quit(t)) {
+    if (!alive(t->pid))
+      return fg_attach_fail(err, len, "process %d exited before it caught SIGQUIT", t->pid);
     if (now_ms() >= deadline)
-      return fg_attach_fail(err, len, "process %d does not catch SIGQUIT (started with -Xrs, or not done "
+      return fg_attach_refuse(err, len, "process %d does not catch SIGQUIT (started with -Xrs, or not done "
                             "starting): not signalled, as the signal would end it; start it with "
                             "-XX:+StartAttachListener to attach without one", t->pid);
     sleep_ms(20);
@@ -380,7 +406,8 @@ static int connect_as_jvm(const struct fg_attach_target *t, const char *name, in
   return s;
 }
 
-/* Connected to the JVM's attach socket, starting its listener if need be; -1. */
+/* Connected to the JVM's attach socket, starting its listener if need be;
+ * FG_ATTACH_REFUSED or -1 (fg_attach_load's), said in err. */
 static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, size_t len)
 {
   long deadline = now_ms() + timeout_ms;
@@ -388,11 +415,11 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
   snprintf(name, sizeof name, ".java_pid%d", t->ns_pid);
   int state = check_socket(t, name, err, len);
   if (state < 0)
-    return -1;
+    return state;
   if (state == 1) {
     struct trigger tr;
-    if (await_quit_handler(t, deadline, err, len) != 0 || make_trigger(t, &tr, err, len) != 0)
-      return -1;
+    if ((state = await_quit_handler(t, deadline, err, len)) != 0 || (state = make_trigger(t, &tr, err, len)) != 0)
+      return state;
     if (kill(t->pid, SIGQUIT) != 0) {
       int e = errno;
       remove_trigger(&tr);
@@ -424,12 +451,14 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
     }
     remove_trigger(&tr);
     if (state < 0)
-      return -1;
+      return state;
     if (state == 1) {
-      if (fg_attach_target_listening(t))
-        return fg_attach_fail(err, len, "process %d started its attach listener but opened no socket at /tmp/%s%s "
+      if (!alive(t->pid))
+        return fg_attach_fail(err, len, "process %d exited before it opened its attach socket", t->pid);
+      if (fg_attach_target_listening(t))   /* the timeout waited: a verdict on a JVM that is there */
+        return fg_attach_refuse(err, len, "process %d started its attach listener but opened no socket at /tmp/%s%s "
                               "within %d ms", t->pid, name, t->where, timeout_ms);
-      return fg_attach_fail(err, len, "process %d started no attach listener within %d ms (attach disabled, or the "
+      return fg_attach_refuse(err, len, "process %d started no attach listener within %d ms (attach disabled, or the "
                             "JVM is hung; %d SIGQUIT sent, not repeated)", t->pid, timeout_ms, signals);
     }
   }
@@ -441,7 +470,7 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
   socklen_t plen = sizeof peer;
   if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0 || peer.pid != t->pid || peer.uid != t->uid) {
     close(s);
-    return fg_attach_fail(err, len, "/tmp/%s%s is served by process %d (uid %u), not by the JVM %d; nothing sent",
+    return fg_attach_refuse(err, len, "/tmp/%s%s is served by process %d (uid %u), not by the JVM %d; nothing sent",
                           name, t->where, (int)peer.pid, (unsigned)peer.uid, t->pid);
   }
   struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
@@ -468,20 +497,21 @@ static int write_all(int fd, const char *buf, size_t n)
 int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_t errlen)
 {
   if (t->uid != geteuid() && geteuid() != 0)
-    return fg_attach_fail(err, errlen, "process %d belongs to another user (uid %u); attach as that user", t->pid,
+    return fg_attach_refuse(err, errlen, "process %d belongs to another user (uid %u); attach as that user", t->pid,
                 (unsigned)t->uid);
   long deadline = now_ms() + timeout_ms;
-  int jvm;
-  while (((jvm = is_hotspot(t->pid)) == 1 || (jvm == 0 && age_ms(t->pid) >= 0 && age_ms(t->pid) < YOUNG_MS)) &&
+  int jvm, mapped;
+  while (((jvm = is_hotspot(t->pid, &mapped)) == 1 || (jvm == 0 && age_ms(t->pid) >= 0 && age_ms(t->pid) < YOUNG_MS)) &&
          now_ms() < deadline)
     sleep_ms(20);   /* the launcher has not loaded the JVM yet, or the fork has not exec'd it */
   if (jvm == 1)
-    return fg_attach_fail(err, errlen, "process %d is a java launcher that loaded no JVM within %d ms", t->pid,
+    return fg_attach_refuse(err, errlen, "process %d is a java launcher that loaded no JVM within %d ms", t->pid,
                           timeout_ms);
-  if (!jvm)
-    return fg_attach_fail(err, errlen, "process %d is not a HotSpot JVM (no libjvm.so mapped)", t->pid);
+  if (!jvm)   /* a process with no memory at all is exiting (the kernel freed it): perhaps a JVM */
+    return (mapped ? fg_attach_refuse : fg_attach_fail)(err, errlen, "process %d is not a HotSpot JVM (no libjvm.so "
+                                                        "mapped)", t->pid);
   if (attach_disabled(t->pid))
-    return fg_attach_fail(err, errlen, "process %d was started with -XX:+DisableAttachMechanism: it accepts no agent",
+    return fg_attach_refuse(err, errlen, "process %d was started with -XX:+DisableAttachMechanism: it accepts no agent",
                           t->pid);
   return 0;
 }
@@ -497,7 +527,7 @@ int fg_attach_load_patient(struct fg_attach_target *t, const char *library, cons
 {
   int s = connect_jvm(t, timeout_ms, err, errlen);
   if (s < 0)
-    return -1;
+    return s;
   char request[8192];
   int n = snprintf(request, sizeof request, "1%cload%c%s%ctrue%c%s%c", 0, 0, library, 0, 0, options, 0);
   if (n < 0 || (size_t)n >= sizeof request || write_all(s, request, (size_t)n) != 0) {
@@ -522,5 +552,8 @@ int fg_attach_load_patient(struct fg_attach_target *t, const char *library, cons
   }
   close(s);
   reply[got] = '\0';
-  return fg_attach_reply_parse(reply, got, t->pid, agent_rc, err, errlen);
+  if (got == 0)   /* closed with no word: a JVM that exits closes its socket */
+    return fg_attach_fail(err, errlen, "process %d closed the connection without an answer", t->pid);
+  /* the JVM answered: what it said is final, loaded or not */
+  return fg_attach_reply_parse(reply, got, t->pid, agent_rc, err, errlen) == 0 ? 0 : FG_ATTACH_REFUSED;
 }

@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +29,9 @@ static long attach_timeout_ms = 10000;   /* --timeout */
 #define WORK_WAIT_MS (10L * 60 * 1000)
 
 #define EXIT_JVM_EXITING 3
+
+/* How long a JVM that could not be reached is given to show it is exiting. */
+#define EXIT_WAIT_MS 2000L
 
 static int bad(const char *what, const char *value)
 {
@@ -110,16 +115,33 @@ static char process_state(int pid)
 }
 
 /* Whether pid is gone, or goes within 2 s: a JVM exiting closes its socket
- * and unmaps libjvm.so a moment before it is gone. */
+ * and unmaps libjvm.so a moment before it is gone. Asked only when the JVM
+ * could not be reached (never after a refusal: FG_ATTACH_REFUSED), and
+ * answered as soon as the process ends: a pidfd is readable from the
+ * moment it has exited. A stopped process ('T', 't') exits at no moment. */
 static int exited_soon(int pid)
 {
   char state = process_state(pid);
-  for (int i = 0; i < 100 && state && state != 'Z'; i++) {
+  if (!state || state == 'Z' || state == 'X')
+    return 1;
+  if (state == 'T' || state == 't')
+    return 0;
+  int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (fd >= 0) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int n;
+    long until = now_ms() + EXIT_WAIT_MS;
+    while ((n = poll(&p, 1, (int)(until - now_ms() > 0 ? until - now_ms() : 0))) < 0 && errno == EINTR)
+      ;
+    close(fd);
+    return n > 0;
+  }
+  for (long i = 0; i < EXIT_WAIT_MS / 20 && state && state != 'Z' && state != 'X'; i++) {   /* before Linux 5.3 */
     struct timespec pause = {0, 20000000L};
     nanosleep(&pause, NULL);
     state = process_state(pid);
   }
-  return !state || state == 'Z';
+  return !state || state == 'Z' || state == 'X';
 }
 
 /* The JVM pid, read and checked, and library as it can load it (loaded,
@@ -131,9 +153,11 @@ static int target_of(int pid, const char *library, struct fg_attach_target *t, c
     fprintf(stderr, "fgprof: %s\n", err);
     return 2;
   }
-  if (fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err) != 0 ||
-      fg_attach_library(t, library, loaded, PATH_MAX, err, sizeof err) != 0) {
-    if (exited_soon(pid)) {   /* a JVM exiting has unmapped libjvm.so: not "not a JVM" */
+  int failed = fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err);
+  if (failed == 0)
+    failed = fg_attach_library(t, library, loaded, PATH_MAX, err, sizeof err);
+  if (failed != 0) {
+    if (failed != FG_ATTACH_REFUSED && exited_soon(pid)) {   /* a JVM exiting has unmapped libjvm.so: not "not a JVM" */
       fprintf(stderr, "fgprof: process %d has exited; nothing was sent\n", pid);
       return EXIT_JVM_EXITING;
     }
@@ -232,7 +256,7 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
     return 2;
   }
   char options[8192];
-  int rc = 2, agent_rc = 0, answered = 0;
+  int rc = 2, agent_rc = 0, answered = 0, refused = 0;
   long deadline = now_ms() + attach_timeout_ms;
   struct patience patience = {t, name, t->pid, now_ms(), 0};
   err[0] = '\0';
@@ -243,9 +267,12 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
     for (;;) {
       long left = deadline - now_ms();
       patience.since = now_ms();
-      if (fg_attach_load_patient(t, library, options, (int)(left > 0 ? left : 1), keep_waiting, &patience, &agent_rc,
-                                 err, sizeof err) != 0)
+      int failed = fg_attach_load_patient(t, library, options, (int)(left > 0 ? left : 1), keep_waiting, &patience,
+                                          &agent_rc, err, sizeof err);
+      if (failed != 0) {
+        refused = failed == FG_ATTACH_REFUSED;
         break;
+      }
       if (agent_rc != FG_ATTACH_RC_STARTING || now_ms() + 100 >= deadline) {
         answered = 1;
         break;
@@ -264,7 +291,8 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
   }
   if (answered)
     return agent_rc == 0 ? 0 : agent_rc == FG_ATTACH_RC_EXITING ? EXIT_JVM_EXITING : 1;
-  if (exited_soon(t->pid)) {   /* the agent never answered: the command did not run, or it died with the JVM */
+  /* the agent never answered: the command did not run, or it died with the JVM */
+  if (!refused && exited_soon(t->pid)) {
     fprintf(stderr, "fgprof: process %d exited before its agent answered; the command did not complete\n", t->pid);
     return EXIT_JVM_EXITING;
   }

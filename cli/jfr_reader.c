@@ -37,6 +37,7 @@
 #include "fg/lock_kinds.h"
 #include "fg/profile.h"
 #include "fg/u64_map.h"
+#include "fg/utf8.h"
 
 #define HEADER_BYTES 68
 #define MAX_DEPTH 24            /* nested values and metadata elements */
@@ -52,7 +53,10 @@ struct field {
   const char *name;
   uint64_t type;
   int pool, array;
+  int32_t cls;                  /* type's index in the chunk's classes, -1: undeclared (mark_sizes) */
 };
+
+#define PLAN_WANTS 12           /* the most wants a read_object plan remembers */
 
 struct jclass {
   uint64_t id;
@@ -63,6 +67,13 @@ struct jclass {
   uint32_t *live;               /* the fields that take bytes, in order: the only ones read */
   uint32_t nlive;
   int takes_bytes;              /* 0: a value of it is 0 bytes long (no fields, or such fields only) */
+  /* read_object's last plan: for the wants named by plan_names (the
+   * caller's name pointers, so the same list means the same names), each
+   * live field's want index or -1; a class is read with one list nearly
+   * always, and then no field name is compared again */
+  const char *plan_names[PLAN_WANTS];
+  int plan_nw;                  /* 0: no plan */
+  int8_t *plan;                 /* nlive entries */
 };
 
 struct rd {
@@ -74,6 +85,8 @@ struct rd {
 };
 
 /* What lives for the whole file: the profile, threads across chunks, the budget. */
+#define SAFEPOINTS_OPEN 16   /* jdk.SafepointBegin events waiting for their jdk.SafepointEnd */
+
 struct run {
   struct fg_profile *p;
   bool lines;
@@ -87,6 +100,8 @@ struct run {
   uint32_t left_out;            /* rows of sources[] not read: bit i for row i (choose_sources) */
   struct leak_event *leaks;     /* p->stats.nativemem.leak: profiler.Malloc and Free, replayed at the end */
   uint32_t nleaks, leaks_cap;
+  struct { uint64_t id; uint32_t mark; } safepoints[SAFEPOINTS_OPEN];   /* begun, end not read yet */
+  uint32_t nsafepoints;         /* written so far, the last SAFEPOINTS_OPEN kept */
 };
 
 /* A profiler.Malloc (stack: its profile stack) or profiler.Free (stack UINT32_MAX) of a recording
@@ -389,6 +404,12 @@ static const struct jclass *class_of(struct chunk *c, uint64_t id)
   return fg_u64_map_get(&c->cls_index, id + 1, &i) ? &c->cls[i] : NULL;
 }
 
+/* A field's class (its type), looked up once when the metadata was read. */
+static const struct jclass *field_class(const struct chunk *c, const struct field *f)
+{
+  return f->cls >= 0 ? &c->cls[f->cls] : NULL;
+}
+
 static const char *meta_string(struct rd *r, struct chunk *c)
 {
   uint64_t i = rd_long(r);
@@ -478,7 +499,7 @@ static void meta_element(struct rd *r, struct chunk *c, struct jclass *parent, i
       return;
     }
     parent->fields[parent->nfields++] = (struct field){cls_name, num, pool && strcmp(pool, "true") == 0,
-                                                       dim && strcmp(dim, "0") != 0};
+                                                       dim && strcmp(dim, "0") != 0, -1};
   }
   uint64_t nchildren = rd_count(r);
   for (uint64_t i = 0; i < nchildren && !r->bad; i++) {
@@ -546,9 +567,12 @@ static int mark_sizes(struct chunk *c)
   }
   for (uint32_t k = 0; k < n; k++) {
     struct jclass *j = &c->cls[k];
-    if (!(j->live = malloc(((size_t)j->nfields + 1) * sizeof *j->live)))
+    if (!(j->live = malloc(((size_t)j->nfields + 1) * sizeof *j->live)) ||
+        !(j->plan = malloc((size_t)j->nfields + 1)))
       goto out;
     for (uint32_t i = 0; i < j->nfields; i++) {
+      uint32_t type;
+      j->fields[i].cls = fg_u64_map_get(&c->cls_index, j->fields[i].type + 1, &type) ? (int32_t)type : -1;
       int64_t t = plain_class(c, &j->fields[i]);
       if (t < 0 || c->cls[t].takes_bytes)
         j->live[j->nlive++] = i;
@@ -590,13 +614,13 @@ static void read_metadata(struct rd *r, struct chunk *c)
 
 static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int depth);
 
-static void skip_one(struct rd *r, struct chunk *c, uint64_t type, int pool, int depth)
+static void skip_one(struct rd *r, struct chunk *c, const struct field *f, int depth)
 {
-  if (pool) {
+  if (f->pool) {
     rd_long(r);
     return;
   }
-  const struct jclass *k = class_of(c, type);
+  const struct jclass *k = field_class(c, f);
   if (!k) {
     set_bad(r, "a value of a class the metadata does not declare");
     return;
@@ -621,14 +645,14 @@ static void skip_one(struct rd *r, struct chunk *c, uint64_t type, int pool, int
 /* Whether a value of field f takes no bytes (then n of them take none either). */
 static int takes_no_bytes(struct chunk *c, const struct field *f)
 {
-  const struct jclass *k = f->pool ? NULL : class_of(c, f->type);
+  const struct jclass *k = f->pool ? NULL : field_class(c, f);
   return k && !k->takes_bytes;
 }
 
 static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int depth)
 {
   if (!f->array) {
-    skip_one(r, c, f->type, f->pool, depth);
+    skip_one(r, c, f, depth);
     return;
   }
   if (takes_no_bytes(c, f)) {   /* n times nothing: read as such, not n times */
@@ -637,7 +661,7 @@ static void skip_value(struct rd *r, struct chunk *c, const struct field *f, int
   }
   uint64_t n = rd_count(r);
   for (uint64_t i = 0; i < n && !r->bad; i++)
-    skip_one(r, c, f->type, f->pool, depth);
+    skip_one(r, c, f, depth);
 }
 
 /* What a reader wants of an object's fields: by name, a number (a pool key
@@ -660,13 +684,38 @@ static struct want *wanted(struct want *w, int n, const char *name)
   return NULL;
 }
 
+/* k's plan for the wants w (made when it has none for them): each live
+ * field's want, or NULL when too many wants to remember. */
+static const int8_t *plan_for(struct chunk *c, const struct jclass *k, const struct want *w, int nw)
+{
+  struct jclass *m = &c->cls[k - c->cls];   /* k is one of the chunk's classes */
+  if (nw > PLAN_WANTS || !m->plan)
+    return NULL;
+  int same = m->plan_nw == nw;
+  for (int i = 0; same && i < nw; i++)
+    same = m->plan_names[i] == w[i].name;
+  if (same)
+    return m->plan;
+  for (uint32_t i = 0; i < m->nlive; i++) {
+    const struct want *x = wanted((struct want *)w, nw, m->fields[m->live[i]].name);
+    m->plan[i] = x ? (int8_t)(x - w) : -1;
+  }
+  for (int i = 0; i < nw; i++)
+    m->plan_names[i] = w[i].name;
+  m->plan_nw = nw;
+  return m->plan;
+}
+
+static int read_entry(struct chunk *c, uint64_t type, uint64_t key, struct want *w, int nw, int depth);
+
 /* Reads an object of class k at r, its wanted fields into w. */
 static void read_object(struct rd *r, struct chunk *c, const struct jclass *k, struct want *w, int nw, int depth)
 {
+  const int8_t *plan = plan_for(c, k, w, nw);
   for (uint32_t i = 0; i < k->nlive && !r->bad; i++) {
     const struct field *f = &k->fields[k->live[i]];
-    struct want *x = wanted(w, nw, f->name);
-    const struct jclass *t = x ? class_of(c, f->type) : NULL;
+    struct want *x = plan ? (plan[i] >= 0 ? &w[plan[i]] : NULL) : wanted(w, nw, f->name);
+    const struct jclass *t = x ? field_class(c, f) : NULL;
     if (x && x->each && f->array && !f->pool && t && t->prim == P_OBJECT) {
       if (!t->takes_bytes) {
         set_bad(r, "an array of a class that takes no bytes where objects are read");
@@ -685,6 +734,17 @@ static void read_object(struct rd *r, struct chunk *c, const struct jclass *k, s
     } else if (x && x->text && !f->array && !f->pool && t && t->prim == P_STRING) {
       x->str = rd_string(r, c, 1, depth);
       x->has = 1;
+    } else if (x && x->text && !f->array && f->pool && t && t->prim == P_OBJECT && t->nlive == 1) {
+      /* a pool of one text (the JDK's GCName, GCCause, VMOperationType): that text */
+      uint64_t key = rd_long(r);
+      const struct field *only = &t->fields[t->live[0]];
+      const struct jclass *ot = field_class(c, only);
+      struct want one[] = {{.name = only->name, .text = 1}};
+      if (!r->bad && ot && ot->prim == P_STRING && !only->pool && !only->array &&
+          read_entry(c, f->type, key, one, 1, depth) == 0 && one[0].has) {
+        x->str = one[0].str;
+        x->has = 1;
+      }
     } else {
       skip_value(r, c, f, depth);
     }
@@ -774,7 +834,7 @@ static void read_checkpoint(struct rd *r, struct chunk *c)
       set_bad(r, "a pool of a class the metadata does not declare");
       return;
     }
-    struct field value = {"", type, 0, 0};
+    struct field value = {"", type, 0, 0, (int32_t)tindex};
     for (uint64_t e = 0; e < n && !r->bad; e++) {
       uint64_t key = rd_long(r);
       if (key != UINT64_MAX) {   /* -1 is a key too (a deoptimization reason's none): never one fgprof looks up */
@@ -1232,40 +1292,98 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
   return 0;
 }
 
-/* Whether an event of type is kept as lock= keeps it: a jdk.ThreadPark only
+/* Whether an event of source (a row of sources[]) is kept as lock= keeps it: a jdk.ThreadPark only
  * when its parkedClass (class key) is an owned lock's (fg/lock_kinds.h, the
  * agent's rule), a park for an event (a latch, a Condition, an idle pool) or
  * with no blocker never; any other type always. */
-static bool owned_or_not_park(struct chunk *c, const char *type, uint64_t key)
+static bool owned_or_not_park(struct chunk *c, int source, uint64_t key)
 {
-  if (strcmp(type, "jdk.ThreadPark") != 0)
+  if (source != S_PARK)
     return true;
   return fg_lock_owned_blocker(key ? class_name(c, key) : NULL);
 }
 
 /* The JVM's own events the heatmap draws (fg_profile's marks), when the
- * profile keeps room for them: GC pauses, whole collections, safepoints. */
-static const struct { const char *type; enum fg_mark_kind kind; } mark_types[] = {
+ * profile keeps room for them: GC pauses, whole collections, safepoints,
+ * and fgagent's GC pauses (JVMTI's, in its .jfr).
+ *
+ * A safepoint is the whole stop, from jdk.SafepointBegin's start to its
+ * jdk.SafepointEnd's end (same safepointId). HotSpot's
+ * SafepointSynchronize::begin() (runtime/safepoint.cpp) opens its
+ * EventSafepointBegin before arming the poll and commits it after the
+ * threads stopped and the cleanup tasks ran, before the VM operation;
+ * end() spans only the wake-up. So a begin alone is the time to reach the
+ * safepoint (and clean up). The JDK's settings (default.jfc, profile.jfc)
+ * leave jdk.SafepointEnd off but record jdk.ExecuteVMOperation, which
+ * VMThread::evaluate_operation commits inside the safepoint with its
+ * safepointId: a begin's mark runs to the end of its operation (named by
+ * it) and on to its end when there is one; with neither it keeps its own
+ * duration. */
+#define MARK_SAFEPOINT_END FG_MARK_KINDS   /* not a mark: it closes one */
+#define MARK_VM_OPERATION (FG_MARK_KINDS + 1)   /* not a mark: it widens one */
+static const struct { const char *type; int kind; } mark_types[] = {
   {"jdk.GCPhasePause", FG_MARK_GC_PAUSE},
   {"jdk.GarbageCollection", FG_MARK_GC},
   {"jdk.SafepointBegin", FG_MARK_SAFEPOINT},
+  {"jdk.SafepointEnd", MARK_SAFEPOINT_END},
+  {"jdk.ExecuteVMOperation", MARK_VM_OPERATION},
+  {"fgagent.GCPause", FG_MARK_GC_PAUSE},
 };
 #define MARK_TYPES (sizeof mark_types / sizeof mark_types[0])
 
-static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, enum fg_mark_kind kind)
+/* A jdk.SafepointEnd (close) or a safepoint's jdk.ExecuteVMOperation: its
+ * safepoint's mark, if its begin was read, made to end where it does (not
+ * sooner), named by the operation when it has no name yet. */
+static void widen_safepoint(struct run *run, struct fg_marks *m, uint64_t id, uint64_t end, const char *operation,
+                            bool close)
+{
+  uint32_t n = run->nsafepoints < SAFEPOINTS_OPEN ? run->nsafepoints : SAFEPOINTS_OPEN;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t at = (run->nsafepoints - 1 - i) % SAFEPOINTS_OPEN;   /* the latest first */
+    if (run->safepoints[at].id != id || run->safepoints[at].mark >= m->n)
+      continue;
+    struct fg_mark *k = &m->m[run->safepoints[at].mark];
+    if (k->kind == FG_MARK_SAFEPOINT && end > k->time_ns && end - k->time_ns > k->duration_ns)
+      k->duration_ns = end - k->time_ns;
+    if (k->kind == FG_MARK_SAFEPOINT && operation && !k->label[0])
+      fg_utf8_copy(k->label, sizeof k->label, operation);
+    if (close)
+      run->safepoints[at].mark = UINT32_MAX;
+    return;
+  }
+}
+
+static void read_mark(struct rd *r, struct chunk *c, const struct jclass *cls, int kind)
 {
   struct want w[] = {{.name = "startTime"}, {.name = "duration"}, {.name = "name", .text = 1},
-                     {.name = "cause", .text = 1}};
-  read_object(r, c, cls, w, 4, 0);
-  if (r->bad || !w[0].has || charge(r, c, sizeof(struct fg_mark)) != 0)
+                     {.name = "cause", .text = 1}, {.name = "safepointId"}, {.name = "operation", .text = 1},
+                     {.name = "safepoint"}};
+  read_object(r, c, cls, w, 7, 0);
+  if (r->bad || !w[0].has)
+    return;
+  uint64_t start = ticks_ns(c, w[0].num);
+  uint64_t end = w[1].has ? ticks_ns(c, w[0].num + w[1].num) : start;
+  struct fg_marks *m = &c->p->marks;
+  if (kind == MARK_SAFEPOINT_END || kind == MARK_VM_OPERATION) {
+    if (w[4].has && (kind == MARK_SAFEPOINT_END || (w[6].has && w[6].num)))
+      widen_safepoint(c->run, m, w[4].num, end, kind == MARK_VM_OPERATION ? w[5].str : NULL,
+                      kind == MARK_SAFEPOINT_END);
+    return;
+  }
+  if (charge(r, c, sizeof(struct fg_mark)) != 0)
     return;
   char label[64];
   snprintf(label, sizeof label, "%s%s%s", w[2].str ? w[2].str : "", w[2].str && w[3].str ? ": " : "",
            w[3].str ? w[3].str : "");
-  uint64_t start = ticks_ns(c, w[0].num);
-  uint64_t end = w[1].has ? ticks_ns(c, w[0].num + w[1].num) : start;
-  if (fg_marks_add(&c->p->marks, kind, start, end > start ? end - start : 0, label) != 0)
+  uint32_t before = m->n;
+  if (fg_marks_add(m, (enum fg_mark_kind)kind, start, end > start ? end - start : 0, label) != 0)
     set_bad(r, "out of memory");
+  else if (kind == FG_MARK_SAFEPOINT && w[4].has && m->n > before) {
+    struct run *run = c->run;
+    uint32_t at = run->nsafepoints++ % SAFEPOINTS_OPEN;
+    run->safepoints[at].id = w[4].num;
+    run->safepoints[at].mark = before;
+  }
 }
 
 /* Each event of a type it reads, in the order of the chunk, each through
@@ -1311,7 +1429,7 @@ static int read_events(struct rd *r, struct chunk *c, uint64_t *known)
       int is_free = k == S_FREE;   /* read for nativemem's leaks only */
       if (ev.bad || (is_free && c->p->stats.nativemem.leak &&
                      leak_event(&ev, c, ticks_ns(c, w[0].num), w[7].num, 0, UINT32_MAX) != 0) ||
-          (!is_free && owned_or_not_park(c, sources[k].type, w[3].num) && add_event(&ev, c, sources[k].e, w) != 0)) {
+          (!is_free && owned_or_not_park(c, k, w[3].num) && add_event(&ev, c, sources[k].e, w) != 0)) {
         r->pos = ev.bad_at;
         set_bad(r, ev.why);
         return -1;
@@ -1389,6 +1507,7 @@ static void chunk_free(struct chunk *c)
   for (uint32_t i = 0; i < c->ncls; i++) {
     free(c->cls[i].fields);
     free(c->cls[i].live);
+    free(c->cls[i].plan);
   }
   free(c->cls);
   for (uint32_t i = 0; i < c->nstacks; i++)
@@ -1535,8 +1654,14 @@ int fg_parse_jfr(const uint8_t *data, size_t len, const char *source, unsigned f
    * finds and says), then the events of the sources chosen are read */
   for (int pass = 0; pass < 2 && rc == 0; pass++) {
     run.census = pass == 0;
-    if (pass == 1)
+    if (pass == 1) {
       choose_sources(&run, source);
+      uint64_t events = 0;   /* the timeline's room for what the census counted, made once */
+      for (int k = 0; k < S_COUNT; k++)
+        events += run.left_out & 1u << k ? 0 : run.counted[k];
+      if (p->timeline.max)
+        fg_timeline_reserve(&p->timeline, events);   /* out of memory: it grows as it goes */
+    }
     for (size_t at = 0; at < len && rc == 0;) {
       uint64_t size = 0;
       rc = read_chunk(data + at, len - at, at, source, &run, &known, &size, err, errlen);

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fg/collapsed_reader.h"
 #include "fg/jfr_reader.h"
 #include "fg/otlp_reader.h"
+#include "fg/huge_pages.h"
 #include "fg/profile.h"
 
 int fg_read_profile_input(const char *path, unsigned flags, struct fg_profile *p, char *err, size_t errlen)
@@ -21,6 +23,12 @@ int fg_read_profile_input(const char *path, unsigned flags, struct fg_profile *p
   }
   char *data = NULL;
   size_t len = 0, cap = 0;
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size < SIZE_MAX / 2 && (data = malloc((size_t)st.st_size + 1))) {
+    cap = (size_t)st.st_size + 1;   /* its size, and a byte to see that it ended there */
+    fg_huge_pages_hint(data, cap);
+  }
   for (;;) {
     if (len == cap) {
       cap = cap ? cap * 2 : 1 << 16;

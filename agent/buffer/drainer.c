@@ -16,7 +16,7 @@
 #include "fg/sample_record.h"
 #include "fg/trace_stacks.h"
 #include "fg/utf8.h"
-#include "jvmti/thread_class.h"
+#include "jvmti/agent_thread.h"
 #include "native/proc_maps.h"
 #include "walk/walker.h"
 
@@ -459,6 +459,7 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
     drain_jvm_record(d, jvm_records->records[i]);
   pthread_mutex_lock(&d->registry->lock);
   fg_drainer_drain_events(d);   /* first: a record ending in this pass is still its thread's */
+  fg_drainer_drain_gc(d);
   fg_native_mem_drain(d);
   for (uint32_t i = 0; i < d->registry->n; i++)
     drain_thread(d, d->registry->all[i]);
@@ -643,18 +644,8 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 
 int fg_drainer_start(struct fg_drainer *d, JNIEnv *jni, char *err, size_t errlen)
 {
-  /* java.lang.Thread found without a class loader (thread_class.h), built
-   * without inheriting the caller's InheritableThreadLocals, whose
-   * childValue() an application may override */
-  jthread self = NULL;
-  (*d->jvmti)->GetCurrentThread(d->jvmti, &self);
-  jclass cls = fg_thread_class(jni, self);
-  jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>",
-                                             "(Ljava/lang/ThreadGroup;Ljava/lang/Runnable;Ljava/lang/String;JZ)V") : NULL;
-  jstring name = (*jni)->NewStringUTF(jni, "fgagent drainer");
-  jobject thread = (cls && init && name) ? (*jni)->NewObject(jni, cls, init, NULL, NULL, name, (jlong)0, JNI_FALSE) : NULL;
+  jobject thread = fg_agent_thread_object(d->jvmti, jni, "fgagent drainer");   /* runs no application code */
   if (!thread) {
-    (*jni)->ExceptionClear(jni);
     snprintf(err, errlen, "fgagent: cannot create the drainer thread object");
     return -1;
   }

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "fg/gc_pauses.h"
 #include "fg/profile.h"
 #include "fg/trace_stacks.h"
 #include "fg/u64_map.h"
@@ -46,6 +47,7 @@ struct fg_drainer {
   struct fg_edge_verifier *verifier; /* option verify; else NULL */
   struct fg_event_log *events; /* alloc and lock: their records and class names */
   struct fg_code_discovery *discovery;   /* compiled methods read from the code heap; NULL: loads' events */
+  struct fg_gc_pauses *gc;     /* the JVM's GC pauses (fg/gc_pauses.h), made marks of the profile */
   int max_frames;              /* most frames one walk writes */
   int java_depth;              /* the Java frames one walk keeps (depth=) */
   uint64_t loop_ns;            /* loop=: every loop_ns, rotate writes the profile and begins the next; 0 */
@@ -69,6 +71,7 @@ struct fg_drainer {
   uint64_t paused_counted;     /* the sampler's paused signals already counted */
   uint64_t kevent_lost_counted, kevent_no_thread_counted;   /* the sampler's kernel event losses counted */
   uint64_t unowned_counted;    /* the sampler's lost_unowned (walker=copy) already counted */
+  uint64_t gc_dropped_counted; /* the GC ring's dropped pauses already counted */
   struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */
   _Atomic uint64_t wakeups;    /* passes a handler's full ring called early */
 

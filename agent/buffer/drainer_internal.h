@@ -19,6 +19,7 @@ uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t);
 uint32_t fg_drainer_unregistered_thread(struct fg_drainer *d, int tid);
 /* alloc and lock: the event log's records into the profile (drainer_events.c). Under the registry's lock. */
 void fg_drainer_drain_events(struct fg_drainer *d);
+void fg_drainer_drain_gc(struct fg_drainer *d);
 /* loop=: the interval's profile written (rotate) and replaced by an empty one. */
 void fg_drainer_end_interval(struct fg_drainer *d, JNIEnv *jni);
 

@@ -204,6 +204,7 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   a->drainer.profile = &a->profile;
   a->drainer.names = &a->names;
   a->drainer.events = &a->events;
+  a->drainer.gc = &a->gc_pauses;
   if (fg_event_log_init(&a->events) != 0 || pthread_mutex_init(&a->live_objects.lock, NULL) != 0) {
     snprintf(err, errlen, "fgagent: out of memory at start-up");
     return -1;

@@ -33,6 +33,7 @@
 #include "jvmti/threads.h"
 #include "java_events/event_log.h"
 #include "java_events/live_objects.h"
+#include "fg/gc_pauses.h"
 #include "hotspot/code_discovery.h"
 #include "hotspot/code_heap.h"
 #include "verify/code_records.h"
@@ -98,6 +99,9 @@ struct fg_agent {
   _Atomic int live;            /* VMInit done, sampling on */
   _Atomic int vm_methods;      /* walker=vm with its offsets read: fill the method map */
   int class_unloads;           /* ObjectFree on: classes are tagged, their methods leave the map with them */
+  int gc_capable;              /* this JVM gave can_generate_garbage_collection_events */
+  int gc_on;                   /* this session enabled GarbageCollectionStart/Finish (gc_events.c) */
+  struct fg_gc_pauses gc_pauses;   /* their pauses, on the way to the profile's marks */
   int outputs_failed;          /* the last write: outputs not written where asked */
   time_t start_time;           /* for %t: the session's or loop interval's start */
   unsigned seq;                /* for %n: loop's interval number, from 1 */
@@ -127,6 +131,13 @@ int fg_agent_debug_non_safepoints(void);
 
 /* events.c: JVMTI event callbacks and their registration */
 int fg_events_enable(struct fg_agent *a, char *err, size_t errlen);
+
+/* gc_events.c: the JVM's GC pauses (JVMTI GarbageCollectionStart/Finish)
+ * as marks of the profile, for the sessions whose outputs draw them */
+void fg_gc_events_capability(struct fg_agent *a);
+void fg_gc_events_callbacks(jvmtiEventCallbacks *cb);
+void fg_gc_events_start(struct fg_agent *a);
+void fg_gc_events_stop(struct fg_agent *a);
 
 /* classes.c: make jmethodIDs exist before any sample needs them, and the
  * method map follow the classes loaded (tagged; ObjectFree gives the tag) */

@@ -114,6 +114,7 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   unloads.can_tag_objects = 1;
   unloads.can_generate_object_free_events = 1;
   a->class_unloads = (*jvmti)->AddCapabilities(jvmti, &unloads) == JVMTI_ERROR_NONE;
+  fg_gc_events_capability(a);
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.VMInit = on_vm_init;
@@ -127,6 +128,7 @@ int fg_events_enable(struct fg_agent *a, char *err, size_t errlen)
   cb.DynamicCodeGenerated = on_dynamic_code_generated;
   cb.ObjectFree = on_object_free;
   fg_java_events_callbacks(&cb);   /* enabled by the sessions that ask for alloc or lock */
+  fg_gc_events_callbacks(&cb);     /* enabled by the sessions that keep marks */
   if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
     snprintf(err, errlen, "fgagent: JVMTI SetEventCallbacks failed with error %d", (int)e);
     return -1;

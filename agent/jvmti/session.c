@@ -404,6 +404,8 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
     fprintf(stderr, "%s\n", msg);
   a->nativemem_on = a->opts.nativemem && atomic_load(&fg_nm.mem_on);
   a->nativelock_on = a->opts.nativelock && atomic_load(&fg_nm.lock_on);
+  a->profile.marks.max = fg_options_marks_max(&a->opts);
+  fg_gc_events_start(a);   /* before the drainer's thread: it empties the ring of an earlier session */
   if (fg_drainer_start(&a->drainer, jni, msg, sizeof msg) != 0)
     fprintf(stderr, "%s; samples are drained at exit only\n", msg);
   a->alloc_on = a->lock_on = a->live_on = 0;   /* a session before may have had them: only this one's options count */
@@ -642,6 +644,7 @@ static void begin_profile(struct fg_agent *a)
   fg_profile_free(&a->profile);
   fg_profile_init(&a->profile);
   a->profile.timeline.max = fg_options_timeline_max(&a->opts);
+  a->profile.marks.max = fg_options_marks_max(&a->opts);
   fg_method_names_init(&a->names, a->opts.lines);
 }
 
@@ -702,6 +705,7 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   if (a->cpu_sampling || a->kevent_on)   /* else SIGPROF is the application's, as it was */
     fg_sampler_shutdown(&a->sampler);
   fg_unwind_refresher_stop(&a->unwind_refresher);   /* no handler can write on its eventfd any more */
+  fg_gc_events_stop(a);   /* the final pass takes the last pauses */
   fg_drainer_finish(&a->drainer, jni);
   fg_sched_stop(&a->sched);
   fill_stats(a);

@@ -64,7 +64,7 @@ struct heat {
   uint64_t start_ns, end_ns;  /* on the timeline's clock */
   uint64_t ncells, nblocks, ncolumns;
   uint32_t *order;            /* timeline entries in cell order */
-  uint64_t *cell_first;       /* ncells + 1: each cell's first place in order */
+  uint64_t *block_first;      /* nblocks + 1: each block's first place in order (first_at for a cell) */
   uint32_t n;                 /* entries in the range */
   uint32_t *leaf;             /* each stack's leaf node */
   unsigned events;            /* bit e: event e has samples */
@@ -82,37 +82,74 @@ static void put_bytes(struct fg_bytes *b, const char *s)
   fg_bytes_raw(b, s, n);
 }
 
-/* The samples in [start, end) in cell order (a counting sort: the timeline
- * is in time order per thread, not across them). */
+/* The samples in [start, end) in cell order, a sample's place in the
+ * timeline breaking ties (the timeline is in time order per thread, not
+ * across them). A counting sort by block, then each block's by cell: the
+ * tables are a block's (nblocks + 1) and a sample's, not a cell's of the
+ * span, which at the page's room (2^25 cells) took 512 MB; the order is the
+ * one a counting sort by cell gives. */
 static int sort_cells(struct heat *h)
 {
   const struct fg_timeline *tl = &h->p->timeline;
-  h->cell_first = calloc(h->ncells + 1, sizeof *h->cell_first);
-  if (!h->cell_first)
+  h->block_first = calloc(h->nblocks + 1, sizeof *h->block_first);
+  if (!h->block_first)
     return -1;
   for (uint32_t i = 0; i < tl->n; i++) {
     uint64_t t = tl->entries[i].time_ns;
     if (t >= h->start_ns && t < h->end_ns && tl->entries[i].stack < h->p->nstacks) {
-      h->cell_first[cell_of(h, t) + 1]++;
+      h->block_first[cell_of(h, t) / BLOCK_CELLS + 1]++;
       h->n++;
     }
   }
-  for (uint64_t c = 0; c < h->ncells; c++)
-    h->cell_first[c + 1] += h->cell_first[c];
+  for (uint64_t b = 0; b < h->nblocks; b++)
+    h->block_first[b + 1] += h->block_first[b];
   h->order = malloc(((size_t)h->n + 1) * sizeof *h->order);
-  uint64_t *at = malloc((h->ncells + 1) * sizeof *at);
-  if (!h->order || !at) {
+  uint32_t *by_block = malloc(((size_t)h->n + 1) * sizeof *by_block);
+  uint64_t *at = malloc((h->nblocks + 1) * sizeof *at);
+  if (!h->order || !by_block || !at) {
+    free(by_block);
     free(at);
     return -1;
   }
-  memcpy(at, h->cell_first, (h->ncells + 1) * sizeof *at);
+  memcpy(at, h->block_first, (h->nblocks + 1) * sizeof *at);
   for (uint32_t i = 0; i < tl->n; i++) {
     uint64_t t = tl->entries[i].time_ns;
     if (t >= h->start_ns && t < h->end_ns && tl->entries[i].stack < h->p->nstacks)
-      h->order[at[cell_of(h, t)]++] = i;
+      by_block[at[cell_of(h, t) / BLOCK_CELLS]++] = i;
   }
+  for (uint64_t b = 0; b < h->nblocks; b++) {
+    uint64_t lo = h->block_first[b], hi = h->block_first[b + 1], a = b * BLOCK_CELLS;
+    uint64_t first[BLOCK_CELLS + 1] = {0};
+    for (uint64_t k = lo; k < hi; k++)
+      first[cell_of(h, tl->entries[by_block[k]].time_ns) - a + 1]++;
+    for (uint32_t c = 0; c < BLOCK_CELLS; c++)
+      first[c + 1] += first[c];
+    for (uint64_t k = lo; k < hi; k++)
+      h->order[lo + first[cell_of(h, tl->entries[by_block[k]].time_ns) - a]++] = by_block[k];
+  }
+  free(by_block);
   free(at);
   return 0;
+}
+
+/* The first place in order of a sample in cell c or later (h->n past the
+ * last): a block's start as stored, a cell inside a block by bisection. */
+static uint64_t first_at(const struct heat *h, uint64_t c)
+{
+  if (c >= h->ncells)
+    return h->n;
+  uint64_t b = c / BLOCK_CELLS, lo = h->block_first[b], hi = h->block_first[b + 1];
+  if (c % BLOCK_CELLS == 0)
+    return lo;
+  const struct fg_timeline_entry *en = h->p->timeline.entries;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (cell_of(h, en[h->order[mid]].time_ns) < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* Frames, the call tree's nodes (each stack's path from the root) and the stacks. */
@@ -223,9 +260,10 @@ static int put_totals(struct heat *h, struct fg_bytes *b)
   for (int e = 0; e <= FG_STACK_EVENTS; e++) {   /* FG_STACK_EVENTS: the failed samples */
     if (e < FG_STACK_EVENTS && !(h->events & 1u << e))
       continue;
+    uint64_t k = 0;   /* the samples in cell order: each square's follow the last one's */
     for (uint64_t c = 0; c < h->ncells; c += SQUARE_CELLS) {
       uint64_t sum = 0, z = c + SQUARE_CELLS < h->ncells ? c + SQUARE_CELLS : h->ncells;
-      for (uint64_t k = h->cell_first[c]; k < h->cell_first[z]; k++) {
+      for (; k < h->n && cell_of(h, en[h->order[k]].time_ns) < z; k++) {
         const struct fg_timeline_entry *x = &en[h->order[k]];
         if (e < FG_STACK_EVENTS ? p->stacks[x->stack].event == e : failed[x->stack])
           sum += x->weight;
@@ -260,7 +298,7 @@ static int put_columns(struct heat *h, struct fg_bytes *b)
   for (uint64_t col = 0; col < h->ncolumns; col++) {
     uint32_t nt = 0;
     uint64_t a = col * per, z = a + per < h->ncells ? a + per : h->ncells;
-    for (uint64_t k = h->cell_first[a]; k < h->cell_first[z]; k++) {
+    for (uint64_t k = first_at(h, a), end = first_at(h, z); k < end; k++) {
       const struct fg_timeline_entry *e = &en[h->order[k]];
       if (!samples[e->stack]++)
         touched[nt++] = e->stack;
@@ -300,7 +338,7 @@ static int put_blocks(struct heat *h, struct fg_bytes *b, struct fg_bytes *parts
   int rc = count && first && threads && recent && nrecent ? 0 : -1;
   for (uint64_t blk = 0; rc == 0 && blk < h->nblocks; blk++) {
     uint64_t a = blk * BLOCK_CELLS, z = a + BLOCK_CELLS < h->ncells ? a + BLOCK_CELLS : h->ncells;
-    uint64_t lo = h->cell_first[a], hi = h->cell_first[z];
+    uint64_t lo = first_at(h, a), hi = first_at(h, z);
     size_t before = data.len;
     uint32_t ngroups = 0;
     for (uint64_t k = lo; k < hi; k++) {
@@ -548,7 +586,7 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
     free(parts[i].b);
   free(parts);
   free(h.order);
-  free(h.cell_first);
+  free(h.block_first);
   free(h.leaf);
   return rc;
 }

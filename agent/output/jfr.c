@@ -4,7 +4,11 @@
  * or jdk.ThreadPark per event, nativemem's a profiler.Malloc and nativelock's a
  * profiler.NativeLock (async-profiler's types); a kernel event's (event=NAME)
  * an fgagent.KernelEvent per sample, with the event's name and the events it
- * stands for (JMC lists it under fgagent / Kernel, with its stack traces); threads, stack traces, methods, classes, packages and symbols in
+ * stands for (JMC lists it under fgagent / Kernel, with its stack traces); a
+ * GC pause the agent saw (JVMTI GarbageCollectionStart/Finish, the profile's
+ * marks) an fgagent.GCPause: its start, duration and name, as fgprof reads it
+ * back (not jdk.GCPhasePause, whose gcId names a jdk.GarbageCollection we
+ * have not got); threads, stack traces, methods, classes, packages and symbols in
  * one checkpoint's constant pools; the metadata event declares only the
  * types these use, with the field names the JDK's own metadata has.
  *
@@ -201,6 +205,9 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
     {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"event", T_STRING, 0, "Event"},
     {"count", T_LONG, 0, "Events"}}},
+  {"fgagent.GCPause", T_GC_PAUSE, "jdk.jfr.Event", 0, "GC Pause (JVMTI)", {"fgagent", "GC"},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
+    {"name", T_STRING, 0, "Name"}}},
   /* a setting of each event type recorded, as the JDK writes at a recording's start: JMC's
    * analysis of a type asks that it was enabled, the method profiling one at what period */
   {"jdk.ActiveSetting", T_ACTIVE_SETTING, "jdk.jfr.Event", 0, "Recording Setting", {"Flight Recorder", NULL},
@@ -277,15 +284,15 @@ static void class_element(struct meta *m, const struct type *t)
 
 /* The metadata event's body: type 0, start, duration, metadata id, strings,
  * tree. fgagent's own event types only when the profile has such events
- * (kernel): every other type is the JDK's, as the JDK declares it. */
-static int metadata_event(struct fg_bytes *o, uint64_t start_ticks, int kernel)
+ * (kernel, gc): every other type is the JDK's, as the JDK declares it. */
+static int metadata_event(struct fg_bytes *o, uint64_t start_ticks, int kernel, int gc)
 {
   struct meta m = {0};
   fg_profile_init(&m.strings);
   element(&m, "root", (const char *[]){NULL}, 2);
-  element(&m, "metadata", (const char *[]){NULL}, (int)NTYPES - !kernel);
+  element(&m, "metadata", (const char *[]){NULL}, (int)NTYPES - !kernel - !gc);
   for (size_t i = 0; i < NTYPES; i++)
-    if (kernel || types[i].id != T_KERNEL_EVENT)
+    if ((kernel || types[i].id != T_KERNEL_EVENT) && (gc || types[i].id != T_GC_PAUSE))
       class_element(&m, &types[i]);
   element(&m, "region", (const char *[]){"locale", "en_US", "gmtOffset", "0", NULL}, 0);
   struct fg_bytes body = {0};
@@ -333,7 +340,8 @@ static void setting(struct fg_bytes *o, struct fg_bytes *body, uint64_t ticks, i
 
 /* The settings of each event type the session recorded: enabled, with its
  * stack trace, CPU's period (the interval asked) and lock's threshold. */
-static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const struct fg_stats *s, uint64_t ticks)
+static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const struct fg_stats *s, uint64_t ticks,
+                            int gc)
 {
   char text[32];
   if (!s->cpu_off) {
@@ -366,6 +374,8 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
     setting(o, body, ticks, T_KERNEL_EVENT, "event", s->kernel_event);
     setting(o, body, ticks, T_KERNEL_EVENT, "period", text);
   }
+  if (gc)   /* the GC pauses JVMTI reported: no stack */
+    setting(o, body, ticks, T_GC_PAUSE, "enabled", "true");
   if (s->nativemem.on) {
     setting(o, body, ticks, T_MALLOC, "enabled", "true");
     setting(o, body, ticks, T_MALLOC, "stackTrace", "true");
@@ -422,7 +432,10 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   static const uint8_t header[68] = {'F', 'L', 'R', 0, 0, 2, 0, 0};
   fg_bytes_raw(&o, header, sizeof header);
   int wall = strcmp(s->event, "wall") == 0;
-  active_settings(&o, &body, s, start);
+  int gc = 0;   /* the agent marks GC pauses only; the JDK's other events stay in its recording */
+  for (uint32_t i = 0; i < p->marks.n && !gc; i++)
+    gc = p->marks.m[i].kind == FG_MARK_GC_PAUSE;
+  active_settings(&o, &body, s, start, gc);
 
   /* A CPU sample is one event per sample it stands for; an alloc or lock
    * one is one event of its weight. The timeline's at their times, the rest
@@ -484,6 +497,16 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
     }
   }
   free(timed);
+  for (uint32_t i = 0; rc == 0 && i < p->marks.n; i++) {
+    const struct fg_mark *k = &p->marks.m[i];
+    if (k->kind != FG_MARK_GC_PAUSE)
+      continue;
+    jfr_put_long(&body, T_GC_PAUSE);
+    jfr_put_long(&body, k->time_ns);
+    jfr_put_long(&body, k->duration_ns);
+    jfr_put_cstring(&body, k->label);
+    jfr_put_event(&o, &body);
+  }
 
   uint64_t pool_at = o.len;
   if (rc == 0)
@@ -491,7 +514,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   jfr_pools_free(pools);
   uint64_t meta_at = o.len;
   if (rc == 0)
-    rc = metadata_event(&o, start, (fg_profile_events(p) >> FG_STACK_KERNEL) & 1 || s->kernel.on);
+    rc = metadata_event(&o, start, (fg_profile_events(p) >> FG_STACK_KERNEL) & 1 || s->kernel.on, gc);
   if (rc == 0 && !o.failed) {
     put_be_at(o.b + 8, o.len, 8);
     put_be_at(o.b + 16, pool_at, 8);

@@ -21,6 +21,7 @@ enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
   T_MALLOC, T_NATIVE_LOCK,   /* async-profiler's profiler.Malloc and profiler.NativeLock */
   T_LIVE_OBJECT, T_CLASS_LOADER,
   T_KERNEL_EVENT,
+  T_GC_PAUSE,   /* fgagent.GCPause: a pause JVMTI reported (the profile's marks) */
 };
 
 /* A long: 7 bits a byte, low first, the 9th byte holding the last 8 bits. */

@@ -127,9 +127,11 @@ int fg_write_profile_file(const char *path, const struct fg_profile *p,
   if (rc != 0)
     snprintf(err, errlen, "fgagent: cannot write '%s': out of memory", path);
   else {
+    merged.marks = p->marks;   /* lent, not copied: the heatmap draws them */
     w.p = &merged;
     rc = fg_write_file_atomically(path, write_format, &w, err, errlen);
   }
+  memset(&merged.marks, 0, sizeof merged.marks);
   fg_profile_free(&merged);
   return rc;
 }

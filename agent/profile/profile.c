@@ -1,6 +1,7 @@
 /* The aggregated profile: interned frame names and a table of unique stacks. */
 #include "fg/event_kinds.h"
 #include "fg/profile.h"
+#include "fg/huge_pages.h"
 #include "fg/grow_array.h"
 #include "fg/utf8.h"
 
@@ -125,6 +126,20 @@ void fg_profile_free(struct fg_profile *p)
   free(p->marks.m);
   free(p->frame_pool);
   memset(p, 0, sizeof *p);
+}
+
+int fg_timeline_reserve(struct fg_timeline *t, uint64_t n)
+{
+  uint64_t want = t->n + (n < t->max - t->n ? n : t->max - t->n);
+  if (want <= t->cap)
+    return 0;
+  struct fg_timeline_entry *e = realloc(t->entries, (size_t)want * sizeof *e);
+  if (!e)
+    return -1;
+  t->entries = e;
+  t->cap = (uint32_t)want;
+  fg_huge_pages_hint(e, (size_t)want * sizeof *e);
+  return 0;
 }
 
 int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,

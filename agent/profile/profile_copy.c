@@ -107,6 +107,20 @@ int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src)
   return copy_names(dst, src) != 0 ? -1 : copy_threads(dst, src);
 }
 
+/* The JVM's events drawn beside the samples: every event's page shows them. */
+static int copy_marks(struct fg_profile *dst, const struct fg_profile *src)
+{
+  dst->marks.max = src->marks.max;
+  dst->marks.dropped = src->marks.dropped;
+  if (!src->marks.n)
+    return 0;
+  if (!(dst->marks.m = malloc((size_t)src->marks.n * sizeof *dst->marks.m)))
+    return -1;
+  memcpy(dst->marks.m, src->marks.m, (size_t)src->marks.n * sizeof *dst->marks.m);
+  dst->marks.n = dst->marks.cap = src->marks.n;
+  return 0;
+}
+
 int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
 {
   if (fg_profile_copy_frame(dst, src) != 0)
@@ -130,6 +144,8 @@ int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struc
   }
   if (rc == 0)
     rc = fg_profile_copy_timeline(dst, src, to);
+  if (rc == 0)
+    rc = copy_marks(dst, src);
   free(to);
   return rc;
 }

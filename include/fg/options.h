@@ -105,6 +105,11 @@ int fg_options_max_frames(const struct fg_options *o);
  * .jfr file (one event per sample), FG_TIMELINE_MAX with timeline or sched (sched
  * looks up the stacks of off-CPU periods), else 0. */
 uint32_t fg_options_timeline_max(const struct fg_options *o);
+/* How many of the JVM's own events (GC pauses) the profile keeps as marks:
+ * FG_MARKS_MAX when it keeps a timeline (the heatmap and JFR draw them on
+ * it), else 0 and the session asks for no GC events. */
+#define FG_MARKS_MAX 65536   /* 4 MB at most */
+uint32_t fg_options_marks_max(const struct fg_options *o);
 
 /* Frames a thread's scratch space starts with: room for FG_FIRST_WALK_DEPTH
  * Java frames (or depth, if smaller) and everything else a walk writes. */

@@ -105,6 +105,11 @@ struct fg_marks {
   uint64_t dropped;
 };
 
+/* Room for n more entries (up to max) made at once, in huge pages where
+ * the kernel gives them: a reader that counted its samples first fills
+ * it without growing it. 0, or -1 when out of memory (nothing changed). */
+int fg_timeline_reserve(struct fg_timeline *t, uint64_t n);
+
 /* Adds a mark when there is room; 0, or -1 when out of memory. */
 int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, uint64_t duration_ns,
                  const char *label);
@@ -136,7 +141,7 @@ struct fg_profile {
 
   struct fg_stats stats;           /* accounting that travels with the profile */
   struct fg_timeline timeline;
-  struct fg_marks marks;           /* read from a recording; copies of the profile leave them out */
+  struct fg_marks marks;           /* read from a recording, or the agent's GC pauses; fg_profile_select copies them, other copies leave them out */
 };
 
 void fg_profile_init(struct fg_profile *p);

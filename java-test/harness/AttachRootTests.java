@@ -163,7 +163,7 @@ final class AttachRootTests {
     IntegrationTests.check(planted.exit() == 2 && lines.size() == 1 && lines.get(0).contains("uid 65534")
         && lines.get(0).contains(inCwd.getFileName() + " in the working directory " + dir)
         && lines.get(0).contains("not signalled"), "trigger planted in the working directory: " + planted);
-    IntegrationTests.check(ms < 3000, "fgprof took " + ms + " ms to refuse a planted trigger");
+    IntegrationTests.check(ms < AttachTests.REFUSED_MS, "fgprof took " + ms + " ms to refuse a planted trigger");
     IntegrationTests.check(kept, "fgprof removed the trigger planted in the working directory");
     IntegrationTests.check(beside.exit() == 0 && beside.out().contains("idle"), "beside a trigger planted in /tmp: "
         + beside);

@@ -162,25 +162,39 @@ final class AttachTests {
    * answer in time (stopped); another user's JVM (fgprof run as nobody). Options the agent
    * refuses end with exit 1 and its message, as does fgprof profile on a JVM whose agent is
    * already profiling into its own files (it names that session's files and leaves it running,
-   * for its own client to stop); the JVM goes on.
+   * for its own client to stop); the JVM goes on. A refusal of a process that is there is said at
+   * once: fgprof waits to see a process exit only when it could not reach it, never after a
+   * verdict (each of not a JVM, attach disabled and another user within REFUSED_MS).
    */
+  /** A refusal's bound: fgprof waited 2 s after each before, to see whether the process was exiting. */
+  static final long REFUSED_MS = 1000;
+
   static void refusedCleanly(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "attach-refused-");
     Result none = fgprof(dir, "attach", "999999999", "status");
     IntegrationTests.check(none.exit == 2 && none.err.contains("no such process: 999999999"), "no process: " + none);
 
+    /* the sleeper older than fgprof's 1 s for a fork about to exec java, which it rightly waits for */
     Process sleeper = new ProcessBuilder("sleep", "30").start();
+    Process closed = startJvm(jdk, dir, List.of("-XX:+DisableAttachMechanism"), "HotMethods", "3");
+    Thread.sleep(1100);
+    long t0 = System.nanoTime();
     Result notJvm = fgprof(dir, "attach", Long.toString(sleeper.pid()), "status");
+    long notJvmMs = (System.nanoTime() - t0) / 1_000_000;
     boolean sleeperAlive = sleeper.isAlive();
     sleeper.destroy();
     IntegrationTests.check(notJvm.exit == 2 && notJvm.err.contains("is not a HotSpot JVM") && sleeperAlive,
         "not a JVM: " + notJvm + ", still alive: " + sleeperAlive);
+    IntegrationTests.check(notJvmMs < REFUSED_MS, "fgprof took " + notJvmMs + " ms to refuse a process that is "
+        + "not a JVM");
 
-    Process closed = startJvm(jdk, dir, List.of("-XX:+DisableAttachMechanism"), "HotMethods", "3");
-    Thread.sleep(500);
+    t0 = System.nanoTime();
     Result disabled = fgprof(dir, "attach", Long.toString(closed.pid()), "status");
+    long disabledMs = (System.nanoTime() - t0) / 1_000_000;
     IntegrationTests.check(disabled.exit == 2 && disabled.err.contains("-XX:+DisableAttachMechanism"),
         "attach disabled: " + disabled);
+    IntegrationTests.check(disabledMs < REFUSED_MS, "fgprof took " + disabledMs + " ms to refuse a JVM with attach "
+        + "disabled");
     IntegrationTests.check(exitOf(closed) == 0, "the JVM with attach disabled did not exit 0");
 
     Process jvm = startJvm(jdk, dir, List.of(), "HotMethods", "9");
@@ -219,11 +233,14 @@ final class AttachTests {
     }
     copy.toFile().setReadable(true, false);
     copy.toFile().setExecutable(true, false);
+    t0 = System.nanoTime();
     Result other = exec(dir, "runuser", "-u", "nobody", "--", copy.resolve("fgprof").toString(), "attach", pid, "status");
+    long otherMs = (System.nanoTime() - t0) / 1_000_000;
     for (Path f : List.of(fgprof(), IntegrationTests.agent))
       Files.delete(copy.resolve(f.getFileName()));
     Files.delete(copy);
     IntegrationTests.check(other.exit == 2 && other.err.contains("belongs to another user"), "another user: " + other);
+    IntegrationTests.check(otherMs < REFUSED_MS, "fgprof took " + otherMs + " ms to refuse another user's JVM");
     Result own = fgprof(dir, "attach", pid, "start,file=own.collapsed");
     Result busy = fgprof(dir, "profile", "--duration", "1s", "--file", "mine.collapsed", pid);
     Result ownStop = fgprof(dir, "attach", pid, "stop");
@@ -234,7 +251,8 @@ final class AttachTests {
     int exit = exitOf(jvm);
     IntegrationTests.check(exit == 0, "the JVM exited " + exit + " after the refused attaches:\n"
         + Files.readString(dir.resolve("jvm-stderr.log")));
-    System.out.println("    refused: no process, not a JVM, attach disabled, bad option, sched, no answer in 1 s, another user, "
-        + "profile while already profiling");
+    System.out.println("    refused: no process, not a JVM (" + notJvmMs + " ms), attach disabled (" + disabledMs
+        + " ms), bad option, sched, no answer in 1 s, another user (" + otherMs + " ms), profile while already "
+        + "profiling");
   }
 }

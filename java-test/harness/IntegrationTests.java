@@ -597,6 +597,7 @@ public final class IntegrationTests {
     all.addAll(ContinuousTests.TESTS);
     all.addAll(OtlpTests.TESTS);
     all.addAll(TimeRangeTests.TESTS);
+    all.addAll(GcMarkTests.TESTS);
     all.addAll(LongLivedTests.TESTS);
     all.addAll(ExitRaceTests.TESTS);
     all.addAll(KernelEventTests.TESTS);

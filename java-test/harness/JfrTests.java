@@ -39,6 +39,11 @@ final class JfrTests {
       "profiler.Malloc", List.of("startTime", "eventThread", "stackTrace", "address", "size"),
       "profiler.NativeLock", List.of("startTime", "duration", "eventThread", "stackTrace", "address"));
 
+  /** fgagent's own event types, their fields in the order it writes them (agent/output/jfr.c). */
+  static final Map<String, List<String>> FGAGENT_FIELDS = Map.of("fgagent.GCPause",
+      List.of("startTime", "duration", "name"),
+      "fgagent.KernelEvent", List.of("startTime", "eventThread", "stackTrace", "event", "count"));
+
   static void jfrTypesAreTheJdks(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.run(jdk, "event=cpu,interval=2ms,alloc=64k,lock=20us,file={dir}/p.jfr",
         List.of("-XX:StartFlightRecording=filename=rec.jfr,settings=profile"), "Locks", "2", "2", "1", "alloc");
@@ -53,10 +58,12 @@ final class JfrTests {
     try (RecordingFile f = new RecordingFile(r.file("p.jfr"))) {
       for (EventType t : f.readEventTypes()) {
         ours.put(t.getId(), t.getName());
-        if (t.getName().startsWith("profiler.")) {   /* async-profiler's (live's LiveObject): its shape, jfrMetadata.cpp */
+        if (t.getName().startsWith("profiler.") || t.getName().startsWith("fgagent.")) {
+          /* async-profiler's (live's LiveObject): its shape, jfrMetadata.cpp; fgagent's own (the JVMTI GC pauses) */
+          Map<String, List<String>> shapes = t.getName().startsWith("profiler.") ? ASYNC_PROFILER_FIELDS : FGAGENT_FIELDS;
           List<String> names = t.getFields().stream().map(ValueDescriptor::getName).toList();
-          IntegrationTests.check(names.equals(ASYNC_PROFILER_FIELDS.get(t.getName())), t.getName() + "'s fields "
-              + names + ", async-profiler's " + ASYNC_PROFILER_FIELDS.get(t.getName()));
+          IntegrationTests.check(names.equals(shapes.get(t.getName())), t.getName() + "'s fields "
+              + names + ", expected " + shapes.get(t.getName()));
           compared += names.size();
           continue;
         }
@@ -87,8 +94,8 @@ final class JfrTests {
         "jdk.JavaMonitorEnter", "jdk.ThreadPark")), "an event type is missing: " + events);
     for (String type : events.keySet()) {
       IntegrationTests.check("true".equals(settings.get(type + "#enabled")), type + " is not said enabled: " + settings);
-      IntegrationTests.check(type.equals("jdk.ExecutionSample") || "true".equals(settings.get(type + "#stackTrace")),
-          type + "'s stack traces are not said recorded: " + settings);
+      IntegrationTests.check(type.equals("jdk.ExecutionSample") || type.equals("fgagent.GCPause")
+          || "true".equals(settings.get(type + "#stackTrace")), type + "'s stack traces are not said recorded: " + settings);
     }
     IntegrationTests.check("2 ms".equals(settings.get("jdk.ExecutionSample#period")), "the period: " + settings);
     for (String type : List.of("jdk.JavaMonitorEnter", "jdk.ThreadPark"))
@@ -98,7 +105,8 @@ final class JfrTests {
   /** A .jfr file's events that hold a stack: every one but the recording's settings (jdk.ActiveSetting). */
   static List<RecordedEvent> samples(Path file) throws Exception {
     List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(file));
-    events.removeIf(e -> e.getEventType().getName().equals("jdk.ActiveSetting"));
+    events.removeIf(e -> e.getEventType().getName().equals("jdk.ActiveSetting")
+        || e.getEventType().getName().equals("fgagent.GCPause"));   /* the JVM's GC pauses: no stack */
     return events;
   }
 

@@ -189,11 +189,67 @@ final class LockKindTests {
         + " times");
   }
 
+  /**
+   * The drainer's java.lang.Thread is made without asking the application's SecurityManager: a
+   * JVM whose SecurityManager (SecurityManaged.Counting) counts each of its methods called while a
+   * Thread is constructed, and by whom, is attached to and profiled twice (start, stop, start,
+   * stop). Required on a JDK that takes a SecurityManager (17): no call from the thread our
+   * sessions start on (Attach Listener), while HotSpot's own construction of that thread, made on
+   * its Signal Dispatcher, is counted (the counter sees constructions). Before, each session start
+   * made 3 calls (getThreadGroup, checkAccess(ThreadGroup), checkAccess(Thread)). On JDK 24 and
+   * later no SecurityManager can be installed: the workload must say so.
+   */
+  static void drainerThreadAsksNoSecurityManager(IntegrationTests.Jdk jdk) throws Exception {
+    Path dir = Files.createTempDirectory(IntegrationTests.runs, "security-manager-");
+    Process jvm = AttachTests.startJvm(jdk, dir, List.of(), "SecurityManaged", "60");
+    Path stdout = dir.resolve("jvm-stdout.log");
+    for (int i = 0; i < 300 && !(Files.exists(stdout) && Files.readString(stdout).contains("READY")); i++)
+      Thread.sleep(100);
+    String pid = Long.toString(jvm.pid());
+    List<AttachTests.Result> sent = new java.util.ArrayList<>();
+    try {
+      for (int round = 0; round < 2; round++) {
+        sent.add(AttachTests.fgprof(dir, "attach", pid, "start,file=" + dir.resolve("p" + round + ".collapsed")));
+        Thread.sleep(300);
+        sent.add(AttachTests.fgprof(dir, "attach", pid, "stop"));
+      }
+    } finally {
+      Files.createFile(dir.resolve("go"));
+    }
+    int exit = AttachTests.exitOf(jvm);
+    String out = Files.readString(stdout);
+    IntegrationTests.check(exit == 0 && out.contains("DONE"), "the JVM exited " + exit + ":\n" + out
+        + Files.readString(dir.resolve("jvm-stderr.log")));
+    for (AttachTests.Result r : sent)
+      IntegrationTests.check(r.exit() == 0, "fgprof attach: " + r);
+    Map<String, Long> calls = new java.util.TreeMap<>();
+    java.util.regex.Matcher line = java.util.regex.Pattern.compile("THREAD_CHECKS(.*)").matcher(out);
+    IntegrationTests.check(line.find(), "no THREAD_CHECKS line:\n" + out);
+    for (String kv : line.group(1).trim().split(" "))
+      if (!kv.isEmpty())
+        calls.put(kv.substring(0, kv.indexOf('=')), Long.parseLong(kv.substring(kv.indexOf('=') + 1)));
+    if (out.contains("NO_SECURITY_MANAGER")) {
+      int feature = Integer.parseInt(AttachTests.exec(dir, jdk.java().toString(), "-version").err()
+          .replaceAll("(?s).*version \"(\\d+).*", "$1"));
+      IntegrationTests.check(feature >= 24 && calls.isEmpty(), "JDK " + feature + " refused the SecurityManager: "
+          + calls);
+      System.out.println("    JDK " + feature + " takes no SecurityManager (JEP 486): nothing to ask");
+      return;
+    }
+    long ours = calls.getOrDefault("Attach_Listener", 0L), hotspot = calls.getOrDefault("Signal_Dispatcher", 0L);
+    System.out.println("    SecurityManager calls while a Thread was constructed, by thread: " + calls);
+    IntegrationTests.check(hotspot > 0, "HotSpot's construction of its Attach Listener was not counted: " + calls);
+    IntegrationTests.check(ours == 0 && calls.keySet().stream().allMatch(k -> k.equals("Signal_Dispatcher")),
+        "two session starts asked the application's SecurityManager while constructing a thread: " + calls);
+  }
+
   /** The application's own system class loader, which counts what it is asked for. */
   static final String LOADER = "-Djava.system.class.loader=CountingLoader";
 
   static final List<IntegrationTests.Named> TESTS = List.of(
       new IntegrationTests.Named("lock_counts_owned_locks_only", LockKindTests::lockCountsOwnedLocksOnly),
       new IntegrationTests.Named("convert_counts_owned_locks_only", LockKindTests::convertCountsOwnedLocksOnly),
-      new IntegrationTests.Named("agent_runs_no_application_code", LockKindTests::agentRunsNoApplicationCode));
+      new IntegrationTests.Named("agent_runs_no_application_code", LockKindTests::agentRunsNoApplicationCode),
+      new IntegrationTests.Named("drainer_thread_asks_no_security_manager",
+          LockKindTests::drainerThreadAsksNoSecurityManager));
 }

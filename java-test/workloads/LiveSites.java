@@ -13,6 +13,14 @@
  * directory (a dump is taken meanwhile), drops the first half of the kept objects, calls
  * System.gc() twice again and prints KEPT_AFTER_BYTES.
  * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT [thread|main [INTS [wait]]]
+ *
+ * This class holds no string constant (its driver, with every literal, is the nested class
+ * Driver): HotSpot's CompileBroker::compile_method interns all of a method's class's string
+ * constants (ConstantPool::resolve_string_constants) before a C2 compile, on the thread whose
+ * invocation counter asked for it, inside the method it was entering. With the literals here,
+ * a compile of dropSite asked at its entry allocated an interned String and its byte[] under
+ * dropSite's stack, alive for the class's life (its constant pool holds them): one sample of
+ * it made the dropped site "alive" in about 1 run of 40 on Temurin 25, rightly.
  */
 public final class LiveSites {
   static final java.util.ArrayList<int[]> KEPT = new java.util.ArrayList<>();
@@ -33,32 +41,39 @@ public final class LiveSites {
   }
 
   public static void main(String[] args) throws Exception {
-    int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
-    if (args.length > 3)
-      ints = Integer.parseInt(args[3]);
-    if (args.length > 2 && args[2].equals("thread")) {
-      Thread t = new Thread(() -> work(kept, perKept), "live-worker");
-      t.start();
-      t.join();
-    } else {
-      work(kept, perKept);
-    }
-    System.gc();
-    System.gc();
-    long size = (ints * 4L + 16 + 7) / 8 * 8;   /* header and padding to 8 bytes, as HotSpot lays an int[] out */
-    System.out.println("KEPT_BYTES " + KEPT.size() * size);
-    System.out.println("DROPPED_BYTES " + (long) kept * perKept * size);
-    if (args.length > 4 && args[4].equals("wait")) {
-      System.out.println("HOLDING");
-      System.out.flush();
-      java.nio.file.Path go = java.nio.file.Paths.get("go");
-      for (int i = 0; i < 600 && !java.nio.file.Files.exists(go); i++)
-        Thread.sleep(100);
-      KEPT.subList(0, KEPT.size() / 2).clear();
+    Driver.main(args);
+  }
+
+  /** Arguments, the worker thread and every line printed: the string constants, kept out of LiveSites. */
+  static final class Driver {
+    static void main(String[] args) throws Exception {
+      int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
+      if (args.length > 3)
+        ints = Integer.parseInt(args[3]);
+      if (args.length > 2 && args[2].equals("thread")) {
+        Thread t = new Thread(() -> work(kept, perKept), "live-worker");
+        t.start();
+        t.join();
+      } else {
+        work(kept, perKept);
+      }
       System.gc();
       System.gc();
-      System.out.println("KEPT_AFTER_BYTES " + KEPT.size() * size);
+      long size = (ints * 4L + 16 + 7) / 8 * 8;   /* header and padding to 8 bytes, as HotSpot lays an int[] out */
+      System.out.println("KEPT_BYTES " + KEPT.size() * size);
+      System.out.println("DROPPED_BYTES " + (long) kept * perKept * size);
+      if (args.length > 4 && args[4].equals("wait")) {
+        System.out.println("HOLDING");
+        System.out.flush();
+        java.nio.file.Path go = java.nio.file.Paths.get("go");
+        for (int i = 0; i < 600 && !java.nio.file.Files.exists(go); i++)
+          Thread.sleep(100);
+        KEPT.subList(0, KEPT.size() / 2).clear();
+        System.gc();
+        System.gc();
+        System.out.println("KEPT_AFTER_BYTES " + KEPT.size() * size);
+      }
+      System.out.println("DONE");
     }
-    System.out.println("DONE");
   }
 }

@@ -3,6 +3,8 @@
 //   smoke [SHOT]            loads with no console error, draws squares; SHOT: screenshots SHOT-scaleN.png
 //   range FROM TO [EVENT]   prints the flame graph of [FROM, TO) (ms since 1970) of EVENT (cpu, alloc, lock, ...;
 //                           default the first): RANGE_MS, UNTIMED (stored without a time), TOTAL
+//   narrow THREAD REGEX               a thread filter and a search ("" none): prints their sums over the
+//                                     whole page by squares and by cells, and the columns read for them
 //   diff FROM TO BFROM BTO [THREAD]  the differential view (of one thread's samples with THREAD) of [FROM, TO) against [BFROM, BTO) (ms since 1970): prints
 //                           each changed frame as CHANGE <change> <points> <name>, in the page's order
 //   empty                   a page with no sample loads and says so
@@ -72,6 +74,15 @@ try {
     check(r.rows !== null, "no differential view");
     for (const row of r.rows || []) console.log("CHANGE " + row.change + " " + row.points.toFixed(2) + " " + row.name);
     console.log("ROWS " + (r.rows || []).length);
+  } else if (mode === "narrow") {
+    // a thread filter ("" none) and a search ("" none): the narrowed sums by squares and by cells
+    // against every sample decoded; and how many columns were read for them
+    const r = await page.evaluate(([t, q]) => window.heatmapNarrow(t, q), [args[0] || "", args[1] || ""]);
+    check(r !== null, "no thread " + args[0] + " on the page");
+    console.log("NARROW SQUARES " + r.squares + " CELLS " + r.cells + " WANT " + r.want + " HITS " + r.hits +
+                " CELLHITS " + r.cellHits + " WANTHITS " + r.wantHits + " READ " + r.read + " OF " + r.columns);
+    check(r.squares === r.want && r.cells === r.want, "narrowed weight differs from the samples'");
+    check(r.hits === r.wantHits && r.cellHits === r.wantHits, "narrowed hits differ from the samples'");
   } else if (mode === "time") {
     const r1 = await page.evaluate(() => window.heatmapSelect(0, 60e9));
     const dur = await page.evaluate(() => JSON.parse(document.getElementById("header").textContent).durationNs);

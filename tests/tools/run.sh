@@ -226,6 +226,17 @@ heatmap_anomaly() {
     rows=$(grep -Ec '^CHANGE (grew|new) ' "$work/hm-quiet.txt")
     echo "$page: quiet2 against quiet1 on the steady thread: $rows frames grew"
     [ "$rows" = 0 ] || { cat "$work/hm-quiet.txt"; return 1; }
+    # a thread filter and a search: their sums by squares and cell by cell are every matching
+    # sample's (the page checks against its samples decoded one by one), the search's hits are
+    # anomaly()'s samples in the collapsed output
+    node tests/tools/heatmap-browser.mjs "$page" narrow steady "" >"$work/hm-narrow.txt" || { cat "$work/hm-narrow.txt"; return 1; }
+    cat "$work/hm-narrow.txt"
+    node tests/tools/heatmap-browser.mjs "$page" narrow "" 'Phases\.anomaly' >"$work/hm-narrow.txt" ||
+      { cat "$work/hm-narrow.txt"; return 1; }
+    cat "$work/hm-narrow.txt"
+    want=$(awk '/Phases\.anomaly/ { n += $NF } END { print n + 0 }' "$work/phases.collapsed")
+    [ "$page" != "$work/fgprof.heatmap.html" ] || grep -q " HITS $want " "$work/hm-narrow.txt" ||
+      { echo "anomaly() in the collapsed output: $want samples"; return 1; }
   done
   # every event of a session on one page, each event's whole range as its collapsed total
   "$java_home/bin/java" "-agentpath:$(pwd)/build/libfgagent.so=event=cpu,interval=1ms,alloc=64k,lock=0,file=$work/multi.jfr,file=$work/multi.heatmap.html" \

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <zlib.h>
 
 #include "fg/output.h"
@@ -276,9 +277,36 @@ static void a_span_past_the_room_is_refused_and_empty_is_a_page(void **state)
   fg_profile_free(&p);
 }
 
+/* Two samples at the ends of the page's room (7.7 days, 2^25 cells): the
+ * writer's tables are sized by blocks and samples, not by cells (two cell
+ * tables took 512 MB). Run first: ru_maxrss is the peak so far. */
+static void a_sparse_span_takes_memory_by_its_samples(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 10;
+  uint32_t t = (uint32_t)fg_profile_add_thread(&p, 1, "main"), f = (uint32_t)fg_profile_intern(&p, "A.a", FG_KIND_JAVA);
+  assert_int_equal(fg_profile_add_timed(&p, t, &f, 1, 1, 1000, 0), 0);
+  assert_int_equal(fg_profile_add_timed(&p, t, &f, 1, 1, FG_HEATMAP_MAX_SPAN_NS - CELL_NS, 0), 0);
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  int rc;
+  char *text = page(&p, &rc);
+  getrusage(RUSAGE_SELF, &after);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(text, "\"samples\":2"));
+  long grew_mb = (after.ru_maxrss - before.ru_maxrss) / 1024;
+  printf("a page of 2 samples 7.7 days apart: peak memory grew %ld MB\n", grew_mb);
+  assert_true(grew_mb < 128);
+  free(text);
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(a_sparse_span_takes_memory_by_its_samples),
     cmocka_unit_test(samples_come_back_as_written),
     cmocka_unit_test(a_span_past_the_room_is_refused_and_empty_is_a_page),
   };

@@ -59,6 +59,9 @@ static void recording(unsigned char **data, size_t *len)
   snprintf(p.stats.kernel_event, sizeof p.stats.kernel_event, "syscalls:sys_enter_write");
   add(&p, FG_STACK_KERNEL, write, 2, 100, START + 40);   /* two samples of a kernel event, 100 events each */
   add(&p, FG_STACK_KERNEL, write, 2, 100, START + 50);
+  p.marks.max = 4;   /* a GC pause the agent saw (JVMTI), and one kind it never writes */
+  assert_int_equal(fg_marks_add(&p.marks, FG_MARK_GC_PAUSE, START + 1000, 5000, "GC pause (JVMTI)"), 0);
+  assert_int_equal(fg_marks_add(&p.marks, FG_MARK_SAFEPOINT, START + 9000, 7, "x"), 0);
   FILE *out = open_memstream((char **)data, len);
   struct fg_output_settings cfg = {0};
   assert_int_equal(fg_write_jfr(out, &p, &cfg), 0);
@@ -498,8 +501,91 @@ static void fgagents_recordings_read_back_exactly(void **state)
       assert_int_equal(t->time_ns, 1700000000000000000ull + 20);
   }
   assert_true(seen_lock);
+  assert_int_equal(p.marks.n, 0);   /* marks are read only into a profile that keeps them */
+  fg_profile_free(&p);
+  fg_profile_init(&p);
+  p.marks.max = 8;
+  if (fg_parse_jfr(data, len, "rec.jfr", false, &p, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  assert_int_equal(p.marks.n, 1);   /* the GC pause, as fgagent.GCPause, at its time */
+  assert_int_equal(p.marks.m[0].kind, FG_MARK_GC_PAUSE);
+  assert_int_equal(p.marks.m[0].time_ns, 1700000000000000000ull + 1000);
+  assert_int_equal(p.marks.m[0].duration_ns, 5000);
+  assert_string_equal(p.marks.m[0].label, "GC pause (JVMTI)");
   fg_profile_free(&p);
   free(data);
+}
+
+/* A safepoint's mark spans jdk.SafepointBegin's start to its
+ * jdk.SafepointEnd's end (the same safepointId), or to the end of its
+ * jdk.ExecuteVMOperation (the JDK's settings leave the end off), named by
+ * the operation: HotSpot commits the begin once the threads stopped, so a
+ * begin alone is only the time to stop them (and clean up), which is what
+ * a safepoint with neither keeps. */
+enum { T_SP_BEGIN = 50, T_SP_END, T_VM_OP };
+static const struct jcls safepoint_classes[] = {
+  {T_SP_BEGIN, "jdk.SafepointBegin", {"startTime:1", "duration:1", "safepointId:1"}},
+  {T_SP_END, "jdk.SafepointEnd", {"startTime:1", "duration:1", "safepointId:1"}},
+  {T_VM_OP, "jdk.ExecuteVMOperation", {"startTime:1", "duration:1", "operation:4", "safepoint:3", "safepointId:1"}},
+};
+
+static void vm_operation(struct buf *ev, uint64_t start, uint64_t duration, const char *op, int safepoint, uint64_t id)
+{
+  struct buf b = {0};
+  varint(&b, start);
+  varint(&b, duration);
+  utf8(&b, op);
+  uint8_t sp = (uint8_t)safepoint;
+  put(&b, &sp, 1);
+  varint(&b, id);
+  event(ev, T_VM_OP, &b);
+  free(b.b);
+}
+
+static void safepoint_event(struct buf *ev, uint64_t type, uint64_t start, uint64_t duration, uint64_t id)
+{
+  struct buf b = {0};
+  varint(&b, start);
+  varint(&b, duration);
+  varint(&b, id);
+  event(ev, type, &b);
+  free(b.b);
+}
+
+static void a_safepoint_spans_begin_to_end(void **state)
+{
+  (void)state;
+  struct buf ev = {0}, o = {0};
+  one_stack_pools(&ev, 1);
+  sample(&ev, 1, 1, 1);
+  safepoint_event(&ev, T_SP_BEGIN, 1000, 30, 7);    /* 30 ns to stop the threads */
+  safepoint_event(&ev, T_SP_BEGIN, 5000, 40, 9);    /* its end is not in the recording */
+  safepoint_event(&ev, T_SP_END, 1500, 20, 7);      /* the operation ran 1030..1500 */
+  safepoint_event(&ev, T_SP_END, 8000, 20, 99);     /* no begin: nothing */
+  /* the JDK's settings: no SafepointEnd, the operation inside the safepoint names it and ends it */
+  safepoint_event(&ev, T_SP_BEGIN, 10000, 50, 11);
+  vm_operation(&ev, 10060, 900, "G1CollectFull", 1, 11);
+  vm_operation(&ev, 10970, 5, "Handshake", 0, 11);       /* not at a safepoint: not its */
+  chunk(&o, &ev, safepoint_classes, 3);
+  keep_seed(&o, "hand-made-safepoints.jfr");
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.marks.max = 8;
+  char err[512];
+  if (fg_parse_jfr(o.b, o.n, "made.jfr", false, &p, err, sizeof err) != 0)
+    fail_msg("%s", err);
+  assert_int_equal(p.marks.n, 3);
+  assert_int_equal(p.marks.m[2].time_ns, 10000);
+  assert_int_equal(p.marks.m[2].duration_ns, 10960 - 10000);
+  assert_string_equal(p.marks.m[2].label, "G1CollectFull");
+  assert_int_equal(p.marks.m[0].kind, FG_MARK_SAFEPOINT);
+  assert_int_equal(p.marks.m[0].time_ns, 1000);
+  assert_int_equal(p.marks.m[0].duration_ns, 1520 - 1000);
+  assert_int_equal(p.marks.m[1].time_ns, 5000);
+  assert_int_equal(p.marks.m[1].duration_ns, 40);
+  fg_profile_free(&p);
+  free(o.b);
+  free(ev.b);
 }
 
 static void cut_or_corrupt_recordings_are_refused(void **state)
@@ -1111,6 +1197,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(fgagents_recordings_read_back_exactly),
+    cmocka_unit_test(a_safepoint_spans_begin_to_end),
     cmocka_unit_test(cut_or_corrupt_recordings_are_refused),
     cmocka_unit_test(a_recording_without_known_events_is_refused),
     cmocka_unit_test(lines_name_frames_at_their_lines_and_bcis),

@@ -356,6 +356,40 @@ static void crafted_collisions_are_spread(void **state)
   fg_profile_free(&p);
 }
 
+/* The timeline's room made at once holds what it was made for without
+ * growing, never past max; a selected event's profile keeps the marks (the
+ * JVM's GC pauses drawn on each event's page). */
+static void timeline_room_and_selected_marks(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 100;
+  assert_int_equal(fg_timeline_reserve(&p.timeline, 1000), 0);
+  assert_int_equal(p.timeline.cap, 100);   /* capped at max */
+  assert_int_equal(fg_timeline_reserve(&p.timeline, 10), 0);
+  assert_int_equal(p.timeline.cap, 100);   /* room enough already */
+  assert_int_equal(fg_profile_add_thread(&p, 7, "worker"), 0);
+  uint32_t f = (uint32_t)fg_profile_intern(&p, "Main.run", FG_KIND_JAVA);
+  int64_t cpu = fg_profile_stack(&p, 0, &f, 1), alloc = fg_profile_event_stack(&p, FG_STACK_ALLOC, 0, &f, 1);
+  const struct fg_timeline_entry *room = p.timeline.entries;
+  for (int i = 0; i < 100; i++)
+    fg_profile_count(&p, (uint32_t)(i % 2 ? alloc : cpu), 1, 1000 + (uint64_t)i, 0);
+  assert_ptr_equal(p.timeline.entries, room);   /* filled in place */
+  assert_int_equal(p.timeline.n, 100);
+  p.marks.max = 4;
+  assert_int_equal(fg_marks_add(&p.marks, FG_MARK_GC_PAUSE, 1010, 5, "GC pause (JVMTI)"), 0);
+  struct fg_profile one;
+  assert_int_equal(fg_profile_select(&p, FG_STACK_ALLOC, &one), 0);
+  assert_int_equal(one.timeline.n, 50);
+  assert_int_equal(one.marks.n, 1);
+  assert_int_equal(one.marks.m[0].time_ns, 1010);
+  assert_string_equal(one.marks.m[0].label, "GC pause (JVMTI)");
+  assert_ptr_not_equal(one.marks.m, p.marks.m);   /* its own copy: each profile frees its own */
+  fg_profile_free(&one);
+  fg_profile_free(&p);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -366,6 +400,7 @@ int main(void)
     cmocka_unit_test(bytecode_indexes_are_names_apart_until_merged),
     cmocka_unit_test(overloads_are_names_apart_until_merged),
     cmocka_unit_test(crafted_collisions_are_spread),
+    cmocka_unit_test(timeline_room_and_selected_marks),
   };
   return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }
