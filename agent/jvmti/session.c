@@ -582,7 +582,8 @@ static void write_outputs(struct fg_agent *a)
         continue;
       }
       struct fg_profile one;
-      if (fg_profile_select(&a->profile, e, &one) != 0)
+      int jfr = fg_format_for_path(pattern) == FG_FORMAT_JFR;   /* with leak's frees */
+      if ((jfr ? fg_profile_select_trail : fg_profile_select)(&a->profile, e, &one) != 0)
         fprintf(stderr, "fgagent: out of memory writing %s\n", path);
       else
         write_one(a, i, path, &one, &cfg);

@@ -34,10 +34,18 @@ static void *(*real_realloc)(void *, size_t);
 static void (*real_free)(void *);
 static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+static void *(*real_pvalloc)(size_t);
+static void *(*real_reallocarray)(void *, size_t, size_t);
 static int (*real_mutex_lock)(pthread_mutex_t *);
 static int (*real_rdlock)(pthread_rwlock_t *);
 static int (*real_wrlock)(pthread_rwlock_t *);
+static int (*real_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+static int (*real_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
 static void *(*real_load_library)(const char *, int);
+static size_t page_size = 4096;   /* pvalloc's unit: the system's, read at resolve */
 
 /* The caller's pc, stack pointer and frame pointer, read off the hook's frame. */
 #define CALLER_REGS                                                                              \
@@ -83,11 +91,17 @@ static inline void after_alloc(void *p, size_t size, uintptr_t pc, uintptr_t sp,
 }
 
 /* A pointer about to go back to the allocator: out of leak's table first
- * (after the free another thread may be given the same address). */
+ * (after the free another thread may be given the same address), and a
+ * sampled one's free on its way to the recording. */
 static inline void before_free(void *p)
 {
-  if (p && atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed))
-    fg_leak_table_remove(&fg_nm.leaks, (uintptr_t)p);
+  struct fg_nm_record r;
+  if (p && atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed) &&
+      fg_leak_table_take(&fg_nm.leaks, (uintptr_t)p, &r)) {
+    int saved = errno;
+    fg_nm_freed((uintptr_t)p, &r);
+    errno = saved;
+  }
 }
 
 __attribute__((noinline)) void *fg_nm_malloc(size_t size)
@@ -131,6 +145,43 @@ __attribute__((noinline)) void *fg_nm_aligned_alloc(size_t align, size_t size)
 {
   void *p = real_aligned_alloc(align, size);
   after_alloc(p, size, CALLER_REGS);
+  return p;
+}
+
+/* memalign, valloc and pvalloc (obsolete, still in glibc and in old native
+ * code): pvalloc gives whole pages, size rounded up to the page (0: one
+ * page), and that is what it is weighed. reallocarray (glibc 2.26): a
+ * realloc of n * size bytes; glibc's own calls realloc through libc's slot,
+ * which is never patched (libc defines realloc: import_patch.h), so it is
+ * seen once. An overflowing product fails with NULL. */
+__attribute__((noinline)) void *fg_nm_memalign(size_t align, size_t size)
+{
+  void *p = real_memalign(align, size);
+  after_alloc(p, size, CALLER_REGS);
+  return p;
+}
+
+__attribute__((noinline)) void *fg_nm_valloc(size_t size)
+{
+  void *p = real_valloc(size);
+  after_alloc(p, size, CALLER_REGS);
+  return p;
+}
+
+__attribute__((noinline)) void *fg_nm_pvalloc(size_t size)
+{
+  void *p = real_pvalloc(size);
+  size_t page = page_size;
+  size_t whole = size == 0 ? page : size > SIZE_MAX - page ? size : (size + page - 1) & ~(page - 1);
+  after_alloc(p, whole, CALLER_REGS);
+  return p;
+}
+
+__attribute__((noinline)) void *fg_nm_reallocarray(void *old, size_t n, size_t size)
+{
+  before_free(old);
+  void *p = real_reallocarray(old, n, size);
+  after_alloc(p, n * size, CALLER_REGS);   /* p is NULL when the product overflows */
   return p;
 }
 
@@ -190,6 +241,46 @@ __attribute__((noinline)) int fg_nm_wrlock(pthread_rwlock_t *l)
   return rc;
 }
 
+/* The timed ones: a wait that timed out (ETIMEDOUT) was a wait all the same. */
+__attribute__((noinline)) int fg_nm_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until)
+{
+  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
+    return real_mutex_timedlock(m, until);
+  int rc = pthread_mutex_trylock(m);
+  if (rc != EBUSY)
+    return rc;
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  rc = real_mutex_timedlock(m, until);
+  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
+  return rc;
+}
+
+__attribute__((noinline)) int fg_nm_timedrdlock(pthread_rwlock_t *l, const struct timespec *until)
+{
+  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
+    return real_timedrdlock(l, until);
+  int rc = pthread_rwlock_tryrdlock(l);
+  if (rc != EBUSY)
+    return rc;
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  rc = real_timedrdlock(l, until);
+  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
+  return rc;
+}
+
+__attribute__((noinline)) int fg_nm_timedwrlock(pthread_rwlock_t *l, const struct timespec *until)
+{
+  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
+    return real_timedwrlock(l, until);
+  int rc = pthread_rwlock_trywrlock(l);
+  if (rc != EBUSY)
+    return rc;
+  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
+  rc = real_timedwrlock(l, until);
+  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
+  return rc;
+}
+
 /* System.load and loadLibrary: libjava's call into the JVM, which dlopens
  * from libjvm (so the search is libjvm's, as without us); what it loaded is
  * patched before the first native method of it can run. JDK 17 and later
@@ -202,7 +293,13 @@ __attribute__((noinline)) void *fg_nm_load_library(const char *name, int throw_e
   return h;
 }
 
-enum { H_MALLOC, H_CALLOC, H_REALLOC, H_FREE, H_MEMALIGN, H_ALIGNED, H_MUTEX, H_RDLOCK, H_WRLOCK, H_LOAD, H_COUNT };
+/* nativemem's hooks first (to H_LAST_MEM), then nativelock's (to H_LAST_LOCK), then what both need. */
+enum {
+  H_MALLOC, H_CALLOC, H_REALLOC, H_FREE, H_MEMALIGN, H_ALIGNED, H_OLD_MEMALIGN, H_VALLOC, H_PVALLOC, H_REALLOCARRAY,
+  H_MUTEX, H_RDLOCK, H_WRLOCK, H_MUTEX_TIMED, H_TIMEDRD, H_TIMEDWR,
+  H_LOAD, H_COUNT,
+  H_LAST_MEM = H_REALLOCARRAY, H_LAST_LOCK = H_TIMEDWR
+};
 static struct fg_import_hook hooks[H_COUNT] = {
   [H_MALLOC] = {"malloc", (void *)fg_nm_malloc, NULL, 1},
   [H_CALLOC] = {"calloc", (void *)fg_nm_calloc, NULL, 1},
@@ -210,9 +307,16 @@ static struct fg_import_hook hooks[H_COUNT] = {
   [H_FREE] = {"free", (void *)fg_nm_free, NULL, 1},
   [H_MEMALIGN] = {"posix_memalign", (void *)fg_nm_posix_memalign, NULL, 1},
   [H_ALIGNED] = {"aligned_alloc", (void *)fg_nm_aligned_alloc, NULL, 1},
+  [H_OLD_MEMALIGN] = {"memalign", (void *)fg_nm_memalign, NULL, 1},
+  [H_VALLOC] = {"valloc", (void *)fg_nm_valloc, NULL, 1},
+  [H_PVALLOC] = {"pvalloc", (void *)fg_nm_pvalloc, NULL, 1},
+  [H_REALLOCARRAY] = {"reallocarray", (void *)fg_nm_reallocarray, NULL, 1},
   [H_MUTEX] = {"pthread_mutex_lock", (void *)fg_nm_mutex_lock, NULL, 0},
   [H_RDLOCK] = {"pthread_rwlock_rdlock", (void *)fg_nm_rdlock, NULL, 0},
   [H_WRLOCK] = {"pthread_rwlock_wrlock", (void *)fg_nm_wrlock, NULL, 0},
+  [H_MUTEX_TIMED] = {"pthread_mutex_timedlock", (void *)fg_nm_mutex_timedlock, NULL, 0},
+  [H_TIMEDRD] = {"pthread_rwlock_timedrdlock", (void *)fg_nm_timedrdlock, NULL, 0},
+  [H_TIMEDWR] = {"pthread_rwlock_timedwrlock", (void *)fg_nm_timedwrlock, NULL, 0},
   [H_LOAD] = {"JVM_LoadLibrary", (void *)fg_nm_load_library, NULL, 0},
 };
 
@@ -229,10 +333,20 @@ void fg_nm_hooks_resolve(void)
   real_free = (void (*)(void *))hooks[H_FREE].original;
   real_posix_memalign = (int (*)(void **, size_t, size_t))hooks[H_MEMALIGN].original;
   real_aligned_alloc = (void *(*)(size_t, size_t))hooks[H_ALIGNED].original;
+  real_memalign = (void *(*)(size_t, size_t))hooks[H_OLD_MEMALIGN].original;
+  real_valloc = (void *(*)(size_t))hooks[H_VALLOC].original;
+  real_pvalloc = (void *(*)(size_t))hooks[H_PVALLOC].original;
+  real_reallocarray = (void *(*)(void *, size_t, size_t))hooks[H_REALLOCARRAY].original;
   real_mutex_lock = (int (*)(pthread_mutex_t *))hooks[H_MUTEX].original;
   real_rdlock = (int (*)(pthread_rwlock_t *))hooks[H_RDLOCK].original;
   real_wrlock = (int (*)(pthread_rwlock_t *))hooks[H_WRLOCK].original;
+  real_mutex_timedlock = (int (*)(pthread_mutex_t *, const struct timespec *))hooks[H_MUTEX_TIMED].original;
+  real_timedrdlock = (int (*)(pthread_rwlock_t *, const struct timespec *))hooks[H_TIMEDRD].original;
+  real_timedwrlock = (int (*)(pthread_rwlock_t *, const struct timespec *))hooks[H_TIMEDWR].original;
   real_load_library = (void *(*)(const char *, int))hooks[H_LOAD].original;
+  long page = sysconf(_SC_PAGESIZE);
+  if (page > 0 && (page & (page - 1)) == 0)
+    page_size = (size_t)page;
   resolved = 1;
 }
 
@@ -262,7 +376,7 @@ int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *fai
     struct fg_import_hook use[H_COUNT];
     int n = 0;
     for (int i = 0; i < H_COUNT; i++) {
-      unsigned kind = i <= H_ALIGNED ? FG_NM_HOOK_MEM : i <= H_WRLOCK ? FG_NM_HOOK_LOCK : FG_NM_HOOK_MEM | FG_NM_HOOK_LOCK;
+      unsigned kind = i <= H_LAST_MEM ? FG_NM_HOOK_MEM : i <= H_LAST_LOCK ? FG_NM_HOOK_LOCK : FG_NM_HOOK_MEM | FG_NM_HOOK_LOCK;
       if (hooks[i].original && (kind & kinds))
         use[n++] = hooks[i];
     }

@@ -61,13 +61,15 @@ int fg_leak_table_insert(struct fg_leak_table *t, uintptr_t addr, const struct f
   return 0;
 }
 
-int fg_leak_table_remove(struct fg_leak_table *t, uintptr_t addr)
+int fg_leak_table_take(struct fg_leak_table *t, uintptr_t addr, struct fg_nm_record *out)
 {
   uint32_t at = home(t, addr);
   for (uint32_t i = 0; i < FG_LEAK_WINDOW; i++, at = (at + 1) & t->mask) {
-    uintptr_t k = atomic_load_explicit(&t->keys[at], memory_order_relaxed);
+    uintptr_t k = atomic_load_explicit(&t->keys[at], out ? memory_order_acquire : memory_order_relaxed);
     if (k == KEY_EMPTY)
       return 0;
+    if (k == addr && out)
+      *out = t->records[at];   /* published before the key (release): read while the key is addr */
     if (k == addr &&
         atomic_compare_exchange_strong_explicit(&t->keys[at], &k, KEY_TOMB, memory_order_relaxed,
                                                 memory_order_relaxed)) {

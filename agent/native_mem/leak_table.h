@@ -13,6 +13,7 @@
 #define FG_LEAK_TABLE_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "native_mem/nm_record.h"
@@ -34,8 +35,14 @@ int fg_leak_table_init(struct fg_leak_table *t, uint32_t slots);
 void fg_leak_table_reset(struct fg_leak_table *t);
 /* 1 when addr (a pointer malloc gave: not 0, 1 or 2) is held with r, 0 when its window is full. */
 int fg_leak_table_insert(struct fg_leak_table *t, uintptr_t addr, const struct fg_nm_record *r);
-/* 1 when addr was held and is no more. */
-int fg_leak_table_remove(struct fg_leak_table *t, uintptr_t addr);
+/* 1 when addr was held and is no more; its record copied into *out (when
+ * not NULL) first: an address is given again only after its free, so the
+ * slot's record is its own until the free takes it out. */
+int fg_leak_table_take(struct fg_leak_table *t, uintptr_t addr, struct fg_nm_record *out);
+static inline int fg_leak_table_remove(struct fg_leak_table *t, uintptr_t addr)
+{
+  return fg_leak_table_take(t, addr, NULL);
+}
 /* Calls f on each address still held, with its record. */
 void fg_leak_table_each(struct fg_leak_table *t, void (*f)(void *ctx, uintptr_t addr, const struct fg_nm_record *r),
                         void *ctx);

@@ -120,6 +120,21 @@ void fg_nm_record(int event, uintptr_t addr, uint64_t weight, uint64_t calls, ui
   atomic_fetch_sub(&m->inflight, 1);
 }
 
+void fg_nm_freed(uintptr_t addr, struct fg_nm_record *r)
+{
+  struct fg_native_mem *m = &fg_nm;
+  atomic_fetch_add(&m->inflight, 1);
+  if (atomic_load(&m->leak_on)) {   /* else the session stopped meanwhile: its queue is done with */
+    r->addr = addr;
+    r->freed_ns = fg_clock_ns(CLOCK_MONOTONIC);
+    if (!fg_nm_queue_push(&m->queue, r))
+      atomic_fetch_add_explicit(&m->frees_unrecorded, 1, memory_order_relaxed);
+    else if (fg_nm_queue_used(&m->queue) > (m->queue.mask + 1) / 2)
+      fg_store_wake(&m->agent->sampler);
+  }
+  atomic_fetch_sub(&m->inflight, 1);
+}
+
 /* What is made once for the process and kept (a hook of an earlier session
  * may still be running): the queue, the rooms, leak's table when asked. */
 static int make_tables(struct fg_native_mem *m, int leak, char *msg, size_t len)
@@ -193,6 +208,7 @@ int fg_native_mem_start(struct fg_agent *a, char *msg, size_t len)
     memset(m->owners, 0, (size_t)FG_LEAK_SLOTS * sizeof *m->owners);
   }
   atomic_store(&m->leak_flush, 0);
+  atomic_store(&m->frees_unrecorded, 0);
   m->interval = o->nativemem_bytes;
   m->lock_ns = o->nativelock_ns;
   atomic_fetch_add(&m->session, 1);
@@ -235,15 +251,27 @@ void fg_native_mem_stop(struct fg_agent *a)
     atomic_store(&m->leak_flush, 1);
 }
 
-/* One event into the profile under profile thread thread, counted in its kind's stats. */
-static void add_to_thread(struct fg_drainer *d, const struct fg_nm_record *r, uint32_t thread)
+/* leak: an allocation (freed or not) into the profile's trail, with its address. */
+static void add_trail(struct fg_drainer *d, const struct fg_nm_record *r, uintptr_t addr, uint32_t stack,
+                      uint32_t thread)
+{
+  struct fg_native_trail *t = &d->profile->trail;
+  if (!t->max)
+    t->max = FG_NM_TRAIL_FREED;
+  struct fg_native_trail_entry e = {r->time_ns, r->freed_ns, addr, r->weight, stack, thread};
+  if (fg_native_trail_add(t, &e) != 0)
+    t->dropped++;
+}
+
+/* One event into the profile under profile thread thread, counted in its kind's stats; its stack's index, or -1. */
+static int64_t add_to_thread(struct fg_drainer *d, const struct fg_nm_record *r, uint32_t thread)
 {
   struct fg_event_stats *es = fg_stats_event(&d->profile->stats, (enum fg_stack_event)r->event);
   int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, -1, r->trace, 0);
   if (idx < 0) {
     es->no_memory++;
     es->lost_weight += r->weight;
-    return;
+    return -1;
   }
   fg_profile_count(d->profile, (uint32_t)idx, r->weight, r->time_ns, 0);
   d->profile->stacks[idx].events += r->events;
@@ -251,10 +279,29 @@ static void add_to_thread(struct fg_drainer *d, const struct fg_nm_record *r, ui
   es->weight += r->weight;
   es->events += r->events;
   es->walked++;
+  return idx;
+}
+
+/* leak: a sampled allocation freed before the end, into the trail alone (its
+ * stack with no count of its own: not a leak). Under its tid when its
+ * thread's record is another thread's by now. */
+static void add_freed(struct fg_drainer *d, const struct fg_nm_record *r)
+{
+  uint32_t thread = r->thread && r->thread->serial == r->serial ? fg_drainer_profile_thread(d, r->thread)
+                                                                : fg_drainer_unregistered_thread(d, r->tid);
+  int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, -1, r->trace, 0);
+  if (idx < 0)
+    d->profile->trail.dropped++;
+  else
+    add_trail(d, r, r->addr, (uint32_t)idx, thread);
 }
 
 static void add_record(struct fg_drainer *d, const struct fg_nm_record *r)
 {
+  if (r->freed_ns) {
+    add_freed(d, r);
+    return;
+  }
   if (r->thread && r->thread->serial != r->serial) {   /* the record was taken again by a new thread */
     struct fg_event_stats *es = fg_stats_event(&d->profile->stats, (enum fg_stack_event)r->event);
     es->no_thread++;
@@ -287,7 +334,9 @@ static void add_leak(void *ctx, uintptr_t addr, const struct fg_nm_record *r)
   uint32_t thread = o->addr == addr && o->serial == r->serial                ? o->thread
                     : r->thread && r->thread->serial == r->serial ? fg_drainer_profile_thread(d, r->thread)
                                                                   : fg_drainer_unregistered_thread(d, r->tid);
-  add_to_thread(d, r, thread);
+  int64_t idx = add_to_thread(d, r, thread);
+  if (idx >= 0)
+    add_trail(d, r, addr, (uint32_t)idx, thread);
 }
 
 /* The hooks' counts since the last pass into the profile's accounting. */
@@ -322,7 +371,10 @@ void fg_native_mem_drain(struct fg_drainer *d)
   else if (atomic_load_explicit(&m->leak_on, memory_order_relaxed))
     fg_leak_table_each(&m->leaks, name_owner, d);
   take_counts(fg_stats_event(st, FG_STACK_NATIVEMEM), &m->mem);
-  if (m->leaks.keys)
-    fg_stats_event(st, FG_STACK_NATIVEMEM)->freed += atomic_exchange(&m->leaks.freed, 0);
+  if (m->leaks.keys) {
+    struct fg_event_stats *es = fg_stats_event(st, FG_STACK_NATIVEMEM);
+    es->freed += atomic_exchange(&m->leaks.freed, 0);
+    es->frees_unrecorded = atomic_load(&m->frees_unrecorded) + d->profile->trail.dropped;
+  }
   take_counts(fg_stats_event(st, FG_STACK_NATIVELOCK), &m->lock);
 }

@@ -1,6 +1,7 @@
 /* nativemem, leak and nativelock: the application's calls to malloc,
- * calloc, realloc, free, posix_memalign, aligned_alloc and to
- * pthread_mutex_lock, pthread_rwlock_rdlock and _wrlock, seen by pointing
+ * calloc, realloc, free, posix_memalign, aligned_alloc, memalign, valloc,
+ * pvalloc, reallocarray and to pthread_mutex_lock and _timedlock,
+ * pthread_rwlock_rdlock, _wrlock, _timedrdlock and _timedwrlock, seen by pointing
  * every loaded object's import slots for them at fgagent's hooks
  * (import_patch.h), and the slots put back at the session's stop.
  *
@@ -35,6 +36,7 @@ struct fg_drainer;
 #define FG_NM_QUEUE_SLOTS (1u << 14)   /* 1 MB of events between two drainer passes */
 #define FG_NM_ROOMS 64                 /* walks under way at once; a sample finding none is lost */
 #define FG_NM_JAVA_DEPTH 2048          /* Java frames a hook's walk keeps at most */
+#define FG_NM_TRAIL_FREED (1u << 19)   /* leak: frees the profile's trail keeps for the recording (20 MB) */
 
 /* leak: the profile thread of the address in the same slot of the table, while its record was its thread's. */
 struct fg_leak_owner {
@@ -69,6 +71,7 @@ struct fg_native_mem {
                                     it lived (an allocation outlives its thread, whose record is taken again) */
   struct fg_nm_counts mem, lock;
   _Atomic uint64_t leak_flush;   /* 1: the stop asks the drainer's last pass for the table */
+  _Atomic uint64_t frees_unrecorded;   /* leak: frees of sampled allocations the queue had no room for */
   uint64_t loads_seen;           /* dlpi_adds when the objects were last patched */
   uint32_t patched_slots, foreign_slots, patch_failed;
   int patched;                   /* the import slots point at the hooks (set and cleared under the patching lock) */
@@ -97,5 +100,9 @@ enum { FG_NM_PATCH_START, FG_NM_PATCH_MORE, FG_NM_PATCH_RESTORE };
 int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *failed);
 void fg_nm_record(int event, uintptr_t addr, uint64_t weight, uint64_t calls, uintptr_t pc, uintptr_t sp,
                   uintptr_t fp);
+/* leak: the sampled allocation at addr (its record r, taken out of leak's
+ * table) freed now: queued for the profile's trail (the recording's
+ * profiler.Free), or counted in frees_unrecorded. */
+void fg_nm_freed(uintptr_t addr, struct fg_nm_record *r);
 
 #endif

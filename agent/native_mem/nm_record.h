@@ -16,6 +16,8 @@ struct fg_nm_record {
   uint64_t time_ns;             /* CLOCK_MONOTONIC */
   uint64_t weight;              /* bytes the sample stands for, or nanoseconds waited */
   uint64_t events;              /* the calls it stands for */
+  uintptr_t addr;               /* nativemem,leak: the allocation's address, on a freed one's record */
+  uint64_t freed_ns;            /* nativemem,leak: when it was freed (CLOCK_MONOTONIC); 0: an allocation */
   int32_t tid;
   uint8_t event;                /* enum fg_stack_event */
 };

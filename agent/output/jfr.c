@@ -191,6 +191,9 @@ static const struct type types[] = {
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
     {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"address", T_LONG, F_ADDRESS, "Address"},
     {"size", T_LONG, F_BYTES, "Size"}}},
+  {"profiler.Free", T_FREE, "jdk.jfr.Event", 0, "free", {"Java Virtual Machine", "Native Memory"},
+   {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"eventThread", T_THREAD, F_POOL, "Event Thread"},
+    {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"}, {"address", T_LONG, F_ADDRESS, "Address"}}},
   {"profiler.NativeLock", T_NATIVE_LOCK, "jdk.jfr.Event", 0, "Native Lock Sample", {"Java Virtual Machine", "Native Lock"},
    {{"startTime", T_LONG, F_TICKS, "Start Time"}, {"duration", T_LONG, F_SPAN, "Duration"},
     {"eventThread", T_THREAD, F_POOL, "Event Thread"}, {"stackTrace", T_STACK_TRACE, F_POOL, "Stack Trace"},
@@ -379,8 +382,11 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
   if (s->nativemem.on) {
     setting(o, body, ticks, T_MALLOC, "enabled", "true");
     setting(o, body, ticks, T_MALLOC, "stackTrace", "true");
-    if (s->nativemem.leak)
-      setting(o, body, ticks, T_MALLOC, "leak", "true");   /* only what was not freed by the end */
+    if (s->nativemem.leak) {   /* every sampled allocation with its address, and the frees of those freed */
+      setting(o, body, ticks, T_MALLOC, "leak", "true");
+      setting(o, body, ticks, T_FREE, "enabled", "true");
+      setting(o, body, ticks, T_FREE, "stackTrace", "true");
+    }
   }
   if (s->nativelock.on) {
     timespan_text(s->nativelock.interval, text, sizeof text);
@@ -388,6 +394,26 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
     setting(o, body, ticks, T_NATIVE_LOCK, "stackTrace", "true");
     setting(o, body, ticks, T_NATIVE_LOCK, "threshold", text);
   }
+}
+
+void jfr_trail_events(struct fg_bytes *o, struct fg_bytes *body, const struct fg_profile *p, uint32_t i)
+{
+  const struct fg_native_trail_entry *e = &p->trail.e[i];
+  jfr_put_long(body, T_MALLOC);
+  jfr_put_long(body, e->time_ns);
+  jfr_put_long(body, (uint64_t)e->thread + 1);
+  jfr_put_long(body, (uint64_t)e->stack + 1);
+  jfr_put_long(body, e->addr);
+  jfr_put_long(body, e->weight);
+  jfr_put_event(o, body);
+  if (!e->freed_ns)
+    return;
+  jfr_put_long(body, T_FREE);   /* on the allocating thread, with its stack: the free's own are not walked */
+  jfr_put_long(body, e->freed_ns);
+  jfr_put_long(body, (uint64_t)e->thread + 1);
+  jfr_put_long(body, (uint64_t)e->stack + 1);
+  jfr_put_long(body, e->addr);
+  jfr_put_event(o, body);
 }
 
 int jfr_native_event(struct fg_bytes *body, const struct fg_profile *p, uint32_t stack, uint64_t ticks,
@@ -443,11 +469,27 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   uint64_t *timed = calloc(p->nstacks ? p->nstacks : 1, sizeof *timed);
   struct jfr_pools *pools = jfr_pools_new(p);
   int rc = timed && pools ? 0 : -1;
+  /* nativemem,leak: each allocation its address (those not freed are the stacks' counts), each free its own
+   * event; the timeline's nativemem entries are the same allocations without addresses, left out */
+  int trail = p->trail.n > 0;
+  for (uint32_t i = 0; rc == 0 && i < p->trail.n; i++) {
+    const struct fg_native_trail_entry *e = &p->trail.e[i];
+    if (e->stack >= p->nstacks || p->stacks[e->stack].event != FG_STACK_NATIVEMEM)
+      continue;
+    if (!e->freed_ns) {
+      if (timed[e->stack] + e->weight > p->stacks[e->stack].count)
+        continue;   /* more than the stack holds: a crafted profile */
+      timed[e->stack] += e->weight;
+    }
+    jfr_trail_events(&o, &body, p, i);
+  }
   for (uint32_t i = 0; rc == 0 && i < p->timeline.n; i++) {
     const struct fg_timeline_entry *e = &p->timeline.entries[i];
     if (e->stack >= p->nstacks)
       continue;
     const struct fg_stack *s = &p->stacks[e->stack];
+    if (trail && s->event == FG_STACK_NATIVEMEM)
+      continue;
     uint64_t weight = e->weight ? e->weight : 1;
     if (timed[e->stack] + weight > s->count)
       weight = s->count - timed[e->stack];

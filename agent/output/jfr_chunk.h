@@ -22,6 +22,7 @@ enum {   /* type ids: 0 and 1 are the metadata and checkpoint events */
   T_LIVE_OBJECT, T_CLASS_LOADER,
   T_KERNEL_EVENT,
   T_GC_PAUSE,   /* fgagent.GCPause: a pause JVMTI reported (the profile's marks) */
+  T_FREE,                    /* async-profiler's profiler.Free */
 };
 
 /* A long: 7 bits a byte, low first, the 9th byte holding the last 8 bits. */
@@ -49,6 +50,9 @@ void jfr_pools_free(struct jfr_pools *t);
  * 1, or 0 when the stack is of neither. */
 int jfr_native_event(struct fg_bytes *body, const struct fg_profile *p, uint32_t stack, uint64_t ticks,
                      uint64_t weight);
+/* nativemem,leak's trail entry i: its profiler.Malloc with its address,
+ * and when it was freed a profiler.Free of the address too (bodies put into o). */
+void jfr_trail_events(struct fg_bytes *o, struct fg_bytes *body, const struct fg_profile *p, uint32_t i);
 /* An alloc or lock stack's event body (its class is the stack's leaf
  * frame; its stack trace leaves that frame out): jdk.ObjectAllocationSample
  * (weight: bytes), jdk.JavaMonitorEnter or jdk.ThreadPark (weight: the

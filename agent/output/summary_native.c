@@ -45,8 +45,8 @@ static int write_losses(FILE *out, const struct fg_event_stats *e, uint64_t meml
 
 static int write_nativemem(FILE *out, const struct fg_event_stats *e, uint64_t memlimit)
 {
-  if (fprintf(out, "nativemem: malloc, calloc, realloc, posix_memalign and aligned_alloc through the import slots of "
-                   "every loaded library, ") < 0)
+  if (fprintf(out, "nativemem: malloc, calloc, realloc, reallocarray, posix_memalign, aligned_alloc, memalign, "
+                   "valloc and pvalloc through the import slots of every loaded library, ") < 0)
     return -1;
   if ((e->interval ? fprintf(out, "a sample about every %" PRIu64 " bytes a thread allocates", e->interval)
                    : fprintf(out, "every call")) < 0)
@@ -62,13 +62,18 @@ static int write_nativemem(FILE *out, const struct fg_event_stats *e, uint64_t m
   if (e->leak && fprintf(out, "  freed:             %" PRIu64 " (%.2f%%) freed before the end: not leaks\n", e->freed,
                          pct(e->freed, e->taken)) < 0)
     return -1;
+  if (e->leak && e->frees_unrecorded &&
+      fprintf(out, "  frees unrecorded:  %" PRIu64 " of them not in a .jfr, allocation and free (its budget of "
+                   "524288 spent, or the queue full): its leaks are whole, its allocations short\n",
+              e->frees_unrecorded) < 0)
+    return -1;
   return write_losses(out, e, memlimit);
 }
 
 static int write_nativelock(FILE *out, const struct fg_event_stats *e, uint64_t memlimit)
 {
-  if (fprintf(out, "nativelock: contended pthread_mutex_lock, pthread_rwlock_rdlock and _wrlock waits of at least "
-                   "%.3f us through the import slots of every loaded library\n"
+  if (fprintf(out, "nativelock: contended pthread_mutex_lock and _timedlock, pthread_rwlock_rdlock, _wrlock, "
+                   "_timedrdlock and _timedwrlock waits of at least %.3f us through the import slots of every loaded library\n"
                    "  waited:            %.3f ms in %" PRIu64 " waits\n"
                    "  shorter waits:     %" PRIu64 " (under the threshold, not recorded)\n"
                    "  waits taken:       %" PRIu64 "\n  stored:            %" PRIu64 " (%.2f%%)\n",

@@ -124,6 +124,7 @@ void fg_profile_free(struct fg_profile *p)
   free(p->stack_index.slots);
   free(p->timeline.entries);
   free(p->marks.m);
+  free(p->trail.e);
   free(p->frame_pool);
   memset(p, 0, sizeof *p);
 }
@@ -139,6 +140,18 @@ int fg_timeline_reserve(struct fg_timeline *t, uint64_t n)
   t->entries = e;
   t->cap = (uint32_t)want;
   fg_huge_pages_hint(e, (size_t)want * sizeof *e);
+  return 0;
+}
+
+int fg_native_trail_add(struct fg_native_trail *t, const struct fg_native_trail_entry *e)
+{
+  if (e->freed_ns && t->n >= t->max) {
+    t->dropped++;
+    return 0;
+  }
+  if (fg_grow_array((void **)&t->e, &t->cap, sizeof *t->e, (size_t)t->n + 1) != 0)
+    return -1;
+  t->e[t->n++] = *e;
   return 0;
 }
 

@@ -121,7 +121,7 @@ static int copy_marks(struct fg_profile *dst, const struct fg_profile *src)
   return 0;
 }
 
-int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
+static int select_stacks(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst, int trail)
 {
   if (fg_profile_copy_frame(dst, src) != 0)
     return -1;
@@ -133,8 +133,8 @@ int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struc
   for (uint32_t i = 0; rc == 0 && i < src->nstacks; i++) {
     const struct fg_stack *s = &src->stacks[i];
     to[i] = UINT32_MAX;
-    if (s->event != e || (s->count == 0 && s->events == 0 && e == FG_STACK_LIVE))
-      continue;   /* a live stack of an earlier report whose objects have all gone since */
+    if (s->event != e || (s->count == 0 && s->events == 0 && (e == FG_STACK_LIVE || (e == FG_STACK_NATIVEMEM && !trail))))
+      continue;   /* a live stack of an earlier report whose objects have all gone since; leak's freed */
     int64_t k = fg_profile_add_like(dst, s, s->thread, fg_stack_frames(src, s), s->nframes);
     if (k < 0) {
       rc = -1;
@@ -146,8 +146,28 @@ int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struc
     rc = fg_profile_copy_timeline(dst, src, to);
   if (rc == 0)
     rc = copy_marks(dst, src);
+  for (uint32_t i = 0; rc == 0 && trail && i < src->trail.n; i++) {
+    struct fg_native_trail_entry entry = src->trail.e[i];
+    if (entry.stack >= src->nstacks || to[entry.stack] == UINT32_MAX)
+      continue;
+    entry.stack = to[entry.stack];
+    dst->trail.max = src->trail.max;
+    rc = fg_native_trail_add(&dst->trail, &entry);
+  }
+  if (trail)
+    dst->trail.dropped = src->trail.dropped;
   free(to);
   return rc;
+}
+
+int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
+{
+  return select_stacks(src, e, dst, 0);
+}
+
+int fg_profile_select_trail(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst)
+{
+  return select_stacks(src, e, dst, 1);
 }
 
 int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *src, const uint32_t *to)

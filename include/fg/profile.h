@@ -116,6 +116,30 @@ int fg_marks_add(struct fg_marks *m, enum fg_mark_kind kind, uint64_t time_ns, u
 /* "gc pause", "gc", "safepoint". */
 const char *fg_mark_kind_name(enum fg_mark_kind kind);
 
+/* nativemem,leak: each sampled allocation of the session with its address,
+ * and when it was freed (0: not by the end), so that a recording holds its
+ * frees (profiler.Free) and a leak report can be made from it as from
+ * async-profiler's. The stacks of the freed ones are in stacks with no
+ * count of their own. At most max entries of freed ones (then counted as
+ * dropped); the allocations left at the end are bounded by leak's table. */
+struct fg_native_trail_entry {
+  uint64_t time_ns;                /* the allocation's, CLOCK_MONOTONIC */
+  uint64_t freed_ns;               /* its free's; 0: not freed by the end */
+  uint64_t addr;
+  uint64_t weight;                 /* the bytes its sample stands for */
+  uint32_t stack;                  /* index into stacks */
+  uint32_t thread;
+};
+
+struct fg_native_trail {
+  struct fg_native_trail_entry *e;
+  uint32_t n, cap, max;
+  uint64_t dropped;                /* freed ones past max */
+};
+
+/* Appends an entry (a freed one only while fewer than max are held); 0, or -1 when out of memory. */
+int fg_native_trail_add(struct fg_native_trail *t, const struct fg_native_trail_entry *e);
+
 struct fg_profile {
   enum fg_stack_event event;       /* after fg_profile_select: the event of every stack; else FG_STACK_CPU */
   char **names;
@@ -142,6 +166,8 @@ struct fg_profile {
   struct fg_stats stats;           /* accounting that travels with the profile */
   struct fg_timeline timeline;
   struct fg_marks marks;           /* read from a recording, or the agent's GC pauses; fg_profile_select copies them, other copies leave them out */
+  struct fg_native_trail trail;    /* nativemem,leak's allocations and frees with their addresses; copies leave
+                                      it out but fg_profile_select_trail's */
 };
 
 void fg_profile_init(struct fg_profile *p);
@@ -238,6 +264,10 @@ int fg_profile_copy_frame(struct fg_profile *dst, const struct fg_profile *src);
  * timeline entries too), with all of src's names, threads and stats, and
  * dst->event = e. 0, or -1 when out of memory. */
 int fg_profile_select(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst);
+/* The same, for a recording: nativemem's trail too, with the stacks of
+ * allocations freed before the end (no count of their own), which
+ * fg_profile_select leaves out. */
+int fg_profile_select_trail(const struct fg_profile *src, enum fg_stack_event e, struct fg_profile *dst);
 /* Appends src's timeline entries to dst's, each entry's stack i becoming
  * to[i] (UINT32_MAX: left out). 0, or -1 when out of memory. */
 int fg_profile_copy_timeline(struct fg_profile *dst, const struct fg_profile *src, const uint32_t *to);

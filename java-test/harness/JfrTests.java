@@ -37,6 +37,7 @@ final class JfrTests {
   static final Map<String, List<String>> ASYNC_PROFILER_FIELDS = Map.of("profiler.LiveObject",
       List.of("startTime", "eventThread", "stackTrace", "objectClass", "allocationSize", "allocationTime"),
       "profiler.Malloc", List.of("startTime", "eventThread", "stackTrace", "address", "size"),
+      "profiler.Free", List.of("startTime", "eventThread", "stackTrace", "address"),
       "profiler.NativeLock", List.of("startTime", "duration", "eventThread", "stackTrace", "address"));
 
   /** fgagent's own event types, their fields in the order it writes them (agent/output/jfr.c). */

@@ -47,10 +47,11 @@ final class NativeMemTests {
     return IntegrationTests.sum(stacks, k -> IntegrationTests.hasFrame(k, frame));
   }
 
-  /** Each site's share of the six sites' bytes within 3 points of its share of the bytes counted. */
+  /** Each site's share of the ten sites' bytes within 3 points of its share of the bytes counted. */
   static void sharesMatch(IntegrationTests.Run r, Map<String, Long> stacks, String label) {
     Map<String, Long> truth = counted(r, "SITE");
-    IntegrationTests.check(truth.size() == 6, "the workload did not print its six sites:\n" + r.stdout());
+    IntegrationTests.check(truth.size() == NativeMem.SITES.length, "the workload did not print its "
+        + NativeMem.SITES.length + " sites:\n" + r.stdout());
     long all = truth.values().stream().mapToLong(Long::longValue).sum(), profiledAll = 0;
     for (String site : truth.keySet())
       profiledAll += under(stacks, site);
@@ -77,8 +78,8 @@ final class NativeMemTests {
   }
 
   /**
-   * Six native sites of a library loaded after the start (malloc, calloc, realloc, posix_memalign,
-   * aligned_alloc) on fresh threads, 100 of them short-lived: each site's share within 3 points of its bytes, the sum
+   * Ten native sites of a library loaded after the start (malloc, calloc, realloc, posix_memalign,
+   * aligned_alloc, memalign, valloc, pvalloc, reallocarray) on fresh threads, 100 of them short-lived: each site's share within 3 points of its bytes, the sum
    * within 10%; direct buffers under ByteBuffer.allocateDirect within 10% of their 52 MB, and
    * Inflaters under Inflater.init; forks and 200 dlopen/dlclose cycles of a patched library ran
    * clean; HTML, pprof, OTLP and speedscope files hold the sites in malloc_space bytes; the JDK's own JFR reader reads every profiler.Malloc (size, thread, stack) and their sizes
@@ -152,9 +153,12 @@ final class NativeMemTests {
   }
 
   /**
-   * leak (at 8k: about 2500 samples of each kept site): exactly the two sites that keep what they
-   * allocate, each within 5% of its bytes, and
-   * none of the four that free; with the default allocator and with jemalloc.
+   * leak (at 8k: about 2500 samples of each kept site): exactly the three sites that keep what they
+   * allocate (malloc, posix_memalign, valloc), each within 5% of its bytes, and
+   * none of the seven that free; with the default allocator and with jemalloc. Its .jfr holds every
+   * sampled allocation with its address (profiler.Malloc) and a profiler.Free of each freed one's
+   * address, after it: fgprof convert --leak makes of it exactly the agent's own leak stacks, and
+   * without --leak every site that allocated.
    */
   static void leakNamesExactlyTheUnfreedSites(IntegrationTests.Jdk jdk) throws Exception {
     for (String lib : new String[] {null, JEMALLOC}) {
@@ -162,14 +166,14 @@ final class NativeMemTests {
         System.out.println("    " + lib + ": not installed, skipped");
         continue;
       }
-      IntegrationTests.Run r = nativeMem(jdk, "nativemem=8k,leak,file={dir}/l.collapsed", lib, "40");
+      IntegrationTests.Run r = nativeMem(jdk, "nativemem=8k,leak,file={dir}/l.collapsed,file={dir}/l.jfr", lib, "40");
       Map<String, Long> s = IntegrationTests.collapsed(r.file("l.collapsed"));
       Map<String, Long> truth = counted(r, "SITE");
       List<String> kept = new ArrayList<>();
       Matcher k = Pattern.compile("(?m)^KEPT (\\S+)$").matcher(r.stdout());
       while (k.find())
         kept.add(k.group(1));
-      IntegrationTests.check(kept.size() == 2, "the workload did not say which sites keep:\n" + r.stdout());
+      IntegrationTests.check(kept.size() == 3, "the workload did not say which sites keep:\n" + r.stdout());
       StringBuilder line = new StringBuilder();
       for (String site : truth.keySet()) {
         long got = under(s, site);
@@ -186,19 +190,70 @@ final class NativeMemTests {
       System.out.printf("    leak (%s): kept sites estimated/kept:%s; freeing sites absent%n",
           lib == null ? "libc" : "jemalloc", line);
       accountingClosed(r, "nativemem");
+      leakFromTheRecording(r, s, truth);
     }
   }
 
   /**
-   * nativelock=0: native threads of the workload take a pthread mutex and a rwlock in turns;
-   * each lock's ns in the profile within 5% of what the threads measured around their calls.
+   * The leak session's .jfr read by the JDK's reader (each profiler.Free of an address a profiler.Malloc
+   * gave before it, no address twice alive) and converted by fgprof: with --leak the same stacks and
+   * bytes as the agent's own report; without, every site that allocated.
+   */
+  static void leakFromTheRecording(IntegrationTests.Run r, Map<String, Long> agents, Map<String, Long> truth)
+      throws Exception {
+    java.util.HashMap<Long, Long> live = new java.util.HashMap<>();   /* address -> its Malloc's time */
+    long mallocs = 0, frees = 0;
+    List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(r.file("l.jfr")));
+    events.sort(java.util.Comparator.comparing(RecordedEvent::getStartTime));
+    for (RecordedEvent e : events) {
+      String type = e.getEventType().getName();
+      if (type.equals("profiler.Malloc")) {
+        long a = e.getLong("address");
+        IntegrationTests.check(a != 0 && live.put(a, 1L) == null, "a profiler.Malloc of address " + a
+            + " (0, or alive already)");
+        mallocs++;
+      } else if (type.equals("profiler.Free")) {
+        long a = e.getLong("address");
+        IntegrationTests.check(live.remove(a) != null, "a profiler.Free of address " + a + " no Malloc gave before it");
+        IntegrationTests.check(e.getStackTrace() != null, "a profiler.Free without its allocation's stack");
+        frees++;
+      }
+    }
+    Matcher freed = Pattern.compile("(?m)^  freed: +(\\d+) ").matcher(r.stderr());
+    IntegrationTests.check(freed.find() && Long.parseLong(freed.group(1)) == frees, "the .jfr holds " + frees
+        + " profiler.Free events, the summary says " + (freed.find(0) ? freed.group(1) : "nothing") + " freed");
+    Path leakBack = r.file("leak-back.collapsed"), allBack = r.file("all-back.collapsed");
+    AttachTests.Result c = AttachTests.fgprof(r.dir(), "convert", "--event", "nativemem", "--leak",
+        r.file("l.jfr").toString(), leakBack.toString());
+    IntegrationTests.check(c.exit() == 0, "fgprof convert --leak failed: " + c);
+    Map<String, Long> fromJfr = IntegrationTests.collapsed(leakBack);
+    IntegrationTests.check(fromJfr.equals(agents), "fgprof convert --leak of the .jfr differs from the agent's leak "
+        + "report: " + fromJfr.size() + " stacks, " + IntegrationTests.sum(fromJfr, k -> true) + " bytes against "
+        + agents.size() + " stacks, " + IntegrationTests.sum(agents, k -> true) + " bytes");
+    c = AttachTests.fgprof(r.dir(), "convert", "--event", "nativemem", r.file("l.jfr").toString(), allBack.toString());
+    IntegrationTests.check(c.exit() == 0, "fgprof convert failed: " + c);
+    Map<String, Long> all = IntegrationTests.collapsed(allBack);
+    List<String> missing = new ArrayList<>();
+    for (Map.Entry<String, Long> t : truth.entrySet())
+      if (t.getValue() > 0 && under(all, t.getKey()) == 0)
+        missing.add(t.getKey());
+    IntegrationTests.check(missing.isEmpty(), "the .jfr's allocations lack the sites " + missing);
+    System.out.printf("    the .jfr: %d profiler.Malloc, %d profiler.Free by address; fgprof convert --leak: the agent's "
+        + "%d stacks and %d bytes; without --leak all %d sites that allocated%n", mallocs, frees, fromJfr.size(),
+        IntegrationTests.sum(fromJfr, k -> true), truth.values().stream().filter(v -> v > 0).count());
+  }
+
+  /**
+   * nativelock=0: native threads of the workload take a pthread mutex (pthread_mutex_lock and
+   * _timedlock) and a rwlock (_wrlock, _timedwrlock, _timedrdlock) in turns, two threads a site;
+   * each site's ns in the profile within 5% of what the threads measured around their calls.
    */
   static void nativeLockWaitsMatchTheThreadsOwn(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "6", "100",
+    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "10", "100",
         "200");
     Map<String, Long> s = IntegrationTests.collapsed(r.file("k.collapsed"));
     Map<String, Long> waited = counted(r, "WAITED");
-    IntegrationTests.check(waited.size() == 2, "the workload did not print its waits:\n" + r.stdout());
+    IntegrationTests.check(waited.size() == NativeMem.LOCK_SITES.length, "the workload did not print its waits:\n" + r.stdout());
     for (Map.Entry<String, Long> e : waited.entrySet()) {
       long got = under(s, e.getKey());
       double ratio = (double) got / e.getValue();

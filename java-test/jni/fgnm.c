@@ -5,13 +5,16 @@
  * itself, from its own frame. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <jni.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline, noclone))
 #define KEPT_MAX (4u << 20)
@@ -52,6 +55,26 @@ NOINLINE void *nm_site_memalign_kept(size_t n)
   return p;
 }
 NOINLINE void *nm_site_aligned_freed(size_t n) { void *p = aligned_alloc(64, n); touch(p); return p; }
+NOINLINE void *nm_site_oldmemalign_freed(size_t n) { void *p = memalign(64, n); touch(p); return p; }
+NOINLINE void *nm_site_valloc_kept(size_t n) { void *p = valloc(n); touch(p); return p; }
+NOINLINE void *nm_site_pvalloc_freed(size_t n) { void *p = pvalloc(n); touch(p); return p; }
+NOINLINE void *nm_site_reallocarray_freed(size_t n)
+{
+  void *p = reallocarray(NULL, n / 2, 1);
+  touch(p);
+  void *q = reallocarray(p, n / 4, 4);   /* n rounded down to 4 */
+  touch(q);
+  return q;
+}
+
+/* pvalloc where the allocator in use has it: jemalloc has none, and glibc's
+ * gives memory of glibc's heap that jemalloc's free cannot take back. */
+static int pvalloc_usable(void)
+{
+  Dl_info a, b;
+  void *pv = dlsym(RTLD_DEFAULT, "pvalloc"), *m = dlsym(RTLD_DEFAULT, "malloc");
+  return pv && m && dladdr(pv, &a) && dladdr(m, &b) && a.dli_fbase == b.dli_fbase;
+}
 
 /* Sizes in a cycle from 100 B to 256 KiB. */
 static size_t size_at(uint64_t i)
@@ -74,6 +97,9 @@ JNIEXPORT jlong JNICALL Java_NativeMem_run(JNIEnv *env, jclass cls, jint site, j
       munmap(m, KEPT_MAX * sizeof *kept);
   }
   jlong done = 0;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (site == 8 && !pvalloc_usable())
+    return 0;
   for (uint64_t i = (uint64_t)site * 3; done < total; i++) {
     size_t n = size_at(i);
     switch (site) {
@@ -83,6 +109,10 @@ JNIEXPORT jlong JNICALL Java_NativeMem_run(JNIEnv *env, jclass cls, jint site, j
     case 3: free(nm_site_realloc_freed(n)); done += (jlong)(n / 2 + n); break;
     case 4: keep(nm_site_memalign_kept(n)); done += (jlong)n; break;
     case 5: n = (n + 63) & ~(size_t)63; free(nm_site_aligned_freed(n)); done += (jlong)n; break;
+    case 6: free(nm_site_oldmemalign_freed(n)); done += (jlong)n; break;
+    case 7: keep(nm_site_valloc_kept(n)); done += (jlong)n; break;
+    case 8: free(nm_site_pvalloc_freed(n)); done += (jlong)((n + page - 1) & ~(page - 1)); break;
+    case 9: free(nm_site_reallocarray_freed(n)); done += (jlong)(n / 2 + n / 4 * 4); break;
     default: return -1;
     }
   }
@@ -114,14 +144,16 @@ JNIEXPORT jint JNICALL Java_NativeMem_dlcycle(JNIEnv *env, jclass cls, jstring p
   return unloaded;
 }
 
-/* nativelock: threads of our own taking one mutex (or a rwlock for
- * writing) in turns and holding it hold_us; each measures its own waits. */
+/* nativelock: threads of our own taking one mutex (by pthread_mutex_lock
+ * or _timedlock) or one rwlock (by _wrlock, _timedwrlock, _timedrdlock) in
+ * turns and holding it hold_us; each site measures its own waits. */
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
-static _Atomic uint64_t waited_mutex, waited_rw;
+enum { LOCK_SITES = 5 };
+static _Atomic uint64_t waited[LOCK_SITES];   /* by site: as kinds below */
 
 struct turns {
-  int rounds, hold_us, rw;
+  int rounds, hold_us, kind;
 };
 
 static uint64_t now_ns(void)
@@ -142,7 +174,7 @@ NOINLINE void nm_lock_site(int hold_us)
 {
   uint64_t t0 = now_ns();
   pthread_mutex_lock(&mutex);
-  __atomic_fetch_add(&waited_mutex, now_ns() - t0, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&waited[0], now_ns() - t0, __ATOMIC_RELAXED);
   hold(hold_us);
   pthread_mutex_unlock(&mutex);
 }
@@ -151,9 +183,54 @@ NOINLINE void nm_wrlock_site(int hold_us)
 {
   uint64_t t0 = now_ns();
   pthread_rwlock_wrlock(&rwlock);
-  __atomic_fetch_add(&waited_rw, now_ns() - t0, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&waited[1], now_ns() - t0, __ATOMIC_RELAXED);
   hold(hold_us);
   pthread_rwlock_unlock(&rwlock);
+}
+
+/* The timed ones, with a deadline never reached (10 s): a wait that timed out would be a test's failure. */
+static struct timespec far_deadline(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_sec += 10;
+  return ts;
+}
+
+NOINLINE int nm_timedlock_site(int hold_us)
+{
+  struct timespec until = far_deadline();
+  uint64_t t0 = now_ns();
+  int rc = pthread_mutex_timedlock(&mutex, &until);
+  __atomic_fetch_add(&waited[2], now_ns() - t0, __ATOMIC_RELAXED);
+  if (rc != 0)
+    return rc;
+  hold(hold_us);
+  return pthread_mutex_unlock(&mutex);
+}
+
+NOINLINE int nm_timedwrlock_site(int hold_us)
+{
+  struct timespec until = far_deadline();
+  uint64_t t0 = now_ns();
+  int rc = pthread_rwlock_timedwrlock(&rwlock, &until);
+  __atomic_fetch_add(&waited[3], now_ns() - t0, __ATOMIC_RELAXED);
+  if (rc != 0)
+    return rc;
+  hold(hold_us);
+  return pthread_rwlock_unlock(&rwlock);
+}
+
+NOINLINE int nm_timedrdlock_site(int hold_us)
+{
+  struct timespec until = far_deadline();
+  uint64_t t0 = now_ns();
+  int rc = pthread_rwlock_timedrdlock(&rwlock, &until);
+  __atomic_fetch_add(&waited[4], now_ns() - t0, __ATOMIC_RELAXED);
+  if (rc != 0)
+    return rc;
+  hold(hold_us);
+  return pthread_rwlock_unlock(&rwlock);
 }
 
 /* Between turns a thread sleeps a quarter of a hold: the others take the
@@ -164,16 +241,21 @@ static void *take_turns(void *arg)
   struct turns *t = arg;
   struct timespec pause = {0, (long)t->hold_us * 250};
   for (int i = 0; i < t->rounds; i++) {
-    if (t->rw)
-      nm_wrlock_site(t->hold_us);
-    else
-      nm_lock_site(t->hold_us);
+    switch (t->kind) {
+    case 0: nm_lock_site(t->hold_us); break;
+    case 1: nm_wrlock_site(t->hold_us); break;
+    case 2: nm_timedlock_site(t->hold_us); break;
+    case 3: nm_timedwrlock_site(t->hold_us); break;
+    default: nm_timedrdlock_site(t->hold_us); break;
+    }
     nanosleep(&pause, NULL);
   }
   return NULL;
 }
 
-/* threads native threads, rounds turns each; out[0], out[1]: ns waited on the mutex, on the rwlock. */
+/* threads native threads, rounds turns each, thread i at site i % 5 (with
+ * fewer than 5, the first sites); out[s]: the ns site s waited (as kinds
+ * in take_turns: lock, wrlock, timedlock, timedwrlock, timedrdlock). */
 JNIEXPORT void JNICALL Java_NativeMem_contend(JNIEnv *env, jclass cls, jint threads, jint rounds, jint hold_us,
                                               jlongArray out)
 {
@@ -182,13 +264,17 @@ JNIEXPORT void JNICALL Java_NativeMem_contend(JNIEnv *env, jclass cls, jint thre
   struct turns t[64];
   if (threads > 64)
     threads = 64;
-  waited_mutex = waited_rw = 0;
+  for (int s = 0; s < LOCK_SITES; s++)
+    waited[s] = 0;
   for (int i = 0; i < threads; i++) {
-    t[i] = (struct turns){rounds, hold_us, i & 1};
+    t[i] = (struct turns){rounds, hold_us, i % LOCK_SITES};
     pthread_create(&th[i], NULL, take_turns, &t[i]);
   }
   for (int i = 0; i < threads; i++)
     pthread_join(th[i], NULL);
-  jlong w[2] = {(jlong)waited_mutex, (jlong)waited_rw};
-  (*env)->SetLongArrayRegion(env, out, 0, 2, w);
+  jlong w[LOCK_SITES];
+  for (int s = 0; s < LOCK_SITES; s++)
+    w[s] = (jlong)waited[s];
+  jsize n = (*env)->GetArrayLength(env, out);
+  (*env)->SetLongArrayRegion(env, out, 0, n < LOCK_SITES ? n : LOCK_SITES, w);
 }

@@ -7,22 +7,28 @@ import java.util.zip.Inflater;
 
 /**
  * nativemem's truth: libfgnm.so (java-test/jni/fgnm.c), loaded after the agent started, allocates
- * MB/2 to 2 MB megabytes (HALVES) from each of six native sites (malloc, calloc, realloc, posix_memalign,
- * aligned_alloc; two of them keep what they allocated) on fresh threads, 4 rounds of 3 threads
+ * MB/2 to 2 MB megabytes (HALVES) from each of ten native sites (malloc, calloc, realloc, posix_memalign,
+ * aligned_alloc, memalign, valloc, pvalloc (none where the allocator has none), reallocarray; three of them
+ * keep what they allocated) on fresh threads, 4 rounds of 3 threads
  * and 25 short ones;
  * direct buffers from directBuffers() and Inflaters from inflaters(); between rounds a child
  * process (fork/exec) and a library loaded, called and unloaded 50 times. Prints "SITE name bytes"
  * for each site and "KEPT name" for those that keep. With "lock": native threads contend a
- * pthread mutex and a rwlock, and it prints the ns each waited.
+ * pthread mutex (lock, timedlock) and a rwlock (wrlock, timedwrlock, timedrdlock), and it prints the ns
+ * each site waited.
  * With "loop": rounds (and a contended lock) again and again until standard input closes.
  * Run: NativeMem JNI_DIR MB [lock THREADS ROUNDS HOLD_US | loop]
  */
 public final class NativeMem {
   static final String[] SITES = {"nm_site_malloc_kept", "nm_site_malloc_freed", "nm_site_calloc_freed",
-      "nm_site_realloc_freed", "nm_site_memalign_kept", "nm_site_aligned_freed"};
-  static final boolean[] KEEPS = {true, false, false, false, true, false};
-  /** Each site's bytes in halves of MB: shares of 1/12 to 4/12, so that no error spreads evenly. */
-  static final int[] HALVES = {1, 3, 2, 1, 1, 4};
+      "nm_site_realloc_freed", "nm_site_memalign_kept", "nm_site_aligned_freed", "nm_site_oldmemalign_freed",
+      "nm_site_valloc_kept", "nm_site_pvalloc_freed", "nm_site_reallocarray_freed"};
+  static final boolean[] KEEPS = {true, false, false, false, true, false, false, true, false, false};
+  /** Each site's bytes in halves of MB: shares of 1/20 to 4/20, so that no error spreads evenly. */
+  static final int[] HALVES = {1, 3, 2, 1, 1, 4, 2, 1, 2, 3};
+  /** The lock sites of contend(), in its order. */
+  static final String[] LOCK_SITES = {"nm_lock_site", "nm_wrlock_site", "nm_timedlock_site", "nm_timedwrlock_site",
+      "nm_timedrdlock_site"};
 
   static native long run(int site, long bytes);
   static native int dlcycle(String path, int n);
@@ -74,10 +80,11 @@ public final class NativeMem {
     String dir = args[0];
     System.load(dir + "/libfgnm.so");   /* after the agent's start: patched when loaded */
     if (args.length > 2 && args[2].equals("lock")) {
-      long[] waited = new long[2];
-      contend(Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]), waited);
-      System.out.println("WAITED nm_lock_site " + waited[0]);
-      System.out.println("WAITED nm_wrlock_site " + waited[1]);
+      long[] waited = new long[LOCK_SITES.length];
+      int threads = Integer.parseInt(args[3]);
+      contend(threads, Integer.parseInt(args[4]), Integer.parseInt(args[5]), waited);
+      for (int s = 0; s < LOCK_SITES.length && s < threads; s++)
+        System.out.println("WAITED " + LOCK_SITES[s] + " " + waited[s]);
       return;
     }
     long perSite = Long.parseLong(args[1]) << 20;
@@ -89,7 +96,7 @@ public final class NativeMem {
         }
       }, "stdin");
       reader.start();
-      long[] waited = new long[2];
+      long[] waited = new long[LOCK_SITES.length];
       byte[] deflated = deflated();
       int loops = 0;
       while (reader.isAlive()) {

@@ -588,6 +588,65 @@ static void a_safepoint_spans_begin_to_end(void **state)
   free(ev.b);
 }
 
+/* nativemem,leak's profile: site A's allocation at 0x1000 kept; site B's at
+ * 0x2000 freed, the address then given to another of A's, kept. */
+static void leak_recording(char **data, size_t *len)
+{
+  struct fg_profile p;
+  fg_profile_init(&p);
+  assert_int_equal(fg_profile_add_thread(&p, 77, "native"), 0);
+  p.stats.start_ns = START;
+  p.stats.wall_ns = 1000000000ull;
+  p.stats.nativemem.on = p.stats.nativemem.leak = 1;
+  const char *a[] = {"Main.main", "site_a"}, *b[] = {"Main.main", "site_b"};
+  uint32_t ids[2];
+  for (int k = 0; k < 2; k++)
+    ids[k] = (uint32_t)fg_profile_intern(&p, a[k], FG_KIND_NATIVE);
+  int64_t sa = fg_profile_event_stack(&p, FG_STACK_NATIVEMEM, 0, ids, 2);
+  ids[1] = (uint32_t)fg_profile_intern(&p, b[1], FG_KIND_NATIVE);
+  int64_t sb = fg_profile_event_stack(&p, FG_STACK_NATIVEMEM, 0, ids, 2);   /* freed: no count of its own */
+  assert_true(sa >= 0 && sb >= 0);
+  fg_profile_count(&p, (uint32_t)sa, 3000, START + 10, 0);
+  fg_profile_count(&p, (uint32_t)sa, 500, START + 40, 0);
+  p.trail.max = 10;
+  struct fg_native_trail_entry e[] = {
+    {START + 10, 0, 0x1000, 3000, (uint32_t)sa, 0},
+    {START + 20, START + 30, 0x2000, 7000, (uint32_t)sb, 0},
+    {START + 40, 0, 0x2000, 500, (uint32_t)sa, 0},
+  };
+  for (int k = 0; k < 3; k++)
+    assert_int_equal(fg_native_trail_add(&p.trail, &e[k]), 0);
+  FILE *out = open_memstream(data, len);
+  struct fg_output_settings cfg = {0};
+  assert_int_equal(fg_write_jfr(out, &p, &cfg), 0);
+  fclose(out);
+  fg_profile_free(&p);
+}
+
+static void a_leak_recording_replays_to_its_leaks(void **state)
+{
+  (void)state;
+  char *data;
+  size_t len;
+  leak_recording(&data, &len);
+  const char *a[] = {"Main.main", "site_a"}, *b[] = {"Main.main", "site_b"};
+  char err[512];
+  for (int leak = 0; leak < 2; leak++) {
+    struct fg_profile p;
+    fg_profile_init(&p);
+    p.stats.nativemem.leak = leak;
+    if (fg_parse_jfr((unsigned char *)data, len, "leak.jfr", false, &p, err, sizeof err) != 0)
+      fail_msg("%s", err);
+    /* --leak: the allocations no free of their address follows; else every one, freed or not */
+    assert_int_equal(count_of(&p, FG_STACK_NATIVEMEM, a, 2), 3500);
+    assert_int_equal(count_of(&p, FG_STACK_NATIVEMEM, b, 2), leak ? 0 : 7000);
+    if (leak)
+      assert_int_equal(p.stats.nativemem.freed, 1);
+    fg_profile_free(&p);
+  }
+  free(data);
+}
+
 static void cut_or_corrupt_recordings_are_refused(void **state)
 {
   (void)state;
@@ -1198,6 +1257,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(fgagents_recordings_read_back_exactly),
     cmocka_unit_test(a_safepoint_spans_begin_to_end),
+    cmocka_unit_test(a_leak_recording_replays_to_its_leaks),
     cmocka_unit_test(cut_or_corrupt_recordings_are_refused),
     cmocka_unit_test(a_recording_without_known_events_is_refused),
     cmocka_unit_test(lines_name_frames_at_their_lines_and_bcis),
