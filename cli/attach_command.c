@@ -319,12 +319,16 @@ int fg_cmd_attach(int argc, char **argv)
 {
   const char *agent = NULL, *pid_text = NULL, *command = NULL;
   for (int i = 2; i < argc; i++) {
-    if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
+    if ((strcmp(argv[i], "--agent") == 0 || strcmp(argv[i], "--timeout") == 0) && i + 1 >= argc)
+      return bad("this option needs a value:", argv[i]);
+    if (strcmp(argv[i], "--agent") == 0)
       agent = argv[++i];
-    else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+    else if (strcmp(argv[i], "--timeout") == 0) {
       if ((attach_timeout_ms = duration_ms(argv[++i])) < 0 || attach_timeout_ms > 3600000)
         return bad("--timeout takes a time such as 10s or 500ms, not", argv[i]);
-    } else if (!pid_text)
+    } else if (argv[i][0] == '-' && argv[i][1] == '-')
+      return bad("unknown option; accepted: --agent, --timeout, --help:", argv[i]);
+    else if (!pid_text)
       pid_text = argv[i];
     else if (!command)
       command = argv[i];
@@ -465,7 +469,7 @@ int fg_cmd_profile(int argc, char **argv)
       threads = 1;
       continue;
     } else if (arg[0] == '-') {
-      return bad("unknown option; accepted: --duration, --interval, --event, --threads, --file, --agent, --timeout:",
+      return bad("unknown option; accepted: --duration, --interval, --event, --threads, --file, --agent, --timeout, --help:",
                  arg);
     } else if (!pid_text) {
       pid_text = arg;

@@ -4,6 +4,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+/* The help of command (NULL: every command's, after their usage lines) on
+ * out: 0, or -1 for a command there is none of (help.c). */
+int fg_cli_help(const char *command, FILE *out);
+/* Whether a command's arguments (argv[2] on) hold --help or -h. */
+int fg_cli_wants_help(int argc, char **argv);
 
 /* "fgprof[ COMMAND]: WHAT 'VALUE'" and a pointer to --help on stderr; 2. */
 int fg_cli_bad(const char *command, const char *what, const char *value);

@@ -99,7 +99,7 @@ static int parse(int argc, char **argv, struct diff_args *a)
         a->base_to = value;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option; accepted: --base, --new, --threshold, --alpha, --min-change, "
-                 "--json, --html, --title, --event, --from, --to, --base-from, --base-to:", arg);
+                 "--json, --html, --title, --event, --from, --to, --base-from, --base-to, --help:", arg);
     } else if (side) {
       if (*count == MAX_RUNS)
         return bad("too many runs on one side; at most 256:", arg);

@@ -23,114 +23,6 @@
 #include "fg/profile_filter.h"
 #include "fg/time_range.h"
 
-static const char usage[] =
-  "Usage: fgprof convert [OPTIONS] IN OUT\n"
-  "       fgprof diff [OPTIONS] BASE NEW\n"
-  "       fgprof diff [OPTIONS] --base FILE... --new FILE...\n"
-  "       fgprof heatmap [--from T] [--to T] [--title TEXT] IN OUT.html\n"
-  "       fgprof profile [--duration 30s] [--interval 1ms] [--event cpu|wall|itimer,alloc,live,lock] [--threads] --file OUT PID\n"
-  "       fgprof attach PID COMMAND[,OPTIONS]\n"
-  "       fgprof --help\n"
-  "\n"
-  "Reads collapsed stacks from IN ('-' for standard input): one 'frame;frame;... count'\n"
-  "line per stack, root first, as fgagent, async-profiler and flamegraph.pl's\n"
-  "stackcollapse scripts write them; or a JDK Flight Recorder recording (the JDK's\n"
-  "own, -XX:StartFlightRecording or jcmd JFR.start, or fgagent's): its CPU samples\n"
-  "(jdk.ExecutionSample), allocation samples (jdk.ObjectAllocationSample, in bytes)\n"
-  "or lock waits (jdk.JavaMonitorEnter, jdk.ThreadPark, in nanoseconds), and\n"
-  "async-profiler's alloc (jdk.ObjectAllocationInNewTLAB/OutsideTLAB), wall\n"
-  "(profiler.WallClockSample) and live (profiler.LiveObject) events, and fgagent's\n"
-  "kernel events (fgagent.KernelEvent, in events), --event choosing which; or\n"
-  "OpenTelemetry profiles (a file named .otlp).\n"  "Writes OUT in the format its extension names:\n"
-  "  .html              interactive flame graph, one self-contained file\n"
-  "  .collapsed .folded collapsed stacks\n"
-  "  .txt               call graph in the style of ftrace's function_graph tracer\n"
-  "  .pb.gz .pprof      pprof profile.proto, gzip'd (go tool pprof)\n"
-  "  .speedscope.json   speedscope's file format\n"
-  "  .jfr               JDK Flight Recorder (jfr print, JMC): collapsed stacks carry no\n"
-  "                     times, so every sample is an event at IN's modification time\n"
-  "  .otlp              OpenTelemetry profiles: a Profile for each event IN holds\n"
-  "                     (or --event's), threads and times per sample\n"
-  "  .heatmap.html      heatmap over time of every event IN holds, with the flame graph\n"
-  "                     of any range and of one range against another (fgprof heatmap)\n"
-  "OUT is written to a temporary file and renamed into place: a failed run leaves\n"
-  "no half-written OUT. A %e in OUT writes a file for each event IN holds (or\n"
-  "--event's), %e its name: fgprof convert rec.jfr rec-%e.html\n"
-  "Exit status: 0 done, 2 an error (nothing written), 4 a recording (.jfr, .otlp)\n"
-  "cut short or corrupt (a JVM that crashed): OUT holds what was read before the\n"
-  "bad byte, which one line on standard error names.\n"
-  "\n"
-  "A root frame '[name tid=N]' (fgagent's threads option, async-profiler's -t)\n"
-  "splits the profile per thread. Frame suffixes _[j] _[1] (compiled), _[i]\n"
-  "(inlined), _[0] (interpreted) and _[k] (kernel) set the frame kind the flame\n"
-  "graph colours by, and are removed from the name.\n"
-  "\n"
-  "Options:\n"
-  "  --title TEXT       title of the flame graph / speedscope profile\n"
-  "  --include REGEX    keep only stacks with a frame matching REGEX\n"
-  "  --exclude REGEX    drop stacks with a frame matching REGEX (after --include)\n"
-  "  --reverse          reverse every stack: leaf first, callers above it\n"
-  "  --minwidth PCT     flame graph: leave out frames under PCT percent of all samples\n"
-  "  --interval TIME    the sampling interval behind IN (e.g. 10ms, 250us), so the call\n"
-  "                     graph, pprof and speedscope show time, not only samples\n"
-  "  --event E          a recording's cpu, alloc, lock, live, nativemem or nativelock\n"
-  "                     events (the first it has); wall: async-profiler's wall-clock\n"
-  "                     samples as cpu, where it has both\n"
-  "  --leak             a recording's nativemem allocations not freed by its end (its\n"
-  "                     profiler.Free events matched by address, async-profiler's)\n"  "  --threads          a recording's stacks split per thread, '[name tid=N]' roots\n"
-  "  --lines            a recording's Java frames at their source lines (pkg/C.m:42);\n"
-  "                     a .jfr OUT keeps their bytecode indexes too\n"
-  "  --from T, --to T   a recording's samples from T to T (.jfr, .otlp): after its\n"
-  "                     start (2.5s, 1m30s), before its end (-10s), a local time of\n"
-  "                     day (14:03:10) or a date and time (2026-12-06T14:03:10Z)\n"
-  "REGEX is a POSIX extended regular expression matched against frame names.\n"
-  "\n"
-  "fgprof diff compares two sets of runs (collapsed stacks or recordings, one file\n"
-  "per run; --event picks a recording's events as for convert) frame\n"
-  "by frame: each frame's self share (samples with it on top / all samples). With two\n"
-  "or more runs a side, Welch's t-test over the runs' shares, so run-to-run noise is\n"
-  "measured; with one run a side, a two-proportion z-test over the sample counts.\n"
-  "A frame counts as slower (a regression) or faster when its share changed by at\n"
-  "least --threshold percent and --min-change points, with p below --alpha; a frame\n"
-  "found only in NEW counts as slower, one found only in BASE as faster, unless a\n"
-  "new and a gone frame of the same method or class look like a rename.\n"
-  "Exit status: 0 no regression, 1 a regression, 2 an error.\n"
-  "  --threshold PCT    least relative change of a self share that counts (10)\n"
-  "  --min-change PTS   least absolute change, in percentage points (0.5)\n"
-  "  --alpha A          significance level (0.01)\n"
-  "  --json             the verdict as JSON on standard output, for machines\n"
-  "  --html OUT         a differential flame graph: NEW's shape, red where a frame\n"
-  "                     grew, blue where it shrank; hovering shows both shares\n"
-  "  --from T, --to T   NEW's samples from T to T (as for convert); --base-from T,\n"
-  "                     --base-to T the same for BASE: two ranges of one recording\n"
-  "                     (fgprof diff --base-to 60s --from 14:03 --to 14:04 r.jfr r.jfr)\n"
-  "\n"
-  "fgprof profile loads fgagent into the running HotSpot JVM PID (no restart, no\n"
-  "Java needed here), profiles it for --duration (or until Ctrl-C), writes OUT in\n"
-  "the format its extension names, and leaves the JVM running with the agent idle.\n"
-  "fgprof attach sends one command to the agent in PID, loading it if need be:\n"
-  "  start[,OPTIONS]    start profiling; OPTIONS as after -agentpath:libfgagent.so=\n"
-  "  stop               write the outputs and the summary, go idle\n"
-  "  dump               write the outputs now and go on profiling\n"
-  "  status             one line: profiling or idle, event, interval, samples\n"
-  "The same commands work through the JDK's own tool:\n"
-  "  jcmd PID JVMTI.agent_load /path/libfgagent.so '\"start,file=/tmp/p.html\"'\n"
-  "libfgagent.so is looked for beside fgprof, in ../lib, in $FGAGENT_LIB, or given\n"
-  "with --agent LIB (both commands). --timeout TIME (10s): how long to wait for the\n"
-  "JVM to answer (a stop or dump the agent is writing is waited for up to 10 min\n"
-  "more). Exit status: 0 done, 1 the agent refused the\n"
-  "command, 2 the JVM cannot be reached (no such process, another user's, not a\n"
-  "HotSpot JVM, -XX:+DisableAttachMechanism, no answer), 3 the JVM is exiting or\n"
-  "exited (the command refused or not run).\n"
-  "\n"
-  "Examples:\n"
-  "  fgprof convert app.collapsed app.html\n"
-  "  fgprof diff --base main-*.collapsed --new branch-*.collapsed --html diff.html\n"
-  "  fgprof convert --include 'com/acme/' --title 'checkout' app.collapsed checkout.html\n"
-  "  fgprof convert --interval 10ms async-profiler.txt profile.pb.gz\n"
-  "  fgprof convert --event alloc recording.jfr allocations.html\n"
-  "  fgprof profile --duration 30s --file checkout.html $(pgrep -f checkout.jar)\n";
-
 struct args {
   const char *in, *out, *title;
   const char *include, *exclude;
@@ -146,7 +38,7 @@ int fg_cli_bad(const char *command, const char *what, const char *value)
   fprintf(stderr, "fgprof%s%s: %s", command ? " " : "", command ? command : "", what);
   if (value)
     fprintf(stderr, " '%s'", value);
-  fprintf(stderr, "\nRun 'fgprof --help' for usage.\n");
+  fprintf(stderr, "\nRun 'fgprof%s%s --help' for usage.\n", command ? " " : "", command ? command : "");
   return 2;
 }
 
@@ -154,7 +46,7 @@ static int bad(const char *fmt, const char *what)
 {
   fprintf(stderr, "fgprof: ");
   fprintf(stderr, fmt, what);
-  fprintf(stderr, "\nRun 'fgprof --help' for usage.\n");
+  fprintf(stderr, "\nRun 'fgprof convert --help' for usage.\n");
   return 2;
 }
 
@@ -234,7 +126,7 @@ static int parse_args(int argc, char **argv, struct args *a)
       continue;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option '%s'; accepted: --title, --include, --exclude, --reverse, "
-                 "--minwidth, --interval, --event, --from, --to, --threads, --lines", arg);
+                 "--minwidth, --interval, --event, --leak, --threads, --lines, --from, --to, --help", arg);
     } else {
       if (npos == 2)
         return bad("one argument too many: '%s'; accepted: IN OUT", arg);
@@ -501,9 +393,11 @@ int main(int argc, char **argv)
 {
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                     strcmp(argv[1], "help") == 0)) {
-    fputs(usage, stdout);
+    fg_cli_help(NULL, stdout);
     return 0;
   }
+  if (argc >= 2 && fg_cli_wants_help(argc, argv) && fg_cli_help(argv[1], stdout) == 0)
+    return 0;
   if (argc >= 2 && strcmp(argv[1], "convert") == 0)
     return fg_cmd_convert(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "attach") == 0)
@@ -516,6 +410,6 @@ int main(int argc, char **argv)
     return fg_cmd_heatmap(argc, argv);
   fprintf(stderr, "fgprof: %s; accepted commands: convert, diff, heatmap, profile, attach, --help\n",
           argc < 2 ? "no command given" : "unknown command");
-  fputs(usage, stderr);
+  fg_cli_help(NULL, stderr);
   return 2;
 }

@@ -94,11 +94,6 @@ int fg_cmd_heatmap(int argc, char **argv)
         return bad("option needs a value:", arg);
       const char **v = arg[2] == 'f' ? &from : arg[2] == 't' && arg[3] == 'o' ? &to : &title;
       *v = argv[++i];
-    } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      fputs("usage: fgprof heatmap IN OUT.heatmap.html [--from T] [--to T] [--title TEXT]\n"
-            "  IN: a JFR recording (fgagent's, the JDK's, async-profiler's) or an .otlp file\n"
-            "  T: 2.5s, 1m30s after the start; -10s before the end; 14:03:10; 2026-12-06T14:03:10\n", stdout);
-      return 0;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return bad("unknown option", arg);
     } else if (npos == 2) {

@@ -26,6 +26,8 @@ none=$(median "$work/none")
 {
   echo "# What a thread's clock costs at each context switch"
   echo
+  bench_provenance "none"
+  echo
   bench_ran bench-clocks.sh "$rounds"
   echo "kernel $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a virtual machine'). Two threads pinned to one CPU pass a byte"
   echo "back and forth over pipes, 20 000 rounds a run (two context switches a round), each thread with"

@@ -6,6 +6,8 @@
 # Environment: STACKS (default 100000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 stacks=${STACKS:-100000}
 work=$(mktemp -d)
@@ -44,6 +46,8 @@ echo "  browser load and first draw: $load ms"
 mkdir -p results
 {
   echo "# Conversion speed"
+  echo
+  bench_provenance "none"
   echo
   echo "Measured by \`scripts/bench-convert.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores (a shared machine)."
   echo "Input: $stacks unique stacks of 10 to 40 frames ($(wc -c <"$work/in.collapsed") bytes of collapsed text),"

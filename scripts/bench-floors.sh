@@ -8,6 +8,8 @@
 # 0.17 s here), RUNS (default 2), OUT (default results/floors-paired.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 rounds=${ROUNDS:-200}
 block=${BLOCK:-100000000}
@@ -33,6 +35,8 @@ done
 
 {
   echo "# The floor of each perf_events sampling mechanism, paired in one process"
+  echo
+  bench_provenance "none"
   echo
   echo "Measured by \`scripts/bench-floors.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r)."
   echo "\`build/floors_paired $rounds $block 1000\` (scripts/bench/floors_paired.c): integer mixing on one"

@@ -10,6 +10,8 @@
 # Environment: RUNS (per mode, default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 bash scripts/install-deps.sh bench
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
@@ -65,6 +67,8 @@ done
 
 {
   echo "# Unattributed samples: javac compiling java.xml"
+  echo
+  bench_provenance "none"
   echo
   echo "Written by scripts/bench-javac.sh on $(date -u +%Y-%m-%d). JDK: $("$java_home/bin/java" -version 2>&1 | head -n 1)."
   echo "javac (\`-m java.xml\`, $files files from the JDK's src.zip) at interval=1ms, event=cpu, $runs runs per mode,"

@@ -18,6 +18,8 @@
 # JVM_WORK, JVM_MODES, FLOOR_MODES (space-separated; defaults below; JVM_WORK= or FLOOR_MODES= runs none), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 # shellcheck source=scripts/bench/stats.sh
 . scripts/bench/stats.sh
 
@@ -25,7 +27,7 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-9}
 read -r -a workloads <<<"${JVM_WORK-demo mix}"
 floor_work=${FLOOR_WORK:-3200000000}
-read -r -a jvm_modes <<<"${JVM_MODES:-none floor-copy-32k-percpu cpu-1ms floor-perf-kernel cpu-1ms-vm cpu-60s itimer-1ms}"
+read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-copy-32k-percpu cpu-1ms-copy cpu-60s itimer-1ms}"
 read -r -a floor_modes <<<"${FLOOR_MODES-none perf perf-kernel posix-cpu itimer sampler perf-stack-8k perf-record}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
@@ -152,6 +154,8 @@ mkdir -p results
 {
   echo "# Overhead of fgagent, end to end"
   echo
+  bench_provenance "none"
+  echo
   echo "Measured by \`scripts/bench-overhead.sh\` on $(date -u +%Y-%m-%d) (JVM_WORK=\"${workloads[*]}\""
   echo "JVM_MODES=\"${jvm_modes[*]}\" FLOOR_MODES=\"${floor_modes[*]}\"), $(nproc) cores,"
   echo "kernel $(uname -r), $("$java_home/bin/java" -version 2>&1 | head -n 1)."
@@ -183,7 +187,7 @@ mkdir -p results
       echo
       echo "| fgagent / floor | work time | 95% interval | process CPU | 95% interval |"
       echo "|---|---|---|---|---|"
-      for pair in cpu-1ms:floor-copy-32k-percpu cpu-1ms-vm:floor-perf-kernel cpu-1ms-nokernel:floor-perf cpu-1ms-copy:floor-copy-32k; do
+      for pair in cpu-1ms:floor-perf-kernel cpu-1ms-vm:floor-perf-kernel cpu-1ms-nokernel:floor-perf cpu-1ms-copy:floor-copy-32k-percpu; do
         has_mode "${pair%%:*}" && has_mode "${pair#*:}" &&
           echo "| \`$(agent_opts "${pair%%:*}")\` / ${pair#*:} | $(share_line "jvm-$w" "${pair%%:*}" "${pair#*:}") |"
       done

@@ -26,6 +26,8 @@
 # lines compare it with nothing and fgagent with it), JAVA_HOME, OUT (results/overhead-paired.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 # shellcheck source=scripts/bench/stats.sh
 . scripts/bench/stats.sh
 
@@ -116,6 +118,8 @@ ratios() { # workload a b what
 mkdir -p results
 {
   echo "# fgagent's own cost above its mechanism, paired in one JVM"
+  echo
+  bench_provenance "none"
   echo
   echo "Measured by \`scripts/bench-paired.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r),"
   echo "$("$java_home/bin/java" -version 2>&1 | head -n 1); fgagent \`$fg_options\` ($fgagent), the floor agent"

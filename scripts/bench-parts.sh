@@ -8,6 +8,8 @@
 # Writes results/handler-parts.md, keeping what follows its "<!-- notes -->" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 rounds=${ROUNDS:-3}
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
@@ -36,6 +38,8 @@ done
 notes=$(sed -n '/^<!-- notes -->$/,$p' "$out" 2>/dev/null || true)   # written by hand, kept
 {
   echo "# Where the handler's time goes"
+  echo
+  bench_provenance "none"
   echo
   echo "Written by scripts/bench-parts.sh on $(date -u +%Y-%m-%d), 2 cores (a shared machine), $(uname -r),"
   echo "$("$java_home/bin/java" -version 2>&1 | head -n 1), fgagent $(git rev-parse --short HEAD 2>/dev/null || echo '?')."

@@ -69,6 +69,8 @@ value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 {
   echo "# The sampler at scale: many threads, ending, starting, hopping CPUs, handing off, virtual, retransformed"
   echo
+  bench_provenance "$([ -n "${ASPROF:-}" ] && echo "async-profiler ($ASPROF)" || echo none)"
+  echo
   bench_ran bench-scale.sh "$rounds"
   echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD), interval 1 ms. Each case ran $rounds times in each mode,"
   echo "the modes interleaved. *time*: the workload's own clock for the part a profiler can slow (the"

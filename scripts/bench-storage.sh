@@ -10,6 +10,8 @@
 # Environment: RUNS (default 3), THREADS (default 1000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 runs=${RUNS:-3}
 threads=${THREADS:-1000}
@@ -45,6 +47,8 @@ stacks=$(sed -n 's/^ *stack storage: *\([0-9]*\) distinct stacks in \([0-9.]*\) 
 
 {
   echo "# Sample storage"
+  echo
+  bench_provenance "none"
   echo
   echo "Written by scripts/bench-storage.sh on $(date -u +%Y-%m-%d), 2 cores (a shared machine)."
   echo

@@ -9,6 +9,8 @@
 # Writes results/walk.md, keeping what follows its "<!-- notes -->" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 runs=${RUNS:-5}
 work=$(mktemp -d)
@@ -29,6 +31,8 @@ done
 notes=$(sed -n '/^<!-- notes -->$/,$p' results/walk.md 2>/dev/null || true)   # written by hand, kept
 {
   echo "# The walk's cost by stack depth"
+  echo
+  bench_provenance "none"
   echo
   echo "Written by scripts/bench-walk.sh on $(date -u +%Y-%m-%d), 2 cores (a shared machine)."
   echo

@@ -16,6 +16,8 @@
 # *handler* column is that walk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 bash scripts/install-deps.sh bench
 runs=${RUNS:-2}
@@ -96,6 +98,8 @@ done
 out=results/walker.md
 {
   echo "# The walkers on real programs: $(printf 'walker=%s ' "${walkers[@]}")"
+  echo
+  bench_provenance "$([ -n "${ASPROF:-}" ] && echo "async-profiler ($ASPROF)" || echo none)"
   echo
   echo "Written by scripts/bench-walker.sh on $(date -u +%Y-%m-%d), $runs runs per walker, interleaved, interval=1ms,"
   echo "event=cpu, default options otherwise (native frames, recovery). javac compiles java.xml (the JDK's"

@@ -7,6 +7,8 @@
 # Environment: THREADS (default 200), SECONDS_IDLE (default 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 bash scripts/install-deps.sh bench
 java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 threads=${THREADS:-200}
@@ -31,6 +33,8 @@ for how in park sleep; do
 done
 {
   echo "# event=wall on idle threads"
+  echo
+  bench_provenance "none"
   echo
   echo "Written by scripts/bench-wall-idle.sh on $(date -u +%Y-%m-%d), $(nproc) cores. $threads threads parked"
   echo "(\`LockSupport.parkNanos\`) or sleeping (\`Thread.sleep\`) for $seconds s, \`event=wall,interval=10ms,wallthreads=1000\`"

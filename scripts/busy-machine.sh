@@ -7,6 +7,8 @@
 # Environment: ROUNDS (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 rounds=${ROUNDS:-3}
 work=$(mktemp -d)
@@ -42,6 +44,8 @@ done
 
 {
   echo "# make test on a busy machine"
+  echo
+  bench_provenance "none"
   echo
   echo "Written by scripts/busy-machine.sh on $(date -u +%Y-%m-%d) at $(git rev-parse --short HEAD), $(nproc) cores."
   echo "Each round runs \`make test\` in a clean clone; *busy* rounds beside two CPU-bound shell loops"

@@ -14,6 +14,8 @@
 # 1.5 s a run), PATH_REQUESTS (5000, about as long).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 
 pairs=${PAIRS:-20} runs=${RUNS:-5} requests=${REQUESTS:-4000} path_requests=${PATH_REQUESTS:-5000}
 check_only=0
@@ -124,6 +126,8 @@ fi
 mkdir -p results
 {
   echo "# Regression gate: measured false-positive and detection rates"
+  echo
+  bench_provenance "none"
   echo
   echo "Measured by \`scripts/regression-evidence.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores (a shared machine),"
   echo "$("${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}/bin/java" -version 2>&1 | head -n 1)."

@@ -42,6 +42,8 @@ failed=0
 {
   echo "# Stress: no hang, bounded cost"
   echo
+  bench_provenance "none"
+  echo
   echo "\`scripts/stress.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores. Each program runs $rounds times"
   echo "without the agent and $rounds times with it, interleaved; a profiled run must finish within 2x the"
   echo "median unprofiled wall time (JVM start included). *handler share* is the summary's: time in the"

@@ -18,3 +18,14 @@ bench_jdks() {
 bench_ran() {
   echo "\`scripts/$1 $2\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
 }
+
+# bench_provenance PEERS: the line every results file has under its title, naming
+# the host (cores, CPU model, kernel), the commit measured (with "+ changes" when
+# the tree differs from it) and the peers run in the same rounds ("none").
+bench_provenance() {
+  local commit
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD 2>/dev/null || commit="$commit + changes"
+  echo "Host: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r)." \
+    "Commit: $commit. Peers in the same rounds: $1."
+}

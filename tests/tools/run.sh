@@ -312,6 +312,7 @@ analyzer_clean() {
 }
 
 # README.md's commands run as written (scripts/readme-commands.sh), and its shape.
+# The figures of README.md and docs/ agree with results/ (scripts/check-figures.sh).
 
 # The whole gate once, with real JVMs: A/A quiet, +20% named, -20% an improvement.
 regression_gate() {
@@ -335,6 +336,18 @@ check fuzz_switch_decoder fuzz_switch_decoder
 check analyzer_clean analyzer_clean
 check regression_gate regression_gate
 check readme_commands bash scripts/readme-commands.sh
+# Every figure in README.md and docs/ is in the results file its marker links to.
+check figures_self_test bash scripts/check-figures.sh --self-test
+check figures bash scripts/check-figures.sh
+# Links between the pages reach a page and a section that exist (glossary terms too).
+check links_self_test bash scripts/check-links.sh --self-test
+check links bash scripts/check-links.sh
+# README.md and docs/ hold no date and no commit hash: history is git's and results/'s.
+check no_history_self_test bash scripts/check-no-history.sh --self-test
+check no_history bash scripts/check-no-history.sh
+# fgprof's options: each command's parser, its --help and its section of docs/fgprof.1 agree.
+check man_page_self_test bash scripts/check-man-page.sh --self-test
+check man_page bash scripts/check-man-page.sh
 # async-profiler's converter, where one is given (FG_AP_CONVERTER=.../jfr-converter.jar): each event's total the same
 if [ -n "${FG_AP_CONVERTER:-}" ]; then
   check ap_converter_totals bash tests/tools/ap-converter-totals.sh
