@@ -608,8 +608,10 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
       fg_timer_scan(d->timer);
       fg_kevents_scan(d->kevents);
       /* enabled is read after the handler: shutdown clears it before it
-       * sets SIGPROF to ignored, which is no other profiler's doing */
-      if (!d->signal_lost && !fg_sampler_owns_signal() && atomic_load(&d->sampler->enabled)) {
+       * sets SIGPROF to ignored, which is no other profiler's doing; a
+       * session of kernel events alone never put its handler on SIGPROF */
+      if (!d->signal_lost && d->sampler->sigprof_installed && !fg_sampler_owns_signal() &&
+          atomic_load(&d->sampler->enabled)) {
         d->signal_lost = 1;   /* said once: from here on the other handler gets the signals */
         fprintf(stderr, "fgagent: warning: another SIGPROF handler replaced fgagent's (JFR's "
                         "jdk.CPUTimeSample, or another profiler): fgagent takes no samples from now on; "

@@ -169,6 +169,8 @@ final class KernelEventTests {
         continue;
       }
       r.expectCleanRun();
+      IntegrationTests.check(!r.stderr().contains("replaced fgagent's"), "a kernel event alone (no SIGPROF handler "
+          + "of ours) warned that another SIGPROF handler replaced fgagent's:\n" + r.stderr());
       long writes = truth(r, "WRITES");
       Map<String, Long> s = IntegrationTests.collapsed(r.file("p.collapsed"));
       long all = IntegrationTests.sum(s, k -> true);
