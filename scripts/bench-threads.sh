@@ -18,6 +18,8 @@
 # Temurin 25 where installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/machine.sh
+. scripts/bench/machine.sh
 threads=${THREADS:-100000}
 limit=${LIMIT_S:-900}
 clocks=${CLOCKS:-posix perf}
@@ -83,6 +85,8 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 {
   echo "# A JVM that lives for months: 100 000 threads"
+  echo
+  bench_provenance "none"
   echo
   echo "Written by scripts/bench-threads.sh (\`make bench-threads\`) on $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
   echo "$(git rev-parse --short HEAD), $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)),"
