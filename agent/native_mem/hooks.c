@@ -118,11 +118,35 @@ __attribute__((noinline)) void *fg_nm_calloc(size_t n, size_t size)
   return p;
 }
 
+/* A realloc's old block: taken out of leak's table before the call (once
+ * freed, its address may be another thread's), and after it either freed
+ * or, when the call failed and old is still the caller's, put back: no
+ * other thread can be given an address still allocated. */
+static inline int take_moved(void *old, struct fg_nm_record *r)
+{
+  return old && atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed) &&
+         fg_leak_table_take(&fg_nm.leaks, (uintptr_t)old, r);
+}
+
+static inline void moved(void *old, int taken, struct fg_nm_record *r, int failed)
+{
+  if (!taken)
+    return;
+  int saved = errno;
+  if (failed)
+    fg_leak_table_put_back(&fg_nm.leaks, (uintptr_t)old, r);
+  else
+    fg_nm_freed((uintptr_t)old, r);
+  errno = saved;
+}
+
 __attribute__((noinline)) void *fg_nm_realloc(void *old, size_t size)
 {
-  /* a realloc is a new allocation of size bytes; a failed one leaves old allocated (and untracked) */
-  before_free(old);
+  /* a realloc is a new allocation of size bytes; realloc(old, 0) frees old and gives NULL */
+  struct fg_nm_record r;
+  int taken = take_moved(old, &r);
   void *p = real_realloc(old, size);
+  moved(old, taken, &r, !p && size != 0);
   after_alloc(p, size, CALLER_REGS);
   return p;
 }
@@ -179,8 +203,10 @@ __attribute__((noinline)) void *fg_nm_pvalloc(size_t size)
 
 __attribute__((noinline)) void *fg_nm_reallocarray(void *old, size_t n, size_t size)
 {
-  before_free(old);
+  struct fg_nm_record r;
+  int taken = take_moved(old, &r);
   void *p = real_reallocarray(old, n, size);
+  moved(old, taken, &r, !p && n != 0 && size != 0);   /* an overflowing product fails, old kept */
   after_alloc(p, n * size, CALLER_REGS);   /* p is NULL when the product overflows */
   return p;
 }

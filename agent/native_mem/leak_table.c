@@ -81,6 +81,14 @@ int fg_leak_table_take(struct fg_leak_table *t, uintptr_t addr, struct fg_nm_rec
   return 0;
 }
 
+int fg_leak_table_put_back(struct fg_leak_table *t, uintptr_t addr, const struct fg_nm_record *r)
+{
+  if (!fg_leak_table_insert(t, addr, r))
+    return 0;   /* its window filled meanwhile: it stays counted as freed, and is not reported */
+  atomic_fetch_sub_explicit(&t->freed, 1, memory_order_relaxed);   /* modulo 2^64: the drainer may have taken it */
+  return 1;
+}
+
 void fg_leak_table_each(struct fg_leak_table *t, void (*f)(void *ctx, uintptr_t addr, const struct fg_nm_record *r),
                         void *ctx)
 {

@@ -43,6 +43,10 @@ static inline int fg_leak_table_remove(struct fg_leak_table *t, uintptr_t addr)
 {
   return fg_leak_table_take(t, addr, NULL);
 }
+/* addr taken (fg_leak_table_take) before a realloc that then failed: still
+ * the caller's, so no other thread can hold it; held again with r, and not
+ * counted as freed. 1, or 0 when its window is full. */
+int fg_leak_table_put_back(struct fg_leak_table *t, uintptr_t addr, const struct fg_nm_record *r);
 /* Calls f on each address still held, with its record. */
 void fg_leak_table_each(struct fg_leak_table *t, void (*f)(void *ctx, uintptr_t addr, const struct fg_nm_record *r),
                         void *ctx);
