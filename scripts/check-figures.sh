@@ -46,7 +46,7 @@ check_pages() { # root page...
       if [ ! -f "$root/$dir/$file" ]; then
         echo "FAIL $page:$line: [$text] links to $file, which does not exist"
         failed=$((failed + 1))
-      elif [[ $text =~ [0-9] ]] && ! grep -qF -- "$text" "$root/$dir/$file"; then
+      elif [[ $text =~ [0-9] ]] && ! grep -qP -- "(?<![0-9.])\\Q$text\\E(?![0-9]|\\.[0-9])" "$root/$dir/$file"; then
         echo "FAIL $page:$line: figure '$text' is not in $file"
         failed=$((failed + 1))
       else
@@ -66,6 +66,8 @@ self_test() {
   printf 'It costs [1.8%%](results/real.md).\n' >"$tmp/README.md"
   printf 'ok [1.8%%](../results/real.md)\nIt costs [2.1%%](../results/real.md).\n' >"$tmp/docs/bad.md"
   printf 'It costs [1.8%%](../results/gone.md).\n' >"$tmp/docs/gone.md"
+  printf 'It costs [1.8%%](../results/part.md), [2.0](../results/part.md).\n' >"$tmp/docs/part.md"
+  printf 'cpu 11.8%%, wall 2.05\n' >"$tmp/results/part.md"
   printf 'It costs [1.8%%](results/real.md) from docs/.\n' >"$tmp/docs/wrongdir.md"
   check_pages "$tmp" docs/good.md README.md >/dev/null
   [ "$passed" -eq 3 ] && [ "$failed" -eq 0 ] || { echo "FAIL self-test: good markers refused ($passed passed, $failed failed)"; rc=1; }
@@ -75,6 +77,8 @@ self_test() {
     { echo "FAIL self-test: a figure not in its results file passed: $out"; rc=1; }
   check_pages "$tmp" docs/gone.md >/dev/null
   [ "$failed" -eq 1 ] || { echo "FAIL self-test: a marker to a missing results file passed"; rc=1; }
+  check_pages "$tmp" docs/part.md >/dev/null
+  [ "$failed" -eq 2 ] || { echo "FAIL self-test: a figure matched inside a longer number ($failed failed of 2)"; rc=1; }
   check_pages "$tmp" docs/wrongdir.md >/dev/null
   [ "$failed" -eq 1 ] || { echo "FAIL self-test: a marker with a wrong relative path passed"; rc=1; }
   if [ "$rc" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
