@@ -30,13 +30,18 @@ static jobject allocated(JNIEnv *jni, jclass cls, jthread self, jstring name)
   if (!next_id)
     (*jni)->ExceptionClear(jni);
   jclass object_class = (*jni)->GetSuperclass(jni, cls);   /* java.lang.Object */
-  if (!f_name || !f_priority || !f_group || !f_loader || !f_tid || !f_lock || !next_id || !object_class)
+  if (!f_name || !f_priority || !f_group || !f_loader || !f_tid || !f_lock || !next_id || !object_class) {
+    (*jni)->DeleteLocalRef(jni, object_class);   /* NULL is allowed */
     return NULL;
+  }
   jobject lock = (*jni)->AllocObject(jni, object_class);   /* Object() does nothing */
   jobject thread = lock ? (*jni)->AllocObject(jni, cls) : NULL;
   jlong tid = thread ? (*jni)->CallStaticLongMethod(jni, cls, next_id) : 0;
   if (!thread || (*jni)->ExceptionCheck(jni)) {
     (*jni)->ExceptionClear(jni);
+    (*jni)->DeleteLocalRef(jni, thread);
+    (*jni)->DeleteLocalRef(jni, lock);
+    (*jni)->DeleteLocalRef(jni, object_class);
     return NULL;
   }
   jobject group = (*jni)->GetObjectField(jni, self, f_group);
