@@ -2,6 +2,7 @@
  * running. Exit status: 0 done, 1 the agent refused the command (its
  * message is printed), 2 bad arguments or the JVM could not be reached,
  * 3 the JVM is exiting or exited: the command was refused or not run. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -387,6 +388,63 @@ static int event_options(const char *list, char *out, size_t len)
   return at ? 0 : -1;
 }
 
+/* out with each %e replaced by event, into name; 0, or -1 when too long. */
+static int with_event(const char *out, const char *event, char *name, size_t len)
+{
+  size_t at = 0;
+  for (const char *c = out; *c; c++) {
+    const char *piece = c[0] == '%' && c[1] == 'e' ? event : NULL;
+    size_t n = piece ? strlen(piece) : 1;
+    if (at + n >= len)
+      return -1;
+    memcpy(name + at, piece ? piece : c, n);
+    at += n;
+    c += piece != NULL;
+  }
+  name[at] = '\0';
+  return 0;
+}
+
+/* The files of a %e name the agent wrote into fgprof's directory in the
+ * JVM's /tmp (prefix EVENT ext, one an event), each copied out to out with
+ * %e its event, and removed there. 0, or 1 when one could not be copied. */
+static int copy_out_events(struct fg_attach_target *t, int dir, const char *prefix, const char *ext, const char *out)
+{
+  int fd = dup(dir), rc = 0, copied = 0;
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0)
+      close(fd);
+    fprintf(stderr, "fgprof: cannot read fgprof's directory in the JVM's file system: %s\n", strerror(errno));
+    return 1;
+  }
+  size_t lp = strlen(prefix), le = strlen(ext);
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (n <= lp + le || strncmp(e->d_name, prefix, lp) != 0 || strcmp(e->d_name + n - le, ext) != 0)
+      continue;
+    char event[128], to[PATH_MAX], err[4800];
+    snprintf(event, sizeof event, "%.*s", (int)(n - lp - le), e->d_name + lp);
+    if (with_event(out, event, to, sizeof to) != 0) {
+      fprintf(stderr, "fgprof: the file name %s with event %s is too long; not copied\n", out, event);
+      rc = 1;
+    } else if (fg_attach_copy_out(t, dir, e->d_name, to, err, sizeof err) != 0) {
+      fprintf(stderr, "fgprof: %s\n", err);
+      rc = 1;
+    } else {
+      fprintf(stderr, "fgprof: copied the %s profile out of the JVM's file system to %s\n", event, to);
+      copied++;
+    }
+    unlinkat(dir, e->d_name, 0);
+  }
+  closedir(d);
+  if (!copied && !rc) {
+    fprintf(stderr, "fgprof: the JVM wrote no profile to copy out for %s\n", out);
+    rc = 1;
+  }
+  return rc;
+}
+
 /* Profiles t (library as the JVM names it) with settings (interval= and
  * the events) for ms or until Ctrl-C, the profile written to out (ours):
  * a JVM in another root writes it into fgprof's directory in its /tmp,
@@ -394,8 +452,9 @@ static int event_options(const char *list, char *out, size_t len)
 static int profile_for(struct fg_attach_target *t, const char *library, const char *out, const char *settings,
                        long ms)
 {
-  char err[4800], written[96] = "", agent_file[PATH_MAX + 64], start[8192], options[8192];
-  int dir = -1, rc;
+  char err[4800], written[96] = "", agent_file[PATH_MAX + 64], start[8192], options[8192], prefix[32] = "",
+       suffix[48] = "";
+  int dir = -1, rc, per_event = 0;
   snprintf(agent_file, sizeof agent_file, "%s", out);
   if (t->other_mounts) {
     char dir_there[64];
@@ -405,8 +464,12 @@ static int profile_for(struct fg_attach_target *t, const char *library, const ch
       fprintf(stderr, "fgprof: %s\n", err);
       return 2;
     }
-    snprintf(written, sizeof written, "profile-%d%.40s", (int)getpid(), ext ? ext : "");
+    /* %e (a file an event) stays for the agent to expand: each copied out below */
+    per_event = strstr(out, "%e") != NULL;
+    snprintf(written, sizeof written, "profile-%d%s%.40s", (int)getpid(), per_event ? "-%e" : "", ext ? ext : "");
     snprintf(agent_file, sizeof agent_file, "%s/%s", dir_there, written);
+    snprintf(prefix, sizeof prefix, "profile-%d-", (int)getpid());
+    snprintf(suffix, sizeof suffix, "%.40s", ext ? ext : "");
   }
   if (snprintf(start, sizeof start, "start,file=%s,%s", agent_file, settings) >= (int)sizeof start ||
       absolute_options(start, options, sizeof options) != 0)
@@ -422,7 +485,9 @@ static int profile_for(struct fg_attach_target *t, const char *library, const ch
     }
     rc = send_command(t, library, "stop", stderr);
   }
-  if (rc == 0 && dir >= 0) {
+  if (rc == 0 && dir >= 0 && per_event) {
+    rc = copy_out_events(t, dir, prefix, suffix, out);
+  } else if (rc == 0 && dir >= 0) {
     if (fg_attach_copy_out(t, dir, written, out, err, sizeof err) != 0) {
       fprintf(stderr, "fgprof: %s\n", err);
       rc = 1;
@@ -431,7 +496,7 @@ static int profile_for(struct fg_attach_target *t, const char *library, const ch
     }
   }
   if (dir >= 0) {
-    if (written[0])
+    if (written[0] && !per_event)
       unlinkat(dir, written, 0);
     close(dir);
   }

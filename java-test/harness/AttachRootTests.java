@@ -74,6 +74,13 @@ final class AttachRootTests {
       Thread.sleep(700);
       AttachTests.Result r = AttachTests.fgprof(dir, "profile", "--duration", "2s", "--threads", "--file",
           "c.collapsed", Long.toString(pid));
+      /* a file an event (%e): the agent writes each in fgprof's directory there, fgprof copies each out */
+      AttachTests.Result each = AttachTests.fgprof(dir, "profile", "--duration", "1s", "--threads", "--event",
+          "cpu,alloc", "--file", "e-%e.collapsed", Long.toString(pid));
+      List<String> left;
+      try (Stream<Path> s = Files.list(innerX.resolve(".fgagent-65534"))) {
+        left = s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("profile-")).toList();
+      }
       List<String> onHost, inside;
       try (Stream<Path> s = Files.list(hostX)) {
         onHost = s.map(p -> p.getFileName().toString()).toList();
@@ -92,6 +99,13 @@ final class AttachRootTests {
       long hot = IntegrationTests.sum(IntegrationTests.collapsed(dir.resolve("c.collapsed")),
           k -> k.startsWith("[hot tid="));
       IntegrationTests.check(hot >= 100, "the container's profile has " + hot + " hot samples for 2 s");
+      IntegrationTests.check(each.exit() == 0 && Files.exists(dir.resolve("e-cpu.collapsed"))
+          && Files.exists(dir.resolve("e-alloc.collapsed")), "profile --event cpu,alloc --file e-%e.collapsed into "
+          + "the container: " + each);
+      long eachHot = IntegrationTests.sum(IntegrationTests.collapsed(dir.resolve("e-cpu.collapsed")),
+          k -> k.startsWith("[hot tid="));
+      IntegrationTests.check(eachHot >= 50, "the container's cpu profile by %e has " + eachHot + " hot samples for 1 s");
+      IntegrationTests.check(left.isEmpty(), "profiles left in fgprof's directory in the container: " + left);
       System.out.println("    /tmp -> " + x + " inside the root: " + hot + " hot samples brought out, host's " + x
           + " empty, container's holds " + inside + ", 0 thread dumps");
     } finally {
