@@ -30,15 +30,16 @@ static int integer(const char *p, size_t n, size_t *used)
 }
 
 /* At most QUOTED bytes of p[0..n), its trailing line ends and spaces left
- * out, for an error line: control characters and bytes past ASCII (a
- * terminal's escapes) as '?'. */
+ * out, for an error line: a line end inside as a space (the JVM's message
+ * of a failed load is two lines), other control characters and bytes past
+ * ASCII (a terminal's escapes) as '?'. */
 static void printable(const char *p, size_t n, char *out)
 {
   while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
     n--;
   size_t i = 0;
   for (; i < n && i < QUOTED; i++)
-    out[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+    out[i] = p[i] == '\n' ? ' ' : p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
   out[i] = '\0';
 }
 

@@ -46,7 +46,11 @@ static void a_hostile_reply_gets_one_clean_line(void **state)
   assert_int_equal(reply("\x1b[2J\x1b]0;owned\x07\nline two\n", &rc, err, sizeof err), -1);
   assert_null(strchr(err, '\n'));
   assert_null(strchr(err, '\x1b'));
-  assert_string_equal(err, "process 42 answered '?[2J?]0;owned??line two', not an attach status");
+  assert_string_equal(err, "process 42 answered '?[2J?]0;owned? line two', not an attach status");
+  assert_int_equal(reply("100\n/tmp/x/libfgagent.so was not loaded.\n/tmp/x/libfgagent.so: failed to map segment\n",
+                         &rc, err, sizeof err), -1);
+  assert_string_equal(err, "process 42 did not load the agent: /tmp/x/libfgagent.so was not loaded. "
+                           "/tmp/x/libfgagent.so: failed to map segment");
   /* bytes after a NUL are not read as text */
   static const char with_nul[] = "0\n\0return code: 5\n";
   assert_int_equal(fg_attach_reply_parse(with_nul, sizeof with_nul - 1, 42, &rc, err, sizeof err), 0);
