@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "fg/attach_codes.h"
 #include "fg/clock.h"
+#include "fg/profile.h"
 
 static long attach_timeout_ms = 10000;   /* --timeout */
 
@@ -425,7 +426,14 @@ static int copy_out_events(struct fg_attach_target *t, int dir, const char *pref
       continue;
     char event[128], to[PATH_MAX], err[4800];
     snprintf(event, sizeof event, "%.*s", (int)(n - lp - le), e->d_name + lp);
-    if (with_event(out, event, to, sizeof to) != 0) {
+    /* the directory is in the JVM's file system: only an event's name
+     * (letters, digits, '_', ':', '-') becomes part of a name on this side */
+    if (strspn(event, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:-") != strlen(event) ||
+        copied >= FG_STACK_EVENTS + 1) {
+      fprintf(stderr, "fgprof: %s in fgprof's directory in the JVM's file system is no event's profile; not copied\n",
+              e->d_name);
+      rc = 1;
+    } else if (with_event(out, event, to, sizeof to) != 0) {
       fprintf(stderr, "fgprof: the file name %s with event %s is too long; not copied\n", out, event);
       rc = 1;
     } else if (fg_attach_copy_out(t, dir, e->d_name, to, err, sizeof err) != 0) {
