@@ -25,7 +25,8 @@ bench_ran() {
 bench_provenance() {
   local commit
   commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  git diff --quiet HEAD 2>/dev/null || commit="$commit + changes"
+  # results/ is left out: the file being written is one of them
+  git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || commit="$commit + changes"
   echo "Host: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r)." \
     "Commit: $commit. Peers in the same rounds: $1."
 }
