@@ -96,7 +96,7 @@ results_headers() {
       END {
         if (head !~ /[0-9] cores|[Hh]ost:/) printf " host"
         if (head !~ /[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/) printf " date"
-        if (head !~ /(commit|fgagent|at)[ \n]+[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]/) printf " commit"
+        if (head !~ /([Cc]ommit:?|fgagent|at)[ \n]+[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]/) printf " commit"
         if (head !~ /[Pp]eers?[ :]|async-profiler|asprof/) printf " peers"
       }' "$f")
     if [ -n "$missing" ]; then
