@@ -389,23 +389,6 @@ static int event_options(const char *list, char *out, size_t len)
   return at ? 0 : -1;
 }
 
-/* out with each %e replaced by event, into name; 0, or -1 when too long. */
-static int with_event(const char *out, const char *event, char *name, size_t len)
-{
-  size_t at = 0;
-  for (const char *c = out; *c; c++) {
-    const char *piece = c[0] == '%' && c[1] == 'e' ? event : NULL;
-    size_t n = piece ? strlen(piece) : 1;
-    if (at + n >= len)
-      return -1;
-    memcpy(name + at, piece ? piece : c, n);
-    at += n;
-    c += piece != NULL;
-  }
-  name[at] = '\0';
-  return 0;
-}
-
 /* The files of a %e name the agent wrote into fgprof's directory in the
  * JVM's /tmp (prefix EVENT ext, one an event), each copied out to out with
  * %e its event, and removed there. 0, or 1 when one could not be copied. */
@@ -433,7 +416,7 @@ static int copy_out_events(struct fg_attach_target *t, int dir, const char *pref
       fprintf(stderr, "fgprof: %s in fgprof's directory in the JVM's file system is no event's profile; not copied\n",
               e->d_name);
       rc = 1;
-    } else if (with_event(out, event, to, sizeof to) != 0) {
+    } else if (fg_cli_event_path(out, event, to, sizeof to) != 0) {
       fprintf(stderr, "fgprof: the file name %s with event %s is too long; not copied\n", out, event);
       rc = 1;
     } else if (fg_attach_copy_out(t, dir, e->d_name, to, err, sizeof err) != 0) {

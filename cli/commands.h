@@ -15,6 +15,10 @@ int fg_cli_wants_help(int argc, char **argv);
 /* "fgprof[ COMMAND]: WHAT 'VALUE'" and a pointer to --help on stderr; 2. */
 int fg_cli_bad(const char *command, const char *what, const char *value);
 
+/* OUT with each %e replaced by event (the one letter fgprof expands: a file
+ * name's other % are its own) into path. -1 when it does not fit. */
+int fg_cli_event_path(const char *out, const char *event, char *path, size_t len);
+
 /* convert's exit status when IN is bad past what was read: OUT was written
  * from that (a recording of a JVM that crashed is cut short). */
 #define FG_EXIT_CUT 4

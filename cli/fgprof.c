@@ -222,9 +222,7 @@ int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
   return 0;
 }
 
-/* OUT with each %e replaced by event (convert's one letter: a file name's
- * other % are its own). -1 when it does not fit. */
-static int event_path(const char *out, const char *event, char *path, size_t len)
+int fg_cli_event_path(const char *out, const char *event, char *path, size_t len)
 {
   size_t n = 0;
   for (const char *p = out; *p; p++) {
@@ -318,7 +316,7 @@ static int convert_each(const struct args *a, struct fg_profile *in, bool jfr, c
     char path[4096];
     struct fg_profile one;
     fg_profile_init(&one);
-    if (event_path(a->out, name, path, sizeof path) != 0) {
+    if (fg_cli_event_path(a->out, name, path, sizeof path) != 0) {
       fprintf(stderr, "fgprof: output name '%s' is too long once %%e is expanded\n", a->out);
       rc = 2;
     } else if (fg_profile_select(in, (enum fg_stack_event)e, &one) != 0) {
