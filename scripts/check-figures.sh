@@ -81,8 +81,7 @@ self_test() {
   [ "$failed" -eq 2 ] || { echo "FAIL self-test: a figure matched inside a longer number ($failed failed of 2)"; rc=1; }
   check_pages "$tmp" docs/wrongdir.md >/dev/null
   [ "$failed" -eq 1 ] || { echo "FAIL self-test: a marker with a wrong relative path passed"; rc=1; }
-  if [ "$rc" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
-  return "$rc"
+  self_test_verdict "$rc"
 }
 
 # What the header of each results file (the lines before its first table or
@@ -109,19 +108,12 @@ results_headers() {
 }
 
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/docs/pages.sh
+. scripts/docs/pages.sh
 if [ "${1:-}" = --results ]; then
   results_headers
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
   exit
 fi
-if [ "${1:-}" = --self-test ]; then
-  self_test
-  exit
-fi
-if [ $# -eq 0 ]; then
-  set -- README.md $(find docs -name '*.md' | sort)
-fi
-check_pages . "$@"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pages_check_main "$@"

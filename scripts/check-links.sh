@@ -72,18 +72,10 @@ self_test() {
   printf 'see [it](absent.md) and [that](#nowhere)\n' >"$tmp/docs/deadlinks.md"
   check_pages "$tmp" docs/deadlinks.md >/dev/null
   [ "$failed" -eq 2 ] || { echo "FAIL self-test: a link to a missing page or section passed"; rc=1; }
-  if [ "$rc" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
-  return "$rc"
+  self_test_verdict "$rc"
 }
 
 cd "$(dirname "$0")/.."
-if [ "${1:-}" = --self-test ]; then
-  self_test
-  exit
-fi
-if [ $# -eq 0 ]; then
-  set -- README.md $(find docs -name '*.md' | sort)
-fi
-check_pages . "$@"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# shellcheck source=scripts/docs/pages.sh
+. scripts/docs/pages.sh
+pages_check_main "$@"

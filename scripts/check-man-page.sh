@@ -12,6 +12,8 @@
 # list of commands); exit status 1 on a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/docs/pages.sh
+. scripts/docs/pages.sh
 
 # The option names in standard input, one a line, sorted, --help left out.
 flags() { grep -oE -- '--[a-z][a-z-]*' | grep -vx -- '--help' | sort -u; }
@@ -88,8 +90,8 @@ if [ "${1:-}" = --self-test ]; then
   out=$(check build/fgprof "$tmp/fgprof.1")
   [[ $out == *"FAIL diff: in fgprof diff --help, not in $tmp/fgprof.1: --alpha"* ]] ||
     { echo "FAIL self-test: a man page without diff's --alpha passed: $out"; rc=1; }
-  if [ "$rc" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
-  exit "$rc"
+  self_test_verdict "$rc"
+  exit
 fi
 
 check "${1:-build/fgprof}" "${2:-docs/fgprof.1}"

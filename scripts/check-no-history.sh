@@ -60,18 +60,10 @@ self_test() {
   out=$(check_pages "$tmp" docs/date.md docs/hash.md; echo "$failed")
   [[ $out == *"docs/date.md:1: '2026-11-29'"*"docs/hash.md:2: 'a1b2c3d'"*$'\n'2 ]] ||
     { echo "FAIL self-test: a date or a hash passed: $out"; rc=1; }
-  if [ "$rc" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
-  return "$rc"
+  self_test_verdict "$rc"
 }
 
 cd "$(dirname "$0")/.."
-if [ "${1:-}" = --self-test ]; then
-  self_test
-  exit
-fi
-if [ $# -eq 0 ]; then
-  set -- README.md $(find docs -name '*.md' | sort)
-fi
-check_pages . "$@"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# shellcheck source=scripts/docs/pages.sh
+. scripts/docs/pages.sh
+pages_check_main "$@"
