@@ -228,83 +228,48 @@ static inline void after_wait(uint64_t ns, uintptr_t pc, uintptr_t sp, uintptr_t
 /* Time only a contended lock: the try first (a lock got at once is no wait).
  * A try's other answers (EOWNERDEAD of a robust mutex: taken; EDEADLK,
  * EINVAL, EAGAIN) are the lock's own. */
+#define TIMED_WHEN_CONTENDED(try_call, real_call)                                        \
+  do {                                                                                   \
+    if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)     \
+      return real_call;                                                                  \
+    int rc_ = try_call;                                                                  \
+    if (rc_ != EBUSY)                                                                    \
+      return rc_;                                                                        \
+    uint64_t start_ = fg_clock_ns(CLOCK_MONOTONIC);                                      \
+    rc_ = real_call;                                                                     \
+    after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start_, CALLER_REGS); /* the hook's frame */ \
+    return rc_;                                                                          \
+  } while (0)
+
 __attribute__((noinline)) int fg_nm_mutex_lock(pthread_mutex_t *m)
 {
-  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
-    return real_mutex_lock(m);
-  int rc = pthread_mutex_trylock(m);
-  if (rc != EBUSY)
-    return rc;
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  rc = real_mutex_lock(m);
-  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
-  return rc;
+  TIMED_WHEN_CONTENDED(pthread_mutex_trylock(m), real_mutex_lock(m));
 }
 
 __attribute__((noinline)) int fg_nm_rdlock(pthread_rwlock_t *l)
 {
-  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
-    return real_rdlock(l);
-  int rc = pthread_rwlock_tryrdlock(l);
-  if (rc != EBUSY)
-    return rc;
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  rc = real_rdlock(l);
-  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
-  return rc;
+  TIMED_WHEN_CONTENDED(pthread_rwlock_tryrdlock(l), real_rdlock(l));
 }
 
 __attribute__((noinline)) int fg_nm_wrlock(pthread_rwlock_t *l)
 {
-  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
-    return real_wrlock(l);
-  int rc = pthread_rwlock_trywrlock(l);
-  if (rc != EBUSY)
-    return rc;
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  rc = real_wrlock(l);
-  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
-  return rc;
+  TIMED_WHEN_CONTENDED(pthread_rwlock_trywrlock(l), real_wrlock(l));
 }
 
 /* The timed ones: a wait that timed out (ETIMEDOUT) was a wait all the same. */
 __attribute__((noinline)) int fg_nm_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until)
 {
-  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
-    return real_mutex_timedlock(m, until);
-  int rc = pthread_mutex_trylock(m);
-  if (rc != EBUSY)
-    return rc;
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  rc = real_mutex_timedlock(m, until);
-  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
-  return rc;
+  TIMED_WHEN_CONTENDED(pthread_mutex_trylock(m), real_mutex_timedlock(m, until));
 }
 
 __attribute__((noinline)) int fg_nm_timedrdlock(pthread_rwlock_t *l, const struct timespec *until)
 {
-  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
-    return real_timedrdlock(l, until);
-  int rc = pthread_rwlock_tryrdlock(l);
-  if (rc != EBUSY)
-    return rc;
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  rc = real_timedrdlock(l, until);
-  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
-  return rc;
+  TIMED_WHEN_CONTENDED(pthread_rwlock_tryrdlock(l), real_timedrdlock(l, until));
 }
 
 __attribute__((noinline)) int fg_nm_timedwrlock(pthread_rwlock_t *l, const struct timespec *until)
 {
-  if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)
-    return real_timedwrlock(l, until);
-  int rc = pthread_rwlock_trywrlock(l);
-  if (rc != EBUSY)
-    return rc;
-  uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
-  rc = real_timedwrlock(l, until);
-  after_wait(fg_clock_ns(CLOCK_MONOTONIC) - start, CALLER_REGS);
-  return rc;
+  TIMED_WHEN_CONTENDED(pthread_rwlock_trywrlock(l), real_timedwrlock(l, until));
 }
 
 /* System.load and loadLibrary: libjava's call into the JVM, which dlopens
