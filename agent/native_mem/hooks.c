@@ -99,7 +99,7 @@ static inline void before_free(void *p)
   if (p && atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed) &&
       fg_leak_table_take(&fg_nm.leaks, (uintptr_t)p, &r)) {
     int saved = errno;
-    fg_nm_freed((uintptr_t)p, &r);
+    fg_nm_freed((uintptr_t)p, &r, fg_clock_ns(CLOCK_MONOTONIC));
     errno = saved;
   }
 }
@@ -121,14 +121,21 @@ __attribute__((noinline)) void *fg_nm_calloc(size_t n, size_t size)
 /* A realloc's old block: taken out of leak's table before the call (once
  * freed, its address may be another thread's), and after it either freed
  * or, when the call failed and old is still the caller's, put back: no
- * other thread can be given an address still allocated. */
-static inline int take_moved(void *old, struct fg_nm_record *r)
+ * other thread can be given an address still allocated. Its free time is
+ * read before the call: the call frees it, and another thread may be given
+ * the address and record that allocation before this one returns. */
+static inline int take_moved(void *old, struct fg_nm_record *r, uint64_t *freed_ns)
 {
-  return old && atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed) &&
-         fg_leak_table_take(&fg_nm.leaks, (uintptr_t)old, r);
+  if (!old || !atomic_load_explicit(&fg_nm.leak_on, memory_order_relaxed) ||
+      !fg_leak_table_take(&fg_nm.leaks, (uintptr_t)old, r))
+    return 0;
+  int saved = errno;
+  *freed_ns = fg_clock_ns(CLOCK_MONOTONIC);
+  errno = saved;
+  return 1;
 }
 
-static inline void moved(void *old, int taken, struct fg_nm_record *r, int failed)
+static inline void moved(void *old, int taken, struct fg_nm_record *r, uint64_t freed_ns, int failed)
 {
   if (!taken)
     return;
@@ -136,7 +143,7 @@ static inline void moved(void *old, int taken, struct fg_nm_record *r, int faile
   if (failed)
     fg_leak_table_put_back(&fg_nm.leaks, (uintptr_t)old, r);
   else
-    fg_nm_freed((uintptr_t)old, r);
+    fg_nm_freed((uintptr_t)old, r, freed_ns);
   errno = saved;
 }
 
@@ -144,9 +151,10 @@ __attribute__((noinline)) void *fg_nm_realloc(void *old, size_t size)
 {
   /* a realloc is a new allocation of size bytes; realloc(old, 0) frees old and gives NULL */
   struct fg_nm_record r;
-  int taken = take_moved(old, &r);
+  uint64_t freed_ns = 0;
+  int taken = take_moved(old, &r, &freed_ns);
   void *p = real_realloc(old, size);
-  moved(old, taken, &r, !p && size != 0);
+  moved(old, taken, &r, freed_ns, !p && size != 0);
   after_alloc(p, size, CALLER_REGS);
   return p;
 }
@@ -204,9 +212,10 @@ __attribute__((noinline)) void *fg_nm_pvalloc(size_t size)
 __attribute__((noinline)) void *fg_nm_reallocarray(void *old, size_t n, size_t size)
 {
   struct fg_nm_record r;
-  int taken = take_moved(old, &r);
+  uint64_t freed_ns = 0;
+  int taken = take_moved(old, &r, &freed_ns);
   void *p = real_reallocarray(old, n, size);
-  moved(old, taken, &r, !p && n != 0 && size != 0);   /* an overflowing product fails, old kept */
+  moved(old, taken, &r, freed_ns, !p && n != 0 && size != 0);   /* an overflowing product fails, old kept */
   after_alloc(p, n * size, CALLER_REGS);   /* p is NULL when the product overflows */
   return p;
 }
@@ -356,7 +365,7 @@ int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *fai
     return -1;
   Dl_info self;
   uintptr_t own = dladdr((void *)fg_nm_hooks_patch, &self) ? (uintptr_t)self.dli_fbase : 0;
-  struct fg_import_patch_counts c = {0};
+  struct fg_import_patch_counts c = {0}, first = {0};
   pthread_mutex_lock(&patching);
   if (how == FG_NM_PATCH_START)
     __atomic_store_n(&fg_nm.patched, 1, __ATOMIC_RELEASE);
@@ -371,7 +380,17 @@ int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *fai
       if (hooks[i].original && (kind & kinds))
         use[n++] = hooks[i];
     }
+    if (how != FG_NM_PATCH_RESTORE) {   /* the frees first: a block a hook saw allocated, no slot frees unseen */
+      struct fg_import_hook frees[3];
+      int k = 0;
+      for (int i = 0; i < n; i++)
+        if (use[i].hook == (void *)fg_nm_free || use[i].hook == (void *)fg_nm_realloc ||
+            use[i].hook == (void *)fg_nm_reallocarray)
+          frees[k++] = use[i];
+      fg_import_patch(frees, k, own, 0, &first);
+    }
     fg_import_patch(use, n, own, how == FG_NM_PATCH_RESTORE, &c);
+    c.slots += first.slots;   /* a foreign or failed slot the second pass meets again and counts */
   }
   pthread_mutex_unlock(&patching);
   if (slots)

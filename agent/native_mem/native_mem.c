@@ -109,6 +109,15 @@ void fg_nm_record(int event, uintptr_t addr, uint64_t weight, uint64_t calls, ui
   };
   int kept;
   if (event == FG_STACK_NATIVEMEM && atomic_load_explicit(&m->leak_on, memory_order_relaxed)) {
+    /* The address held already: malloc gives a live address to no one, so
+     * its free went by no hook (libc's own calls free and realloc inside
+     * libc; a library's free slot not patched yet while its malloc slot
+     * is). Freed before this allocation returned, so before r's time. */
+    struct fg_nm_record stale;
+    if (fg_leak_table_take(&m->leaks, addr, &stale)) {
+      atomic_fetch_add_explicit(&m->frees_late, 1, memory_order_relaxed);
+      fg_nm_freed(addr, &stale, r.time_ns - 1);
+    }
     kept = fg_leak_table_insert(&m->leaks, addr, &r);
   } else {
     kept = fg_nm_queue_push(&m->queue, &r);
@@ -120,13 +129,13 @@ void fg_nm_record(int event, uintptr_t addr, uint64_t weight, uint64_t calls, ui
   atomic_fetch_sub(&m->inflight, 1);
 }
 
-void fg_nm_freed(uintptr_t addr, struct fg_nm_record *r)
+void fg_nm_freed(uintptr_t addr, struct fg_nm_record *r, uint64_t freed_ns)
 {
   struct fg_native_mem *m = &fg_nm;
   atomic_fetch_add(&m->inflight, 1);
   if (atomic_load(&m->leak_on)) {   /* else the session stopped meanwhile: its queue is done with */
     r->addr = addr;
-    r->freed_ns = fg_clock_ns(CLOCK_MONOTONIC);
+    r->freed_ns = freed_ns;
     if (!fg_nm_queue_push(&m->queue, r))
       atomic_fetch_add_explicit(&m->frees_unrecorded, 1, memory_order_relaxed);
     else if (fg_nm_queue_used(&m->queue) > (m->queue.mask + 1) / 2)
@@ -209,6 +218,7 @@ int fg_native_mem_start(struct fg_agent *a, char *msg, size_t len)
   }
   atomic_store(&m->leak_flush, 0);
   atomic_store(&m->frees_unrecorded, 0);
+  atomic_store(&m->frees_late, 0);
   m->interval = o->nativemem_bytes;
   m->lock_ns = o->nativelock_ns;
   atomic_fetch_add(&m->session, 1);
@@ -375,6 +385,7 @@ void fg_native_mem_drain(struct fg_drainer *d)
     struct fg_event_stats *es = fg_stats_event(st, FG_STACK_NATIVEMEM);
     es->freed += atomic_exchange(&m->leaks.freed, 0);
     es->frees_unrecorded = atomic_load(&m->frees_unrecorded) + d->profile->trail.dropped;
+    es->frees_late = atomic_load(&m->frees_late);
   }
   take_counts(fg_stats_event(st, FG_STACK_NATIVELOCK), &m->lock);
 }

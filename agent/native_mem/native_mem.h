@@ -72,6 +72,7 @@ struct fg_native_mem {
   struct fg_nm_counts mem, lock;
   _Atomic uint64_t leak_flush;   /* 1: the stop asks the drainer's last pass for the table */
   _Atomic uint64_t frees_unrecorded;   /* leak: frees of sampled allocations the queue had no room for */
+  _Atomic uint64_t frees_late;         /* leak: held addresses malloc gave again: their frees went unseen */
   uint64_t loads_seen;           /* dlpi_adds when the objects were last patched */
   uint32_t patched_slots, foreign_slots, patch_failed;
   int patched;                   /* the import slots point at the hooks (set and cleared under the patching lock) */
@@ -101,8 +102,10 @@ int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *fai
 void fg_nm_record(int event, uintptr_t addr, uint64_t weight, uint64_t calls, uintptr_t pc, uintptr_t sp,
                   uintptr_t fp);
 /* leak: the sampled allocation at addr (its record r, taken out of leak's
- * table) freed now: queued for the profile's trail (the recording's
- * profiler.Free), or counted in frees_unrecorded. */
-void fg_nm_freed(uintptr_t addr, struct fg_nm_record *r);
+ * table) freed at freed_ns: queued for the profile's trail (the recording's
+ * profiler.Free), or counted in frees_unrecorded. freed_ns is read before
+ * the block goes back to the allocator: once it has, another thread may be
+ * given the address and record its allocation, which must come later. */
+void fg_nm_freed(uintptr_t addr, struct fg_nm_record *r, uint64_t freed_ns);
 
 #endif

@@ -62,6 +62,10 @@ static int write_nativemem(FILE *out, const struct fg_event_stats *e, uint64_t m
   if (e->leak && fprintf(out, "  freed:             %" PRIu64 " (%.2f%%) freed before the end: not leaks\n", e->freed,
                          pct(e->freed, e->taken)) < 0)
     return -1;
+  if (e->leak && e->frees_late &&
+      fprintf(out, "  frees seen late:   %" PRIu64 " of them freed where no hook sees it (inside libc, or a library "
+                   "loaded since and not patched yet), found when malloc gave the address again\n", e->frees_late) < 0)
+    return -1;
   if (e->leak && e->frees_unrecorded &&
       fprintf(out, "  frees unrecorded:  %" PRIu64 " of them not in a .jfr, allocation and free (its budget of "
                    "524288 spent, or the queue full): its leaks are whole, its allocations short\n",

@@ -130,6 +130,29 @@ JNIEXPORT jlong JNICALL Java_NativeMem_run(JNIEnv *env, jclass cls, jint site, j
   return done;
 }
 
+/* n blocks of 30 000 bytes (small enough for jemalloc's thread cache)
+ * freed through a pointer dlsym gave, which no import slot holds: a free
+ * no hook sees, as libc's own are. Each is followed by an allocation of
+ * the same size, which the allocator usually places at the freed address,
+ * and its free, both seen. The number of allocations given the
+ * unseen-freed address back. */
+NOINLINE void *nm_site_freed_unseen(size_t n) { void *p = malloc(n); touch(p); return p; }
+JNIEXPORT jint JNICALL Java_NativeMem_unseenFrees(JNIEnv *env, jclass cls, jint n)
+{
+  (void)env;
+  (void)cls;
+  void (*hidden_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+  jint again = 0;
+  for (jint i = 0; hidden_free && i < n; i++) {
+    void *p = nm_site_freed_unseen(30000);
+    hidden_free(p);
+    void *q = nm_site_freed_unseen(30000);
+    again += q && q == p;
+    free(q);
+  }
+  return again;
+}
+
 /* A library of our own loaded, called (it mallocs and frees) and unloaded n times. */
 JNIEXPORT jint JNICALL Java_NativeMem_dlcycle(JNIEnv *env, jclass cls, jstring path, jint n)
 {
