@@ -58,8 +58,9 @@ through() { awk -v f="$2" '{ n = $NF; if (index(";" $0, ";" f ";")) s += n } END
 {
   echo "# alloc and lock: their cost and their truth, beside async-profiler"
   echo
-  bench_ran bench-alloc-lock.sh "$rounds"
-  echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD)$([ -n "${ASPROF:-}" ] && echo ", async-profiler from $ASPROF"). Every mode ran"
+  bench_provenance "$(bench_asprof "${ASPROF:-}")"
+  echo
+  echo "$(bench_ran bench-alloc-lock.sh "$rounds"). Every mode ran"
   echo "$rounds times, interleaved, with -Xms1g -Xmx1g -XX:+AlwaysPreTouch. *cost*: the workload's own time for its"
   echo "fixed work, the median (95% interval of the median) and its ratio to no profiler's median."
   echo "*sites*: each allocation site's share of the bytes profiled (the workload's counted shares"

@@ -28,8 +28,7 @@ none=$(median "$work/none")
   echo
   bench_provenance "none"
   echo
-  bench_ran bench-clocks.sh "$rounds"
-  echo "kernel $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a virtual machine'). Two threads pinned to one CPU pass a byte"
+  echo "$(bench_ran bench-clocks.sh "$rounds")$(grep -q hypervisor /proc/cpuinfo && echo ', a virtual machine'). Two threads pinned to one CPU pass a byte"
   echo "back and forth over pipes, 20 000 rounds a run (two context switches a round), each thread with"
   echo "the clock named; the clocks interleaved, $rounds runs each. *round*: the median time of a round"
   echo "(and the runs' range); *a switch*: what the clock adds to each context switch, half the"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Conversion speed: a deterministic profile of 100 000 unique stacks (10 to 40
-# frames, 3000 method names) converted by fgprof to every format, and the
-# flame graph's load-and-draw time in headless Chromium. Medians of 5 runs
-# (3 for the browser). Writes results/convert.md.
-# Environment: STACKS (default 100000).
+# frames, 3000 method names) converted by fgprof to every format and, when
+# ASPROF_CONVERTER names async-profiler's jfr-converter.jar, by it to the two
+# formats it writes from collapsed text (HTML, collapsed), in the same rounds:
+# each round runs every conversion once, 5 rounds, medians and their ratio. Then
+# the flame graph's load-and-draw time in headless Chromium (median of 3).
+# Writes results/convert.md.
+# Environment: STACKS (default 100000), ASPROF_CONVERTER=/path/jfr-converter.jar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/bench/machine.sh
@@ -33,31 +36,50 @@ time_ms() { # command...
   echo $(((t1 - t0) / 1000000))
 }
 
-echo "bench-convert: $stacks stacks, $(wc -c <"$work/in.collapsed") bytes of collapsed input"
-declare -A ms size
-for ext in html pb.gz speedscope.json collapsed txt; do
-  ms[$ext]=$(for r in 1 2 3 4 5; do time_ms build/fgprof convert "$work/in.collapsed" "$work/out.$ext"; done | median)
-  size[$ext]=$(wc -c <"$work/out.$ext")
-  echo "  .$ext: ${ms[$ext]} ms, ${size[$ext]} bytes"
+java=$(ls -d /usr/lib/jvm/java-17-openjdk-*/bin/java | head -n 1)
+asprof=${ASPROF_CONVERTER:-}
+[ -f "$asprof" ] || asprof=""
+# a conversion is TOOL:EXT; async-profiler's reads collapsed text into HTML or collapsed only
+convs=(fgprof:html fgprof:pb.gz fgprof:speedscope.json fgprof:collapsed fgprof:txt)
+[ -n "$asprof" ] && convs+=(asprof:html asprof:collapsed)
+convert() { # TOOL EXT
+  case $1 in
+    fgprof) build/fgprof convert "$work/in.collapsed" "$work/$1.$2" ;;
+    asprof) "$java" -jar "$asprof" "$work/in.collapsed" "$work/$1.$2" ;;
+  esac
+}
+echo "bench-convert: $stacks stacks, $(wc -c <"$work/in.collapsed") bytes of collapsed input, ${convs[*]}"
+declare -A times ms size
+for r in 1 2 3 4 5; do
+  for c in "${convs[@]}"; do times[$c]+="$(time_ms convert "${c%%:*}" "${c#*:}") "; done
 done
-load=$(for r in 1 2 3; do node tests/tools/flamegraph-browser.mjs "$work/out.html" time | sed -n 's/^LOAD_MS //p'; done | median)
+for c in "${convs[@]}"; do
+  ms[$c]=$(tr ' ' '\n' <<<"${times[$c]}" | grep . | median)
+  size[$c]=$(wc -c <"$work/${c%%:*}.${c#*:}")
+  echo "  $c: ${ms[$c]} ms (${times[$c]}), ${size[$c]} bytes"
+done
+load=$(for r in 1 2 3; do node tests/tools/flamegraph-browser.mjs "$work/fgprof.html" time | sed -n 's/^LOAD_MS //p'; done | median)
 echo "  browser load and first draw: $load ms"
 
 mkdir -p results
 {
   echo "# Conversion speed"
   echo
-  bench_provenance "none"
+  bench_provenance "$(bench_asprof "$asprof")"
   echo
-  echo "Measured by \`scripts/bench-convert.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores (a shared machine)."
+  echo "Measured by $(bench_ran bench-convert.sh)."
   echo "Input: $stacks unique stacks of 10 to 40 frames ($(wc -c <"$work/in.collapsed") bytes of collapsed text),"
-  echo "generated with a fixed seed. Times are the whole \`fgprof convert\` process (read, parse, aggregate, write),"
-  echo "median of 5 runs."
+  echo "generated with a fixed seed. Times are the whole converting process (read, parse, aggregate, write;"
+  echo "for async-profiler's jfr-converter.jar, the JVM's start too), the median of 5 rounds, each round"
+  echo "running every conversion once; *runs*: each round's. *ratio*: async-profiler's median over fgprof's"
+  echo "for the same output (async-profiler converts collapsed text to HTML and collapsed only)."
   echo
-  echo "| output | time | size |"
-  echo "|---|---|---|"
-  for ext in html pb.gz speedscope.json collapsed txt; do
-    echo "| .$ext | ${ms[$ext]} ms | ${size[$ext]} bytes |"
+  echo "| converter | output | time | ratio | runs (ms) | size |"
+  echo "|---|---|---|---|---|---|"
+  for c in "${convs[@]}"; do
+    tool=${c%%:*} ext=${c#*:} ratio=-
+    [ "$tool" = asprof ] && ratio=$(awk -v a="${ms[$c]}" -v b="${ms[fgprof:$ext]}" 'BEGIN { printf "%.2fx", a / b }')
+    echo "| $([ "$tool" = asprof ] && echo "async-profiler" || echo fgprof) | .$ext | ${ms[$c]} ms | $ratio | ${times[$c]% } | ${size[$c]} bytes |"
   done
   echo
   echo "The flame graph opened in headless Chromium (1400x900): $load ms from navigation to the first"

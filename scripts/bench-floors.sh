@@ -38,7 +38,7 @@ done
   echo
   bench_provenance "none"
   echo
-  echo "Measured by \`scripts/bench-floors.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r)."
+  echo "Measured by $(bench_ran bench-floors.sh)."
   echo "\`build/floors_paired $rounds $block 1000\` (scripts/bench/floors_paired.c): integer mixing on one"
   echo "thread in blocks of fixed work, each block under one mechanism (its counter enabled for the"
   echo "block alone), every mechanism and nothing once a round in a shuffled order, $rounds rounds, 1 ms"

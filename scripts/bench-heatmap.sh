@@ -64,8 +64,9 @@ rows+=("$(row real "$work/real.jfr")")
 {
   echo "# Heatmap pages of a day and of a real run"
   echo
-  echo "$(bench_ran bench-heatmap.sh "$hours $minutes") load average $(cut -d' ' -f1-3 /proc/loadavg) at the end, commit $(git rev-parse --short HEAD)."
-  echo "Peers in the same run: async-profiler's converter ($(basename "${ASPROF_CONVERTER:-none}"))."
+  bench_provenance "$(bench_asprof "${ASPROF_CONVERTER:-}")"
+  echo
+  echo "Measured by $(bench_ran bench-heatmap.sh "$hours $minutes")."
   echo
   echo "- day: \`build/gen_day_jfr $hours 8\`, a made-up busy service, 8 threads at 10 ms, an anomaly every hour."
   echo "- real: the Demo workload under fgagent (\`interval=10ms\`) for $minutes minutes."

@@ -70,7 +70,7 @@ done
   echo
   bench_provenance "none"
   echo
-  echo "Written by scripts/bench-javac.sh on $(date -u +%Y-%m-%d). JDK: $("$java_home/bin/java" -version 2>&1 | head -n 1)."
+  echo "Written by $(bench_ran bench-javac.sh). JDK: $("$java_home/bin/java" -version 2>&1 | head -n 1)."
   echo "javac (\`-m java.xml\`, $files files from the JDK's src.zip) at interval=1ms, event=cpu, $runs runs per mode,"
   echo "modes interleaved. *failed* counts the failure frames [unknown_Java], [not_walkable_Java],"
   echo "[not_walkable_not_Java] and [unknown_not_Java]; *main* is the same share among the main thread's"

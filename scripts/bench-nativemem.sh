@@ -145,8 +145,9 @@ rounds_of() {
 {
   echo "# nativemem: its cost beside async-profiler's"
   echo
-  bench_ran bench-nativemem.sh "$rounds $h2_rounds"
-  echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD)$([ -f "$asprof" ] && echo ", async-profiler from $asprof")."
+  bench_provenance "$(bench_asprof "$asprof")"
+  echo
+  echo "Measured by $(bench_ran bench-nativemem.sh "$rounds $h2_rounds")."
   echo "DeflateChurn $iterations (a new Deflater a 4 KB block: some 270 KB in five or six mallocs each, 10.6 GB in"
   echo "all), every mode $rounds times, interleaved, each writing a .jfr. *CPU ms*: the loop's thread's CPU time"
   echo "for its fixed work (where the hooks run), *wall ms*: its wall time, each the median (95% interval of the"

@@ -156,9 +156,9 @@ mkdir -p results
   echo
   bench_provenance "none"
   echo
-  echo "Measured by \`scripts/bench-overhead.sh\` on $(date -u +%Y-%m-%d) (JVM_WORK=\"${workloads[*]}\""
-  echo "JVM_MODES=\"${jvm_modes[*]}\" FLOOR_MODES=\"${floor_modes[*]}\"), $(nproc) cores,"
-  echo "kernel $(uname -r), $("$java_home/bin/java" -version 2>&1 | head -n 1)."
+  echo "Measured by $(bench_ran bench-overhead.sh) (JVM_WORK=\"${workloads[*]}\""
+  echo "JVM_MODES=\"${jvm_modes[*]}\" FLOOR_MODES=\"${floor_modes[*]}\"),"
+  echo "$("$java_home/bin/java" -version 2>&1 | head -n 1)."
   echo "Fixed work timed by the workload itself, $rounds rounds, every configuration once per round in"
   echo "rotated order. *Ratio*: median work time / median work time with nothing; *per-round*: the"
   echo "lowest and highest of each round's time / that round's run with nothing. *Process CPU*: the"

@@ -121,7 +121,7 @@ mkdir -p results
   echo
   bench_provenance "none"
   echo
-  echo "Measured by \`scripts/bench-paired.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r),"
+  echo "Measured by $(bench_ran bench-paired.sh),"
   echo "$("$java_home/bin/java" -version 2>&1 | head -n 1); fgagent \`$fg_options\` ($fgagent), the floor agent"
   echo "\`$floor_options\` ($(floor_words "$floor_options")). \`PairedBench KIND\` times short blocks of fixed work on one thread of one"
   echo "JVM, each after three times its work untimed in its mode, with nothing, the floor agent and fgagent"

@@ -41,8 +41,7 @@ notes=$(sed -n '/^<!-- notes -->$/,$p' "$out" 2>/dev/null || true)   # written b
   echo
   bench_provenance "none"
   echo
-  echo "Written by scripts/bench-parts.sh on $(date -u +%Y-%m-%d), 2 cores (a shared machine), $(uname -r),"
-  echo "$("$java_home/bin/java" -version 2>&1 | head -n 1), fgagent $(git rev-parse --short HEAD 2>/dev/null || echo '?')."
+  echo "Written by $(bench_ran bench-parts.sh), $("$java_home/bin/java" -version 2>&1 | head -n 1)."
   echo
   echo "build/libfgagent-parts.so (the agent built with FG_HANDLER_PARTS) profiles \`Bench KIND\`"
   echo "(java-test/workloads/Bench.java) at \`event=cpu,interval=1ms\`, about 6 s of work after warm-up;"

@@ -79,8 +79,9 @@ run() {
 {
   echo "# Real programs from start to end: what fgagent costs them, beside async-profiler"
   echo
-  bench_ran bench-real.sh "$rounds"
-  echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD)$([ -n "${ASPROF:-}" ] && echo ", async-profiler from $ASPROF")."
+  bench_provenance "$(bench_asprof "${ASPROF:-}")"
+  echo
+  echo "Measured by $(bench_ran bench-real.sh "$rounds")."
   echo "H2 runs scripts/bench/h2-work.sql in memory; javac compiles the $module module from the running"
   echo "JDK's src.zip; both -Xms512m -Xmx512m. Every mode ran $rounds times, interleaved. *wall*: the process's wall"
   echo "time for the run, *CPU*: its user and system time, each the median (95% interval of the median)"

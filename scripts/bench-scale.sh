@@ -69,10 +69,9 @@ value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 {
   echo "# The sampler at scale: many threads, ending, starting, hopping CPUs, handing off, virtual, retransformed"
   echo
-  bench_provenance "$([ -n "${ASPROF:-}" ] && echo "async-profiler ($ASPROF)" || echo none)"
+  bench_provenance "$(bench_asprof "$([[ " ${modes[*]} " == *" asprof "* ]] && echo "$ASPROF")")"
   echo
-  bench_ran bench-scale.sh "$rounds"
-  echo "kernel $(uname -r), fgagent $(git rev-parse --short HEAD), interval 1 ms. Each case ran $rounds times in each mode,"
+  echo "$(bench_ran bench-scale.sh "$rounds"), interval 1 ms. Each case ran $rounds times in each mode,"
   echo "the modes interleaved. *time*: the workload's own clock for the part a profiler can slow (the"
   echo "median, and its ratio to no profiler's median); *rate*: the worker threads' samples over their own"
   echo "CPU time / 1 ms (for virtual threads, the carriers' samples per 1 ms of the process's CPU is not"

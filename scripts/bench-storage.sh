@@ -50,7 +50,7 @@ stacks=$(sed -n 's/^ *stack storage: *\([0-9]*\) distinct stacks in \([0-9.]*\) 
   echo
   bench_provenance "none"
   echo
-  echo "Written by scripts/bench-storage.sh on $(date -u +%Y-%m-%d), 2 cores (a shared machine)."
+  echo "Written by $(bench_ran bench-storage.sh)."
   echo
   echo "## The storage code, without a JVM"
   echo

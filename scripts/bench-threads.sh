@@ -31,7 +31,6 @@ if [ -z "${JDKS:-}" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 rows=()
 for home in $JDKS; do
   version=$("$home/bin/java" -version 2>&1 | sed -n '1s/.*version "\([^"]*\)".*/\1/p')
@@ -82,15 +81,12 @@ for home in $JDKS; do
     grep -q "^fgagent: .*error\|SIGSEGV\|hs_err" "$run/stderr.log" && { echo "bench-threads: the run failed:" >&2; tail -n 20 "$run/stderr.log" >&2; exit 1; }
   done
 done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 {
   echo "# A JVM that lives for months: 100 000 threads"
   echo
   bench_provenance "none"
   echo
-  echo "Written by scripts/bench-threads.sh (\`make bench-threads\`) on $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
-  echo "$(git rev-parse --short HEAD), $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)),"
-  echo "Linux $(uname -r). Load average (1, 5, 15 min) $load_before before the runs, $load_after after."
+  echo "Written by $(bench_ran bench-threads.sh) (\`make bench-threads\`)."
   echo
   echo "\`MonthsOfThreads $threads 64 200 25 $limit\`: $threads threads started and ended, 64 at a time, every 200th"
   echo "computing 25 ms, beside a thread computing all along and one computing 0.2 ms between sleeps of 0.1 ms;"

@@ -34,7 +34,7 @@ notes=$(sed -n '/^<!-- notes -->$/,$p' results/walk.md 2>/dev/null || true)   # 
   echo
   bench_provenance "none"
   echo
-  echo "Written by scripts/bench-walk.sh on $(date -u +%Y-%m-%d), 2 cores (a shared machine)."
+  echo "Written by $(bench_ran bench-walk.sh)."
   echo
   echo "build/bench_walk PHYSICAL KIND: fgagent's own walker (walker=vm, fg_walk_stack) over a compiled"
   echo "leaf interrupted in its body under PHYSICAL compiled frames that each inlined a callee (two Java"

@@ -99,9 +99,9 @@ out=results/walker.md
 {
   echo "# The walkers on real programs: $(printf 'walker=%s ' "${walkers[@]}")"
   echo
-  bench_provenance "$([ -n "${ASPROF:-}" ] && echo "async-profiler ($ASPROF)" || echo none)"
+  bench_provenance "$(bench_asprof "$([[ " ${walkers[*]} " == *" asprof "* ]] && echo "${ASPROF:-}")")"
   echo
-  echo "Written by scripts/bench-walker.sh on $(date -u +%Y-%m-%d), $runs runs per walker, interleaved, interval=1ms,"
+  echo "Written by $(bench_ran bench-walker.sh), $runs runs per walker, interleaved, interval=1ms,"
   echo "event=cpu, default options otherwise (native frames, recovery). javac compiles java.xml (the JDK's"
   echo "src.zip); H2 (Debian libh2-java) runs scripts/bench/h2-work.sql in memory. *failed* counts samples"
   echo "with a failure frame ([unknown_Java], [not_walkable_Java], [unknown_not_Java], ...); *app* is every"

@@ -36,7 +36,7 @@ done
   echo
   bench_provenance "none"
   echo
-  echo "Written by scripts/bench-wall-idle.sh on $(date -u +%Y-%m-%d), $(nproc) cores. $threads threads parked"
+  echo "Written by $(bench_ran bench-wall-idle.sh). $threads threads parked"
   echo "(\`LockSupport.parkNanos\`) or sleeping (\`Thread.sleep\`) for $seconds s, \`event=wall,interval=10ms,wallthreads=1000\`"
   echo "(every thread every tick). *signalled*: samples taken by signalling the thread (its stack walked);"
   echo "*idle repeats*: samples of a thread that had done nothing since its last signal but run the handler, counted without waking it;"

@@ -47,7 +47,7 @@ done
   echo
   bench_provenance "none"
   echo
-  echo "Written by scripts/busy-machine.sh on $(date -u +%Y-%m-%d) at $(git rev-parse --short HEAD), $(nproc) cores."
+  echo "Written by $(bench_ran busy-machine.sh)."
   echo "Each round runs \`make test\` in a clean clone; *busy* rounds beside two CPU-bound shell loops"
   echo "(\`sh -c 'while :; do :; done'\` twice), as on a shared CI runner."
   echo

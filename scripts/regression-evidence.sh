@@ -129,7 +129,7 @@ mkdir -p results
   echo
   bench_provenance "none"
   echo
-  echo "Measured by \`scripts/regression-evidence.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores (a shared machine),"
+  echo "Measured by $(bench_ran regression-evidence.sh),"
   echo "$("${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}/bin/java" -version 2>&1 | head -n 1)."
   echo "Workload: \`RegressionWorkload VARIANT $requests\` (java-test/workloads): parse / transform / render,"
   echo "about 40 / 20 / 40 % of the CPU; the *slower* variant gives transform 20% more work, *faster* 20% less."

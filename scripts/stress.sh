@@ -44,7 +44,7 @@ failed=0
   echo
   bench_provenance "none"
   echo
-  echo "\`scripts/stress.sh $rounds\` on $(date -u +%Y-%m-%d), $(nproc) cores. Each program runs $rounds times"
+  echo "$(bench_ran stress.sh "$rounds"). Each program runs $rounds times"
   echo "without the agent and $rounds times with it, interleaved; a profiled run must finish within 2x the"
   echo "median unprofiled wall time (JVM start included). *handler share* is the summary's: time in the"
   echo "signal handler over the CPU sampled; *skipped* the signals the back-off skipped (their time"

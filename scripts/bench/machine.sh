@@ -13,20 +13,38 @@ bench_jdks() {
   fi
 }
 
-# bench_ran SCRIPT ROUNDS: a results file's first words, "`scripts/SCRIPT ROUNDS` on DATE,
-# N cores (CPU model),"
+# The load average when the script began (it sources this file among its first steps), for
+# bench_provenance to set beside the load at the end.
+bench_load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# bench_ran SCRIPT ARGS: "`scripts/SCRIPT ARGS`", the command a results file says wrote it
+# (the host, date and commit are bench_provenance's).
 bench_ran() {
-  echo "\`scripts/$1 $2\` on $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  echo "\`scripts/$1${2:+ $2}\`"
 }
 
-# bench_provenance PEERS: the line every results file has under its title, naming
-# the host (cores, CPU model, kernel), the commit measured (with "+ changes" when
-# the tree differs from it) and the peers run in the same rounds ("none").
+# bench_asprof FILE: the peer a run beside async-profiler names, "async-profiler VERSION (FILE)",
+# the version read from the library (for its converter's jar, from the library built beside it,
+# ../lib/ of the jar's folder); "none" when FILE is empty or not a file, as when it was not run.
+bench_asprof() {
+  local lib=${1:-} version
+  [ -n "$lib" ] && [ -f "$lib" ] || { echo none; return; }
+  case $lib in *.jar) lib=$(dirname "$lib")/../lib/libasyncProfiler.so ;; esac
+  version=$(grep -aoE -m1 'async-profiler [0-9]+\.[0-9]+[-.0-9a-z]*' "$lib" 2>/dev/null | head -n 1 | cut -d' ' -f2)
+  echo "async-profiler ${version:-of unknown version} ($1)"
+}
+
+# bench_provenance PEERS: the paragraph every results file has under its title, naming the
+# host (cores, CPU model, kernel), the date and time, the load average when the script began
+# and now, the commit measured (with "+ changes" when the tree differs from it) and the peers
+# run in the same rounds (bench_asprof's answer, or "none" when fgagent ran alone).
 bench_provenance() {
   local commit
   commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
   # results/ is left out: the file being written is one of them
   git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || commit="$commit + changes"
-  echo "Host: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r)." \
-    "Commit: $commit. Peers in the same rounds: $1."
+  echo "Host: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r)."
+  echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'); load average (1, 5, 15 min) $bench_load_before at the start," \
+    "$(cut -d' ' -f1-3 /proc/loadavg) at the end."
+  echo "Commit: $commit. Peers in the same rounds: $1."
 }
