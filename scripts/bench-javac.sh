@@ -41,8 +41,8 @@ for round in $(seq 1 "$runs"); do
     end=$(date +%s.%N)
     log=$work/$tag.log
     stored=$(sed -n 's/^ *samples stored: *\([0-9]*\).*/\1/p' "$log")
-    handler=$(sed -n 's/.*(\([0-9.]*\) s in all).*/\1/p' "$log")
-    cpu=$(sed -n 's/.*(\([0-9.]*\) s of CPU sampled).*/\1/p' "$log")
+    # the summary's handler time as a share of the CPU sampled
+    handler=$(sed -n 's/.*s in all, \([0-9.]*\)% of the CPU sampled.*/\1/p' "$log")
     failed=$(awk '/^ +\[(unknown_Java|not_walkable_Java|not_walkable_not_Java|unknown_not_Java)\]/ {n += $2} END {print n + 0}' "$log")
     recovered=$(sed -n 's/^ *recovered: *\([0-9]*\).*/\1/p' "$log")
     ok=$(sed -n 's/.*accounting:.*: \([A-Z]*\)$/\1/p' "$log")
@@ -55,11 +55,11 @@ for round in $(seq 1 "$runs"); do
         if (f[1] ~ /^\[main tid=/) { m += c; if (failed) mf += c } }
       END {print m + 0, mf + 0, b + 0}' "$work/$tag.collapsed")
     row=$(awk -v mode="$mode" -v run="$round" -v wall="$start" -v wend="$end" -v stored="$stored" -v failed="$failed" \
-      -v main="$main" -v mainfail="$mainfail" -v bare="$bare" -v recovered="${recovered:-0}" -v handler="${handler:-0}" -v cpu="${cpu:-0}" \
+      -v main="$main" -v mainfail="$mainfail" -v bare="$bare" -v recovered="${recovered:-0}" -v handler="${handler:--}" \
       -v ok="$ok" 'BEGIN {
-        printf "| %s | %d | %.1f | %d | %d | %.2f%% | %.2f%% | %.2f%% | %d | %.2f%% | %s |", mode, run, wend - wall, stored,
+        printf "| %s | %d | %.1f | %d | %d | %.2f%% | %.2f%% | %.2f%% | %d | %s%% | %s |", mode, run, wend - wall, stored,
           failed, 100 * failed / stored, main ? 100 * mainfail / main : 0, 100 * bare / stored, recovered,
-          cpu ? 100 * handler / cpu : 0, ok }')
+          handler, ok }')
     echo "$row"
     rows+=("$row")
   done
