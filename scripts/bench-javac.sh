@@ -77,8 +77,8 @@ done
   echo "samples (javac's own work; the rest are JIT compiler and GC threads). *no method* counts the failure"
   echo "frames after which not even the method is known (recovery keeps the compiled method the pc is in"
   echo "under the marker when the stack beyond it is lost). *handler* is the time spent in"
-  echo "fgagent's signal handler as a share of the CPU time sampled (the kernel's signal delivery, about"
-  echo "4.3 us a sample here, comes on top)."
+  echo "fgagent's signal handler as a share of the CPU time sampled, the summary's (the kernel's signal"
+  echo "delivery comes on top)."
   echo
   echo "- raw: \`walker=asgct,recover=no,cstack=no\`, AsyncGetCallTrace alone"
   echo "- recover: \`walker=asgct,cstack=no\`, with the walker's recovery"
