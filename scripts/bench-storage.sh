@@ -7,7 +7,7 @@
 # default options (interval=1ms), RUNS interleaved runs each on JDK 17 with a
 # fixed, pre-touched 64 MB heap so that the JVM's own memory holds still.
 # Writes results/storage.md.
-# Environment: RUNS (default 3), THREADS (default 1000).
+# Environment: RUNS (default 3), THREADS (default 1000), REST_MS (a working thread's rest, default 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/bench/machine.sh
@@ -15,6 +15,10 @@ cd "$(dirname "$0")/.."
 
 runs=${RUNS:-3}
 threads=${THREADS:-1000}
+# a working thread's rest between units of Work.mix: at 20 ms 1000 threads kept two cores full, the
+# run queue reached hundreds on a shared machine and a run with the agent took minutes (the
+# benchmark passed 400 s); at 200 ms they ask for a tenth as much
+rest=${REST_MS:-200}
 agent=$(pwd)/build/libfgagent.so
 java=$(ls -d /usr/lib/jvm/java-17-openjdk-*/bin/java | head -n 1)
 work=$(mktemp -d)
@@ -31,7 +35,7 @@ echo "bench-storage: store $(fig store_ns_per_sample) ns, drain $(fig drain_ns_p
 rss() { # mode agent(0/1)
   local a=()
   [ "$2" = 1 ] && a=("-agentpath:$agent=interval=1ms,file=$work/m.collapsed,log=$work/m.log")
-  "$java" -Xms64m -Xmx64m -XX:+AlwaysPreTouch "${a[@]}" -cp build/java-test ManyThreads "$threads" "$1" 3 2>/dev/null |
+  "$java" -Xms64m -Xmx64m -XX:+AlwaysPreTouch "${a[@]}" -cp build/java-test ManyThreads "$threads" "$1" 3 "$rest" 2>/dev/null |
     sed -n 's/.*RSS_KB \([0-9]*\).*/\1/p'
 }
 declare -A with without
@@ -71,9 +75,9 @@ stacks=$(sed -n 's/^ *stack storage: *\([0-9]*\) distinct stacks in \([0-9.]*\) 
   echo
   echo "## Memory with $threads live Java threads"
   echo
-  echo "ManyThreads $threads sleep|work 3 on JDK 17 (-Xms64m -Xmx64m -XX:+AlwaysPreTouch): the workload"
+  echo "ManyThreads $threads sleep|work 3 $rest on JDK 17 (-Xms64m -Xmx64m -XX:+AlwaysPreTouch): the workload"
   echo "reads its own VmRSS while every thread is alive. *work*: each thread runs Work.mix, then rests"
-  echo "20 ms, in a loop (1000 threads always busy starve the JVM itself on 2 cores). With the agent:"
+  echo "$rest ms, in a loop (1000 threads resting 20 ms keep 2 cores full and starve the JVM itself). With the agent:"
   echo "default options, interval=1ms. $runs runs each, interleaved; medians; the per-thread figure"
   echo "divides the whole difference (fixed costs included: the native symbol tables, the trace table's"
   echo "first index and chunk) by the thread count."

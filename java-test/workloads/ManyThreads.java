@@ -1,8 +1,10 @@
 /**
- * Starts THREADS threads that either sleep or work (Work.mix, then 20 ms of rest, in a loop) for SECONDS, then
- * prints the process's resident memory (VmRSS from /proc/self/status) measured while they are
+ * Starts THREADS threads that either sleep or work (Work.mix, then REST_MS of rest, in a loop) for SECONDS,
+ * then prints the process's resident memory (VmRSS from /proc/self/status) measured while they are
  * all still alive, and how many of them ran.
- * Run: ManyThreads THREADS sleep|work SECONDS
+ * Run: ManyThreads THREADS sleep|work SECONDS [REST_MS]   (default 20)
+ * 1000 threads resting 20 ms keep two cores about full: the main thread, which starts them one by
+ * one and then reads the RSS, waits behind them all for minutes on a shared machine.
  */
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +16,7 @@ public final class ManyThreads {
     int n = Integer.parseInt(args[0]);
     boolean work = args[1].equals("work");
     double seconds = Double.parseDouble(args[2]);
+    long restMs = args.length > 3 ? Long.parseLong(args[3]) : 20;
     CountDownLatch started = new CountDownLatch(n), stop = new CountDownLatch(1);
     AtomicLong ran = new AtomicLong();
     for (int i = 0; i < n; i++) {
@@ -24,7 +27,7 @@ public final class ManyThreads {
           if (work) {
             while (stop.getCount() > 0) {   /* a little work, then a rest: 1000 busy threads would starve the JVM */
               s = Work.mix(s, 1);
-              Thread.sleep(20);
+              Thread.sleep(restMs);
             }
           } else {
             stop.await();
