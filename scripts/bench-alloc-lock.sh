@@ -128,4 +128,5 @@ for jdk in "${jdks[@]}"; do
     echo
   } >>"$out"
 done
+bench_load_end >>"$out"
 echo "wrote $out"

@@ -181,4 +181,5 @@ for jdk in "${jdks[@]}"; do
     fi
   } >>"$out"
 done
+bench_load_end >>"$out"
 cat "$out"

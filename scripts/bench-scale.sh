@@ -134,5 +134,7 @@ done
   echo "*default* is fgagent with no clock= nor walker= given (clock=auto: a POSIX CPU timer a thread, a"
   echo "perf_events counter for those running 1 ms or more between context switches); *perf* is clock=perf (a"
   echo "counter every thread, the default before); *asprof* is async-profiler (${ASPROF:-not run})."
+  echo
+  bench_load_end
 } >>"$out"
 echo "bench-scale: wrote $out"

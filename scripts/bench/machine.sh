@@ -34,6 +34,11 @@ bench_asprof() {
   echo "async-profiler ${version:-of unknown version} ($1)"
 }
 
+# bench_load_end: the line a script that writes its header before its runs adds after them.
+bench_load_end() {
+  echo "Load average (1, 5, 15 min) when the runs ended: $(cut -d' ' -f1-3 /proc/loadavg)."
+}
+
 # bench_provenance PEERS: the paragraph every results file has under its title, naming the
 # host (cores, CPU model, kernel), the date and time, the load average when the script began
 # and now, the commit measured (with "+ changes" when the tree differs from it) and the peers
@@ -44,7 +49,7 @@ bench_provenance() {
   # results/ is left out: the file being written is one of them
   git diff --quiet HEAD -- . ':(exclude)results' 2>/dev/null || commit="$commit + changes"
   echo "Host: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r)."
-  echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'); load average (1, 5, 15 min) $bench_load_before at the start," \
-    "$(cut -d' ' -f1-3 /proc/loadavg) at the end."
+  echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'); load average (1, 5, 15 min) $bench_load_before when the script" \
+    "began, $(cut -d' ' -f1-3 /proc/loadavg) when this header was written."
   echo "Commit: $commit. Peers in the same rounds: $1."
 }
