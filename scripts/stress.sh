@@ -95,5 +95,6 @@ for jdk in "${jdks[@]}"; do
 done
 echo >>"$out"
 echo "$failed program(s) over 2x." >>"$out"
+bench_load_end >>"$out"
 echo "stress: wrote $out"
 [ "$failed" -eq 0 ]
