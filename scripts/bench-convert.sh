@@ -3,7 +3,8 @@
 # frames, 3000 method names) converted by fgprof to every format and, when
 # ASPROF_CONVERTER names async-profiler's jfr-converter.jar, by it to the two
 # formats it writes from collapsed text (HTML, collapsed), in the same rounds:
-# each round runs every conversion once, 5 rounds, medians and their ratio. Then
+# each round runs every conversion once, async-profiler's right after fgprof's of
+# the same output, 5 rounds; medians, and the median of the rounds' ratios. Then
 # the flame graph's load-and-draw time in headless Chromium (median of 3).
 # Writes results/convert.md.
 # Environment: STACKS (default 100000), ASPROF_CONVERTER=/path/jfr-converter.jar.
@@ -40,8 +41,8 @@ java=$(ls -d /usr/lib/jvm/java-17-openjdk-*/bin/java | head -n 1)
 asprof=${ASPROF_CONVERTER:-}
 [ -f "$asprof" ] || asprof=""
 # a conversion is TOOL:EXT; async-profiler's reads collapsed text into HTML or collapsed only
-convs=(fgprof:html fgprof:pb.gz fgprof:speedscope.json fgprof:collapsed fgprof:txt)
-[ -n "$asprof" ] && convs+=(asprof:html asprof:collapsed)
+convs=(fgprof:html asprof:html fgprof:collapsed asprof:collapsed fgprof:pb.gz fgprof:speedscope.json fgprof:txt)
+[ -n "$asprof" ] || convs=(fgprof:html fgprof:collapsed fgprof:pb.gz fgprof:speedscope.json fgprof:txt)
 convert() { # TOOL EXT
   case $1 in
     fgprof) build/fgprof convert "$work/in.collapsed" "$work/$1.$2" ;;
@@ -71,14 +72,17 @@ mkdir -p results
   echo "Input: $stacks unique stacks of 10 to 40 frames ($(wc -c <"$work/in.collapsed") bytes of collapsed text),"
   echo "generated with a fixed seed. Times are the whole converting process (read, parse, aggregate, write;"
   echo "for async-profiler's jfr-converter.jar, the JVM's start too), the median of 5 rounds, each round"
-  echo "running every conversion once; *runs*: each round's. *ratio*: async-profiler's median over fgprof's"
-  echo "for the same output (async-profiler converts collapsed text to HTML and collapsed only)."
+  echo "running every conversion once, async-profiler's right after fgprof's of the same output; *runs*:"
+  echo "each round's. *ratio*: the median of the rounds' async-profiler time over fgprof's for the same"
+  echo "output (async-profiler converts collapsed text to HTML and collapsed only)."
   echo
   echo "| converter | output | time | ratio | runs (ms) | size |"
   echo "|---|---|---|---|---|---|"
   for c in "${convs[@]}"; do
     tool=${c%%:*} ext=${c#*:} ratio=-
-    [ "$tool" = asprof ] && ratio=$(awk -v a="${ms[$c]}" -v b="${ms[fgprof:$ext]}" 'BEGIN { printf "%.2fx", a / b }')
+    # each round's async-profiler time over its fgprof time for the same output, their median
+    [ "$tool" = asprof ] && ratio=$(paste -d' ' <(tr ' ' '\n' <<<"${times[$c]}" | grep .) \
+      <(tr ' ' '\n' <<<"${times[fgprof:$ext]}" | grep .) | awk '{ print $1 / $2 }' | median | awk '{ printf "%.2fx", $1 }')
     echo "| $([ "$tool" = asprof ] && echo "async-profiler" || echo fgprof) | .$ext | ${ms[$c]} ms | $ratio | ${times[$c]% } | ${size[$c]} bytes |"
   done
   echo
