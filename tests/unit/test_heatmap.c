@@ -194,17 +194,12 @@ static void samples_come_back_as_written(void **state)
     }
   assert_int_equal(colsum, total[0] + total[1]);
   assert_int_equal(colsamples, p.timeline.n);
-  uint64_t nb = (ncells + 249) / 250, *blen = malloc(nb * sizeof *blen);
-  for (uint64_t b = 0; b < nb; b++)
-    blen[b] = v(&r);
   assert_int_equal(r.p, r.n);
-  /* every block decoded: each sample's stack and weight, and its cell in its block */
+  /* every column decoded: each sample's stack and weight, and its cell in its column */
   uint64_t got[4][2] = {{0}}, samples = 0;
-  for (uint64_t b = 0, off = 0; b < nb; b++) {
-    if (b % 60 == 0)
-      off = 0;
-    struct rd q = {parts[1 + b / 60], off, off + blen[b]};
-    off += blen[b];
+  for (uint64_t c = 0; c < ncol; c++) {
+    const uint8_t *b = parts[1 + c];
+    struct rd q = {b, 0, lens[1 + c]};
     uint64_t groups = v(&q), sizes[8], total_n = 0;
     assert_true(groups <= 2);
     for (uint64_t g = 0; g < groups; g++) {
@@ -215,27 +210,39 @@ static void samples_come_back_as_written(void **state)
     size_t nsym = (total_n + 3) / 4, times = q.p, codes = times + nsym, k = 0;
     q.p = codes + nsym;
     for (uint64_t g = 0; g < groups; g++) {
-      uint32_t rec[63];
-      int nrec = 0;
-      uint64_t cell = b * 250;
+      /* the successor lists, as the page keeps them: [stack + 1] for after stack, [0] for the first */
+      uint32_t list[8][64], cnt[8][64], nlist[8] = {0}, ctx = 0;
+      uint64_t cell = c * 15000, prev_cell = cell;
       for (uint64_t i = 0; i < sizes[g]; i++, k++) {
-        int tsym = parts[1 + b / 60][times + k / 4] >> (2 * (k % 4)) & 3;
-        int csym = parts[1 + b / 60][codes + k / 4] >> (2 * (k % 4)) & 3;
+        int tsym = b[times + k / 4] >> (2 * (k % 4)) & 3;
+        int csym = b[codes + k / 4] >> (2 * (k % 4)) & 3;
         cell += tsym == 3 ? 3 + v(&q) : (uint64_t)tsym;
-        uint64_t code = csym ? (uint64_t)csym * 2 : v(&q), place = code >> 1, s;
-        if (place == 0) {
+        uint64_t code = csym ? (uint64_t)csym * 2 : v(&q), rank = code >> 1, s;
+        assert_true(ctx < 8);
+        uint32_t *ls = list[ctx], *lk = cnt[ctx], at;
+        if (rank == 0) {
           s = v(&q);
-          if (nrec < 63)
-            nrec++;
-          memmove(rec + 1, rec, (size_t)(nrec - 1) * sizeof *rec);
+          for (uint32_t j = 0; j < nlist[ctx]; j++)
+            assert_true(ls[j] != s);   /* a stack listed is named by its rank */
+          at = nlist[ctx] < 64 ? nlist[ctx]++ : 63;
+          ls[at] = (uint32_t)s;
+          lk[at] = 0;
         } else {
-          assert_true(place <= (uint64_t)nrec);
-          s = rec[place - 1];
-          memmove(rec + 1, rec, (size_t)(place - 1) * sizeof *rec);
+          assert_true(rank <= nlist[ctx]);
+          at = (uint32_t)rank - 1;
+          s = ls[at];
         }
-        rec[0] = (uint32_t)s;
+        uint32_t n = lk[at] + 1;
+        for (; at > 0 && lk[at - 1] <= n; at--) {
+          ls[at] = ls[at - 1];
+          lk[at] = lk[at - 1];
+        }
+        ls[at] = (uint32_t)s;
+        lk[at] = n;
+        ctx = (uint32_t)s + 1;
         uint64_t w = code & 1 ? v(&q) : 1;
-        assert_true(cell >= b * 250 && cell < (b + 1) * 250);
+        assert_true(cell >= c * 15000 && cell < (c + 1) * 15000 && cell >= prev_cell);
+        prev_cell = cell;
         got[s % 4][p.stacks[s].event ? 1 : 0] += w;
         samples++;
       }
@@ -246,7 +253,6 @@ static void samples_come_back_as_written(void **state)
   assert_memory_equal(got, want, sizeof got);
   for (size_t k = 0; k < nparts; k++)
     free(parts[k]);
-  free(blen);
   free(text);
   fg_profile_free(&p);
 }
