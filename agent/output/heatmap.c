@@ -18,9 +18,10 @@
  *            previous (ascending), weight, samples
  * A column's part is its samples by thread: groups; each: thread, samples.
  * Then, for the column's N samples in that order, N 2-bit time symbols
- * packed four to a byte (low bits first), N 2-bit code symbols the same,
- * then each sample's escapes in order: [delta - 3], [code], [stack],
- * [weight]. The time is the cell - the previous sample's of the thread (the
+ * packed four to a byte (low bits first), N 2-bit code symbols the same;
+ * the byte lengths of the first three of the escape streams, then the four,
+ * each its samples' escapes in order: [delta - 3]; [code]; [stack];
+ * [weight] (each stream's bytes alike, for deflate). The time is the cell - the previous sample's of the thread (the
  * column's first cell before the first): symbols 0-2 are it, 3 escapes it.
  * The code: code >> 1 is the stack's rank in the successor list of the
  * thread's previous stack in this column (succ_rank: the stacks that
@@ -374,7 +375,7 @@ static int64_t succ_rank(struct succ *l, uint32_t s)
 }
 
 /* The samples, a column at a time, by thread, coded by their successor ranks. */
-static int put_samples(struct heat *h, struct fg_bytes *parts)
+static int put_samples(struct heat *h, struct fg_bytes *parts, struct fg_heatmap_cuts *cuts)
 {
   const struct fg_profile *p = h->p;
   const struct fg_timeline_entry *en = p->timeline.entries;
@@ -385,6 +386,7 @@ static int put_samples(struct heat *h, struct fg_bytes *parts)
   uint32_t *touched = malloc(((size_t)p->nstacks + 1) * sizeof *touched);
   uint32_t *byth = NULL;
   size_t byth_cap = 0;
+  struct fg_bytes esc[4] = {{0}};   /* a column's escapes: time deltas, codes, stacks, weights */
   int rc = count && first && threads && succ && touched ? 0 : -1;
   uint64_t per = (uint64_t)BLOCK_CELLS * COLUMN_BLOCKS;
   for (uint64_t col = 0; rc == 0 && col < h->ncolumns; col++) {
@@ -422,6 +424,10 @@ static int put_samples(struct heat *h, struct fg_bytes *parts)
     /* the 2-bit symbols of each sample's time and stack, four to a byte, then what they escape */
     uint32_t total = (uint32_t)(hi - lo), nsym = (total + 3) / 4;
     size_t times = data->len, codes = times + nsym;
+    struct fg_heatmap_cuts *cut = &cuts[col];
+    cut->at[cut->n++] = times;
+    cut->at[cut->n++] = codes;
+    cut->at[cut->n++] = codes + nsym;
     uint8_t zero[256] = {0};
     for (uint32_t k = 0; k < 2 * nsym; k += sizeof zero)
       fg_bytes_raw(data, zero, 2 * nsym - k < sizeof zero ? 2 * nsym - k : sizeof zero);
@@ -451,13 +457,13 @@ static int put_samples(struct heat *h, struct fg_bytes *parts)
         data->b[times + at / 4] |= (uint8_t)(tsym << (2 * (at % 4)));
         data->b[codes + at / 4] |= (uint8_t)(csym << (2 * (at % 4)));
         if (tsym == 3)
-          fg_bytes_varint(data, delta - 3);
+          fg_bytes_varint(&esc[0], delta - 3);
         if (csym == 0)
-          fg_bytes_varint(data, code);
+          fg_bytes_varint(&esc[1], code);
         if (rank == 0)
-          fg_bytes_varint(data, e->stack);
+          fg_bytes_varint(&esc[2], e->stack);
         if (weighted)
-          fg_bytes_varint(data, e->weight);
+          fg_bytes_varint(&esc[3], e->weight);
         ctx = e->stack + 1;
       }
       for (uint32_t k = 0; k < ntouched; k++)   /* each thread's lists are its own */
@@ -465,6 +471,13 @@ static int put_samples(struct heat *h, struct fg_bytes *parts)
     }
     for (uint32_t g = 0; g < ngroups; g++)   /* every count reset: the next column's groups would be wrong otherwise */
       count[threads[g]] = 0;
+    for (int k = 0; k < 3; k++)
+      fg_bytes_varint(data, esc[k].len);
+    for (int k = 0; k < 4; k++) {   /* a failed escape stream fails the part */
+      if (k)
+        cut->at[cut->n++] = data->len;
+      fg_bytes_move(data, &esc[k]);
+    }
     if (data->failed)
       rc = -1;
   }
@@ -473,6 +486,8 @@ static int put_samples(struct heat *h, struct fg_bytes *parts)
     free(succ[s].count);
   }
   free(succ);
+  for (int k = 0; k < 4; k++)
+    free(esc[k].b);
   free(touched);
   free(count);
   free(first);
@@ -574,6 +589,7 @@ struct page {
   const struct heat *h;
   const struct fg_output_settings *cfg;
   const struct fg_bytes *parts;
+  const struct fg_heatmap_cuts *cuts;
 };
 
 static int fill(FILE *out, const char *name, void *ctx)
@@ -584,7 +600,7 @@ static int fill(FILE *out, const char *name, void *ctx)
   if (strcmp(name, "HEADER") == 0)
     return put_header(out, pg->h, pg->cfg);
   if (strcmp(name, "DATA") == 0)
-    return fg_heatmap_put_parts(out, pg->parts, (size_t)pg->h->ncolumns + 1);
+    return fg_heatmap_put_parts(out, pg->parts, pg->cuts, (size_t)pg->h->ncolumns + 1);
   if (strcmp(name, "TICKS") != 0)
     return 1;
   for (int k = 0; k <= FG_TICK_COUNT; k++) {   /* the failed samples' root frames */
@@ -609,7 +625,8 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
   h.ncolumns = (h.nblocks + COLUMN_BLOCKS - 1) / COLUMN_BLOCKS;
   struct fg_bytes blob = {0};
   struct fg_bytes *parts = calloc(h.ncolumns + 1, sizeof *parts);   /* parts[0]: blob; then a column each */
-  int rc = parts ? sort_cells(&h) : -1;
+  struct fg_heatmap_cuts *cuts = calloc(h.ncolumns + 1, sizeof *cuts);   /* cuts[0]: none */
+  int rc = parts && cuts ? sort_cells(&h) : -1;
   if (rc == 0)
     rc = put_shapes(&h, &blob);
   if (rc == 0)
@@ -619,20 +636,21 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
   if (rc == 0)
     rc = put_columns(&h, &blob);
   if (rc == 0)
-    rc = put_samples(&h, parts + 1);
+    rc = put_samples(&h, parts + 1, cuts + 1);
   if (rc == 0)
     fg_bytes_move(&parts[0], &blob);
   for (uint64_t i = 0; rc == 0 && i <= h.ncolumns; i++)
     if (parts[i].failed)
       rc = -1;
   /* the template, with @@TITLE@@, @@HEADER@@, @@TICKS@@ and @@DATA@@ filled in */
-  struct page pg = {&h, cfg, parts};
+  struct page pg = {&h, cfg, parts, cuts};
   if (rc == 0)
     rc = fg_put_template(out, fg_heatmap_template, fill, &pg);
   free(blob.b);
   for (uint64_t i = 0; parts && i <= h.ncolumns; i++)
     free(parts[i].b);
   free(parts);
+  free(cuts);
   free(h.order);
   free(h.block_first);
   free(h.leaf);

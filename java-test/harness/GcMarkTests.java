@@ -3,7 +3,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,6 +43,33 @@ final class GcMarkTests {
     }
   }
 
+  /** A part of a heatmap page's data back to bytes, as its script's text7 reads it (agent/output/heatmap_blob.h). */
+  static byte[] text7(String s) {
+    int[] bad = {0, '\r', ',', '<'};
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int acc = 0, bits = 0;
+    for (int i = 0; i < s.length(); i++) {
+      int c = s.charAt(i), n = 7;
+      if (c >= 128) {
+        c -= 0x100;
+        IntegrationTests.check(c >= 0 && c < 1024, "a heatmap page's data holds character " + (c + 0x100));
+        if (c >> 7 >= 4) {
+          c = bad[(c >> 7) - 4];
+        } else {
+          c = bad[c >> 7] << 7 | (c & 127);
+          n = 14;
+        }
+      }
+      acc = (acc << n | c) & 0x3fffff;
+      bits += n;
+      while (bits >= 8) {
+        bits -= 8;
+        out.write(acc >>> bits & 255);
+      }
+    }
+    return out.toByteArray();
+  }
+
   /** The marks of a heatmap page, decoded as its script decodes its head (agent/output/heatmap.c). */
   static List<PageMark> pageMarks(Path page) throws Exception {
     String html = Files.readString(page);
@@ -53,7 +79,7 @@ final class GcMarkTests {
     Matcher d = Pattern.compile("<script type=\"text/plain\" id=\"data\">deflate-raw:([^,<]*)").matcher(html);
     IntegrationTests.check(d.find(), page + ": no deflated data part");
     Inflater inf = new Inflater(true);
-    inf.setInput(Base64.getDecoder().decode(d.group(1)));
+    inf.setInput(text7(d.group(1)));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] buf = new byte[65536];
     while (!inf.finished()) {

@@ -14,6 +14,7 @@
 
 #include "fg/output.h"
 #include "fg/profile.h"
+#include "output/heatmap_blob.h"
 
 #define CELL_NS 20000000ull
 
@@ -35,28 +36,76 @@ static uint64_t v(struct rd *r)
   return 0;
 }
 
-static uint8_t *unbase64(const char *s, size_t len, size_t *out)
+/* fg_put_text7's text back to bytes, as the page's text7 reads it: UTF-8 of
+ * U+0000-U+007F (a group) and U+0100-U+04FF (a bad value and the next group,
+ * or a bad value last). */
+static uint8_t *untext7(const char *s, size_t len, size_t *out)
 {
-  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  uint8_t *b = malloc(len / 4 * 3 + 3);
+  static const uint8_t bad[4] = {0, '\r', ',', '<'};
+  uint8_t *b = malloc(len + 2);
   size_t n = 0;
-  for (size_t i = 0; i + 3 < len + 3 && i < len; i += 4) {
-    uint32_t x = 0;
-    int pad = 0;
-    for (int k = 0; k < 4; k++) {
-      const char *d = strchr(digits, s[i + k]);
-      if (s[i + k] == '=' || !d)
-        pad++;
-      x = x << 6 | (uint32_t)(d && s[i + k] != '=' ? d - digits : 0);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < len; i++) {
+    uint32_t c = (uint8_t)s[i], v = c;
+    int nb = 7;
+    if (c >= 128) {
+      assert_true((c & 0xe0) == 0xc0 && i + 1 < len && ((uint8_t)s[i + 1] & 0xc0) == 0x80);
+      c = ((c & 31) << 6 | ((uint8_t)s[++i] & 63)) - 0x100;
+      assert_true(c < 1024);
+      if (c >> 7 >= 4) {
+        v = bad[(c >> 7) - 4];
+      } else {
+        v = (uint32_t)bad[c >> 7] << 7 | (c & 127);
+        nb = 14;
+      }
     }
-    b[n++] = (uint8_t)(x >> 16);
-    if (pad < 2)
-      b[n++] = (uint8_t)(x >> 8);
-    if (pad < 1)
-      b[n++] = (uint8_t)x;
+    acc = (acc << nb | v) & 0x3fffff;
+    bits += nb;
+    while (bits >= 8) {
+      bits -= 8;
+      b[n++] = (uint8_t)(acc >> bits);
+    }
   }
   *out = n;
   return b;
+}
+
+/* Any bytes come back; the text holds no NUL, CR, ',' or '<', and takes 8/7 of
+ * the bytes (a character 7 bits, a bad value and the group after it two
+ * UTF-8 bytes for 14), at most a byte past it. */
+static void text7_round_trips_any_bytes(void **state)
+{
+  (void)state;
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (size_t len = 0; len < 600; len++) {
+    uint8_t in[600];
+    for (size_t i = 0; i < len; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      /* random bytes; every 5th length all zero bits (every group bad), every 7th the groups of ',' */
+      static const uint8_t commas[7] = {0x58, 0xb1, 0x62, 0xc5, 0x8b, 0x16, 0x2c};   /* groups 0101100 */
+      in[i] = len % 5 == 0 ? 0 : len % 7 == 0 ? commas[i % 7] : (uint8_t)x;
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    assert_int_equal(fg_put_text7(f, in, len), 0);
+    fclose(f);
+    size_t two = 0;
+    for (size_t i = 0; i < tlen; i++) {
+      assert_true(text[i] != 0 && text[i] != '\r' && text[i] != ',' && text[i] != '<');
+      two += (uint8_t)text[i] >= 0xc0;
+    }
+    if (len && (len % 5 == 0 || len % 7 == 0))
+      assert_true(two >= len * 8 / 7 / 2);   /* every group bad: a pair of them a character */
+    assert_true(tlen <= (len * 8 + 6) / 7 + 1);
+    size_t n;
+    uint8_t *back = untext7(text, tlen, &n);
+    assert_int_equal(n, len);
+    assert_memory_equal(back, in, len);
+    free(back);
+    free(text);
+  }
 }
 
 typedef int (*init_fn)(z_streamp, int, const char *, int);
@@ -151,7 +200,7 @@ static void samples_come_back_as_written(void **state)
   size_t lens[16];
   for (size_t k = 0; k < nparts; k++) {
     size_t blen;
-    uint8_t *packed = unbase64(data + at[k][0], at[k][1] - at[k][0], &blen);
+    uint8_t *packed = untext7(data + at[k][0], at[k][1] - at[k][0], &blen);
     parts[k] = inflate_raw(packed, blen, &lens[k]);
     free(packed);
   }
@@ -209,6 +258,10 @@ static void samples_come_back_as_written(void **state)
     }
     size_t nsym = (total_n + 3) / 4, times = q.p, codes = times + nsym, k = 0;
     q.p = codes + nsym;
+    size_t n0 = v(&q), n1 = v(&q), n2 = v(&q), a0 = q.p;   /* the escape streams */
+    assert_true(a0 + n0 + n1 + n2 <= q.n);
+    struct rd qt = {b, a0, a0 + n0}, qc = {b, a0 + n0, a0 + n0 + n1}, qs = {b, a0 + n0 + n1, a0 + n0 + n1 + n2},
+              qw = {b, a0 + n0 + n1 + n2, q.n};
     for (uint64_t g = 0; g < groups; g++) {
       /* the successor lists, as the page keeps them: [stack + 1] for after stack, [0] for the first */
       uint32_t list[8][64], cnt[8][64], nlist[8] = {0}, ctx = 0;
@@ -216,12 +269,12 @@ static void samples_come_back_as_written(void **state)
       for (uint64_t i = 0; i < sizes[g]; i++, k++) {
         int tsym = b[times + k / 4] >> (2 * (k % 4)) & 3;
         int csym = b[codes + k / 4] >> (2 * (k % 4)) & 3;
-        cell += tsym == 3 ? 3 + v(&q) : (uint64_t)tsym;
-        uint64_t code = csym ? (uint64_t)csym * 2 : v(&q), rank = code >> 1, s;
+        cell += tsym == 3 ? 3 + v(&qt) : (uint64_t)tsym;
+        uint64_t code = csym ? (uint64_t)csym * 2 : v(&qc), rank = code >> 1, s;
         assert_true(ctx < 8);
         uint32_t *ls = list[ctx], *lk = cnt[ctx], at;
         if (rank == 0) {
-          s = v(&q);
+          s = v(&qs);
           for (uint32_t j = 0; j < nlist[ctx]; j++)
             assert_true(ls[j] != s);   /* a stack listed is named by its rank */
           at = nlist[ctx] < 64 ? nlist[ctx]++ : 63;
@@ -240,14 +293,14 @@ static void samples_come_back_as_written(void **state)
         ls[at] = (uint32_t)s;
         lk[at] = n;
         ctx = (uint32_t)s + 1;
-        uint64_t w = code & 1 ? v(&q) : 1;
+        uint64_t w = code & 1 ? v(&qw) : 1;
         assert_true(cell >= c * 15000 && cell < (c + 1) * 15000 && cell >= prev_cell);
         prev_cell = cell;
         got[s % 4][p.stacks[s].event ? 1 : 0] += w;
         samples++;
       }
     }
-    assert_int_equal(q.p, q.n);
+    assert_true(qt.p == qt.n && qc.p == qc.n && qs.p == qs.n && qw.p == qw.n);   /* each stream read to its end */
   }
   assert_int_equal(samples, p.timeline.n);
   assert_memory_equal(got, want, sizeof got);
@@ -314,6 +367,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(a_sparse_span_takes_memory_by_its_samples),
     cmocka_unit_test(samples_come_back_as_written),
+    cmocka_unit_test(text7_round_trips_any_bytes),
     cmocka_unit_test(a_span_past_the_room_is_refused_and_empty_is_a_page),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
