@@ -11,6 +11,8 @@
 //   weights                 prints each stack's weight and samples in ranges spread over the page (all threads,
 //                           then each thread) and a checksum of each cell's weights in three columns: the same
 //                           for two pages of one recording whose sample coding differs
+//   sizes                   prints the bytes of the page's parts: HEAD_TEXT, HEAD_RAW (inflated), COLUMNS,
+//                           COLUMNS_TEXT, COLUMNS_DEFLATED, COLUMNS_RAW, and REST (the page but its data)
 //   time                    prints LOAD_MS (page open to drawn) and RANGE_MS for a 1-minute and a whole-span range
 import { resolve } from "node:path";
 import { createRequire } from "node:module";
@@ -119,6 +121,22 @@ try {
       return lines.join("\n");
     });
     console.log(out);
+  } else if (mode === "sizes") {
+    const r = await page.evaluate(async () => {
+      const utf8 = (a, z) => { let n = 0; for (let i = a; i < z; i++) n += TEXT.text.charCodeAt(i) < 128 ? 1 : 2; return n; };
+      const out = { HEAD_TEXT: utf8(TEXT.at[0][0], TEXT.at[0][1]), HEAD_RAW: (await part(0)).length, COLUMNS: TEXT.at.length - 1,
+                    COLUMNS_TEXT: 0, COLUMNS_DEFLATED: 0, COLUMNS_RAW: 0 };
+      for (let i = 1; i < TEXT.at.length; i++) {
+        out.COLUMNS_TEXT += utf8(TEXT.at[i][0], TEXT.at[i][1]);
+        out.COLUMNS_DEFLATED += text7(TEXT.text, TEXT.at[i][0], TEXT.at[i][1]).length;
+        out.COLUMNS_RAW += (await part(i)).length;
+      }
+      out.DATA = utf8(0, TEXT.text.length);
+      return out;
+    });
+    const { statSync } = await import("node:fs");
+    r.REST = statSync(file).size - r.DATA;
+    console.log(Object.entries(r).map(([k, v]) => k + " " + v).join(" "));
   } else if (mode === "time") {
     const r1 = await page.evaluate(() => window.heatmapSelect(0, 60e9));
     const dur = await page.evaluate(() => JSON.parse(document.getElementById("header").textContent).durationNs);
