@@ -72,7 +72,8 @@ else
 fi
 rows+=("$(row real "$real")")
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1048576 }'; }
-field() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" <<<"$sizes"; }
+field() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" <<<" $sizes"; }
+bound=$(sed -n 's/.* at least \([0-9]*\) bits.*/\1/p' "$work/day.gen")
 
 {
   echo "# Heatmap pages of a day and of a real run"
@@ -93,6 +94,7 @@ field() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" <<<"$sizes"; }
   echo "text, $(mib "$(field HEAD_RAW)") MB inflated; its $(field COLUMNS) columns' samples $(mib "$(field COLUMNS_TEXT)") MB as text, $(mib "$(field COLUMNS_DEFLATED)") MB deflated,"
   echo "$(mib "$(field COLUMNS_RAW)") MB inflated; the page's script and header $(mib "$(field REST)") MB."
   echo "What any lossless page of it must carry (gen_day_jfr: the information of its draws, less a bit for each"
-  echo "cell whose samples' order or slot a page need not keep): $(sed -n 2p "$work/day.gen")."
+  echo "cell whose samples' order or slot a page need not keep): $(sed -n 2p "$work/day.gen"); as 7-bit text"
+  echo "$(awk -v b="$bound" 'BEGIN { printf "%.1f", b / 8 * 8 / 7 / 1048576 }') MB. The columns deflated are $(awk -v b="$bound" -v c="$(field COLUMNS_DEFLATED)" 'BEGIN { printf "%.2f", c * 8 / b }') times the bound."
 } >"$out"
 cat "$out"
