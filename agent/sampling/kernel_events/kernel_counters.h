@@ -31,7 +31,8 @@ struct fg_kevent_thread {
 
 struct fg_kevents {
   pthread_mutex_t lock;             /* guards everything below */
-  int on;                           /* a session records a kernel event */
+  int on;                           /* a session records this kernel event (kept past its stop, for its
+                                       accounting, until fg_kevents_forget) */
   int stopped;
   struct fg_kevent_spec spec;       /* its attr points into it (a probe's name) */
   uint64_t period;                  /* events a sample stands for */
@@ -59,6 +60,9 @@ void fg_kevents_init(struct fg_kevents *k, struct fg_fd_room *room);
 int fg_kevents_start(struct fg_kevents *k, const struct fg_kevent_spec *spec, uint64_t period, int callchain,
                      uint64_t budget, char *err, size_t errlen);
 void fg_kevents_go(struct fg_kevents *k);
+/* A stopped session's event forgotten: k->on cleared, for a next session
+ * that does not record it (its accounting is read after fg_kevents_stop). */
+void fg_kevents_forget(struct fg_kevents *k);
 /* Thread tid's counter (a stale one of a reused tid replaced). */
 void fg_kevents_thread_start(struct fg_kevents *k, int tid);
 void fg_kevents_thread_end(struct fg_kevents *k, int tid);
