@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fg/error_line.h"
+#include "fg/event_kinds.h"
 #include "sampling/kernel_events/event_spec.h"
 #include "fg/output.h"
 
@@ -273,6 +274,15 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                   "(event=%s, %s, %s and %s given); accepted: up to %d kernel events a session, beside cpu, itimer "
                   "or wall", value, FG_KERNEL_EVENTS_MAX, o->kevent[0], o->kevent[1], o->kevent[2], o->kevent[3],
                   FG_KERNEL_EVENTS_MAX);
+    char file[FG_KEVENT_NAME_MAX], other[FG_KEVENT_NAME_MAX];
+    fg_kevent_file_name(spec.name, file, sizeof file);
+    for (int i = 0; i < n; i++) {
+      fg_kevent_file_name(o->kevent[i], other, sizeof other);
+      if (strcmp(file, other) == 0)   /* %e would give both one file */
+        return fg_error_line(err, errlen, "fgagent: option event='%s' and event=%s name one file (%%e is %s for "
+                    "both); accepted: kernel events whose names differ in more than the characters a file name "
+                    "makes '_' (anything but letters, digits, '-' and '_')", value, o->kevent[i], file);
+    }
     snprintf(o->kevent[n], sizeof o->kevent[n], "%s", spec.name);
   } else if (strcmp(key, "cstack") == 0) {
     if (strcmp(value, "native") == 0)

@@ -281,6 +281,8 @@ static void kernel_events_combine_with_the_others(void **state)
   assert_rejected("event=faults,event=cs,event=migrations,event=major-faults,event=minor-faults,file=p-%e.html",
                   "event='minor-faults' is a kernel event past the 4", "up to 4 kernel events a session");
   assert_rejected("event=faults,event=cs,file=p.html", "(event=page-faults, event=context-switches)", "%e");
+  assert_rejected("event=uprobe:/lib/a.so:f,event=uprobe:/lib/a_so:f,file=p-%e.html", "name one file",
+                  "differ in more than");
   assert_rejected("event=pagefaults", "event='pagefaults'", "page-faults");
   assert_rejected("event=kprobe:a/b", "event='kprobe:a/b'", "kprobe:FUNC");
   assert_rejected("event=cpu,event=cs,file=p.html", "(event=cpu, event=context-switches)", "%e");
