@@ -302,9 +302,9 @@ static int start_one_kernel_event(struct fg_agent *a, int k, uint64_t budget)
 /* event=NAME of each kernel event: its counters, each thread's signalling
  * on FG_KEVENT_SIGNAL to the sampler's handler, installed on it here, which
  * tells the events apart by the counter's fd. Their descriptors: with
- * event=cpu's counters, half of their budget; the kernel events share the
- * rest evenly. A failure is one line; the session goes on with its other
- * events. */
+ * event=cpu's counters, half of their budget; the kernel events that start
+ * share the rest evenly. A failure is one line; the session goes on with its
+ * other events. */
 static void start_kernel_events(struct fg_agent *a)
 {
   a->kevent_on = 0;
@@ -324,9 +324,12 @@ static void start_kernel_events(struct fg_agent *a)
   /* no counter opens before fg_kevents_go: the handler is installed and told of the table first */
   int started = 0;
   for (int k = 0; k < n; k++)
-    started += start_one_kernel_event(a, k, budget / (uint64_t)n) == 0;
+    started += start_one_kernel_event(a, k, budget) == 0;
   if (!started)
     return;
+  for (int k = 0; k < n; k++)
+    if (a->kevents[k].on)
+      fg_kevents_share(&a->kevents[k], budget / (uint64_t)started);
   int unregistered = 0;
   if (fg_sampler_install_kevents(&a->sampler, &unregistered) != 0) {
     fprintf(stderr, "fgagent: cannot install the SIGURG handler; no kernel event (event=%s...) recorded\n",

@@ -217,7 +217,8 @@ final class KernelEventTests {
    * Under an open-file limit of 60 the counters' budget is 30, shared with event=cpu's counters
    * (clock=perf): 15 each. A JVM has more threads than that: the kernel event's counters stop at
    * 15 at once, said in one line, the threads left out counted in the summary, and the run and
-   * its accounting go on. Two kernel events share those 15: 7 each, each said and counted alone.
+   * its accounting go on. Two kernel events share those 15: 7 each, each said and counted alone;
+   * beside one that cannot start (cycles without a PMU), the other has the 15.
    */
   static void descriptorBudgetSpentSaysSo(IntegrationTests.Jdk jdk) throws Exception {
     IntegrationTests.Run r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=60:60"), jdk,
@@ -248,6 +249,17 @@ final class KernelEventTests {
           e + ": the summary counts no thread left out:\n" + r.stderr());
       IntegrationTests.check(Files.exists(r.file("p-" + e + ".collapsed")), "no " + e + " profile");
     }
+    if (Files.isDirectory(Paths.get("/sys/bus/event_source/devices/cpu")))
+      return;   /* cycles would start: the case below needs an event that cannot */
+    /* cycles refused (no PMU): context-switches, the one kernel event that starts, has the 15 alone */
+    r = IntegrationTests.runUnder(List.of("prlimit", "--nofile=60:60"), jdk,
+        "event=cpu,clock=perf,event=cycles,event=context-switches,threads,file={dir}/p-%e.collapsed", List.of(),
+        "KernelEvents", "write", "1");
+    IntegrationTests.check(r.exit() == 0 && refusal(r) != null && refusal(r).contains("event=cycles"),
+        "cycles was not refused with one line:\n" + r.stderr());
+    IntegrationTests.check(r.stderr().contains("fgagent: warning: event=context-switches: the descriptor budget is "
+        + "spent (15 counters"), "context-switches did not get the whole share:\n" + r.stderr());
+    IntegrationTests.check(Files.exists(r.file("p-kernel.collapsed")), "no p-kernel.collapsed for the one event");
   }
 
   /**
