@@ -121,7 +121,10 @@ cli_errors() {
   build/fgprof convert "$work/many.collapsed" "$work/many.jfr" || return 1
   build/fgprof convert --interval 18446744073709551s "$work/in.collapsed" "$out" 2>"$work/err.txt"; rc=$?
   [ $rc -eq 2 ] && grep -q "at most 2^63 ns" "$work/err.txt" || return 1
-  build/fgprof --help | grep -q "Usage: fgprof convert"
+  build/fgprof --help | grep -q "Usage: fgprof convert" || return 1
+  # -h is help, except as an option's value: a flame graph titled "-h"
+  build/fgprof convert --title x -h | grep -q "^fgprof convert \[OPTIONS\] IN OUT" || return 1
+  build/fgprof convert --title -h "$work/in.collapsed" "$work/h.html" && grep -q "<title>-h" "$work/h.html"
 }
 
 cli_filters() {
