@@ -384,8 +384,9 @@ void fg_native_mem_drain(struct fg_drainer *d)
   if (m->leaks.keys) {
     struct fg_event_stats *es = fg_stats_event(st, FG_STACK_NATIVEMEM);
     es->freed += atomic_exchange(&m->leaks.freed, 0);
-    es->frees_unrecorded = atomic_load(&m->frees_unrecorded) + d->profile->trail.dropped;
-    es->frees_late = atomic_load(&m->frees_late);
+    es->frees_queue_full += atomic_exchange(&m->frees_unrecorded, 0);   /* this profile's: loop= starts another */
+    es->frees_unrecorded = es->frees_queue_full + d->profile->trail.dropped;
+    es->frees_late += atomic_exchange(&m->frees_late, 0);
   }
   take_counts(fg_stats_event(st, FG_STACK_NATIVELOCK), &m->lock);
 }
