@@ -51,6 +51,7 @@ struct fg_event_stats {
   uint64_t freed;                          /* nativemem,leak: of taken, freed before the end (not leaks) */
   uint64_t frees_unrecorded;               /* nativemem,leak: of freed, the allocations a recording does not
                                               hold, nor their frees (the queue full, or the trail's budget spent) */
+  uint64_t frees_queue_full;               /* nativemem,leak: of frees_unrecorded, those the queue had no room for */
   uint64_t frees_late;                     /* nativemem,leak: of freed, frees no hook saw (libc's own calls, a
                                               library's slot not patched yet), found when the address came back */
   uint64_t tracked;                        /* live: samples whose objects the table kept a weak reference to */

@@ -279,12 +279,13 @@ final class NativeMemTests {
   }
 
   /**
-   * nativelock=0: native threads of the workload take a pthread mutex (pthread_mutex_lock and
-   * _timedlock) and a rwlock (_wrlock, _timedwrlock, _timedrdlock) in turns, two threads a site;
+   * nativelock=0: native threads of the workload take a pthread mutex (pthread_mutex_lock, _timedlock,
+   * _clocklock) and a rwlock (_wrlock, _timedwrlock, _timedrdlock, _clockwrlock, _clockrdlock) in turns,
+   * two threads a site;
    * each site's ns in the profile within 5% of what the threads measured around their calls.
    */
   static void nativeLockWaitsMatchTheThreadsOwn(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "10", "100",
+    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "16", "100",
         "200");
     Map<String, Long> s = IntegrationTests.collapsed(r.file("k.collapsed"));
     Map<String, Long> waited = counted(r, "WAITED");
