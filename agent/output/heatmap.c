@@ -514,7 +514,7 @@ static int put_header(FILE *out, const struct heat *h, const struct fg_output_se
     const struct fg_event_kind *k = fg_event_kind((enum fg_stack_event)e);
     int sampled = !strcmp(st->event, "cpu") || !strcmp(st->event, "itimer") || !strcmp(st->event, "wall");
     const char *name = e == FG_STACK_CPU && sampled ? st->event
-                       : e == FG_STACK_KERNEL && st->kernel_event[0] ? st->kernel_event : k->name;
+                       : fg_event_title_name(st, (enum fg_stack_event)e);
     /* what the flame graph counts that the map cannot place: stored with no time (a full
        ring's overflow slots, the timeline's room spent, a folded interval's tail) */
     uint64_t counted = 0, timed = 0;
