@@ -75,7 +75,7 @@ static int deflate_raw(void *z, const uint8_t *data, size_t len, const struct fg
   memset(&s, 0, sizeof s);
   size_t cap = len / 4 + 4096, n = 0;
   uint8_t *buf = malloc(cap);
-  if (!init || !step || !end || !buf || init(&s, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+  if (!init || !step || !end || !buf || init(&s, 6, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                                             (int)sizeof s) != Z_OK) {
     free(buf);
     return -1;
