@@ -11,9 +11,9 @@
 #include "output/byte_buffer.h"
 
 /* The values a group cannot be as the character itself: NUL and CR (the
- * HTML parser replaces them), ',' (it separates the parts) and '<' (it
- * could end the script element). */
-static const uint8_t bad7[4] = {0, '\r', ',', '<'};
+ * HTML parser replaces them), ',' (it separates the parts), '<' (it could
+ * end the script element) and DEL, which escapes them. */
+static const uint8_t bad7[5] = {0, '\r', ',', '<', 127};
 
 int fg_put_text7(FILE *out, const uint8_t *data, size_t len)
 {
@@ -22,31 +22,21 @@ int fg_put_text7(FILE *out, const uint8_t *data, size_t len)
   uint32_t acc = 0;
   int bits = 0;
   for (size_t g = 0; g < groups; g++) {
-    uint32_t v[2];
-    int k = 0, j = -1;
-    for (; k < 2; k++) {   /* the group, and the next one when it is bad */
-      if (bits < 7) {
-        acc = (acc << 8 | (i < len ? data[i] : 0)) & 0xffff;   /* past the end: zero bits */
-        i++;
-        bits += 8;
-      }
-      bits -= 7;
-      v[k] = acc >> bits & 127;
-      if (k == 1)
-        break;
-      for (int b = 0; b < 4 && j < 0; b++)
-        if (v[0] == bad7[b])
-          j = b;
-      if (j < 0 || g + 1 == groups)
-        break;
-      g++;
+    if (bits < 7) {
+      acc = (acc << 8 | (i < len ? data[i] : 0)) & 0xffff;   /* past the end: zero bits */
+      i++;
+      bits += 8;
     }
-    if (j < 0) {
-      buf[n++] = (char)v[0];
+    bits -= 7;
+    uint8_t v = (uint8_t)(acc >> bits & 127);
+    int j = 0;
+    while (j < 5 && v != bad7[j])
+      j++;
+    if (j < 5) {
+      buf[n++] = 127;
+      buf[n++] = (char)('0' + j);
     } else {
-      uint32_t cp = 0x100 + (k == 1 ? (uint32_t)j << 7 | v[1] : (uint32_t)(4 + j) << 7);
-      buf[n++] = (char)(0xc0 | cp >> 6);
-      buf[n++] = (char)(0x80 | (cp & 63));
+      buf[n++] = (char)v;
     }
     if (n >= sizeof buf - 4) {
       if (fwrite(buf, 1, n, out) != n)

@@ -45,24 +45,20 @@ final class GcMarkTests {
 
   /** A part of a heatmap page's data back to bytes, as its script's text7 reads it (agent/output/heatmap_blob.h). */
   static byte[] text7(String s) {
-    int[] bad = {0, '\r', ',', '<'};
+    int[] bad = {0, '\r', ',', '<', 127};
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int acc = 0, bits = 0;
     for (int i = 0; i < s.length(); i++) {
-      int c = s.charAt(i), n = 7;
-      if (c >= 128) {
-        c -= 0x100;
-        IntegrationTests.check(c >= 0 && c < 1024, "a heatmap page's data holds character " + (c + 0x100));
-        if (c >> 7 >= 4) {
-          c = bad[(c >> 7) - 4];
-        } else {
-          c = bad[c >> 7] << 7 | (c & 127);
-          n = 14;
-        }
+      int c = s.charAt(i);
+      IntegrationTests.check(c < 128, "a heatmap page's data holds character " + c);
+      if (c == 127) {
+        IntegrationTests.check(i + 1 < s.length() && s.charAt(i + 1) >= '0' && s.charAt(i + 1) <= '4',
+            "a heatmap page's data holds an escape it cannot read");
+        c = bad[s.charAt(++i) - '0'];
       }
-      acc = (acc << n | c) & 0x3fffff;
-      bits += n;
-      while (bits >= 8) {
+      acc = (acc << 7 | c) & 0x7fff;
+      bits += 7;
+      if (bits >= 8) {
         bits -= 8;
         out.write(acc >>> bits & 255);
       }

@@ -36,33 +36,25 @@ static uint64_t v(struct rd *r)
   return 0;
 }
 
-/* fg_put_text7's text back to bytes, as the page's text7 reads it: UTF-8 of
- * U+0000-U+007F (a group) and U+0100-U+04FF (a bad value and the next group,
- * or a bad value last). */
+/* fg_put_text7's text back to bytes, as the page's text7 reads it: an ASCII
+ * character a group, DEL and a digit j the j-th of NUL, CR, ',', '<', DEL. */
 static uint8_t *untext7(const char *s, size_t len, size_t *out)
 {
-  static const uint8_t bad[4] = {0, '\r', ',', '<'};
+  static const uint8_t bad[5] = {0, '\r', ',', '<', 127};
   uint8_t *b = malloc(len + 2);
   size_t n = 0;
   uint32_t acc = 0;
   int bits = 0;
   for (size_t i = 0; i < len; i++) {
-    uint32_t c = (uint8_t)s[i], v = c;
-    int nb = 7;
-    if (c >= 128) {
-      assert_true((c & 0xe0) == 0xc0 && i + 1 < len && ((uint8_t)s[i + 1] & 0xc0) == 0x80);
-      c = ((c & 31) << 6 | ((uint8_t)s[++i] & 63)) - 0x100;
-      assert_true(c < 1024);
-      if (c >> 7 >= 4) {
-        v = bad[(c >> 7) - 4];
-      } else {
-        v = (uint32_t)bad[c >> 7] << 7 | (c & 127);
-        nb = 14;
-      }
+    uint32_t c = (uint8_t)s[i];
+    assert_true(c < 128);
+    if (c == 127) {
+      assert_true(i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '4');
+      c = bad[s[++i] - '0'];
     }
-    acc = (acc << nb | v) & 0x3fffff;
-    bits += nb;
-    while (bits >= 8) {
+    acc = (acc << 7 | c) & 0x7fff;
+    bits += 7;
+    if (bits >= 8) {
       bits -= 8;
       b[n++] = (uint8_t)(acc >> bits);
     }
@@ -71,9 +63,9 @@ static uint8_t *untext7(const char *s, size_t len, size_t *out)
   return b;
 }
 
-/* Any bytes come back; the text holds no NUL, CR, ',' or '<', and takes 8/7 of
- * the bytes (a character 7 bits, a bad value and the group after it two
- * UTF-8 bytes for 14), at most a byte past it. */
+/* Any bytes come back; the text is ASCII with no NUL, CR, ',' or '<', and
+ * takes 8/7 of the bytes, a character more for each group that is one of
+ * those or DEL. */
 static void text7_round_trips_any_bytes(void **state)
 {
   (void)state;
@@ -82,23 +74,26 @@ static void text7_round_trips_any_bytes(void **state)
     uint8_t in[600];
     for (size_t i = 0; i < len; i++) {
       x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      /* random bytes; every 5th length all zero bits (every group bad), every 7th the groups of ',' */
+      /* random bytes; every 5th length all zero bits (every group bad), every 7th the groups of ',',
+         every 11th all one bits (every group DEL) */
       static const uint8_t commas[7] = {0x58, 0xb1, 0x62, 0xc5, 0x8b, 0x16, 0x2c};   /* groups 0101100 */
-      in[i] = len % 5 == 0 ? 0 : len % 7 == 0 ? commas[i % 7] : (uint8_t)x;
+      in[i] = len % 5 == 0 ? 0 : len % 7 == 0 ? commas[i % 7] : len % 11 == 0 ? 0xff : (uint8_t)x;
     }
     char *text = NULL;
     size_t tlen = 0;
     FILE *f = open_memstream(&text, &tlen);
     assert_int_equal(fg_put_text7(f, in, len), 0);
     fclose(f);
-    size_t two = 0;
+    size_t escapes = 0;
     for (size_t i = 0; i < tlen; i++) {
-      assert_true(text[i] != 0 && text[i] != '\r' && text[i] != ',' && text[i] != '<');
-      two += (uint8_t)text[i] >= 0xc0;
+      assert_true(text[i] != 0 && text[i] != '\r' && text[i] != ',' && text[i] != '<' && (uint8_t)text[i] < 128);
+      escapes += text[i] == 127;
     }
     if (len && (len % 5 == 0 || len % 7 == 0))
-      assert_true(two >= len * 8 / 7 / 2);   /* every group bad: a pair of them a character */
-    assert_true(tlen <= (len * 8 + 6) / 7 + 1);
+      assert_int_equal(escapes, (len * 8 + 6) / 7);   /* every group bad: each escaped */
+    else if (len % 11 == 0 && len)
+      assert_true(escapes >= len * 8 / 7);   /* DEL, but the last group's zero padding */
+    assert_int_equal(tlen, (len * 8 + 6) / 7 + escapes);
     size_t n;
     uint8_t *back = untext7(text, tlen, &n);
     assert_int_equal(n, len);
