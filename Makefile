@@ -37,7 +37,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_
 TSAN_TESTS = build/tests/test_ring_tsan build/tests/test_trace_table_tsan build/tests/test_gc_pauses_tsan
 JAVA_SRC = $(wildcard java-test/workloads/*.java java-test/harness/*.java)
 
-.PHONY: all deps lib cli java demo test unit tools-test docs-check integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-clocks bench-alloc-lock bench-nativemem bench-real bench-threads stress install fuzz clean help
+.PHONY: all deps lib cli java demo test unit tools-test docs-check screenshots integration analyze bench bench-share bench-paired bench-floors bench-javac bench-walker bench-wall-idle bench-convert bench-storage bench-walk bench-parts bench-busy bench-scale bench-clocks bench-alloc-lock bench-nativemem bench-real bench-threads stress install fuzz clean help
 
 all: deps lib cli java demo
 
@@ -47,6 +47,7 @@ help:
 	@echo "make unit         unit tests only"
 	@echo "make tools-test   output formats checked by go tool pprof, speedscope's schema, Chromium"
 	@echo "make integration  integration tests only"
+	@echo "make screenshots  docs/img/*.png taken again from real runs"
 	@echo "make docs-check   the docs' figures against results/, links between pages, no dates or hashes, the man page against fgprof --help"
 	@echo "make analyze      gcc -fanalyzer on every source; fails on a warning scripts/analyzer-triage.txt does not explain"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
@@ -387,6 +388,10 @@ tools-test: deps lib cli java
 	@bash scripts/run-tests.sh tools
 
 # The docs' own checks, in seconds (tests/tools/run.sh runs them too, with their self-tests).
+# The docs' pictures, docs/img/*.png, taken again from real runs (headless Chromium).
+screenshots: lib cli java
+	@bash tests/tools/screenshots.sh docs/img
+
 docs-check: cli
 	@bash scripts/check-figures.sh && bash scripts/check-links.sh && bash scripts/check-no-history.sh && bash scripts/check-man-page.sh
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fg/error_line.h"
+#include "fg/event_kinds.h"
 #include "sampling/kernel_events/event_spec.h"
 #include "fg/output.h"
 
@@ -158,7 +159,7 @@ int fg_options_max_frames(const struct fg_options *o)
 {
   /* as fg_walk_capacity: depth + 1 asked of ASGCT, the recovered frames before them */
   return o->depth + 1 + FG_MAX_RECOVERED_FRAMES + (o->cstack == FG_CSTACK_NATIVE ? FG_MAX_NATIVE_DEPTH : 0) +
-         (o->kernel && (o->event == FG_EVENT_CPU || o->kevent[0]) ? FG_MAX_KERNEL_FRAMES : 0);
+         (o->kernel && (o->event == FG_EVENT_CPU || o->kevent[0][0]) ? FG_MAX_KERNEL_FRAMES : 0);
 }
 
 uint32_t fg_options_timeline_max(const struct fg_options *o)
@@ -176,7 +177,15 @@ uint32_t fg_options_marks_max(const struct fg_options *o)
 
 int fg_options_nevents(const struct fg_options *o)
 {
-  return o->cpu + o->alloc + o->lock + o->nativemem + o->nativelock + (o->kevent[0] != '\0');
+  return o->cpu + o->alloc + o->lock + o->nativemem + o->nativelock + fg_options_nkevents(o);
+}
+
+int fg_options_nkevents(const struct fg_options *o)
+{
+  int n = 0;
+  while (n < FG_KERNEL_EVENTS_MAX && o->kevent[n][0])
+    n++;
+  return n;
 }
 
 int fg_options_first_frames(const struct fg_options *o)
@@ -256,10 +265,25 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
     struct fg_kevent_spec spec;
     if (fg_kevent_parse(value, &spec, err, errlen) != 0)
       return -1;
-    if (o->kevent[0] && strcmp(o->kevent, spec.name) != 0)
-      return fg_error_line(err, errlen, "fgagent: option event='%s' is a second kernel event (event=%s was "
-                  "given); accepted: one kernel event a session, beside cpu, itimer or wall", value, o->kevent);
-    snprintf(o->kevent, sizeof o->kevent, "%s", spec.name);
+    int n = fg_options_nkevents(o);
+    for (int i = 0; i < n; i++)
+      if (strcmp(o->kevent[i], spec.name) == 0)
+        return 0;   /* the same event again (an alias's canonical name the same): one profile */
+    if (n == FG_KERNEL_EVENTS_MAX)
+      return fg_error_line(err, errlen, "fgagent: option event='%s' is a kernel event past the %d a session records "
+                  "(event=%s, %s, %s and %s given); accepted: up to %d kernel events a session, beside cpu, itimer "
+                  "or wall", value, FG_KERNEL_EVENTS_MAX, o->kevent[0], o->kevent[1], o->kevent[2], o->kevent[3],
+                  FG_KERNEL_EVENTS_MAX);
+    char file[FG_KEVENT_NAME_MAX], other[FG_KEVENT_NAME_MAX];
+    fg_kevent_file_name(spec.name, file, sizeof file);
+    for (int i = 0; i < n; i++) {
+      fg_kevent_file_name(o->kevent[i], other, sizeof other);
+      if (strcmp(file, other) == 0)   /* %e would give both one file */
+        return fg_error_line(err, errlen, "fgagent: option event='%s' and event=%s name one file (%%e is %s for "
+                    "both); accepted: kernel events whose names differ in more than the characters a file name "
+                    "makes '_' (anything but letters, digits, '-' and '_')", value, o->kevent[i], file);
+    }
+    snprintf(o->kevent[n], sizeof o->kevent[n], "%s", spec.name);
   } else if (strcmp(key, "cstack") == 0) {
     if (strcmp(value, "native") == 0)
       o->cstack = FG_CSTACK_NATIVE;
@@ -412,7 +436,7 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
   }
 
   if (o->ring_bytes == 0)   /* a kernel event's rate is the application's: the largest ring made alone */
-    o->ring_bytes = o->kevent[0] ? FG_MAX_AUTO_RING_BYTES : ring_for_interval(o->interval_ns);
+    o->ring_bytes = o->kevent[0][0] ? FG_MAX_AUTO_RING_BYTES : ring_for_interval(o->interval_ns);
   if (o->nfiles == 0) {
     strcpy(o->files[0], FG_DEFAULT_FILE);
     o->nfiles = 1;
@@ -425,17 +449,18 @@ int fg_options_parse(const char *text, struct fg_options *o, char *err, size_t e
     o->alloc = true;
     o->alloc_bytes = FG_DEFAULT_ALLOC_BYTES;
   }
-  o->cpu = o->event_asked || (!o->alloc && !o->lock && !o->nativemem && !o->nativelock && !o->kevent[0]);
-  if (o->kevent_period && !o->kevent[0])
+  o->cpu = o->event_asked || (!o->alloc && !o->lock && !o->nativemem && !o->nativelock && !o->kevent[0][0]);
+  if (o->kevent_period && !o->kevent[0][0])
     return fg_error_line(err, errlen, "fgagent: option interval='%llu' has no unit, which counts a kernel event's "
                 "events, and no kernel event was given; accepted: interval=DURATION with a unit ns, us, ms or s "
                 "(e.g. interval=1ms), or a count with event=NAME of a kernel event (e.g. event=page-faults)",
                 (unsigned long long)o->kevent_period);
   if (fg_options_nevents(o) > 1) {
-    char names[400];
-    snprintf(names, sizeof names, "%s%s%s%s%s%s", o->alloc ? (o->live ? ", live" : ", alloc") : "", o->lock ? ", lock" : "",
-             o->nativemem ? ", nativemem" : "", o->nativelock ? ", nativelock" : "", o->kevent[0] ? ", event=" : "",
-             o->kevent);
+    char names[1400];
+    int at = snprintf(names, sizeof names, "%s%s%s%s", o->alloc ? (o->live ? ", live" : ", alloc") : "",
+                      o->lock ? ", lock" : "", o->nativemem ? ", nativemem" : "", o->nativelock ? ", nativelock" : "");
+    for (int k = 0; k < fg_options_nkevents(o); k++)
+      at += snprintf(names + at, sizeof names - (size_t)at, ", event=%s", o->kevent[k]);
     for (int i = 0; i < o->nfiles; i++)
       if (!fg_format_holds_every_event(fg_format_for_path(o->files[i])) && !strstr(o->files[i], "%e"))
         return fg_error_line(err, errlen, "fgagent: option file='%s' does not say which event it holds; accepted: with "

@@ -78,18 +78,27 @@ static size_t read_proc(int pid, const char *what, char *buf, size_t len)
   return n;
 }
 
+/* Field field (3: the state, 9: the flags, ...) of /proc/PID/stat as a number; 0 when it cannot be read. */
+static unsigned long long stat_field(int pid, int field)
+{
+  char buf[1024];
+  read_proc(pid, "stat", buf, sizeof buf);
+  const char *p = strrchr(buf, ')');   /* the command name may hold spaces and parentheses */
+  unsigned long long v = 0;
+  for (int at = 2; p && at < field; at++)
+    p = strchr(p + 1, ' ');
+  return p && sscanf(p + 1, "%llu", &v) == 1 ? v : 0;
+}
+
+#define KERNEL_THREAD_FLAG 0x00200000ull   /* PF_KTHREAD of the kernel's task flags */
+
 /* How long ago the process started, in ms (from its start time in
  * /proc/PID/stat, in clock ticks since boot, against /proc/uptime); -1 when
  * it cannot be told. */
 static long age_ms(int pid)
 {
-  char buf[1024];
-  read_proc(pid, "stat", buf, sizeof buf);
-  const char *p = strrchr(buf, ')');   /* the command name may hold spaces and parentheses */
-  unsigned long long start = 0;
-  for (int field = 2; p && field < 22; field++)
-    p = strchr(p + 1, ' ');
-  if (!p || sscanf(p + 1, "%llu", &start) != 1)
+  unsigned long long start = stat_field(pid, 22);
+  if (!start)
     return -1;
   double up = 0;
   FILE *f = fopen("/proc/uptime", "re");
@@ -507,6 +516,8 @@ int fg_attach_check(struct fg_attach_target *t, int timeout_ms, char *err, size_
   if (jvm == 1)
     return fg_attach_refuse(err, errlen, "process %d is a java launcher that loaded no JVM within %d ms", t->pid,
                           timeout_ms);
+  if (!jvm && !mapped && (stat_field(t->pid, 9) & KERNEL_THREAD_FLAG))
+    return fg_attach_refuse(err, errlen, "process %d is a kernel thread, not a HotSpot JVM", t->pid);
   if (!jvm)   /* a process with no memory at all is exiting (the kernel freed it): perhaps a JVM */
     return (mapped ? fg_attach_refuse : fg_attach_fail)(err, errlen, "process %d is not a HotSpot JVM (no libjvm.so "
                                                         "mapped)", t->pid);

@@ -22,6 +22,7 @@
 #include "fg/attach_codes.h"
 #include "fg/clock.h"
 #include "fg/profile.h"
+#include "sampling/kernel_events/event_spec.h"
 
 static long attach_timeout_ms = 10000;   /* --timeout */
 
@@ -364,20 +365,32 @@ static void on_interrupt(int sig)
   interrupted = 1;
 }
 
-/* The agent's options for --event LIST: "cpu", "wall", "itimer" become
- * event=, "alloc[=SIZE]", "live" and "lock[=DURATION]" stay as they are (the
- * agent checks their values). -1 when an item is none of these. */
+/* Whether the n bytes at p are word, or word=VALUE when valued. */
+static int option_item(const char *p, size_t n, const char *word, int valued)
+{
+  size_t w = strlen(word);
+  return n >= w && strncmp(p, word, w) == 0 && (n == w || (valued && p[w] == '='));
+}
+
+/* The agent's options for --event LIST: "cpu", "wall", "itimer" and a
+ * kernel event's name become event=; "alloc[=SIZE]", "live",
+ * "lock[=DURATION]", "nativemem[=SIZE]", "leak" and "nativelock[=DURATION]"
+ * stay as they are (the agent checks their values). -1 when an item is
+ * none of these. */
 static int event_options(const char *list, char *out, size_t len)
 {
   size_t at = 0;
   out[0] = '\0';
   for (const char *p = list; *p;) {
     size_t n = strcspn(p, ",");
-    int sampled = (n == 3 && strncmp(p, "cpu", 3) == 0) || (n == 4 && strncmp(p, "wall", 4) == 0) ||
-                  (n == 6 && strncmp(p, "itimer", 6) == 0);
-    int traced = (n >= 5 && strncmp(p, "alloc", 5) == 0 && (n == 5 || p[5] == '=')) ||
-                 (n >= 4 && strncmp(p, "lock", 4) == 0 && (n == 4 || p[4] == '=')) ||
-                 (n == 4 && strncmp(p, "live", 4) == 0);
+    char item[FG_KEVENT_NAME_MAX], why[512];
+    struct fg_kevent_spec spec;
+    snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+    int sampled = option_item(p, n, "cpu", 0) || option_item(p, n, "wall", 0) || option_item(p, n, "itimer", 0) ||
+                  (n < sizeof item && fg_kevent_parse(item, &spec, why, sizeof why) == 0);
+    int traced = option_item(p, n, "alloc", 1) || option_item(p, n, "lock", 1) || option_item(p, n, "live", 0) ||
+                 option_item(p, n, "nativemem", 1) || option_item(p, n, "leak", 0) ||
+                 option_item(p, n, "nativelock", 1);
     if (!sampled && !traced)
       return -1;
     int w = snprintf(out + at, len - at, ",%s%.*s", sampled ? "event=" : "", (int)n, p);
@@ -540,9 +553,10 @@ int fg_cmd_profile(int argc, char **argv)
     return bad("profile needs --file OUT and a PID", NULL);
   if (parse_pid(pid_text, &pid) != 0)
     return bad("not a process id:", pid_text);
-  char events[512];
+  char events[2048];
   if (event_options(event, events, sizeof events) != 0)
-    return bad("--event takes cpu, wall or itimer, and alloc[=SIZE], live or lock[=DURATION], separated by commas "
+    return bad("--event takes cpu, wall or itimer, alloc[=SIZE], live, lock[=DURATION], nativemem[=SIZE], leak, "
+               "nativelock[=DURATION] and kernel events (page-faults, sched:sched_switch, ...), separated by commas "
                "(e.g. --event cpu,alloc), not", event);
   char library[PATH_MAX];
   if (agent_path(agent, library) != 0)

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "jfr_events.h"
 #include "fg/collapsed_reader.h"
+#include "fg/event_kinds.h"
 #include "fg/jfr_reader.h"
 #include "fg/options.h"
 #include "fg/output.h"
@@ -101,7 +102,7 @@ static int parse_args(int argc, char **argv, struct args *a)
                    value);
     } else if (strcmp(arg, "--event") == 0) {
       if (!fg_event_name_known(value) && strcmp(value, "wall") != 0) {
-        char names[160], why[400];
+        char names[240], why[480];
         fg_event_names_list(names, sizeof names);
         snprintf(why, sizeof why, "--event '%%s' is not valid; accepted: %s, or wall (a recording's wall-clock "
                  "samples as its cpu event)", names);
@@ -173,18 +174,28 @@ static uint64_t modified_ns(const char *path)
 
 bool fg_event_name_known(const char *name)
 {
-  for (int e = 0; e < FG_STACK_EVENTS; e++)
+  for (int e = 0; e < FG_STACK_KERNEL; e++)
     if (strcmp(fg_stack_event_name((enum fg_stack_event)e), name) == 0)
       return true;
-  return false;
+  /* "kernel", or a kernel event's own name (page-faults, sched:sched_switch, uprobe:/PATH:SYMBOL): the file
+     read says whether it holds it */
+  size_t n = strlen(name);
+  if (n == 0 || n >= 320)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (name[i] <= ' ' || name[i] > '~')
+      return false;
+  return true;
 }
 
 void fg_event_names_list(char *out, size_t len)
 {
   size_t at = 0;
   out[0] = '\0';
-  for (int e = 0; e < FG_STACK_EVENTS && at < len; e++)
+  for (int e = 0; e <= FG_STACK_KERNEL && at < len; e++)
     at += (size_t)snprintf(out + at, len - at, "%s%s", e ? ", " : "", fg_stack_event_name((enum fg_stack_event)e));
+  if (at < len)
+    snprintf(out + at, len - at, ", a kernel event's own name (e.g. page-faults)");
 }
 
 int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
@@ -192,19 +203,20 @@ int fg_pick_event(struct fg_profile *p, const char *asked, const char *source)
   unsigned present = fg_profile_events(p);
   int e = 0;
   if (asked)
-    while (e < FG_STACK_EVENTS && strcmp(fg_stack_event_name((enum fg_stack_event)e), asked) != 0)
-      e++;
+    e = fg_event_by_name(&p->stats, present, asked);
   else
     while (e < FG_STACK_EVENTS - 1 && !(present & 1u << e))
       e++;
-  if (!(present & 1u << e)) {
-    char have[96] = "";
+  if (e < 0 || !(present & 1u << e)) {
+    char have[1400] = "";
     for (int k = 0; k < FG_STACK_EVENTS; k++)
-      if (present & 1u << k)
-        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "",
-                 fg_stack_event_name((enum fg_stack_event)k));
+      if (present & 1u << k) {
+        char name[320];
+        fg_event_file_name(&p->stats, (enum fg_stack_event)k, name, sizeof name);
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? ", " : "", name);
+      }
     fprintf(stderr, "fgprof: %s has no %s events; accepted: --event %s\n", source,
-            fg_stack_event_name((enum fg_stack_event)e), have);
+            asked ? asked : fg_stack_event_name((enum fg_stack_event)e), have);
     return -1;
   }
   if (present == 1u << e) {
@@ -309,9 +321,11 @@ static int convert_each(const struct args *a, struct fg_profile *in, bool jfr, c
 {
   unsigned present = fg_profile_events(in);
   int rc = 0, written = 0;
+  int asked = a->event ? fg_event_by_name(&in->stats, present, a->event) : -1;
   for (int e = 0; rc == 0 && e < FG_STACK_EVENTS; e++) {
-    const char *name = fg_stack_event_name((enum fg_stack_event)e);
-    if (!(present & 1u << e) || (a->event && strcmp(a->event, name) != 0))
+    char name[320];
+    fg_event_file_name(&in->stats, (enum fg_stack_event)e, name, sizeof name);
+    if (!(present & 1u << e) || (a->event && e != asked))
       continue;
     char path[4096];
     struct fg_profile one;

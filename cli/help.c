@@ -130,8 +130,11 @@ static const char profile_help[] =
   "  --duration TIME    how long to profile (30s; 500ms, 2m, 1h)\n"
   "  --interval TIME    the sampling interval (1ms here; the agent's own default is\n"
   "                     10ms)\n"
-  "  --event LIST       cpu, wall or itimer, and alloc[=SIZE], live or\n"
-  "                     lock[=DURATION], separated by commas (cpu)\n"
+  "  --event LIST       cpu, wall or itimer, and alloc[=SIZE], live,\n"
+  "                     lock[=DURATION], nativemem[=SIZE], leak,\n"
+  "                     nativelock[=DURATION] and up to 4 kernel events\n"
+  "                     (page-faults, sched:sched_switch, ...), separated by\n"
+  "                     commas (cpu)\n"
   "  --threads          the profile split per thread\n"
   "  --agent LIB        the libfgagent.so to load (default: beside fgprof, in\n"
   "                     ../lib, or $FGAGENT_LIB)\n"
@@ -192,10 +195,28 @@ int fg_cli_help(const char *command, FILE *out)
   return -1;
 }
 
+/* Whether command's option flag takes a value: its help line reads
+ * "  --flag VALUE" (a word in capitals after it). */
+static int takes_value(const char *command, const char *flag)
+{
+  const char *text = NULL;
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(commands[i].name, command) == 0)
+      text = commands[i].text;
+  size_t len = strlen(flag);
+  for (const char *at = text; at && (at = strstr(at, "\n  --")) != NULL; at++)
+    if (strncmp(at + 3, flag, len) == 0 && at[3 + len] == ' ' && at[4 + len] >= 'A' && at[4 + len] <= 'Z')
+      return 1;
+  return 0;
+}
+
 int fg_cli_wants_help(int argc, char **argv)
 {
-  for (int i = 2; i < argc; i++)
+  for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
       return 1;
+    if (strncmp(argv[i], "--", 2) == 0 && takes_value(argv[1], argv[i]))
+      i++;   /* its value, whatever it reads: --title -h is a title */
+  }
   return 0;
 }

@@ -1221,6 +1221,14 @@ _Static_assert(S_COUNT <= 16, "struct run's counted[] and left_out have room for
 static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const struct want *w)
 {
   /* w: startTime, thread, stackTrace, class, weight, duration, or_else, address, count, event */
+  if (e == FG_STACK_KERNEL) {   /* which kernel event: by its name, each its own kind */
+    int k = fg_stats_kevent_index(&c->p->stats, w[9].str ? w[9].str : "");
+    if (k < 0) {
+      set_bad(r, "a recording of more than " FG_KERNEL_EVENTS_MAX_TEXT " kernel events (fgagent.KernelEvent's event)");
+      return -1;
+    }
+    e = (enum fg_stack_event)(FG_STACK_KERNEL + k);
+  }
   int leaf = fg_event_kind(e)->class_leaf;   /* alloc's, lock's and live's class: the stack's leaf */
   uint64_t weight = 1, events = 1, time = ticks_ns(c, w[0].num);
   if (e == FG_STACK_LOCK || e == FG_STACK_NATIVELOCK) {
@@ -1271,12 +1279,10 @@ static int add_event(struct rd *r, struct chunk *c, enum fg_stack_event e, const
   struct fg_event_stats *st = fg_stats_event(&c->p->stats, e);
   if (e == FG_STACK_NATIVEMEM && st->leak)   /* counted at the end if no free follows */
     return leak_event(r, c, time, w[7].num, weight, (uint32_t)i);
-  if (e == FG_STACK_KERNEL) {   /* a sample of a kernel event, standing for count events */
+  if (fg_stack_kernel_index(e) >= 0) {   /* a sample of a kernel event, standing for count events */
     weight = w[8].has ? w[8].num : 1;
     if (weight > st->interval)
       st->interval = weight;   /* the period: what a whole sample stands for */
-    if (!c->p->stats.kernel_event[0] && w[9].str)
-      snprintf(c->p->stats.kernel_event, sizeof c->p->stats.kernel_event, "%s", w[9].str);
   }
   fg_profile_count(c->p, (uint32_t)i, weight, time, 0);
   if (e == FG_STACK_CPU) {

@@ -444,14 +444,26 @@ struct kind {
   uint64_t per_sample;   /* CPU in nanoseconds: the period, a value's samples = value / it; else 1 */
 };
 
-static struct kind profile_kind(const struct reader *rd, uint32_t type, uint32_t unit, uint32_t period_unit,
+/* A Profile's values, or event -1 when it is a kernel event past the
+ * FG_KERNEL_EVENTS_MAX a profile holds. */
+static struct kind profile_kind(struct reader *rd, uint32_t type, uint32_t unit, uint32_t period_unit,
                                 uint64_t period)
 {
   const struct dict *d = &rd->d;
-  for (int e = FG_STACK_ALLOC; e < FG_STACK_EVENTS; e++)   /* a type fgagent writes names its kind */
+  for (int e = FG_STACK_ALLOC; e < FG_STACK_KERNEL; e++)   /* a type fgagent writes names its kind */
     if (string_is(d, type, fg_event_kind((enum fg_stack_event)e)->value_type) &&
         (e != FG_STACK_LOCK || string_is(d, unit, "nanoseconds")))
       return (struct kind){(enum fg_stack_event)e, 1};
+  if (string_is(d, unit, "events")) {   /* a kernel event's, its type its name ("events": an unnamed one) */
+    char name[320] = "";
+    if (type < d->nstrings && !string_is(d, type, "events")) {
+      size_t len = d->strings[type].len < sizeof name - 1 ? d->strings[type].len : sizeof name - 1;
+      memcpy(name, d->data + d->strings[type].pos, len);
+      name[len] = '\0';
+    }
+    int k = fg_stats_kevent_index(&rd->p->stats, name);
+    return (struct kind){k < 0 ? (enum fg_stack_event)-1 : (enum fg_stack_event)(FG_STACK_KERNEL + k), 1};
+  }
   if (string_is(d, unit, "bytes"))
     return (struct kind){FG_STACK_ALLOC, 1};
   if (string_is(d, type, "delay") || string_is(d, type, "lock") || string_is(d, type, "lock_wait") ||
@@ -591,6 +603,10 @@ static int read_profile(struct reader *rd, struct rd r)
   if (k < 0)
     return -1;
   struct kind kd = profile_kind(rd, type, unit, period_unit, period);
+  if ((int)kd.event < 0) {
+    rd->why = "more than " FG_KERNEL_EVENTS_MAX_TEXT " kernel events (Profiles whose values' unit is events)";
+    return -1;
+  }
   struct fg_stats *st = &rd->p->stats;
   if (time) {
     cover(st, time);

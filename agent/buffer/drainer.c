@@ -53,15 +53,16 @@ uint32_t fg_drainer_profile_thread(struct fg_drainer *d, struct fg_thread *t)
   return t->profile_thread;
 }
 
-/* samples of a kernel event (event=NAME) of trace tr on thread: each
- * stands for the counter's period of events, the stack's count; its
- * accounting is stats.kernel's (taken == stored + no_thread + no_memory),
- * never the clock's. */
+/* samples of a kernel event (event=NAME; which one, tr's flags say) of
+ * trace tr on thread: each stands for its counter's period of events, the
+ * stack's count; its accounting is its stats.kernel[k]'s (taken == stored +
+ * no_thread + no_memory), never the clock's. */
 static void add_kernel_event(struct fg_drainer *d, uint32_t thread, int64_t thread_frame, const struct fg_trace *tr,
                              uint64_t samples, uint64_t time_ns, uint32_t cpu)
 {
-  struct fg_event_stats *k = &d->profile->stats.kernel;
-  uint64_t period = d->kevents && d->kevents->period ? d->kevents->period : 1;
+  uint32_t kev = (tr->flags & FG_SAMPLE_KERNEL_MASK) >> FG_SAMPLE_KERNEL_SHIFT;
+  struct fg_event_stats *k = &d->profile->stats.kernel[kev];
+  uint64_t period = d->kevents && d->kevents[kev].period ? d->kevents[kev].period : 1;
   int64_t idx = fg_trace_stack(&d->stacks, d->profile, thread, thread_frame, tr, 0);
   k->taken += samples;
   if (idx < 0) {
@@ -476,12 +477,14 @@ void fg_drainer_drain_all(struct fg_drainer *d, JNIEnv *jni)
   st->taken += unowned - d->unowned_counted;
   st->overruns += unowned - d->unowned_counted;
   d->unowned_counted = unowned;
-  uint64_t klost = atomic_load(&d->sampler->kevent_lost), knone = atomic_load(&d->sampler->kevent_no_thread);
-  st->kernel.taken += klost - d->kevent_lost_counted + knone - d->kevent_no_thread_counted;
-  st->kernel.no_memory += klost - d->kevent_lost_counted;   /* ring and overflow slots full, or over memlimit */
-  st->kernel.no_thread += knone - d->kevent_no_thread_counted;
-  d->kevent_lost_counted = klost;
-  d->kevent_no_thread_counted = knone;
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++) {
+    uint64_t klost = atomic_load(&d->sampler->kevent_lost[k]), knone = atomic_load(&d->sampler->kevent_no_thread[k]);
+    st->kernel[k].taken += klost - d->kevent_lost_counted[k] + knone - d->kevent_no_thread_counted[k];
+    st->kernel[k].no_memory += klost - d->kevent_lost_counted[k];   /* ring and overflow slots full, or over memlimit */
+    st->kernel[k].no_thread += knone - d->kevent_no_thread_counted[k];
+    d->kevent_lost_counted[k] = klost;
+    d->kevent_no_thread_counted[k] = knone;
+  }
   uint64_t paused = atomic_load(&d->sampler->paused);   /* lost while loop= switched intervals */
   st->taken += paused - d->paused_counted;
   st->paused_lost += paused - d->paused_counted;
@@ -598,7 +601,8 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   d->timer->skip_tid = (int)syscall(SYS_gettid);
   fg_timer_thread_end(d->timer, d->timer->skip_tid);
-  fg_kevents_never(d->kevents, d->timer->skip_tid);
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    fg_kevents_never(&d->kevents[k], d->timer->skip_tid);
 
   uint64_t scanned = 0, reclaimed = fg_clock_ns(CLOCK_MONOTONIC);
   while (!atomic_load(&d->stop)) {
@@ -606,7 +610,8 @@ static void JNICALL drainer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (now - scanned >= SCAN_NS) {
       scanned = now;
       fg_timer_scan(d->timer);
-      fg_kevents_scan(d->kevents);
+      for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+        fg_kevents_scan(&d->kevents[k]);
       /* enabled is read after the handler: shutdown clears it before it
        * sets SIGPROF to ignored, which is no other profiler's doing; a
        * session of kernel events alone never put its handler on SIGPROF */

@@ -39,7 +39,8 @@ struct fg_drainer {
   struct fg_registry *registry;
   struct fg_sampler *sampler;
   struct fg_timer *timer;
-  struct fg_kevents *kevents;  /* a kernel event's counters: scanned with the timer's */
+  struct fg_kevents *kevents;  /* the kernel events' counters, FG_KERNEL_EVENTS_MAX of them (kernel event k's
+                                  kevents[k]): scanned with the timer's */
   struct fg_profile *profile;
   struct fg_method_names *names;
   struct fg_sched *sched;      /* drained each pass; NULL without sched */
@@ -69,7 +70,8 @@ struct fg_drainer {
   uint64_t wall_repeats_lost_counted;   /* its lost repeats already counted */
   uint64_t interval_start_ns;  /* loop=: when this interval began */
   uint64_t paused_counted;     /* the sampler's paused signals already counted */
-  uint64_t kevent_lost_counted, kevent_no_thread_counted;   /* the sampler's kernel event losses counted */
+  uint64_t kevent_lost_counted[FG_KERNEL_EVENTS_MAX];   /* the sampler's kernel event losses counted */
+  uint64_t kevent_no_thread_counted[FG_KERNEL_EVENTS_MAX];
   uint64_t unowned_counted;    /* the sampler's lost_unowned (walker=copy) already counted */
   uint64_t gc_dropped_counted; /* the GC ring's dropped pauses already counted */
   struct fg_trace_stacks stacks;   /* traces to profile stacks, each built once */

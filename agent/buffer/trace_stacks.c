@@ -61,7 +61,8 @@ static enum fg_stack_event kind_of(uint32_t flags)
          : flags & FG_SAMPLE_LOCK       ? FG_STACK_LOCK
          : flags & FG_SAMPLE_NATIVEMEM  ? FG_STACK_NATIVEMEM
          : flags & FG_SAMPLE_NATIVELOCK ? FG_STACK_NATIVELOCK
-         : flags & FG_SAMPLE_KERNEL_EVENT ? FG_STACK_KERNEL
+         : flags & FG_SAMPLE_KERNEL_EVENT ? (enum fg_stack_event)(FG_STACK_KERNEL + ((flags & FG_SAMPLE_KERNEL_MASK) >>
+                                                                              FG_SAMPLE_KERNEL_SHIFT))
                                         : FG_STACK_CPU;
 }
 

@@ -195,8 +195,9 @@ int fg_agent_setup(struct fg_agent *a, JavaVM *vm, const char *options, char *er
   a->sampler.unregistered = &a->unregistered;
   fg_profile_init(&a->profile);
   fg_timer_init(&a->timer);
-  fg_kevents_init(&a->kevents, &a->timer.fd_room);
-  a->drainer.kevents = &a->kevents;
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    fg_kevents_init(&a->kevents[k], &a->timer.fd_room);
+  a->drainer.kevents = a->kevents;
   a->drainer.jvmti = a->jvmti;
   a->drainer.registry = &a->registry;
   a->drainer.sampler = &a->sampler;

@@ -59,8 +59,9 @@ struct fg_agent {
   struct fg_unregistered_threads unregistered;
   struct fg_registry registry;
   struct fg_timer timer;
-  struct fg_kevents kevents;   /* event=NAME of a kernel event: its counters (kernel_events/kernel_counters.h) */
-  int kevent_on;               /* this session records it */
+  struct fg_kevents kevents[FG_KERNEL_EVENTS_MAX];   /* event=NAME of each kernel event, kevents[k] of
+                               opts.kevent[k]: its counters (kernel_events/kernel_counters.h) */
+  int kevent_on;               /* the kernel events this session records (kevents[k].on each) */
   struct fg_drainer drainer;
   struct fg_profile profile;
   struct fg_method_names names;

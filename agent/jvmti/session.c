@@ -85,7 +85,8 @@ void fg_session_attach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
     rec->cpu_base_ns = fg_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     rec->cpu_base_session = a->timer.starts;
     fg_timer_thread_start(&a->timer, tid);
-    fg_kevents_thread_start(&a->kevents, tid);
+    for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+      fg_kevents_thread_start(&a->kevents[k], tid);
     fg_sched_thread_start(&a->sched, tid, name);
   }
 }
@@ -134,7 +135,8 @@ void fg_session_detach_thread(struct fg_agent *a, JNIEnv *jni, jthread thread)
   fg_copy_engine_thread_end(&a->copy_engine, current_tid());   /* walker=copy: its last samples */
   if (fg_timer_thread_end(&a->timer, current_tid()))
     settle_timer_tail(a, fg_current_thread);
-  fg_kevents_thread_end(&a->kevents, current_tid());
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    fg_kevents_thread_end(&a->kevents[k], current_tid());
   fg_sched_thread_end(&a->sched, current_tid(), name);
   fg_registry_detach(&a->registry, name);
 }
@@ -155,17 +157,25 @@ static int session_events(const struct fg_agent *a, enum fg_stack_event events[F
     events[n++] = FG_STACK_NATIVELOCK;
   if (a->live_on)
     events[n++] = FG_STACK_LIVE;
-  if (a->kevent_on)
-    events[n++] = FG_STACK_KERNEL;
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    if (a->kevents[k].on)
+      events[n++] = (enum fg_stack_event)(FG_STACK_KERNEL + k);
   return n;
 }
 
-/* Event e's name: the sampled event's as this session's timer has it. */
-static const char *session_event_name(const struct fg_agent *a, enum fg_stack_event e)
+/* Event e's name as %e has it: the sampled event's as this session's
+ * timer has it; a kernel event's "kernel" when it is the session's one,
+ * else its own (fg_event_file_name). */
+static void session_event_name(const struct fg_agent *a, enum fg_stack_event e, char *out, size_t len)
 {
-  if (e != FG_STACK_CPU)
-    return fg_stack_event_name(e);
-  return a->timer.event == FG_EVENT_WALL ? "wall" : a->timer.event == FG_EVENT_ITIMER ? "itimer" : "cpu";
+  int k = fg_stack_kernel_index(e);
+  if (k >= 0 && a->kevent_on > 1)
+    fg_kevent_file_name(a->kevents[k].spec.name, out, len);
+  else if (e != FG_STACK_CPU)
+    snprintf(out, len, "%s", fg_stack_event_name(e));
+  else
+    snprintf(out, len, "%s", a->timer.event == FG_EVENT_WALL ? "wall" : a->timer.event == FG_EVENT_ITIMER ? "itimer"
+                                                                                                       : "cpu");
 }
 
 /* The name %e takes in a file= (one event) or log= (every event, joined by '-'). */
@@ -173,8 +183,11 @@ static void event_names(const struct fg_agent *a, const enum fg_stack_event *eve
 {
   size_t at = 0;
   out[0] = '\0';
-  for (int i = 0; i < n && at < len; i++)
-    at += (size_t)snprintf(out + at, len - at, "%s%s", i ? "-" : "", session_event_name(a, events[i]));
+  for (int i = 0; i < n && at < len; i++) {
+    char name[FG_KEVENT_NAME_MAX];
+    session_event_name(a, events[i], name, sizeof name);
+    at += (size_t)snprintf(out + at, len - at, "%s%s", i ? "-" : "", name);
+  }
 }
 
 static FILE *open_log(struct fg_agent *a)
@@ -185,7 +198,7 @@ static FILE *open_log(struct fg_agent *a)
   struct fg_output_target t;
   FILE *f = NULL;
   enum fg_stack_event events[FG_STACK_EVENTS];
-  char names[64];
+  char names[1400];
   event_names(a, events, session_events(a, events), names, sizeof names);
   if (fg_expand_event_path(a->opts.log, getpid(), a->start_time, a->seq, names, path, sizeof path) == 0 &&
       fg_output_target(path, &t, why, sizeof why) == 0) {
@@ -272,22 +285,36 @@ static void start_vm_walker(struct fg_agent *a, long env)
 
 static void rotate(void *ctx);
 
-/* event=NAME of a kernel event: its counters, each thread's signalling it
- * on FG_KEVENT_SIGNAL to the sampler's handler, installed on it here. Its
- * descriptors: with event=cpu's counters, half of their budget each. A
- * failure is one line; the session goes on with its other events. */
-static void start_kernel_event(struct fg_agent *a)
+/* Kernel event k (opts.kevent[k]) started, not yet counting: 0, or -1
+ * with its one line said (the session goes on with its other events). */
+static int start_one_kernel_event(struct fg_agent *a, int k, uint64_t budget)
 {
-  a->kevent_on = 0;
-  a->sampler.kevents = NULL;
-  if (!a->opts.kevent[0])
-    return;
   char msg[1024];
   struct fg_kevent_spec spec;
-  if (fg_kevent_parse(a->opts.kevent, &spec, msg, sizeof msg) != 0) {
+  if (fg_kevent_parse(a->opts.kevent[k], &spec, msg, sizeof msg) != 0 ||
+      fg_kevents_start(&a->kevents[k], &spec, a->opts.kevent_period, a->opts.kernel, budget, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s\n", msg);
-    return;
+    return -1;
   }
+  return 0;
+}
+
+/* event=NAME of each kernel event: its counters, each thread's signalling
+ * on FG_KEVENT_SIGNAL to the sampler's handler, installed on it here, which
+ * tells the events apart by the counter's fd. Their descriptors: with
+ * event=cpu's counters, half of their budget; the kernel events that start
+ * share the rest evenly. A failure is one line; the session goes on with its
+ * other events. */
+static void start_kernel_events(struct fg_agent *a)
+{
+  a->kevent_on = 0;
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++) {
+    a->sampler.kevents[k] = NULL;
+    fg_kevents_forget(&a->kevents[k]);   /* the last session's, stopped at its end */
+  }
+  int n = fg_options_nkevents(&a->opts);
+  if (n == 0)
+    return;
   uint64_t budget = fg_fd_budget();
   if (a->cpu_sampling && a->timer.event == FG_EVENT_CPU) {   /* event=cpu's counters keep the other half */
     pthread_mutex_lock(&a->timer.lock);
@@ -295,23 +322,37 @@ static void start_kernel_event(struct fg_agent *a)
     pthread_mutex_unlock(&a->timer.lock);
   }
   /* no counter opens before fg_kevents_go: the handler is installed and told of the table first */
-  if (fg_kevents_start(&a->kevents, &spec, a->opts.kevent_period, a->opts.kernel, budget, msg, sizeof msg) != 0) {
-    fprintf(stderr, "%s\n", msg);
+  int started = 0;
+  for (int k = 0; k < n; k++)
+    started += start_one_kernel_event(a, k, budget) == 0;
+  if (!started)
     return;
-  }
+  for (int k = 0; k < n; k++)
+    if (a->kevents[k].on)
+      fg_kevents_share(&a->kevents[k], budget / (uint64_t)started);
   int unregistered = 0;
   if (fg_sampler_install_kevents(&a->sampler, &unregistered) != 0) {
-    fprintf(stderr, "fgagent: cannot install the SIGURG handler; event=%s not recorded\n", spec.name);
-    fg_kevents_stop(&a->kevents);
+    fprintf(stderr, "fgagent: cannot install the SIGURG handler; no kernel event (event=%s...) recorded\n",
+            a->opts.kevent[0]);
+    for (int k = 0; k < n; k++) {
+      fg_kevents_stop(&a->kevents[k]);
+      fg_kevents_forget(&a->kevents[k]);
+    }
     return;
   }
   if (unregistered)
     fprintf(stderr, "fgagent: warning: another SIGURG handler was installed (a library's?); fgagent replaced "
-                    "it for event=%s until the session's end\n", spec.name);
-  a->sampler.kevents = a->kevents.table;
-  a->kevent_on = 1;
-  fg_kevents_go(&a->kevents);
-  fg_kevents_scan(&a->kevents);   /* every thread running now; later ones at their start */
+                    "it for event=%s until the session's end\n", a->opts.kevent[0]);
+  for (int k = 0; k < n; k++)
+    if (a->kevents[k].on) {
+      a->sampler.kevents[k] = a->kevents[k].table;
+      a->kevent_on++;
+    }
+  for (int k = 0; k < n; k++)
+    if (a->kevents[k].on) {
+      fg_kevents_go(&a->kevents[k]);
+      fg_kevents_scan(&a->kevents[k]);   /* every thread running now; later ones at their start */
+    }
 }
 
 /* event= (cpu, itimer, wall): the SIGPROF handler, the timer, sched's and
@@ -384,7 +425,7 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   a->cpu_sampling = 0;
   if (a->opts.cpu && start_sampling(a) != 0)
     return;
-  start_kernel_event(a);
+  start_kernel_events(a);
   a->start_wall_ns = fg_clock_ns(CLOCK_MONOTONIC);
   a->start_epoch_ns = fg_clock_ns(CLOCK_REALTIME);
   a->start_cpu_ns = fg_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -420,6 +461,20 @@ void fg_session_start(struct fg_agent *a, JNIEnv *jni, jthread thread)
   atomic_store(&a->state, FG_SESSION_LIVE);
 }
 
+/* Kernel event k's accounting beside its samples': its name, period and threads. */
+static void fill_kernel_event_stats(struct fg_agent *a, int k)
+{
+  struct fg_stats *s = &a->profile.stats;
+  struct fg_kevents *kev = &a->kevents[k];
+  pthread_mutex_lock(&kev->lock);
+  s->kernel[k].on = kev->on;
+  s->kernel[k].interval = kev->on ? kev->period : 0;
+  s->kevent[k] = (struct fg_kevent_stats){.threads = kev->counted, .no_fd = kev->no_fd, .refused = kev->refused,
+                                          .fd_budget = kev->budget, .user_only = kev->exclude_kernel};
+  snprintf(s->kevent[k].name, sizeof s->kevent[k].name, "%s", kev->on ? kev->spec.name : "");
+  pthread_mutex_unlock(&kev->lock);
+}
+
 static void fill_stats(struct fg_agent *a)
 {
   struct fg_stats *s = &a->profile.stats;
@@ -447,16 +502,8 @@ static void fill_stats(struct fg_agent *a)
   s->live.on = a->live_on;
   s->live.interval = a->opts.alloc_bytes;
   s->alloc.verified = s->lock.verified = a->opts.verify;
-  s->kernel.on = a->kevent_on;
-  s->kernel.interval = a->kevent_on ? a->kevents.period : 0;
-  pthread_mutex_lock(&a->kevents.lock);
-  s->kernel_threads = a->kevents.counted;
-  s->kernel_no_fd = a->kevents.no_fd;
-  s->kernel_refused = a->kevents.refused;
-  s->kernel_fd_budget = a->kevents.budget;
-  s->kernel_user_only = a->kevents.exclude_kernel;
-  pthread_mutex_unlock(&a->kevents.lock);
-  snprintf(s->kernel_event, sizeof s->kernel_event, "%s", a->kevent_on ? a->kevents.spec.name : "");
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    fill_kernel_event_stats(a, k);
   if (a->timer.event == FG_EVENT_WALL) {
     s->cpu_ns = atomic_load(&a->wall.sampled_ns) - a->wall_sampled_before;   /* what the samples stand for */
     s->profiler_cpu_ns += atomic_load(&a->wall.cpu_ns) - a->wall_cpu_before;
@@ -507,9 +554,9 @@ int fg_session_outputs(struct fg_agent *a, char *buf, size_t len)
   for (int i = 0; i < a->opts.nfiles && o < len; i++) {
     int each = strstr(a->opts.files[i], "%e") != NULL;
     for (int k = 0; k < (each ? nevents : 1) && o < len; k++) {
-      char path[4096];
-      if (fg_expand_event_path(a->opts.files[i], getpid(), a->start_time, a->seq,
-                               session_event_name(a, events[each ? k : 0]), path, sizeof path) == 0)
+      char path[4096], name[FG_KEVENT_NAME_MAX];
+      session_event_name(a, events[each ? k : 0], name, sizeof name);
+      if (fg_expand_event_path(a->opts.files[i], getpid(), a->start_time, a->seq, name, path, sizeof path) == 0)
         o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", path);
     }
   }
@@ -564,17 +611,17 @@ static void write_outputs(struct fg_agent *a)
     int all = !each && fg_format_holds_every_event(fg_format_for_path(pattern));
     for (int k = 0; k < (all || !each ? 1 : nevents) && nevents > 0; k++) {
       enum fg_stack_event e = events[each ? k : 0];
-      char path[4096];
-      if (fg_expand_event_path(pattern, getpid(), a->start_time, a->seq, session_event_name(a, e),
-                               path, sizeof path) != 0) {
+      char path[4096], name[FG_KEVENT_NAME_MAX];
+      session_event_name(a, e, name, sizeof name);
+      if (fg_expand_event_path(pattern, getpid(), a->start_time, a->seq, name, path, sizeof path) != 0) {
         fprintf(stderr, "fgagent: cannot expand file='%s'\n", pattern);
         break;
       }
       struct fg_output_settings cfg = {.per_thread = a->opts.threads, .timeline = a->opts.timeline,
                                        .title = fg_event_kind(e)->title};
       char title[400];
-      if (e == FG_STACK_KERNEL) {   /* the kernel event's own name in the title */
-        snprintf(title, sizeof title, "fgagent kernel event flame graph: %s", a->profile.stats.kernel_event);
+      if (fg_stack_kernel_index(e) >= 0) {   /* the kernel event's own name in the title */
+        snprintf(title, sizeof title, "fgagent kernel event flame graph: %s", fg_event_title_name(&a->profile.stats, e));
         cfg.title = title;
       }
       if (all || (e == FG_STACK_CPU && !(present & ~1u))) {
@@ -625,18 +672,27 @@ int fg_session_dump(struct fg_agent *a, JNIEnv *jni)
   return 0;
 }
 
+/* The kernel events' samples taken so far, all of them. */
+static uint64_t kernel_taken(const struct fg_stats *s)
+{
+  uint64_t n = 0;
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    n += s->kernel[k].taken;
+  return n;
+}
+
 int fg_session_status(struct fg_agent *a, char *buf, size_t len)
 {
   if (atomic_load(&a->state) != FG_SESSION_LIVE)
     return snprintf(buf, len, "fgagent: idle (loaded, not profiling)");
   uint64_t ms = (fg_clock_ns(CLOCK_MONOTONIC) - a->start_wall_ns) / 1000000;
   enum fg_stack_event events[FG_STACK_EVENTS];
-  char names[64];
+  char names[1400];
   event_names(a, events, session_events(a, events), names, sizeof names);
   return snprintf(buf, len, "fgagent: profiling for %llu.%03llu s, events %s, interval=%.3f ms, %llu samples so far",
                   (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), names,
                   (double)a->opts.interval_ns / 1e6,
-                  (unsigned long long)(a->profile.stats.taken + a->profile.stats.kernel.taken));
+                  (unsigned long long)(a->profile.stats.taken + kernel_taken(&a->profile.stats)));
 }
 
 /* An empty profile in place of the last one (whose method names were freed). */
@@ -701,7 +757,8 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
   fg_native_mem_stop(a);    /* the import slots put back; no hook queues after the last pass */
   fg_copy_engine_stop(&a->copy_engine);   /* its last pass reads what the counters copied so far */
   fg_timer_stop(&a->timer);
-  fg_kevents_stop(&a->kevents);
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    fg_kevents_stop(&a->kevents[k]);
   fg_wall_stop(&a->wall);
   if (a->cpu_sampling || a->kevent_on)   /* else SIGPROF is the application's, as it was */
     fg_sampler_shutdown(&a->sampler);
@@ -729,7 +786,8 @@ void fg_session_finish(struct fg_agent *a, JNIEnv *jni)
    * live in VMDeath, so the line tables it allocated go back to it. */
   fg_method_names_free(&a->names, a->jvmti);
   a->sampler.perf = NULL;
-  a->sampler.kevents = NULL;
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    a->sampler.kevents[k] = NULL;
   a->sampler.clock_auto = 0;
   fg_timer_release(&a->timer);   /* walker=copy's rings: nothing reads them until a next start */
   atomic_store(&a->state, FG_SESSION_IDLE);

@@ -44,6 +44,9 @@ static int (*real_wrlock)(pthread_rwlock_t *);
 static int (*real_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
 static int (*real_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
 static int (*real_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+static int (*real_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+static int (*real_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+static int (*real_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
 static void *(*real_load_library)(const char *, int);
 static size_t page_size = 4096;   /* pvalloc's unit: the system's, read at resolve */
 
@@ -281,6 +284,23 @@ __attribute__((noinline)) int fg_nm_timedwrlock(pthread_rwlock_t *l, const struc
   TIMED_WHEN_CONTENDED(pthread_rwlock_trywrlock(l), real_timedwrlock(l, until));
 }
 
+/* The ones with a clock of the caller's choice (glibc 2.30, C++'s
+ * std::timed_mutex and shared_timed_mutex with steady_clock use them). */
+__attribute__((noinline)) int fg_nm_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *until)
+{
+  TIMED_WHEN_CONTENDED(pthread_mutex_trylock(m), real_mutex_clocklock(m, clock, until));
+}
+
+__attribute__((noinline)) int fg_nm_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *until)
+{
+  TIMED_WHEN_CONTENDED(pthread_rwlock_tryrdlock(l), real_clockrdlock(l, clock, until));
+}
+
+__attribute__((noinline)) int fg_nm_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *until)
+{
+  TIMED_WHEN_CONTENDED(pthread_rwlock_trywrlock(l), real_clockwrlock(l, clock, until));
+}
+
 /* System.load and loadLibrary: libjava's call into the JVM, which dlopens
  * from libjvm (so the search is libjvm's, as without us); what it loaded is
  * patched before the first native method of it can run. JDK 17 and later
@@ -296,10 +316,11 @@ __attribute__((noinline)) void *fg_nm_load_library(const char *name, int throw_e
 /* nativemem's hooks first (to H_LAST_MEM), then nativelock's (to H_LAST_LOCK), then what both need. */
 enum {
   H_MALLOC, H_CALLOC, H_REALLOC, H_FREE, H_MEMALIGN, H_ALIGNED, H_OLD_MEMALIGN, H_VALLOC, H_PVALLOC, H_REALLOCARRAY,
-  H_MUTEX, H_RDLOCK, H_WRLOCK, H_MUTEX_TIMED, H_TIMEDRD, H_TIMEDWR,
+  H_MUTEX, H_RDLOCK, H_WRLOCK, H_MUTEX_TIMED, H_TIMEDRD, H_TIMEDWR, H_MUTEX_CLOCK, H_CLOCKRD, H_CLOCKWR,
   H_LOAD, H_COUNT,
-  H_LAST_MEM = H_REALLOCARRAY, H_LAST_LOCK = H_TIMEDWR
+  H_LAST_MEM = H_REALLOCARRAY, H_LAST_LOCK = H_CLOCKWR
 };
+_Static_assert(H_COUNT <= FG_IMPORT_MAX_HOOKS, "fg_import_patch takes every hook in one call");
 static struct fg_import_hook hooks[H_COUNT] = {
   [H_MALLOC] = {"malloc", (void *)fg_nm_malloc, NULL, 1},
   [H_CALLOC] = {"calloc", (void *)fg_nm_calloc, NULL, 1},
@@ -317,6 +338,9 @@ static struct fg_import_hook hooks[H_COUNT] = {
   [H_MUTEX_TIMED] = {"pthread_mutex_timedlock", (void *)fg_nm_mutex_timedlock, NULL, 0},
   [H_TIMEDRD] = {"pthread_rwlock_timedrdlock", (void *)fg_nm_timedrdlock, NULL, 0},
   [H_TIMEDWR] = {"pthread_rwlock_timedwrlock", (void *)fg_nm_timedwrlock, NULL, 0},
+  [H_MUTEX_CLOCK] = {"pthread_mutex_clocklock", (void *)fg_nm_mutex_clocklock, NULL, 0},
+  [H_CLOCKRD] = {"pthread_rwlock_clockrdlock", (void *)fg_nm_clockrdlock, NULL, 0},
+  [H_CLOCKWR] = {"pthread_rwlock_clockwrlock", (void *)fg_nm_clockwrlock, NULL, 0},
   [H_LOAD] = {"JVM_LoadLibrary", (void *)fg_nm_load_library, NULL, 0},
 };
 
@@ -343,6 +367,9 @@ void fg_nm_hooks_resolve(void)
   real_mutex_timedlock = (int (*)(pthread_mutex_t *, const struct timespec *))hooks[H_MUTEX_TIMED].original;
   real_timedrdlock = (int (*)(pthread_rwlock_t *, const struct timespec *))hooks[H_TIMEDRD].original;
   real_timedwrlock = (int (*)(pthread_rwlock_t *, const struct timespec *))hooks[H_TIMEDWR].original;
+  real_mutex_clocklock = (int (*)(pthread_mutex_t *, clockid_t, const struct timespec *))hooks[H_MUTEX_CLOCK].original;
+  real_clockrdlock = (int (*)(pthread_rwlock_t *, clockid_t, const struct timespec *))hooks[H_CLOCKRD].original;
+  real_clockwrlock = (int (*)(pthread_rwlock_t *, clockid_t, const struct timespec *))hooks[H_CLOCKWR].original;
   real_load_library = (void *(*)(const char *, int))hooks[H_LOAD].original;
   long page = sysconf(_SC_PAGESIZE);
   if (page > 0 && (page & (page - 1)) == 0)

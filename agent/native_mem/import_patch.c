@@ -8,12 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define MAX_HOOKS 16
-
 struct patch_run {
   const struct fg_import_hook *hooks;
   int n;
-  uintptr_t definer[MAX_HOOKS];   /* base of the object defining hooks[i].original, 0: unknown */
+  uintptr_t definer[FG_IMPORT_MAX_HOOKS];   /* base of the object defining hooks[i].original, 0: unknown */
   uintptr_t skip_base;
   int restore;
   struct fg_import_patch_counts *counts;
@@ -152,7 +150,7 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *ctx)
 void fg_import_patch(const struct fg_import_hook *hooks, int n, uintptr_t skip_base, int restore,
                      struct fg_import_patch_counts *counts)
 {
-  struct patch_run run = {.hooks = hooks, .n = n < MAX_HOOKS ? n : MAX_HOOKS, .skip_base = skip_base,
+  struct patch_run run = {.hooks = hooks, .n = n < FG_IMPORT_MAX_HOOKS ? n : FG_IMPORT_MAX_HOOKS, .skip_base = skip_base,
                           .restore = restore, .counts = counts};
   memset(counts, 0, sizeof *counts);
   for (int i = 0; i < run.n; i++) {

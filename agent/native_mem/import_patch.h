@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#define FG_IMPORT_MAX_HOOKS 32   /* hooks a call of fg_import_patch takes */
+
 struct fg_import_hook {
   const char *name;       /* the imported symbol ("malloc") */
   void *hook;             /* what its slots get */
@@ -37,7 +39,7 @@ struct fg_import_patch_counts {
                              tool's hook): left alone, their calls not seen */
 };
 
-/* Writes hooks[i].hook into every matching import slot of every loaded
+/* Writes hooks[i].hook (n of them, at most FG_IMPORT_MAX_HOOKS) into every matching import slot of every loaded
  * object but skip_base's (ours: its own calls go straight to the
  * allocator), the dynamic loader's and the vDSO's (restore: writes
  * hooks[i].original where the slot holds hooks[i].hook). Takes the loader's

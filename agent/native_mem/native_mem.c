@@ -105,7 +105,8 @@ void fg_nm_record(int event, uintptr_t addr, uint64_t weight, uint64_t calls, ui
   }
   struct fg_nm_record r = {
     .trace = trace, .thread = t, .serial = t ? t->serial : 0, .time_ns = fg_clock_ns(CLOCK_MONOTONIC),
-    .weight = weight, .events = calls, .tid = t ? t->tid : (int32_t)syscall(SYS_gettid), .event = (uint8_t)event,
+    .weight = weight, .events = calls, .tid = t ? t->tid : (int32_t)syscall(SYS_gettid),
+    .session = atomic_load_explicit(&m->session, memory_order_relaxed), .event = (uint8_t)event,
   };
   int kept;
   if (event == FG_STACK_NATIVEMEM && atomic_load_explicit(&m->leak_on, memory_order_relaxed)) {
@@ -133,7 +134,10 @@ void fg_nm_freed(uintptr_t addr, struct fg_nm_record *r, uint64_t freed_ns)
 {
   struct fg_native_mem *m = &fg_nm;
   atomic_fetch_add(&m->inflight, 1);
-  if (atomic_load(&m->leak_on)) {   /* else the session stopped meanwhile: its queue is done with */
+  /* else the session stopped meanwhile (its queue is done with), or stopped
+   * and another started between the take and here: the record, from the
+   * old table, is not the new session's to report */
+  if (atomic_load(&m->leak_on) && r->session == atomic_load(&m->session)) {
     r->addr = addr;
     r->freed_ns = freed_ns;
     if (!fg_nm_queue_push(&m->queue, r))
@@ -384,8 +388,9 @@ void fg_native_mem_drain(struct fg_drainer *d)
   if (m->leaks.keys) {
     struct fg_event_stats *es = fg_stats_event(st, FG_STACK_NATIVEMEM);
     es->freed += atomic_exchange(&m->leaks.freed, 0);
-    es->frees_unrecorded = atomic_load(&m->frees_unrecorded) + d->profile->trail.dropped;
-    es->frees_late = atomic_load(&m->frees_late);
+    es->frees_queue_full += atomic_exchange(&m->frees_unrecorded, 0);   /* this profile's: loop= starts another */
+    es->frees_unrecorded = es->frees_queue_full + d->profile->trail.dropped;
+    es->frees_late += atomic_exchange(&m->frees_late, 0);
   }
   take_counts(fg_stats_event(st, FG_STACK_NATIVELOCK), &m->lock);
 }

@@ -19,6 +19,7 @@ struct fg_nm_record {
   uintptr_t addr;               /* nativemem,leak: the allocation's address, on a freed one's record */
   uint64_t freed_ns;            /* nativemem,leak: when it was freed (CLOCK_MONOTONIC); 0: an allocation */
   int32_t tid;
+  uint32_t session;             /* fg_nm.session it was recorded in: a free met across a stop and start is the old one's */
   uint8_t event;                /* enum fg_stack_event */
 };
 

@@ -16,25 +16,27 @@
  *            200 ms square (10 cells); then failed samples a square (CPU)
  *   columns: for each column, its stacks' weights: n; each: stack - the
  *            previous (ascending), weight, samples
- *   blocks:  each block's length in bytes. The blocks themselves are not in
- *            this blob: those of each column are a blob of their own, so
- *            that the page opens having inflated only this one. A block is its
- *            samples by thread: groups; each: thread, samples. Then, for
- *            the block's N samples in that order, N 2-bit time symbols
- *            packed four to a byte (low bits first), N 2-bit code symbols
- *            the same, then each sample's escapes in order: [delta - 3],
- *            [code], [stack], [weight]. The time is the cell - the previous
- *            sample's of the thread (the block's first cell before the
- *            first): symbols 0-2 are it, 3 escapes it. The code: code >> 1
- *            is the stack's place in the thread's recent stacks (move to
- *            front, the list empty at each block's start) plus one, 0 when
- *            the stack follows as a number; code & 1: a weight other than 1
- *            follows. Code symbols 1-3 are codes 2, 4, 6; 0 escapes the code.
- * A thread's samples in a block are mostly the stack it was in a moment ago
- * and a cell or none later: four 2-bit symbols a byte let deflate's byte
- * codes spend near their entropy, below the bit a byte symbol costs.
+ * A column's part is its samples by thread: groups; each: thread, samples.
+ * Then, for the column's N samples in that order, N 2-bit time symbols
+ * packed four to a byte (low bits first), N 2-bit code symbols the same;
+ * the byte lengths of the first three of the escape streams, then the four,
+ * each its samples' escapes in order: [delta - 3]; [code]; [stack];
+ * [weight] (each stream's bytes alike, for deflate). The time is the cell - the previous sample's of the thread (the
+ * column's first cell before the first): symbols 0-2 are it, 3 escapes it.
+ * The code: code >> 1 is the stack's rank in the successor list of the
+ * thread's previous stack in this column (succ_rank: the stacks that
+ * followed it, most often first) plus one, 0 when the stack follows as a
+ * number; code & 1: a weight other than 1 follows. Code symbols 1-3 are
+ * codes 2, 4, 6; 0 escapes the code.
+ * A thread's next stack is mostly the one it was in a moment ago, or one of
+ * the few that followed it before: the previous stack as context leaves
+ * about the entropy of the thread's transitions to code (a move-to-front
+ * list of recent stacks spent an escape on every return to a stack a few
+ * others ago). Four 2-bit symbols a byte let deflate's byte codes spend near
+ * their entropy, below the bit a byte symbol costs; the lists run through
+ * a column, which the page decodes whole.
  * Column sums let a range's flame graph add whole columns, and decode
- * samples only at the range's two ends. */
+ * samples only in the columns at the range's two ends. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -57,7 +59,7 @@ extern const char fg_heatmap_template[];
 #define SQUARE_CELLS 10u      /* the totals the page opens with: 200 ms */
 #define BLOCK_CELLS 250u      /* 5 s */
 #define COLUMN_BLOCKS 60u     /* 5 min */
-#define RECENT 63u            /* a thread's recent stacks the codes refer to */
+#define SUCC 64u              /* the stacks a successor list keeps */
 
 struct heat {
   const struct fg_profile *p;
@@ -322,24 +324,75 @@ static int put_columns(struct heat *h, struct fg_bytes *b)
   return 0;
 }
 
-/* The samples, a block at a time, by thread, move-to-front coded. */
-static int put_blocks(struct heat *h, struct fg_bytes *b, struct fg_bytes *parts)
+/* A thread's successor lists in a column: for each stack (and for none,
+ * the thread's first sample), the stacks that followed it, the most frequent
+ * first (ties: the most recently followed first), at most SUCC of them. */
+struct succ {
+  uint32_t n, cap;
+  uint32_t *stack, *count;
+};
+
+/* The rank (1 = first) of stack s in list l, 0 when it is not there; then
+ * counts its sample: its count up by one and moved up past every stack whose
+ * count is no larger, or, new, entered with a count of 1 at the end (over
+ * the last when full) and moved up the same way. The page's script keeps the
+ * same lists. -1 when the list cannot grow. */
+static int64_t succ_rank(struct succ *l, uint32_t s)
+{
+  uint32_t i = 0;
+  while (i < l->n && l->stack[i] != s)
+    i++;
+  int64_t rank = i < l->n ? (int64_t)i + 1 : 0;
+  if (i == l->n) {
+    if (l->n == SUCC) {
+      i = l->n - 1;
+    } else {
+      if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 4;
+        uint32_t *a = realloc(l->stack, cap * sizeof *a);
+        if (!a)
+          return -1;
+        l->stack = a;
+        uint32_t *c = realloc(l->count, cap * sizeof *c);
+        if (!c)
+          return -1;
+        l->count = c;
+        l->cap = cap;
+      }
+      i = l->n++;
+    }
+    l->stack[i] = s;
+    l->count[i] = 0;
+  }
+  uint32_t count = ++l->count[i];
+  for (; i > 0 && l->count[i - 1] <= count; i--) {
+    l->stack[i] = l->stack[i - 1];
+    l->count[i] = l->count[i - 1];
+  }
+  l->stack[i] = s;
+  l->count[i] = count;
+  return rank;
+}
+
+/* The samples, a column at a time, by thread, coded by their successor ranks. */
+static int put_samples(struct heat *h, struct fg_bytes *parts, struct fg_heatmap_cuts *cuts)
 {
   const struct fg_profile *p = h->p;
   const struct fg_timeline_entry *en = p->timeline.entries;
   uint32_t nt = p->nthreads + 1;
   uint32_t *count = calloc(nt, sizeof *count), *first = calloc(nt, sizeof *first);
   uint32_t *threads = malloc(nt * sizeof *threads);
-  uint32_t *recent = malloc((size_t)nt * RECENT * sizeof *recent);
-  uint8_t *nrecent = calloc(nt, 1);
+  struct succ *succ = calloc((size_t)p->nstacks + 1, sizeof *succ);   /* [0]: none; [s + 1]: after stack s */
+  uint32_t *touched = malloc(((size_t)p->nstacks + 1) * sizeof *touched);
   uint32_t *byth = NULL;
   size_t byth_cap = 0;
-  struct fg_bytes data = {0}, lens = {0};
-  int rc = count && first && threads && recent && nrecent ? 0 : -1;
-  for (uint64_t blk = 0; rc == 0 && blk < h->nblocks; blk++) {
-    uint64_t a = blk * BLOCK_CELLS, z = a + BLOCK_CELLS < h->ncells ? a + BLOCK_CELLS : h->ncells;
+  struct fg_bytes esc[4] = {{0}};   /* a column's escapes: time deltas, codes, stacks, weights */
+  int rc = count && first && threads && succ && touched ? 0 : -1;
+  uint64_t per = (uint64_t)BLOCK_CELLS * COLUMN_BLOCKS;
+  for (uint64_t col = 0; rc == 0 && col < h->ncolumns; col++) {
+    struct fg_bytes *data = &parts[col];
+    uint64_t a = col * per, z = a + per < h->ncells ? a + per : h->ncells;
     uint64_t lo = first_at(h, a), hi = first_at(h, z);
-    size_t before = data.len;
     uint32_t ngroups = 0;
     for (uint64_t k = lo; k < hi; k++) {
       uint32_t t = en[h->order[k]].thread < p->nthreads ? en[h->order[k]].thread : p->nthreads;
@@ -363,73 +416,83 @@ static int put_blocks(struct heat *h, struct fg_bytes *b, struct fg_bytes *parts
       uint32_t t = en[h->order[k]].thread < p->nthreads ? en[h->order[k]].thread : p->nthreads;
       byth[first[t]++] = h->order[k];
     }
-    fg_bytes_varint(&data, ngroups);
+    fg_bytes_varint(data, ngroups);
     for (uint32_t g = 0; g < ngroups; g++) {
-      fg_bytes_varint(&data, threads[g]);
-      fg_bytes_varint(&data, count[threads[g]]);
+      fg_bytes_varint(data, threads[g]);
+      fg_bytes_varint(data, count[threads[g]]);
     }
     /* the 2-bit symbols of each sample's time and stack, four to a byte, then what they escape */
     uint32_t total = (uint32_t)(hi - lo), nsym = (total + 3) / 4;
-    size_t times = data.len, codes = times + nsym;
+    size_t times = data->len, codes = times + nsym;
+    struct fg_heatmap_cuts *cut = &cuts[col];
+    cut->at[cut->n++] = times;
+    cut->at[cut->n++] = codes;
+    cut->at[cut->n++] = codes + nsym;
     uint8_t zero[256] = {0};
     for (uint32_t k = 0; k < 2 * nsym; k += sizeof zero)
-      fg_bytes_raw(&data, zero, 2 * nsym - k < sizeof zero ? 2 * nsym - k : sizeof zero);
-    if (data.failed) {
+      fg_bytes_raw(data, zero, 2 * nsym - k < sizeof zero ? 2 * nsym - k : sizeof zero);
+    if (data->failed) {
       rc = -1;
       break;
     }
     at = 0;
-    for (uint32_t g = 0; g < ngroups; g++) {
-      uint32_t t = threads[g], n = count[t];
-      uint32_t *rec = recent + (size_t)t * RECENT;
-      nrecent[t] = 0;   /* a block is read on its own: its codes refer to its own samples */
+    for (uint32_t g = 0; rc == 0 && g < ngroups; g++) {
+      uint32_t t = threads[g], n = count[t], ntouched = 0;
       uint64_t prev = a;
+      uint32_t ctx = 0;   /* the previous sample's stack + 1; 0 before the first */
       for (uint32_t i = 0; i < n; i++, at++) {
         const struct fg_timeline_entry *e = &en[byth[at]];
         uint64_t cell = cell_of(h, e->time_ns), delta = cell - prev;
         prev = cell;
-        uint32_t place = 0;
-        while (place < nrecent[t] && rec[place] != e->stack)
-          place++;
-        uint64_t weighted = e->weight != 1;
-        uint64_t code = place < nrecent[t] ? ((uint64_t)place + 1) << 1 | weighted : weighted;
-        uint8_t tsym = delta < 3 ? (uint8_t)delta : 3, csym = code == 2 || code == 4 || code == 6 ? (uint8_t)(code / 2) : 0;
-        data.b[times + at / 4] |= (uint8_t)(tsym << (2 * (at % 4)));
-        data.b[codes + at / 4] |= (uint8_t)(csym << (2 * (at % 4)));
-        if (tsym == 3)
-          fg_bytes_varint(&data, delta - 3);
-        if (csym == 0)
-          fg_bytes_varint(&data, code);
-        if (place == nrecent[t]) {
-          fg_bytes_varint(&data, e->stack);
-          if (nrecent[t] < RECENT)
-            nrecent[t]++;
-          place = nrecent[t] - 1;
+        if (succ[ctx].n == 0)
+          touched[ntouched++] = ctx;
+        int64_t rank = succ_rank(&succ[ctx], e->stack);
+        if (rank < 0) {
+          rc = -1;
+          break;
         }
-        memmove(rec + 1, rec, place * sizeof *rec);
-        rec[0] = e->stack;
+        uint64_t weighted = e->weight != 1;
+        uint64_t code = (uint64_t)rank << 1 | weighted;
+        uint8_t tsym = delta < 3 ? (uint8_t)delta : 3, csym = code == 2 || code == 4 || code == 6 ? (uint8_t)(code / 2) : 0;
+        data->b[times + at / 4] |= (uint8_t)(tsym << (2 * (at % 4)));
+        data->b[codes + at / 4] |= (uint8_t)(csym << (2 * (at % 4)));
+        if (tsym == 3)
+          fg_bytes_varint(&esc[0], delta - 3);
+        if (csym == 0)
+          fg_bytes_varint(&esc[1], code);
+        if (rank == 0)
+          fg_bytes_varint(&esc[2], e->stack);
         if (weighted)
-          fg_bytes_varint(&data, e->weight);
+          fg_bytes_varint(&esc[3], e->weight);
+        ctx = e->stack + 1;
       }
-      count[t] = 0;
+      for (uint32_t k = 0; k < ntouched; k++)   /* each thread's lists are its own */
+        succ[touched[k]].n = 0;
     }
-    if (data.failed) {   /* every count reset above: the next block's groups would be wrong otherwise */
+    for (uint32_t g = 0; g < ngroups; g++)   /* every count reset: the next column's groups would be wrong otherwise */
+      count[threads[g]] = 0;
+    for (int k = 0; k < 3; k++)
+      fg_bytes_varint(data, esc[k].len);
+    for (int k = 0; k < 4; k++) {   /* a failed escape stream fails the part */
+      if (k)
+        cut->at[cut->n++] = data->len;
+      fg_bytes_move(data, &esc[k]);
+    }
+    if (data->failed)
       rc = -1;
-      break;
-    }
-    fg_bytes_varint(&lens, data.len - before);
-    if ((blk + 1) % COLUMN_BLOCKS == 0 || blk + 1 == h->nblocks)
-      fg_bytes_move(&parts[blk / COLUMN_BLOCKS], &data);
   }
-  fg_bytes_move(b, &lens);
+  for (uint32_t s = 0; succ && s <= p->nstacks; s++) {
+    free(succ[s].stack);
+    free(succ[s].count);
+  }
+  free(succ);
+  for (int k = 0; k < 4; k++)
+    free(esc[k].b);
+  free(touched);
   free(count);
   free(first);
   free(threads);
-  free(recent);
-  free(nrecent);
   free(byth);
-  free(data.b);
-  free(lens.b);
   return rc;
 }
 
@@ -451,7 +514,7 @@ static int put_header(FILE *out, const struct heat *h, const struct fg_output_se
     const struct fg_event_kind *k = fg_event_kind((enum fg_stack_event)e);
     int sampled = !strcmp(st->event, "cpu") || !strcmp(st->event, "itimer") || !strcmp(st->event, "wall");
     const char *name = e == FG_STACK_CPU && sampled ? st->event
-                       : e == FG_STACK_KERNEL && st->kernel_event[0] ? st->kernel_event : k->name;
+                       : fg_event_title_name(st, (enum fg_stack_event)e);
     /* what the flame graph counts that the map cannot place: stored with no time (a full
        ring's overflow slots, the timeline's room spent, a folded interval's tail) */
     uint64_t counted = 0, timed = 0;
@@ -526,6 +589,7 @@ struct page {
   const struct heat *h;
   const struct fg_output_settings *cfg;
   const struct fg_bytes *parts;
+  const struct fg_heatmap_cuts *cuts;
 };
 
 static int fill(FILE *out, const char *name, void *ctx)
@@ -536,7 +600,7 @@ static int fill(FILE *out, const char *name, void *ctx)
   if (strcmp(name, "HEADER") == 0)
     return put_header(out, pg->h, pg->cfg);
   if (strcmp(name, "DATA") == 0)
-    return fg_heatmap_put_parts(out, pg->parts, (size_t)pg->h->ncolumns + 1);
+    return fg_heatmap_put_parts(out, pg->parts, pg->cuts, (size_t)pg->h->ncolumns + 1);
   if (strcmp(name, "TICKS") != 0)
     return 1;
   for (int k = 0; k <= FG_TICK_COUNT; k++) {   /* the failed samples' root frames */
@@ -561,7 +625,8 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
   h.ncolumns = (h.nblocks + COLUMN_BLOCKS - 1) / COLUMN_BLOCKS;
   struct fg_bytes blob = {0};
   struct fg_bytes *parts = calloc(h.ncolumns + 1, sizeof *parts);   /* parts[0]: blob; then a column each */
-  int rc = parts ? sort_cells(&h) : -1;
+  struct fg_heatmap_cuts *cuts = calloc(h.ncolumns + 1, sizeof *cuts);   /* cuts[0]: none */
+  int rc = parts && cuts ? sort_cells(&h) : -1;
   if (rc == 0)
     rc = put_shapes(&h, &blob);
   if (rc == 0)
@@ -571,20 +636,21 @@ int fg_write_heatmap_html(FILE *out, const struct fg_profile *p, const struct fg
   if (rc == 0)
     rc = put_columns(&h, &blob);
   if (rc == 0)
-    rc = put_blocks(&h, &blob, parts + 1);
+    rc = put_samples(&h, parts + 1, cuts + 1);
   if (rc == 0)
     fg_bytes_move(&parts[0], &blob);
   for (uint64_t i = 0; rc == 0 && i <= h.ncolumns; i++)
     if (parts[i].failed)
       rc = -1;
   /* the template, with @@TITLE@@, @@HEADER@@, @@TICKS@@ and @@DATA@@ filled in */
-  struct page pg = {&h, cfg, parts};
+  struct page pg = {&h, cfg, parts, cuts};
   if (rc == 0)
     rc = fg_put_template(out, fg_heatmap_template, fill, &pg);
   free(blob.b);
   for (uint64_t i = 0; parts && i <= h.ncolumns; i++)
     free(parts[i].b);
   free(parts);
+  free(cuts);
   free(h.order);
   free(h.block_first);
   free(h.leaf);

@@ -10,18 +10,34 @@
 
 #include "output/byte_buffer.h"
 
-int fg_put_base64(FILE *out, const uint8_t *data, size_t len)
+/* The values a group cannot be as the character itself: NUL and CR (the
+ * HTML parser replaces them), ',' (it separates the parts), '<' (it could
+ * end the script element) and DEL, which escapes them. */
+static const uint8_t bad7[5] = {0, '\r', ',', '<', 127};
+
+int fg_put_text7(FILE *out, const uint8_t *data, size_t len)
 {
-  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   char buf[4096];
-  size_t n = 0;
-  for (size_t i = 0; i < len; i += 3) {
-    uint32_t v = (uint32_t)data[i] << 16 | (i + 1 < len ? (uint32_t)data[i + 1] << 8 : 0) |
-                 (i + 2 < len ? data[i + 2] : 0);
-    buf[n++] = digits[v >> 18 & 63];
-    buf[n++] = digits[v >> 12 & 63];
-    buf[n++] = i + 1 < len ? digits[v >> 6 & 63] : '=';
-    buf[n++] = i + 2 < len ? digits[v & 63] : '=';
+  size_t n = 0, groups = (len * 8 + 6) / 7, i = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t g = 0; g < groups; g++) {
+    if (bits < 7) {
+      acc = (acc << 8 | (i < len ? data[i] : 0)) & 0xffff;   /* past the end: zero bits */
+      i++;
+      bits += 8;
+    }
+    bits -= 7;
+    uint8_t v = (uint8_t)(acc >> bits & 127);
+    int j = 0;
+    while (j < 5 && v != bad7[j])
+      j++;
+    if (j < 5) {
+      buf[n++] = 127;
+      buf[n++] = (char)('0' + j);
+    } else {
+      buf[n++] = (char)v;
+    }
     if (n >= sizeof buf - 4) {
       if (fwrite(buf, 1, n, out) != n)
         return -1;
@@ -35,8 +51,11 @@ typedef int (*deflate_init2_fn)(z_streamp, int, int, int, int, int, const char *
 typedef int (*deflate_fn)(z_streamp, int);
 typedef int (*deflate_end_fn)(z_streamp);
 
-/* data deflated (raw) into *out, *outlen; 0, or -1 when zlib is not there or failed. */
-static int deflate_raw(void *z, const uint8_t *data, size_t len, uint8_t **out, size_t *outlen)
+/* data deflated (raw) into *out, *outlen, a deflate block ending at each of
+ * cuts' offsets (cuts may be NULL): each stream of a part gets Huffman codes
+ * of its own. 0, or -1 when zlib is not there or failed. */
+static int deflate_raw(void *z, const uint8_t *data, size_t len, const struct fg_heatmap_cuts *cuts, uint8_t **out,
+                       size_t *outlen)
 {
   deflate_init2_fn init = (deflate_init2_fn)dlsym(z, "deflateInit2_");
   deflate_fn step = (deflate_fn)dlsym(z, "deflate");
@@ -46,15 +65,23 @@ static int deflate_raw(void *z, const uint8_t *data, size_t len, uint8_t **out, 
   memset(&s, 0, sizeof s);
   size_t cap = len / 4 + 4096, n = 0;
   uint8_t *buf = malloc(cap);
-  if (!init || !step || !end || !buf || init(&s, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+  if (!init || !step || !end || !buf || init(&s, 6, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                                             (int)sizeof s) != Z_OK) {
     free(buf);
     return -1;
   }
-  size_t fed = 0;
+  size_t fed = 0, stop = 0;   /* stop: the next cut, or the end */
+  unsigned next = 0;
+  int ended = 1;               /* the block up to stop is ended: input past it may follow */
   for (;;) {
-    if (s.avail_in == 0 && fed < len) {
-      size_t piece = len - fed < (1u << 30) ? len - fed : (1u << 30);
+    if (s.avail_in == 0 && fed < len && (fed < stop || ended)) {
+      if (fed >= stop) {
+        while (cuts && next < cuts->n && cuts->at[next] <= fed)
+          next++;
+        stop = cuts && next < cuts->n && cuts->at[next] < len ? cuts->at[next] : len;
+        ended = 0;
+      }
+      size_t piece = stop - fed < (1u << 30) ? stop - fed : (1u << 30);
       s.next_in = (Bytef *)(uintptr_t)(data + fed);
       s.avail_in = (uInt)piece;
       fed += piece;
@@ -69,8 +96,11 @@ static int deflate_raw(void *z, const uint8_t *data, size_t len, uint8_t **out, 
     s.next_out = buf + n;
     s.avail_out = (uInt)(cap - n < (1u << 30) ? cap - n : (1u << 30));
     size_t room = s.avail_out;
-    int r = step(&s, fed == len ? Z_FINISH : Z_NO_FLUSH);
+    int flush = fed == len ? Z_FINISH : fed == stop ? Z_BLOCK : Z_NO_FLUSH;
+    int r = step(&s, flush);
     n += room - s.avail_out;
+    if (flush == Z_BLOCK && s.avail_in == 0 && s.avail_out != 0)   /* else called again to end it */
+      ended = 1;
     if (r == Z_STREAM_END) {
       rc = 0;
       break;
@@ -88,7 +118,7 @@ static int deflate_raw(void *z, const uint8_t *data, size_t len, uint8_t **out, 
   return 0;
 }
 
-int fg_heatmap_put_parts(FILE *out, const struct fg_bytes *parts, size_t n)
+int fg_heatmap_put_parts(FILE *out, const struct fg_bytes *parts, const struct fg_heatmap_cuts *cuts, size_t n)
 {
   void *z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
   int rc = fputs(z ? "deflate-raw:" : "raw:", out) < 0 ? -1 : 0;
@@ -98,12 +128,12 @@ int fg_heatmap_put_parts(FILE *out, const struct fg_bytes *parts, size_t n)
     uint8_t *packed = NULL;
     size_t len = 0;
     if (rc == 0 && z) {
-      rc = deflate_raw(z, parts[i].b, parts[i].len, &packed, &len);
+      rc = deflate_raw(z, parts[i].b, parts[i].len, cuts ? &cuts[i] : NULL, &packed, &len);
       if (rc == 0)
-        rc = fg_put_base64(out, packed, len);
+        rc = fg_put_text7(out, packed, len);
       free(packed);
     } else if (rc == 0) {
-      rc = fg_put_base64(out, parts[i].b, parts[i].len);
+      rc = fg_put_text7(out, parts[i].b, parts[i].len);
     }
   }
   if (z)

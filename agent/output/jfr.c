@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/event_kinds.h"
 #include "fg/output.h"
 #include "fg/profile.h"
 #include "output/jfr_chunk.h"
@@ -288,6 +289,15 @@ static void class_element(struct meta *m, const struct type *t)
 /* The metadata event's body: type 0, start, duration, metadata id, strings,
  * tree. fgagent's own event types only when the profile has such events
  * (kernel, gc): every other type is the JDK's, as the JDK declares it. */
+/* Whether a kernel event was recorded (its type is in the metadata, events or not). */
+static int kernel_on(const struct fg_stats *s)
+{
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++)
+    if (s->kernel[k].on)
+      return 1;
+  return 0;
+}
+
 static int metadata_event(struct fg_bytes *o, uint64_t start_ticks, int kernel, int gc)
 {
   struct meta m = {0};
@@ -370,11 +380,13 @@ static void active_settings(struct fg_bytes *o, struct fg_bytes *body, const str
       setting(o, body, ticks, type, "threshold", text);
     }
   }
-  if (s->kernel.on) {
-    snprintf(text, sizeof text, "%" PRIu64, s->kernel.interval);
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++) {   /* each kernel event's: its name, then its period */
+    if (!s->kernel[k].on)
+      continue;
+    snprintf(text, sizeof text, "%" PRIu64, s->kernel[k].interval);
     setting(o, body, ticks, T_KERNEL_EVENT, "enabled", "true");
     setting(o, body, ticks, T_KERNEL_EVENT, "stackTrace", "true");
-    setting(o, body, ticks, T_KERNEL_EVENT, "event", s->kernel_event);
+    setting(o, body, ticks, T_KERNEL_EVENT, "event", s->kevent[k].name);
     setting(o, body, ticks, T_KERNEL_EVENT, "period", text);
   }
   if (gc)   /* the GC pauses JVMTI reported: no stack */
@@ -494,7 +506,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
     if (timed[e->stack] + weight > s->count)
       weight = s->count - timed[e->stack];
     timed[e->stack] += weight;
-    if (s->event == FG_STACK_KERNEL) {
+    if (fg_stack_kernel_index(s->event) >= 0) {
       if (weight) {
         jfr_kernel_event(&body, p, e->stack, e->time_ns, weight);
         jfr_put_event(&o, &body);
@@ -514,16 +526,17 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
       jfr_put_event(&o, &body);
     }
   }
-  uint64_t period = p->stats.kernel.interval ? p->stats.kernel.interval : 1;
   for (uint32_t i = 0; rc == 0 && i < p->nstacks; i++) {
     /* a kernel event's samples the timeline had no room for: one event a period, as taken */
-    for (uint64_t left = p->stacks[i].event == FG_STACK_KERNEL ? p->stacks[i].count - timed[i] : 0; left;) {
+    int kernel = fg_stack_kernel_index(p->stacks[i].event) >= 0;
+    uint64_t period = kernel ? fg_event_period(&p->stats, (enum fg_stack_event)p->stacks[i].event) : 1;
+    for (uint64_t left = kernel ? p->stacks[i].count - timed[i] : 0; left;) {
       uint64_t n = left < period ? left : period;
       jfr_kernel_event(&body, p, i, end, n);
       jfr_put_event(&o, &body);
       left -= n;
     }
-    if (p->stacks[i].event == FG_STACK_KERNEL)
+    if (kernel)
       continue;
     if (p->stacks[i].event != FG_STACK_CPU) {
       if (timed[i] < p->stacks[i].count) {
@@ -556,7 +569,7 @@ int fg_write_jfr(FILE *out, const struct fg_profile *p, const struct fg_output_s
   jfr_pools_free(pools);
   uint64_t meta_at = o.len;
   if (rc == 0)
-    rc = metadata_event(&o, start, (fg_profile_events(p) >> FG_STACK_KERNEL) & 1 || s->kernel.on, gc);
+    rc = metadata_event(&o, start, (fg_profile_events(p) >> FG_STACK_KERNEL) != 0 || kernel_on(s), gc);
   if (rc == 0 && !o.failed) {
     put_be_at(o.b + 8, o.len, 8);
     put_be_at(o.b + 16, pool_at, 8);

@@ -12,6 +12,7 @@
 
 #include "fg/class_name.h"
 #include "fg/grow_array.h"
+#include "fg/event_kinds.h"
 #include "fg/profile.h"
 #include "output/frame_name.h"
 #include "output/jfr_chunk.h"
@@ -259,7 +260,7 @@ void jfr_kernel_event(struct fg_bytes *body, const struct fg_profile *p, uint32_
   jfr_put_long(body, ticks);
   jfr_put_long(body, p->stacks[stack].thread + 1);   /* eventThread */
   jfr_put_long(body, stack + 1);
-  jfr_put_cstring(body, p->stats.kernel_event);     /* event */
+  jfr_put_cstring(body, fg_event_title_name(&p->stats, (enum fg_stack_event)p->stacks[stack].event));   /* event */
   jfr_put_long(body, count);                        /* count: the events the sample stands for */
 }
 

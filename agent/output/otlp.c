@@ -212,7 +212,9 @@ static struct value_kind value_kind(const struct fg_profile *p, enum fg_stack_ev
   if (e != FG_STACK_CPU) {
     const struct fg_event_kind *k = fg_event_kind(e);
     uint64_t period = fg_event_period(s, e);
-    return (struct value_kind){k->value_type, k->unit, period == 1 ? 0 : period, 1};
+    /* a kernel event's values typed by its name ("page-faults"), unit "events": the reader tells them apart so */
+    const char *type = fg_stack_kernel_index(e) >= 0 ? fg_event_title_name(s, e) : k->value_type;
+    return (struct value_kind){type, k->unit, period == 1 ? 0 : period, 1};
   }
   uint64_t ns = fg_stats_ns_per_sample(s);
   const char *type = strcmp(s->event, "wall") == 0 ? "wall" : "cpu";

@@ -77,8 +77,10 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
   /* sample types, period type */
   enum fg_stack_event e = p->event;
   const struct fg_event_kind *kind = fg_event_kind(e);
+  /* a kernel event's counts are typed by its name ("page-faults"): the kind alone says only "events" */
+  const char *value_type = fg_stack_kernel_index(e) >= 0 ? fg_event_title_name(&p->stats, e) : kind->value_type;
   const char *types[2][2] = {{kind->events_type, "count"},
-                             {e == FG_STACK_CPU ? "cpu" : kind->value_type, e == FG_STACK_CPU ? "nanoseconds" : kind->unit}};
+                             {e == FG_STACK_CPU ? "cpu" : value_type, e == FG_STACK_CPU ? "nanoseconds" : kind->unit}};
   for (int i = 0; i < 2; i++) {
     fg_pb_int(&m, 1, (uint64_t)string_id(st, types[i][0]));
     fg_pb_int(&m, 2, (uint64_t)string_id(st, types[i][1]));
@@ -138,7 +140,7 @@ static int encode(struct fg_bytes *out, const struct fg_profile *p, bool per_thr
   fg_pb_int(out, 12, e == FG_STACK_CPU ? weight : fg_event_period(&p->stats, e));
   fg_pb_int(out, 10, p->stats.wall_ns);
   /* the view pprof opens with: time when one sample's time is known, else counts; bytes; delay */
-  fg_pb_int(out, 14, (uint64_t)string_id(st, e != FG_STACK_CPU ? kind->value_type : weight ? "cpu" : "samples"));
+  fg_pb_int(out, 14, (uint64_t)string_id(st, e != FG_STACK_CPU ? value_type : weight ? "cpu" : "samples"));
   /* the string table last: every string is known by now */
   for (uint32_t i = 0; i < st->nnames; i++)
     fg_pb_bytes(out, 6, st->names[i], strlen(st->names[i]));

@@ -436,7 +436,7 @@ int fg_write_summary(FILE *out, const struct fg_stats *s)
     return -1;
   if (s->live.on && fg_write_summary_live(out, &s->live) != 0)
     return -1;
-  if (s->kernel.on && fg_write_kernel_summary(out, s) != 0)
+  if (fg_write_kernel_summary(out, s) != 0)
     return -1;
   return fg_write_native_summary(out, s);
 }

@@ -1,5 +1,6 @@
-/* The summary's section of a kernel event (event=NAME): its events, the
- * threads its counters followed, every sample accounted for. */
+/* The summary's section of each kernel event (event=NAME) the session
+ * recorded: its events, the threads its counters followed, every sample
+ * accounted for. */
 #ifndef FG_SUMMARY_KERNEL_H
 #define FG_SUMMARY_KERNEL_H
 

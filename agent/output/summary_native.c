@@ -76,8 +76,8 @@ static int write_nativemem(FILE *out, const struct fg_event_stats *e, uint64_t m
 
 static int write_nativelock(FILE *out, const struct fg_event_stats *e, uint64_t memlimit)
 {
-  if (fprintf(out, "nativelock: contended pthread_mutex_lock and _timedlock, pthread_rwlock_rdlock, _wrlock, "
-                   "_timedrdlock and _timedwrlock waits of at least %.3f us through the import slots of every loaded library\n"
+  if (fprintf(out, "nativelock: contended pthread_mutex_lock, _timedlock and _clocklock, pthread_rwlock_rdlock, "
+                   "_wrlock and their timed and clock variants: waits of at least %.3f us through the import slots of every loaded library\n"
                    "  waited:            %.3f ms in %" PRIu64 " waits\n"
                    "  shorter waits:     %" PRIu64 " (under the threshold, not recorded)\n"
                    "  waits taken:       %" PRIu64 "\n  stored:            %" PRIu64 " (%.2f%%)\n",

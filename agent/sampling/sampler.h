@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fg/forte.h"
+#include "fg/stats.h"   /* FG_KERNEL_EVENTS_MAX */
 #include "fg/unregistered_threads.h"
 #include "fg/trace_table.h"
 #include "jvmti/prior_threads.h"
@@ -31,13 +32,14 @@ struct fg_sampler {
   struct fg_prior_threads *prior;      /* Java threads running before attach; NULL at -agentpath */
   struct fg_unregistered_threads *unregistered; /* counts for threads without a record */
   struct fg_perf_threads *perf;       /* event=cpu's counters (period, page, kernel callchains); else NULL */
-  struct fg_perf_threads *kevents;    /* a kernel event's counters (kernel_events/kernel_counters.h): a signal
-                                         whose si_fd is its thread's is that event's sample; else NULL */
+  struct fg_perf_threads *kevents[FG_KERNEL_EVENTS_MAX];   /* kernel event k's counters
+                                         (kernel_events/kernel_counters.h): a signal whose si_fd is its thread's
+                                         entry in kevents[k] is event k's sample; NULL: k not recorded */
   int sigprof_installed;              /* the handler is on SIGPROF (fg_sampler_install) */
   int kevent_signal_installed;        /* ... on FG_KEVENT_SIGNAL (fg_sampler_install_kevents) */
-  _Atomic uint64_t kevent_lost;       /* kernel event samples lost: ring and overflow slots full, a stack
-                                         over memlimit */
-  _Atomic uint64_t kevent_no_thread;  /* kernel event samples of threads with no record */
+  _Atomic uint64_t kevent_lost[FG_KERNEL_EVENTS_MAX];   /* kernel event k's samples lost: ring and overflow
+                                         slots full, a stack over memlimit */
+  _Atomic uint64_t kevent_no_thread[FG_KERNEL_EVENTS_MAX];   /* ... of threads with no record */
   int clock_auto;                     /* clock=auto: handlers judge which clock serves their thread */
   uint64_t interval_ns;               /* between signals, for the back-off's share */
   uint32_t session;                   /* counts sessions from 1: a record's back-off from an earlier one,

@@ -34,4 +34,32 @@ const struct fg_event_stats *fg_stats_event_c(const struct fg_stats *s, enum fg_
  * between samples, nativemem's too; 1 for a counted wait or event; 0 none. */
 uint64_t fg_event_period(const struct fg_stats *s, enum fg_stack_event e);
 
+/* The kernel events s names (stats.kevent[k].name not empty). */
+int fg_stats_nkevents(const struct fg_stats *s);
+
+/* A kernel event's name made a file name's part: letters, digits, '-' and
+ * '_' kept, anything else (':' of a tracepoint, '/' and '.' of a uprobe's
+ * path) '_' (what fgprof profile copies out of a container's directory). */
+void fg_kevent_file_name(const char *name, char *out, size_t len);
+
+/* The name %e takes for kind e: the kind's ("cpu", "alloc", ...), and
+ * "kernel" for a profile's one kernel event; when s names several, each
+ * kernel event's own (fg_kevent_file_name: "page-faults",
+ * "sched_sched_switch"). */
+void fg_event_file_name(const struct fg_stats *s, enum fg_stack_event e, char *out, size_t len);
+
+/* The name a title or a sample type gives kind e: a kernel event's own
+ * ("sched:sched_switch"), else the kind's. */
+const char *fg_event_title_name(const struct fg_stats *s, enum fg_stack_event e);
+
+/* The kind of the events present (a bit a kind) that name asks for: a
+ * kind's name, %e's (fg_event_file_name), or a kernel event's own; "kernel"
+ * is the first kernel event present. -1 when none. */
+int fg_event_by_name(const struct fg_stats *s, unsigned present, const char *name);
+
+/* A reader's: the kernel event named name in s (its first 319 bytes), or
+ * the next one not on made so (on, named); -1 when s holds
+ * FG_KERNEL_EVENTS_MAX others already. */
+int fg_stats_kevent_index(struct fg_stats *s, const char *name);
+
 #endif

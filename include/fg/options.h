@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fg/stats.h"   /* FG_KERNEL_EVENTS_MAX */
+
 enum fg_event { FG_EVENT_CPU, FG_EVENT_ITIMER, FG_EVENT_WALL };
 enum fg_cstack { FG_CSTACK_NATIVE, FG_CSTACK_NO };
 enum fg_walker_kind { FG_WALKER_ASGCT, FG_WALKER_VM, FG_WALKER_COPY };
@@ -39,9 +41,9 @@ struct fg_options {
   uint64_t interval_ns;
   enum fg_event event;
   bool event_asked;              /* event=cpu, itimer or wall was given */
-  char kevent[300];              /* event=NAME of a kernel event (sampling/kernel_events/event_spec.h), its
-                                    canonical name; "": none */
-  uint64_t kevent_period;        /* interval=N without a unit: the kernel event's events between samples;
+  char kevent[FG_KERNEL_EVENTS_MAX][300];   /* event=NAME of each kernel event (sampling/kernel_events/event_spec.h),
+                                    its canonical name, in the order given; "": none from there on */
+  uint64_t kevent_period;        /* interval=N without a unit: each kernel event's events between samples;
                                     0: the event's default */
   bool cpu;                      /* the event (cpu, itimer or wall) is sampled: unless alloc or lock alone was asked */
   bool alloc;                    /* alloc: heap allocations sampled (JVMTI SampledObjectAlloc) */
@@ -96,6 +98,8 @@ int fg_options_parse(const char *text, struct fg_options *out, char *err, size_t
 /* How many events a session records: the sampled one (o->cpu), alloc, lock, nativemem, nativelock, the
  * kernel event. */
 int fg_options_nevents(const struct fg_options *o);
+/* The kernel events given (event=NAME): o->kevent[0 .. n). */
+int fg_options_nkevents(const struct fg_options *o);
 
 /* Most frames one walk writes: depth + 1 Java frames, up to 66 recovered
  * ones (a stub and a method's inlined frames), and the native frames when

@@ -42,9 +42,17 @@ enum fg_stack_event {
   FG_STACK_NATIVEMEM,  /* bytes native code allocated (malloc and its kin), or of them not freed (leak) */
   FG_STACK_NATIVELOCK, /* nanoseconds waited for a contended pthread mutex or rwlock */
   FG_STACK_LIVE,       /* bytes of sampled Java objects still alive at the dump; the leaf frame is the class */
-  FG_STACK_KERNEL,     /* occurrences of one kernel (perf) event: stats.kernel_event names it */
+  FG_STACK_KERNEL,     /* occurrences of a kernel (perf) event: the first of FG_KERNEL_EVENTS_MAX kinds,
+                          FG_STACK_KERNEL + i the session's kernel event i, stats.kevent[i] names it */
 };
-#define FG_STACK_EVENTS 7
+#define FG_STACK_EVENTS (FG_STACK_KERNEL + FG_KERNEL_EVENTS_MAX)
+
+/* Which kernel event kind e is (0 .. FG_KERNEL_EVENTS_MAX - 1), or -1 when
+ * it is none. */
+static inline int fg_stack_kernel_index(int e)
+{
+  return e >= FG_STACK_KERNEL && e < FG_STACK_EVENTS ? e - FG_STACK_KERNEL : -1;
+}
 
 /* "cpu", "alloc", "lock", "nativemem", "nativelock", "live", "kernel"
  * (FG_STACK_CPU's samples may be itimer's or wall's: stats.event says).

@@ -9,7 +9,7 @@
  *       its thread skipped just before it, see sampling/signal/backoff.h); 32..43:
  *       the CPU; 44..47: the thread's kernel state (event=wall)
  * A trace's flags: FG_SAMPLE_* below, with the tick code of a failed walk
- * in bits 16..23. Encoding is async-signal-safe: plain stores, no calls. */
+ * in bits 16..23 and a kernel event's index in bits 12..13. Encoding is async-signal-safe: plain stores, no calls. */
 #ifndef FG_SAMPLE_RECORD_H
 #define FG_SAMPLE_RECORD_H
 
@@ -31,6 +31,8 @@
 #define FG_SAMPLE_NATIVEMEM (1u << 26) /* a sampled malloc's stack: its caller, then the caller's callers */
 #define FG_SAMPLE_NATIVELOCK (1u << 30) /* a contended pthread lock's stack: its caller, then theirs */
 #define FG_SAMPLE_KERNEL_EVENT (1u << 31) /* a kernel event's sample (event=NAME): its counter's signal */
+#define FG_SAMPLE_KERNEL_SHIFT 12u         /* ... bits 12..13: which of the session's kernel events */
+#define FG_SAMPLE_KERNEL_MASK (3u << FG_SAMPLE_KERNEL_SHIFT)
 #define FG_SAMPLE_COPY_CUT (1u << 27) /* walker=copy: the stack's copy ended before the walk did (TRUNCATED too) */
 #define FG_SAMPLE_BUDGET (1u << 28) /* the walk's time budget cut it short (fewer frames, no retry) */
 #define FG_SAMPLE_VM_WALKED (1u << 29) /* walker=vm: fgagent's own walker read it, not AsyncGetCallTrace */

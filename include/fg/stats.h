@@ -51,11 +51,25 @@ struct fg_event_stats {
   uint64_t freed;                          /* nativemem,leak: of taken, freed before the end (not leaks) */
   uint64_t frees_unrecorded;               /* nativemem,leak: of freed, the allocations a recording does not
                                               hold, nor their frees (the queue full, or the trail's budget spent) */
+  uint64_t frees_queue_full;               /* nativemem,leak: of frees_unrecorded, those the queue had no room for */
   uint64_t frees_late;                     /* nativemem,leak: of freed, frees no hook saw (libc's own calls, a
                                               library's slot not patched yet), found when the address came back */
   uint64_t tracked;                        /* live: samples whose objects the table kept a weak reference to */
   uint64_t collected;                      /* live: of them, objects found collected (dropped) */
   uint64_t untracked;                      /* live: samples not tracked, the table of weak references full */
+};
+
+#define FG_KERNEL_EVENTS_MAX 4   /* kernel events a session records at once (event=NAME) */
+#define FG_KERNEL_EVENTS_MAX_TEXT "4"
+
+/* event=NAME of a kernel event: its name and its counters' threads. */
+struct fg_kevent_stats {
+  char name[320];                          /* as asked: "page-faults", "sched:sched_switch"; "" when none */
+  uint64_t threads;                        /* threads given its counter */
+  uint64_t no_fd;                          /* ... given none, its descriptor budget spent */
+  uint64_t refused;                        /* ... whose counter the kernel refused (ended meanwhile, mostly) */
+  uint64_t fd_budget;                      /* ... that budget */
+  int user_only;                           /* ... counting user work only (perf_event_paranoid, no capability) */
 };
 
 /* Adds from's counts of events taken and lost, and its first difference
@@ -165,13 +179,9 @@ struct fg_stats {
   char event[16];                          /* "cpu", "itimer" or "wall" */
   int cpu_off;                             /* no event was sampled: alloc or lock alone */
   struct fg_event_stats alloc, lock;
-  struct fg_event_stats nativemem, nativelock, live, kernel;   /* fg/event_kinds.h: fg_stats_event */
-  char kernel_event[320];                  /* the kernel (perf) event FG_STACK_KERNEL counts: "page-faults", ... */
-  uint64_t kernel_threads;                 /* event=NAME: threads given its counter */
-  uint64_t kernel_no_fd;                   /* ... given none, its descriptor budget spent */
-  uint64_t kernel_refused;                 /* ... whose counter the kernel refused (ended meanwhile, mostly) */
-  uint64_t kernel_fd_budget;               /* ... that budget */
-  int kernel_user_only;                    /* ... counting user work only (perf_event_paranoid, no capability) */
+  struct fg_event_stats nativemem, nativelock, live;   /* fg/event_kinds.h: fg_stats_event */
+  struct fg_event_stats kernel[FG_KERNEL_EVENTS_MAX];   /* kernel event i's, kind FG_STACK_KERNEL + i */
+  struct fg_kevent_stats kevent[FG_KERNEL_EVENTS_MAX];  /* what names and counted kernel event i */
   char event_detail[320];                  /* how the timer was made, fallbacks */
 };
 

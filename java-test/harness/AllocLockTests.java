@@ -261,7 +261,7 @@ final class AllocLockTests {
     try {
       Thread.sleep(700);
       String[][] sessions = {{"alloc", "a.collapsed"}, {"lock", "l.collapsed"}, {"cpu,alloc,lock", "p-%e.collapsed"},
-          {"cpu", "c.collapsed"}};
+          {"cpu", "c.collapsed"}, {"cpu,context-switches", "k-%e.collapsed"}};
       for (String[] s : sessions) {
         AttachTests.Result r = AttachTests.fgprof(dir, "profile", "--duration", "1s", "--event", s[0], "--file",
             dir.resolve(s[1]).toString(), pid);
@@ -291,7 +291,11 @@ final class AllocLockTests {
     long allocBytes = IntegrationTests.sum(IntegrationTests.collapsed(dir.resolve("a.collapsed")),
         k -> k.endsWith(";Locks.spin;byte[]"));
     IntegrationTests.check(allocBytes > 0, "the alloc session has no byte[] in Locks.spin");
-    for (String f : new String[] {"p-cpu.collapsed", "c.collapsed"}) {
+    /* a kernel event by fgprof profile: the threads parking on contended locks switch out */
+    Map<String, Long> switches = IntegrationTests.collapsed(dir.resolve("k-kernel.collapsed"));
+    IntegrationTests.check(IntegrationTests.sum(switches, k -> IntegrationTests.hasFrame(k, "Locks.spin")) > 0,
+        "--event cpu,context-switches: no context switch under Locks.spin: " + switches.keySet());
+    for (String f : new String[] {"p-cpu.collapsed", "c.collapsed", "k-cpu.collapsed"}) {
       Map<String, Long> s = IntegrationTests.collapsed(dir.resolve(f));
       IntegrationTests.check(IntegrationTests.sum(s, k -> IntegrationTests.hasFrame(k, "Locks.spin")) > 300,
           f + " has too few samples in Locks.spin");

@@ -169,6 +169,26 @@ final class AttachTests {
   /** A refusal's bound: fgprof waited 2 s after each before, to see whether the process was exiting. */
   static final long REFUSED_MS = 1000;
 
+  /** The pid of a kernel thread (PF_KTHREAD in /proc/PID/stat's flags), or null when none is visible. */
+  static String kernelThread() throws java.io.IOException {
+    try (var procs = Files.list(Paths.get("/proc"))) {
+      for (Path p : (Iterable<Path>) procs::iterator) {
+        String name = p.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit))
+          continue;
+        try {
+          String stat = Files.readString(p.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          if ((Long.parseLong(f[6]) & 0x00200000L) != 0)   /* field 9, the flags */
+            return name;
+        } catch (java.io.IOException | RuntimeException e) {
+          /* gone meanwhile */
+        }
+      }
+    }
+    return null;
+  }
+
   static void refusedCleanly(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "attach-refused-");
     Result none = fgprof(dir, "attach", "999999999", "status");
@@ -187,6 +207,19 @@ final class AttachTests {
         "not a JVM: " + notJvm + ", still alive: " + sleeperAlive);
     IntegrationTests.check(notJvmMs < REFUSED_MS, "fgprof took " + notJvmMs + " ms to refuse a process that is "
         + "not a JVM");
+
+    /* a kernel thread maps nothing, as an exiting process: told apart at once by its flags */
+    String kthread = kernelThread();
+    long kthreadMs = -1;
+    if (kthread == null) {
+      System.out.println("    no kernel thread visible in this pid namespace: that refusal not checked");
+    } else {
+      t0 = System.nanoTime();
+      Result k = fgprof(dir, "attach", kthread, "status");
+      kthreadMs = (System.nanoTime() - t0) / 1_000_000;
+      IntegrationTests.check(k.exit == 2 && k.err.contains("is a kernel thread"), "kernel thread " + kthread + ": " + k);
+      IntegrationTests.check(kthreadMs < REFUSED_MS, "fgprof took " + kthreadMs + " ms to refuse a kernel thread");
+    }
 
     t0 = System.nanoTime();
     Result disabled = fgprof(dir, "attach", Long.toString(closed.pid()), "status");
@@ -251,7 +284,8 @@ final class AttachTests {
     int exit = exitOf(jvm);
     IntegrationTests.check(exit == 0, "the JVM exited " + exit + " after the refused attaches:\n"
         + Files.readString(dir.resolve("jvm-stderr.log")));
-    System.out.println("    refused: no process, not a JVM (" + notJvmMs + " ms), attach disabled (" + disabledMs
+    System.out.println("    refused: no process, not a JVM (" + notJvmMs + " ms), a kernel thread (" + kthreadMs
+        + " ms), attach disabled (" + disabledMs
         + " ms), bad option, sched, no answer in 1 s, another user (" + otherMs + " ms), profile while already "
         + "profiling");
   }

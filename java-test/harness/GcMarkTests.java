@@ -3,7 +3,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,6 +43,29 @@ final class GcMarkTests {
     }
   }
 
+  /** A part of a heatmap page's data back to bytes, as its script's text7 reads it (agent/output/heatmap_blob.h). */
+  static byte[] text7(String s) {
+    int[] bad = {0, '\r', ',', '<', 127};
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int acc = 0, bits = 0;
+    for (int i = 0; i < s.length(); i++) {
+      int c = s.charAt(i);
+      IntegrationTests.check(c < 128, "a heatmap page's data holds character " + c);
+      if (c == 127) {
+        IntegrationTests.check(i + 1 < s.length() && s.charAt(i + 1) >= '0' && s.charAt(i + 1) <= '4',
+            "a heatmap page's data holds an escape it cannot read");
+        c = bad[s.charAt(++i) - '0'];
+      }
+      acc = (acc << 7 | c) & 0x7fff;
+      bits += 7;
+      if (bits >= 8) {
+        bits -= 8;
+        out.write(acc >>> bits & 255);
+      }
+    }
+    return out.toByteArray();
+  }
+
   /** The marks of a heatmap page, decoded as its script decodes its head (agent/output/heatmap.c). */
   static List<PageMark> pageMarks(Path page) throws Exception {
     String html = Files.readString(page);
@@ -53,7 +75,7 @@ final class GcMarkTests {
     Matcher d = Pattern.compile("<script type=\"text/plain\" id=\"data\">deflate-raw:([^,<]*)").matcher(html);
     IntegrationTests.check(d.find(), page + ": no deflated data part");
     Inflater inf = new Inflater(true);
-    inf.setInput(Base64.getDecoder().decode(d.group(1)));
+    inf.setInput(text7(d.group(1)));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] buf = new byte[65536];
     while (!inf.finished()) {

@@ -279,12 +279,13 @@ final class NativeMemTests {
   }
 
   /**
-   * nativelock=0: native threads of the workload take a pthread mutex (pthread_mutex_lock and
-   * _timedlock) and a rwlock (_wrlock, _timedwrlock, _timedrdlock) in turns, two threads a site;
+   * nativelock=0: native threads of the workload take a pthread mutex (pthread_mutex_lock, _timedlock,
+   * _clocklock) and a rwlock (_wrlock, _timedwrlock, _timedrdlock, _clockwrlock, _clockrdlock) in turns,
+   * two threads a site;
    * each site's ns in the profile within 5% of what the threads measured around their calls.
    */
   static void nativeLockWaitsMatchTheThreadsOwn(IntegrationTests.Jdk jdk) throws Exception {
-    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "10", "100",
+    IntegrationTests.Run r = nativeMem(jdk, "nativelock=0,file={dir}/k.collapsed", null, "0", "lock", "16", "100",
         "200");
     Map<String, Long> s = IntegrationTests.collapsed(r.file("k.collapsed"));
     Map<String, Long> waited = counted(r, "WAITED");
@@ -324,6 +325,10 @@ final class NativeMemTests {
         if (start.exit() != 0 || stop.exit() != 0)
           failures.add(s[0] + ": " + start + " " + stop);
       }
+      AttachTests.Result both = AttachTests.fgprof(dir, "profile", "--duration", "1200ms", "--event",
+          "nativemem=4k,nativelock=0", "--file", dir.resolve("n-%e.collapsed").toString(), pid);
+      if (both.exit() != 0)
+        failures.add("fgprof profile --event nativemem=4k,nativelock=0: " + both);
     } finally {
       jvm.getOutputStream().close();
     }
@@ -331,7 +336,10 @@ final class NativeMemTests {
     String stderr = Files.readString(dir.resolve("jvm-stderr.log"));
     IntegrationTests.check(exit == 0 && !stderr.contains("hs_err"), "the JVM exited " + exit + ":\n" + stderr);
     IntegrationTests.check(failures.isEmpty(), String.join("\n", failures));
-    for (String f : new String[] {"m1.collapsed", "p-nativemem.collapsed", "m2.collapsed"}) {
+    Map<String, Long> nativeLocks = IntegrationTests.collapsed(dir.resolve("n-nativelock.collapsed"));
+    IntegrationTests.check(under(nativeLocks, "nm_lock_site") > 0 && under(nativeLocks, "nm_site_malloc_kept") == 0,
+        "fgprof profile's nativelock file: " + nativeLocks.keySet());
+    for (String f : new String[] {"m1.collapsed", "p-nativemem.collapsed", "m2.collapsed", "n-nativemem.collapsed"}) {
       Map<String, Long> s = IntegrationTests.collapsed(dir.resolve(f));
       IntegrationTests.check(under(s, "nm_site_malloc_kept") > 0, f + " has no nm_site_malloc_kept: " + s.keySet());
       IntegrationTests.check(under(s, "nm_lock_site") == 0, f + " holds lock stacks");

@@ -183,7 +183,7 @@ JNIEXPORT jint JNICALL Java_NativeMem_dlcycle(JNIEnv *env, jclass cls, jstring p
  * turns and holding it hold_us; each site measures its own waits. */
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
-enum { LOCK_SITES = 5 };
+enum { LOCK_SITES = 8 };
 static _Atomic uint64_t waited[LOCK_SITES];   /* by site: as kinds below */
 
 struct turns {
@@ -269,6 +269,51 @@ NOINLINE int nm_timedrdlock_site(int hold_us)
   return pthread_rwlock_unlock(&rwlock);
 }
 
+/* The ones with a clock of the caller's choice (glibc 2.30), a monotonic deadline never reached. */
+static struct timespec far_monotonic(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  ts.tv_sec += 10;
+  return ts;
+}
+
+NOINLINE int nm_clocklock_site(int hold_us)
+{
+  struct timespec until = far_monotonic();
+  uint64_t t0 = now_ns();
+  int rc = pthread_mutex_clocklock(&mutex, CLOCK_MONOTONIC, &until);
+  __atomic_fetch_add(&waited[5], now_ns() - t0, __ATOMIC_RELAXED);
+  if (rc != 0)
+    return rc;
+  hold(hold_us);
+  return pthread_mutex_unlock(&mutex);
+}
+
+NOINLINE int nm_clockwrlock_site(int hold_us)
+{
+  struct timespec until = far_monotonic();
+  uint64_t t0 = now_ns();
+  int rc = pthread_rwlock_clockwrlock(&rwlock, CLOCK_MONOTONIC, &until);
+  __atomic_fetch_add(&waited[6], now_ns() - t0, __ATOMIC_RELAXED);
+  if (rc != 0)
+    return rc;
+  hold(hold_us);
+  return pthread_rwlock_unlock(&rwlock);
+}
+
+NOINLINE int nm_clockrdlock_site(int hold_us)
+{
+  struct timespec until = far_monotonic();
+  uint64_t t0 = now_ns();
+  int rc = pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &until);
+  __atomic_fetch_add(&waited[7], now_ns() - t0, __ATOMIC_RELAXED);
+  if (rc != 0)
+    return rc;
+  hold(hold_us);
+  return pthread_rwlock_unlock(&rwlock);
+}
+
 /* Between turns a thread sleeps a quarter of a hold: the others take the
  * lock meanwhile and it waits for it when it comes back (glibc's mutex
  * is not fair: without the pause one thread takes it again and again). */
@@ -282,16 +327,20 @@ static void *take_turns(void *arg)
     case 1: nm_wrlock_site(t->hold_us); break;
     case 2: nm_timedlock_site(t->hold_us); break;
     case 3: nm_timedwrlock_site(t->hold_us); break;
-    default: nm_timedrdlock_site(t->hold_us); break;
+    case 4: nm_timedrdlock_site(t->hold_us); break;
+    case 5: nm_clocklock_site(t->hold_us); break;
+    case 6: nm_clockwrlock_site(t->hold_us); break;
+    default: nm_clockrdlock_site(t->hold_us); break;
     }
     nanosleep(&pause, NULL);
   }
   return NULL;
 }
 
-/* threads native threads, rounds turns each, thread i at site i % 5 (with
- * fewer than 5, the first sites); out[s]: the ns site s waited (as kinds
- * in take_turns: lock, wrlock, timedlock, timedwrlock, timedrdlock). */
+/* threads native threads, rounds turns each, thread i at site i % 8 (with
+ * fewer than 8, the first sites); out[s]: the ns site s waited (as kinds
+ * in take_turns: lock, wrlock, timedlock, timedwrlock, timedrdlock,
+ * clocklock, clockwrlock, clockrdlock). */
 JNIEXPORT void JNICALL Java_NativeMem_contend(JNIEnv *env, jclass cls, jint threads, jint rounds, jint hold_us,
                                               jlongArray out)
 {

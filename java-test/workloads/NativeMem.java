@@ -29,7 +29,7 @@ public final class NativeMem {
   static final int[] HALVES = {1, 3, 2, 1, 1, 4, 2, 1, 2, 3};
   /** The lock sites of contend(), in its order. */
   static final String[] LOCK_SITES = {"nm_lock_site", "nm_wrlock_site", "nm_timedlock_site", "nm_timedwrlock_site",
-      "nm_timedrdlock_site"};
+      "nm_timedrdlock_site", "nm_clocklock_site", "nm_clockwrlock_site", "nm_clockrdlock_site"};
 
   static native long run(int site, long bytes);
   static native int dlcycle(String path, int n);

@@ -8,6 +8,11 @@
 //   diff FROM TO BFROM BTO [THREAD]  the differential view (of one thread's samples with THREAD) of [FROM, TO) against [BFROM, BTO) (ms since 1970): prints
 //                           each changed frame as CHANGE <change> <points> <name>, in the page's order
 //   empty                   a page with no sample loads and says so
+//   weights                 prints each stack's weight and samples in ranges spread over the page (all threads,
+//                           then each thread) and a checksum of each cell's weights in three columns: the same
+//                           for two pages of one recording whose sample coding differs
+//   sizes                   prints the bytes of the page's parts: HEAD_TEXT, HEAD_RAW (inflated), COLUMNS,
+//                           COLUMNS_TEXT, COLUMNS_DEFLATED, COLUMNS_RAW, and REST (the page but its data)
 //   time                    prints LOAD_MS (page open to drawn) and RANGE_MS for a 1-minute and a whole-span range
 import { resolve } from "node:path";
 import { createRequire } from "node:module";
@@ -83,6 +88,55 @@ try {
                 " CELLHITS " + r.cellHits + " WANTHITS " + r.wantHits + " READ " + r.read + " OF " + r.columns);
     check(r.squares === r.want && r.cells === r.want, "narrowed weight differs from the samples'");
     check(r.hits === r.wantHits && r.cellHits === r.wantHits, "narrowed hits differ from the samples'");
+  } else if (mode === "weights") {
+    const out = await page.evaluate(async () => {
+      const lines = [], n = H.cells;
+      let x = 12345;
+      const rnd = (m) => (x = (x * 1103515245 + 12345) % 2147483648) % Math.max(1, m);
+      const ranges = [[0, n]];
+      for (let i = 0; i < 24; i++) {
+        const a = rnd(n);
+        ranges.push([a, Math.min(n, a + 1 + rnd(i % 3 ? 40000 : 300))]);
+      }
+      const dump = async (label, [a, b]) => {
+        const { w, k } = await rangeWeights(a, b), parts = [];
+        for (let s = 0; s < w.length; s++) if (w[s] || k[s]) parts.push(s + ":" + w[s] + ":" + k[s]);
+        lines.push(label + " " + a + " " + b + " " + parts.join(" "));
+      };
+      for (const r of ranges) await dump("RANGE", r);
+      for (let t = 0; t < D.threads.length; t++) {
+        st.thread = t;
+        for (const r of ranges.slice(0, 4)) await dump("THREAD " + t, r);
+      }
+      st.thread = -1;
+      for (const col of new Set([0, Math.floor(D.cols.length / 2), D.cols.length - 1])) {
+        await loadColumn(col);
+        const sums = columnCells(col);
+        for (const key of Object.keys(sums).sort()) {
+          let h = 0;
+          sums[key].forEach((v, i) => { h = (h * 31 + v * (i + 1)) % 1e9; });
+          lines.push("CELLS " + col + " " + key + " " + h);
+        }
+      }
+      return lines.join("\n");
+    });
+    console.log(out);
+  } else if (mode === "sizes") {
+    const r = await page.evaluate(async () => {
+      const utf8 = (a, z) => { let n = 0; for (let i = a; i < z; i++) n += TEXT.text.charCodeAt(i) < 128 ? 1 : 2; return n; };
+      const out = { HEAD_TEXT: utf8(TEXT.at[0][0], TEXT.at[0][1]), HEAD_RAW: (await part(0)).length, COLUMNS: TEXT.at.length - 1,
+                    COLUMNS_TEXT: 0, COLUMNS_DEFLATED: 0, COLUMNS_RAW: 0 };
+      for (let i = 1; i < TEXT.at.length; i++) {
+        out.COLUMNS_TEXT += utf8(TEXT.at[i][0], TEXT.at[i][1]);
+        out.COLUMNS_DEFLATED += text7(TEXT.text, TEXT.at[i][0], TEXT.at[i][1]).length;
+        out.COLUMNS_RAW += (await part(i)).length;
+      }
+      out.DATA = utf8(0, TEXT.text.length);
+      return out;
+    });
+    const { statSync } = await import("node:fs");
+    r.REST = statSync(file).size - r.DATA;
+    console.log(Object.entries(r).map(([k, v]) => k + " " + v).join(" "));
   } else if (mode === "time") {
     const r1 = await page.evaluate(() => window.heatmapSelect(0, 60e9));
     const dur = await page.evaluate(() => JSON.parse(document.getElementById("header").textContent).durationNs);

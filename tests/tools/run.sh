@@ -121,7 +121,10 @@ cli_errors() {
   build/fgprof convert "$work/many.collapsed" "$work/many.jfr" || return 1
   build/fgprof convert --interval 18446744073709551s "$work/in.collapsed" "$out" 2>"$work/err.txt"; rc=$?
   [ $rc -eq 2 ] && grep -q "at most 2^63 ns" "$work/err.txt" || return 1
-  build/fgprof --help | grep -q "Usage: fgprof convert"
+  build/fgprof --help | grep -q "Usage: fgprof convert" || return 1
+  # -h is help, except as an option's value: a flame graph titled "-h"
+  build/fgprof convert --title x -h | grep -q "^fgprof convert \[OPTIONS\] IN OUT" || return 1
+  build/fgprof convert --title -h "$work/in.collapsed" "$work/h.html" && grep -q "<title>-h" "$work/h.html"
 }
 
 cli_filters() {
@@ -311,6 +314,17 @@ analyzer_clean() {
   return "${PIPESTATUS[0]}"
 }
 
+# The docs' pictures (docs/img; `make screenshots` writes them there) taken again from real runs
+# into the suite's folder: each page loads without a console error, the heatmap's spike range
+# holds samples, and no picture is a blank page.
+docs_screenshots() {
+  bash tests/tools/screenshots.sh "$work/img" || return 1
+  for f in flamegraph diff heatmap; do
+    size=$(stat -c %s "$work/img/$f.png")
+    [ "$size" -gt 8000 ] || { echo "$f.png is $size bytes: a blank page?"; return 1; }
+  done
+}
+
 # README.md's commands run as written (scripts/readme-commands.sh), and its shape.
 # The figures of README.md and docs/ agree with results/ (scripts/check-figures.sh).
 
@@ -336,6 +350,7 @@ check fuzz_switch_decoder fuzz_switch_decoder
 check analyzer_clean analyzer_clean
 check regression_gate regression_gate
 check readme_commands bash scripts/readme-commands.sh
+check docs_screenshots docs_screenshots
 # Every figure in README.md and docs/ is in the results file its marker links to.
 check figures_self_test bash scripts/check-figures.sh --self-test
 check figures bash scripts/check-figures.sh

@@ -14,6 +14,7 @@
 
 #include "fg/output.h"
 #include "fg/profile.h"
+#include "output/heatmap_blob.h"
 
 #define CELL_NS 20000000ull
 
@@ -35,28 +36,71 @@ static uint64_t v(struct rd *r)
   return 0;
 }
 
-static uint8_t *unbase64(const char *s, size_t len, size_t *out)
+/* fg_put_text7's text back to bytes, as the page's text7 reads it: an ASCII
+ * character a group, DEL and a digit j the j-th of NUL, CR, ',', '<', DEL. */
+static uint8_t *untext7(const char *s, size_t len, size_t *out)
 {
-  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  uint8_t *b = malloc(len / 4 * 3 + 3);
+  static const uint8_t bad[5] = {0, '\r', ',', '<', 127};
+  uint8_t *b = malloc(len + 2);
   size_t n = 0;
-  for (size_t i = 0; i + 3 < len + 3 && i < len; i += 4) {
-    uint32_t x = 0;
-    int pad = 0;
-    for (int k = 0; k < 4; k++) {
-      const char *d = strchr(digits, s[i + k]);
-      if (s[i + k] == '=' || !d)
-        pad++;
-      x = x << 6 | (uint32_t)(d && s[i + k] != '=' ? d - digits : 0);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < len; i++) {
+    uint32_t c = (uint8_t)s[i];
+    assert_true(c < 128);
+    if (c == 127) {
+      assert_true(i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '4');
+      c = bad[s[++i] - '0'];
     }
-    b[n++] = (uint8_t)(x >> 16);
-    if (pad < 2)
-      b[n++] = (uint8_t)(x >> 8);
-    if (pad < 1)
-      b[n++] = (uint8_t)x;
+    acc = (acc << 7 | c) & 0x7fff;
+    bits += 7;
+    if (bits >= 8) {
+      bits -= 8;
+      b[n++] = (uint8_t)(acc >> bits);
+    }
   }
   *out = n;
   return b;
+}
+
+/* Any bytes come back; the text is ASCII with no NUL, CR, ',' or '<', and
+ * takes 8/7 of the bytes, a character more for each group that is one of
+ * those or DEL. */
+static void text7_round_trips_any_bytes(void **state)
+{
+  (void)state;
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (size_t len = 0; len < 600; len++) {
+    uint8_t in[600];
+    for (size_t i = 0; i < len; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      /* random bytes; every 5th length all zero bits (every group bad), every 7th the groups of ',',
+         every 11th all one bits (every group DEL) */
+      static const uint8_t commas[7] = {0x58, 0xb1, 0x62, 0xc5, 0x8b, 0x16, 0x2c};   /* groups 0101100 */
+      in[i] = len % 5 == 0 ? 0 : len % 7 == 0 ? commas[i % 7] : len % 11 == 0 ? 0xff : (uint8_t)x;
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    assert_int_equal(fg_put_text7(f, in, len), 0);
+    fclose(f);
+    size_t escapes = 0;
+    for (size_t i = 0; i < tlen; i++) {
+      assert_true(text[i] != 0 && text[i] != '\r' && text[i] != ',' && text[i] != '<' && (uint8_t)text[i] < 128);
+      escapes += text[i] == 127;
+    }
+    if (len && (len % 5 == 0 || len % 7 == 0))
+      assert_int_equal(escapes, (len * 8 + 6) / 7);   /* every group bad: each escaped */
+    else if (len % 11 == 0 && len)
+      assert_true(escapes >= len * 8 / 7);   /* DEL, but the last group's zero padding */
+    assert_int_equal(tlen, (len * 8 + 6) / 7 + escapes);
+    size_t n;
+    uint8_t *back = untext7(text, tlen, &n);
+    assert_int_equal(n, len);
+    assert_memory_equal(back, in, len);
+    free(back);
+    free(text);
+  }
 }
 
 typedef int (*init_fn)(z_streamp, int, const char *, int);
@@ -97,6 +141,109 @@ static char *page(const struct fg_profile *p, int *rc)
   return text;
 }
 
+/* Column c's part b[0..n), decoded as the page's eachSample does: f(ctx, thread, cell, stack,
+ * weight) for each sample; each sample's cell in the column and not before its thread's previous
+ * one, each escape stream read to its end. nstacks: the page's stacks. */
+typedef void (*sample_fn)(void *ctx, uint64_t thread, uint64_t cell, uint64_t stack, uint64_t weight);
+static void each_sample(const uint8_t *b, size_t len, uint64_t c, uint32_t nstacks, sample_fn f, void *fctx)
+{
+  struct rd q = {b, 0, len};
+  uint64_t groups = v(&q), total_n = 0;
+  uint64_t *threads = calloc(groups + 1, sizeof *threads), *sizes = calloc(groups + 1, sizeof *sizes);
+  for (uint64_t g = 0; g < groups; g++) {
+    threads[g] = v(&q);
+    sizes[g] = v(&q);
+    total_n += sizes[g];
+  }
+  size_t nsym = (total_n + 3) / 4, times = q.p, codes = times + nsym, k = 0;
+  q.p = codes + nsym;
+  size_t n0 = v(&q), n1 = v(&q), n2 = v(&q), a0 = q.p;   /* the escape streams */
+  assert_true(a0 + n0 + n1 + n2 <= q.n);
+  struct rd qt = {b, a0, a0 + n0}, qc = {b, a0 + n0, a0 + n0 + n1}, qs = {b, a0 + n0 + n1, a0 + n0 + n1 + n2},
+            qw = {b, a0 + n0 + n1 + n2, q.n};
+  /* the successor lists, as the page keeps them: [stack + 1] for after stack, [0] for the first */
+  uint32_t *list = malloc(((size_t)nstacks + 1) * 64 * sizeof *list), *cnt = malloc(((size_t)nstacks + 1) * 64 * sizeof *cnt);
+  uint32_t *nlist = malloc(((size_t)nstacks + 1) * sizeof *nlist);
+  for (uint64_t g = 0; g < groups; g++) {
+    memset(nlist, 0, ((size_t)nstacks + 1) * sizeof *nlist);
+    uint32_t ctx = 0;
+    uint64_t cell = c * 15000, prev_cell = cell;
+    for (uint64_t i = 0; i < sizes[g]; i++, k++) {
+      int tsym = b[times + k / 4] >> (2 * (k % 4)) & 3;
+      int csym = b[codes + k / 4] >> (2 * (k % 4)) & 3;
+      cell += tsym == 3 ? 3 + v(&qt) : (uint64_t)tsym;
+      uint64_t code = csym ? (uint64_t)csym * 2 : v(&qc), rank = code >> 1, s;
+      uint32_t *ls = list + (size_t)ctx * 64, *lk = cnt + (size_t)ctx * 64, at;
+      if (rank == 0) {
+        s = v(&qs);
+        assert_true(s < nstacks);
+        for (uint32_t j = 0; j < nlist[ctx]; j++)
+          assert_true(ls[j] != s);   /* a stack listed is named by its rank */
+        at = nlist[ctx] < 64 ? nlist[ctx]++ : 63;   /* full: the last one goes */
+        ls[at] = (uint32_t)s;
+        lk[at] = 0;
+      } else {
+        assert_true(rank <= nlist[ctx]);
+        at = (uint32_t)rank - 1;
+        s = ls[at];
+      }
+      uint32_t n = lk[at] + 1;
+      for (; at > 0 && lk[at - 1] <= n; at--) {
+        ls[at] = ls[at - 1];
+        lk[at] = lk[at - 1];
+      }
+      ls[at] = (uint32_t)s;
+      lk[at] = n;
+      ctx = (uint32_t)s + 1;
+      uint64_t w = code & 1 ? v(&qw) : 1;
+      assert_true(cell >= c * 15000 && cell < (c + 1) * 15000 && cell >= prev_cell);
+      prev_cell = cell;
+      f(fctx, threads[g], cell, s, w);
+    }
+  }
+  assert_true(qt.p == qt.n && qc.p == qc.n && qs.p == qs.n && qw.p == qw.n);   /* each stream read to its end */
+  free(list);
+  free(cnt);
+  free(nlist);
+  free(threads);
+  free(sizes);
+}
+
+/* A page's data parts (the head, then a column each), inflated: their number. */
+static size_t page_parts(const char *text, uint8_t **parts, size_t *lens, size_t max)
+{
+  const char *data = strstr(text, "deflate-raw:");
+  assert_non_null(data);
+  data += strlen("deflate-raw:");
+  size_t end = strcspn(data, "<"), nparts = 0;
+  for (size_t i = 0; i <= end && nparts < max;) {
+    size_t j = i;
+    while (j < end && data[j] != ',')
+      j++;
+    size_t blen;
+    uint8_t *packed = untext7(data + i, j - i, &blen);
+    parts[nparts] = inflate_raw(packed, blen, &lens[nparts]);
+    free(packed);
+    nparts++;
+    i = j + 1;
+  }
+  return nparts;
+}
+
+struct tally {
+  const struct fg_profile *p;
+  uint64_t got[4][2], samples;
+};
+
+static void tally(void *ctx, uint64_t thread, uint64_t cell, uint64_t s, uint64_t w)
+{
+  struct tally *t = ctx;
+  (void)thread;
+  (void)cell;
+  t->got[s % 4][t->p->stacks[s].event ? 1 : 0] += w;
+  t->samples++;
+}
+
 /* 2 threads, a cpu and an alloc event, samples over 12 minutes (three 5-minute columns). */
 static void samples_come_back_as_written(void **state)
 {
@@ -130,31 +277,10 @@ static void samples_come_back_as_written(void **state)
   int rc;
   char *text = page(&p, &rc);
   assert_int_equal(rc, 0);
-  char *data = strstr(text, "deflate-raw:");
-  assert_non_null(data);
-  data += strlen("deflate-raw:");
-  size_t end = strcspn(data, "<");
-  /* the parts: the head, then one a column */
-  size_t nparts = 0, at[16][2];
-  for (size_t i = 0; i <= end && nparts < 16;) {
-    size_t j = i;
-    while (j < end && data[j] != ',')
-      j++;
-    at[nparts][0] = i;
-    at[nparts][1] = j;
-    nparts++;
-    i = j + 1;
-  }
   uint64_t ncells = (p.stats.wall_ns + CELL_NS - 1) / CELL_NS, ncol = (ncells + 14999) / 15000;
-  assert_int_equal(nparts, 1 + ncol);
   uint8_t *parts[16];
-  size_t lens[16];
-  for (size_t k = 0; k < nparts; k++) {
-    size_t blen;
-    uint8_t *packed = unbase64(data + at[k][0], at[k][1] - at[k][0], &blen);
-    parts[k] = inflate_raw(packed, blen, &lens[k]);
-    free(packed);
-  }
+  size_t lens[16], nparts = page_parts(text, parts, lens, 16);
+  assert_int_equal(nparts, 1 + ncol);
   struct rd r = {parts[0], 0, lens[0]};
   uint64_t nf = v(&r);
   assert_int_equal(nf, p.nnames);
@@ -194,59 +320,77 @@ static void samples_come_back_as_written(void **state)
     }
   assert_int_equal(colsum, total[0] + total[1]);
   assert_int_equal(colsamples, p.timeline.n);
-  uint64_t nb = (ncells + 249) / 250, *blen = malloc(nb * sizeof *blen);
-  for (uint64_t b = 0; b < nb; b++)
-    blen[b] = v(&r);
   assert_int_equal(r.p, r.n);
-  /* every block decoded: each sample's stack and weight, and its cell in its block */
-  uint64_t got[4][2] = {{0}}, samples = 0;
-  for (uint64_t b = 0, off = 0; b < nb; b++) {
-    if (b % 60 == 0)
-      off = 0;
-    struct rd q = {parts[1 + b / 60], off, off + blen[b]};
-    off += blen[b];
-    uint64_t groups = v(&q), sizes[8], total_n = 0;
-    assert_true(groups <= 2);
-    for (uint64_t g = 0; g < groups; g++) {
-      v(&q);
-      sizes[g] = v(&q);
-      total_n += sizes[g];
-    }
-    size_t nsym = (total_n + 3) / 4, times = q.p, codes = times + nsym, k = 0;
-    q.p = codes + nsym;
-    for (uint64_t g = 0; g < groups; g++) {
-      uint32_t rec[63];
-      int nrec = 0;
-      uint64_t cell = b * 250;
-      for (uint64_t i = 0; i < sizes[g]; i++, k++) {
-        int tsym = parts[1 + b / 60][times + k / 4] >> (2 * (k % 4)) & 3;
-        int csym = parts[1 + b / 60][codes + k / 4] >> (2 * (k % 4)) & 3;
-        cell += tsym == 3 ? 3 + v(&q) : (uint64_t)tsym;
-        uint64_t code = csym ? (uint64_t)csym * 2 : v(&q), place = code >> 1, s;
-        if (place == 0) {
-          s = v(&q);
-          if (nrec < 63)
-            nrec++;
-          memmove(rec + 1, rec, (size_t)(nrec - 1) * sizeof *rec);
-        } else {
-          assert_true(place <= (uint64_t)nrec);
-          s = rec[place - 1];
-          memmove(rec + 1, rec, (size_t)(place - 1) * sizeof *rec);
-        }
-        rec[0] = (uint32_t)s;
-        uint64_t w = code & 1 ? v(&q) : 1;
-        assert_true(cell >= b * 250 && cell < (b + 1) * 250);
-        got[s % 4][p.stacks[s].event ? 1 : 0] += w;
-        samples++;
-      }
-    }
-    assert_int_equal(q.p, q.n);
-  }
-  assert_int_equal(samples, p.timeline.n);
-  assert_memory_equal(got, want, sizeof got);
+  /* every column decoded: each sample's stack and weight, and its cell in its column */
+  struct tally t = {.p = &p};
+  for (uint64_t c = 0; c < ncol; c++)
+    each_sample(parts[1 + c], lens[1 + c], c, p.nstacks, tally, &t);
+  assert_int_equal(t.samples, p.timeline.n);
+  assert_memory_equal(t.got, want, sizeof want);
   for (size_t k = 0; k < nparts; k++)
     free(parts[k]);
-  free(blen);
+  free(text);
+  fg_profile_free(&p);
+}
+
+struct sequence {
+  uint64_t *stack, *cell, n, cap;
+};
+
+static void record(void *ctx, uint64_t thread, uint64_t cell, uint64_t s, uint64_t w)
+{
+  struct sequence *q = ctx;
+  (void)thread;
+  assert_int_equal(w, 1);
+  assert_true(q->n < q->cap);
+  q->stack[q->n] = s;
+  q->cell[q->n++] = cell;
+}
+
+/* One thread going back to stack A between 150 others, twice: A's successor
+ * list fills (64) and its least used stack makes way; every sample comes back
+ * in order with its stack and cell, the runs of one stack (rank 1) too. */
+static void a_stack_with_many_successors_comes_back_in_order(void **state)
+{
+  (void)state;
+  struct fg_profile p;
+  fg_profile_init(&p);
+  p.timeline.max = 100000;
+  p.stats.start_ns = 0;
+  p.stats.start_epoch_ns = 1796083200000000000ull;
+  p.stats.wall_ns = 60ull * 1000000000;
+  uint32_t t = (uint32_t)fg_profile_add_thread(&p, 7, "main");
+  uint32_t a = (uint32_t)fg_profile_intern(&p, "A.a", FG_KIND_JAVA);
+  uint64_t n = 0, time = 1000;   /* a time of 0 is none */
+  for (int round = 0; round < 2; round++)
+    for (int i = 0; i < 150; i++) {
+      char name[32];
+      snprintf(name, sizeof name, "B.b%d", (i * 7 + round) % 150);
+      uint32_t b = (uint32_t)fg_profile_intern(&p, name, FG_KIND_JAVA);
+      for (int k = 0; k < 1 + i % 3; k++, n++, time += 10000000)   /* a run of 1-3 samples of A */
+        assert_int_equal(fg_profile_add_timed(&p, t, &a, 1, 1, time, 0), 0);
+      assert_int_equal(fg_profile_add_timed(&p, t, &b, 1, 1, time + (uint64_t)(i % 5) * 30000000, 0), 0);
+      n++;
+      time += 10000000 + (uint64_t)(i % 5) * 30000000;
+    }
+  assert_int_equal(p.timeline.n, n);
+  int rc;
+  char *text = page(&p, &rc);
+  assert_int_equal(rc, 0);
+  uint8_t *parts[4];
+  size_t lens[4];
+  assert_int_equal(page_parts(text, parts, lens, 4), 2);   /* the head and one column */
+  struct sequence q = {calloc(n, sizeof(uint64_t)), calloc(n, sizeof(uint64_t)), 0, n};
+  each_sample(parts[1], lens[1], 0, p.nstacks, record, &q);
+  assert_int_equal(q.n, n);
+  for (uint64_t i = 0; i < n; i++) {
+    assert_int_equal(q.stack[i], p.timeline.entries[i].stack);
+    assert_int_equal(q.cell[i], p.timeline.entries[i].time_ns / CELL_NS);
+  }
+  free(q.stack);
+  free(q.cell);
+  free(parts[0]);
+  free(parts[1]);
   free(text);
   fg_profile_free(&p);
 }
@@ -308,6 +452,8 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(a_sparse_span_takes_memory_by_its_samples),
     cmocka_unit_test(samples_come_back_as_written),
+    cmocka_unit_test(text7_round_trips_any_bytes),
+    cmocka_unit_test(a_stack_with_many_successors_comes_back_in_order),
     cmocka_unit_test(a_span_past_the_room_is_refused_and_empty_is_a_page),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

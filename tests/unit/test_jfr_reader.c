@@ -13,6 +13,7 @@
 
 #include "unit.h"
 #include "fg/collapsed_reader.h"
+#include "fg/event_kinds.h"
 #include "fg/jfr_reader.h"
 #include "fg/output.h"
 #include "fg/profile.h"
@@ -54,11 +55,16 @@ static void recording(unsigned char **data, size_t *len)
   add(&p, FG_STACK_ALLOC, strings, 3, 600000, START + 25);
   add(&p, FG_STACK_LOCK, sync, 3, 5000000, START + 30000000);
   const char *write[] = {"Main.main", "Main.write"};
-  p.stats.kernel.on = 1;
-  p.stats.kernel.interval = 100;
-  snprintf(p.stats.kernel_event, sizeof p.stats.kernel_event, "syscalls:sys_enter_write");
+  p.stats.kernel[0].on = 1;
+  p.stats.kernel[0].interval = 100;
+  snprintf(p.stats.kevent[0].name, sizeof p.stats.kevent[0].name, "syscalls:sys_enter_write");
   add(&p, FG_STACK_KERNEL, write, 2, 100, START + 40);   /* two samples of a kernel event, 100 events each */
   add(&p, FG_STACK_KERNEL, write, 2, 100, START + 50);
+  p.stats.kernel[1].on = 1;   /* a second kernel event on the same stack: kept apart by its name */
+  p.stats.kernel[1].interval = 10;
+  snprintf(p.stats.kevent[1].name, sizeof p.stats.kevent[1].name, "page-faults");
+  for (int i = 0; i < 3; i++)   /* three samples of 10 page faults each */
+    add(&p, FG_STACK_KERNEL + 1, write, 2, 10, START + 60 + (uint64_t)i);
   p.marks.max = 4;   /* a GC pause the agent saw (JVMTI), and one kind it never writes */
   assert_int_equal(fg_marks_add(&p.marks, FG_MARK_GC_PAUSE, START + 1000, 5000, "GC pause (JVMTI)"), 0);
   assert_int_equal(fg_marks_add(&p.marks, FG_MARK_SAFEPOINT, START + 9000, 7, "x"), 0);
@@ -478,9 +484,15 @@ static void fgagents_recordings_read_back_exactly(void **state)
   assert_int_equal(count_of(&p, FG_STACK_LOCK, sync, 3), 5000000);
   const char *write[] = {"Main.main", "Main.write"};
   assert_int_equal(count_of(&p, FG_STACK_KERNEL, write, 2), 200);   /* fgagent.KernelEvent: count events each */
-  assert_int_equal(p.stats.kernel.stored, 2);
-  assert_int_equal(p.stats.kernel.interval, 100);
-  assert_string_equal(p.stats.kernel_event, "syscalls:sys_enter_write");
+  assert_int_equal(p.stats.kernel[0].stored, 2);
+  assert_int_equal(p.stats.kernel[0].interval, 100);
+  assert_string_equal(p.stats.kevent[0].name, "syscalls:sys_enter_write");
+  assert_int_equal(count_of(&p, FG_STACK_KERNEL + 1, write, 2), 30);   /* the second, apart */
+  assert_int_equal(p.stats.kernel[1].interval, 10);
+  assert_string_equal(p.stats.kevent[1].name, "page-faults");
+  assert_int_equal(fg_event_by_name(&p.stats, fg_profile_events(&p), "page-faults"), FG_STACK_KERNEL + 1);
+  assert_int_equal(fg_event_by_name(&p.stats, fg_profile_events(&p), "syscalls_sys_enter_write"), FG_STACK_KERNEL);
+  assert_int_equal(fg_event_by_name(&p.stats, fg_profile_events(&p), "kernel"), FG_STACK_KERNEL);
   assert_int_equal(p.nthreads, 1);
   assert_string_equal(p.threads[0].name, "worker");
   assert_int_equal(p.threads[0].tid, 4242);

@@ -241,18 +241,18 @@ static void kernel_frames_have_room_with_event_cpu(void **state)
 }
 
 /* event=NAME of a kernel event: beside cpu, itimer or wall (or alone, when
- * it replaces the sampled event), one a session, interval=N without a unit
+ * it replaces the sampled event), up to FG_KERNEL_EVENTS_MAX a session, interval=N without a unit
  * its count of events; with another event, files name theirs with %e. */
 static void kernel_events_combine_with_the_others(void **state)
 {
   (void)state;
   assert_int_equal(fg_options_parse("event=page-faults", &o, err, sizeof err), 0);
-  assert_string_equal(o.kevent, "page-faults");
+  assert_string_equal(o.kevent[0], "page-faults");
   assert_false(o.cpu);
   assert_int_equal(fg_options_nevents(&o), 1);
   assert_int_equal(fg_options_parse("event=cpu,event=faults,interval=5ms,alloc,lock,file=p-%e.html", &o, err,
                                     sizeof err), 0);
-  assert_string_equal(o.kevent, "page-faults");
+  assert_string_equal(o.kevent[0], "page-faults");
   assert_true(o.cpu);
   assert_int_equal(o.event, FG_EVENT_CPU);
   assert_int_equal(o.interval_ns, 5000000);
@@ -260,7 +260,7 @@ static void kernel_events_combine_with_the_others(void **state)
   assert_int_equal(fg_options_nevents(&o), 4);
   assert_int_equal(fg_options_parse("event=syscalls:sys_enter_write,interval=1,event=wall,file=w-%e.txt", &o, err,
                                     sizeof err), 0);
-  assert_string_equal(o.kevent, "syscalls:sys_enter_write");
+  assert_string_equal(o.kevent[0], "syscalls:sys_enter_write");
   assert_int_equal(o.kevent_period, 1);
   assert_int_equal(o.event, FG_EVENT_WALL);
   assert_int_equal(o.interval_ns, FG_DEFAULT_INTERVAL_NS);
@@ -269,7 +269,20 @@ static void kernel_events_combine_with_the_others(void **state)
   int with = fg_options_max_frames(&o);
   assert_int_equal(fg_options_parse("event=cycles,kernel=no", &o, err, sizeof err), 0);
   assert_int_equal(with - fg_options_max_frames(&o), FG_MAX_KERNEL_FRAMES);   /* its kernel frames' room */
-  assert_rejected("event=page-faults,event=cs", "second kernel event", "one kernel event a session");
+  assert_int_equal(fg_options_parse("event=cpu,event=faults,event=cs,event=page-faults,file=p-%e.html", &o, err,
+                                    sizeof err), 0);   /* an alias of one given: the same event */
+  assert_int_equal(fg_options_nkevents(&o), 2);
+  assert_string_equal(o.kevent[1], "context-switches");
+  assert_int_equal(fg_options_nevents(&o), 3);
+  assert_int_equal(fg_options_parse("event=faults,event=cs,event=migrations,event=major-faults,file=p-%e.html", &o,
+                                    err, sizeof err), 0);
+  assert_int_equal(fg_options_nkevents(&o), 4);
+  assert_string_equal(o.kevent[3], "major-faults");
+  assert_rejected("event=faults,event=cs,event=migrations,event=major-faults,event=minor-faults,file=p-%e.html",
+                  "event='minor-faults' is a kernel event past the 4", "up to 4 kernel events a session");
+  assert_rejected("event=faults,event=cs,file=p.html", "(event=page-faults, event=context-switches)", "%e");
+  assert_rejected("event=uprobe:/lib/a.so:f,event=uprobe:/lib/a_so:f,file=p-%e.html", "name one file",
+                  "differ in more than");
   assert_rejected("event=pagefaults", "event='pagefaults'", "page-faults");
   assert_rejected("event=kprobe:a/b", "event='kprobe:a/b'", "kprobe:FUNC");
   assert_rejected("event=cpu,event=cs,file=p.html", "(event=cpu, event=context-switches)", "%e");

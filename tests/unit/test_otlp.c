@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/event_kinds.h"
 #include "fg/otlp_reader.h"
 #include "fg/output.h"
 #include "profile_fixture.h"
@@ -121,6 +122,77 @@ static void events_and_times_read_back(void **state)
       found |= q.timeline.entries[j].time_ns == want[i][0] && q.timeline.entries[j].weight == want[i][1];
     assert_true(found);
   }
+  free(bytes);
+  fg_profile_free(&p);
+  fg_profile_free(&q);
+}
+
+/* Two kernel events on one stack, and a third from a file that names none
+ * ("events", as a single event's were typed): each a Profile typed by its
+ * name, read back into a kind of its own with its name; %e and --event
+ * find each by its name. */
+static void kernel_events_read_back_apart(void **state)
+{
+  (void)state;
+  struct fg_profile p, q;
+  fg_profile_init(&p);
+  snprintf(p.stats.event, sizeof p.stats.event, "cpu");
+  uint32_t t = (uint32_t)fg_profile_add_thread(&p, 7, "main");
+  uint32_t f[2] = {(uint32_t)fg_profile_intern(&p, "A.main", FG_KIND_INTERPRETED),
+                   (uint32_t)fg_profile_intern(&p, "A.touch", FG_KIND_INTERPRETED)};
+  const char *names[2] = {"page-faults", "sched:sched_switch"};
+  for (int k = 0; k < 2; k++) {
+    p.stats.kernel[k].on = 1;
+    p.stats.kernel[k].interval = 10;
+    snprintf(p.stats.kevent[k].name, sizeof p.stats.kevent[k].name, "%s", names[k]);
+    int64_t s = fg_profile_event_stack(&p, (enum fg_stack_event)(FG_STACK_KERNEL + k), t, f, 2);
+    fg_profile_count(&p, (uint32_t)s, 100 * (uint64_t)(k + 1), 0, 0);
+    p.stacks[s].events = 10 * (uint64_t)(k + 1);
+  }
+  size_t len;
+  uint8_t *bytes = write_otlp(&p, &len);
+  fg_profile_init(&q);
+  char err[256] = "";
+  assert_int_equal(fg_parse_otlp(bytes, len, "t.otlp", &q, err, sizeof err), 0);
+  assert_int_equal(fg_profile_events(&q), 3u << FG_STACK_KERNEL);
+  for (int k = 0; k < 2; k++) {
+    assert_string_equal(q.stats.kevent[k].name, names[k]);
+    struct fg_profile a, b;
+    assert_int_equal(fg_profile_select(&p, (enum fg_stack_event)(FG_STACK_KERNEL + k), &a), 0);
+    assert_int_equal(fg_profile_select(&q, (enum fg_stack_event)(FG_STACK_KERNEL + k), &b), 0);
+    char *want = collapsed(&a, true), *got = collapsed(&b, true);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    fg_profile_free(&a);
+    fg_profile_free(&b);
+  }
+  char file[64];
+  fg_event_file_name(&q.stats, FG_STACK_KERNEL + 1, file, sizeof file);
+  assert_string_equal(file, "sched_sched_switch");   /* several: each by its name, made a file name's */
+  unsigned present = fg_profile_events(&q);
+  assert_int_equal(fg_event_by_name(&q.stats, present, "sched:sched_switch"), FG_STACK_KERNEL + 1);
+  assert_int_equal(fg_event_by_name(&q.stats, present, "sched_sched_switch"), FG_STACK_KERNEL + 1);
+  assert_int_equal(fg_event_by_name(&q.stats, present, "kernel"), FG_STACK_KERNEL);
+  assert_int_equal(fg_event_by_name(&q.stats, present, "cpu"), -1);
+  struct fg_profile one;
+  assert_int_equal(fg_profile_select(&q, FG_STACK_KERNEL + 1, &one), 0);
+  fg_event_file_name(&one.stats, FG_STACK_KERNEL + 1, file, sizeof file);
+  assert_string_equal(file, "sched_sched_switch");   /* a selection keeps the stats: the same name */
+  fg_profile_free(&one);
+  /* a profile of one kernel event: %e is "kernel", as before several were recorded */
+  struct fg_stats lone = {0};
+  lone.kernel[2].on = 1;
+  snprintf(lone.kevent[2].name, sizeof lone.kevent[2].name, "page-faults");
+  fg_event_file_name(&lone, FG_STACK_KERNEL + 2, file, sizeof file);
+  assert_string_equal(file, "kernel");
+  assert_int_equal(fg_stats_kevent_index(&lone, "page-faults"), 2);
+  assert_int_equal(fg_stats_kevent_index(&lone, "cs"), 0);
+  assert_int_equal(fg_stats_kevent_index(&lone, "x"), 1);
+  assert_int_equal(fg_stats_kevent_index(&lone, "y"), 3);
+  assert_int_equal(fg_stats_kevent_index(&lone, "z"), -1);   /* a fifth: none */
+  fg_kevent_file_name("uprobe:/usr/lib/libc.so.6:write", file, sizeof file);
+  assert_string_equal(file, "uprobe__usr_lib_libc_so_6_write");
   free(bytes);
   fg_profile_free(&p);
   fg_profile_free(&q);
@@ -265,6 +337,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(reads_back_stacks_threads_and_counts),
     cmocka_unit_test(events_and_times_read_back),
+    cmocka_unit_test(kernel_events_read_back_apart),
     cmocka_unit_test(tables_start_with_their_zero_values),
     cmocka_unit_test(corrupt_messages_are_one_line),
     cmocka_unit_test(a_sample_on_no_stack_is_unknown),

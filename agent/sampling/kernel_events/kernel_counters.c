@@ -123,6 +123,21 @@ int fg_kevents_start(struct fg_kevents *k, const struct fg_kevent_spec *spec, ui
   return 0;
 }
 
+void fg_kevents_share(struct fg_kevents *k, uint64_t budget)
+{
+  pthread_mutex_lock(&k->lock);
+  k->budget = budget;
+  pthread_mutex_unlock(&k->lock);
+}
+
+void fg_kevents_forget(struct fg_kevents *k)
+{
+  pthread_mutex_lock(&k->lock);
+  if (k->stopped)
+    k->on = 0;
+  pthread_mutex_unlock(&k->lock);
+}
+
 void fg_kevents_go(struct fg_kevents *k)
 {
   pthread_mutex_lock(&k->lock);

@@ -3,14 +3,19 @@
  * FG_KEVENT_SIGNAL (sampler.h) to its own thread with the counter's fd in
  * si_fd; the handler checks that fd is the thread's (its entry in table), walks the
  * stack there and stores it as a kernel event's sample
- * (FG_SAMPLE_KERNEL_EVENT). A tracepoint's or probe's signal comes as the
+ * (FG_SAMPLE_KERNEL_EVENT). A session records up to FG_KERNEL_EVENTS_MAX
+ * events, a struct fg_kevents each with its own table: a thread has a
+ * counter of each, every fd its own, so the table whose entry holds si_fd
+ * says which event's sample it is (its index in the trace's flags,
+ * FG_SAMPLE_KERNEL_SHIFT). A tracepoint's or probe's signal comes as the
  * thread returns to user space from the kernel work that hit it: the Java
  * frames are those that made the system call or touched the page.
  *
  * Counters follow threads as event=cpu's do: Java threads get theirs at
  * their start, the rest by a scan of /proc/self/task at each drainer pass;
  * a thread's ends with it. Each comes from the descriptor budget (a share
- * of RLIMIT_NOFILE, fg_kevents_start's); past it a thread is not counted,
+ * of RLIMIT_NOFILE, the session's kernel events sharing it evenly:
+ * fg_kevents_share); past it a thread is not counted,
  * said once, counted (no_fd). The table (perf_threads.h) owns an entry's
  * fd once entered: a handler in flight holds back its close. */
 #ifndef FG_KERNEL_COUNTERS_H
@@ -31,7 +36,8 @@ struct fg_kevent_thread {
 
 struct fg_kevents {
   pthread_mutex_t lock;             /* guards everything below */
-  int on;                           /* a session records a kernel event */
+  int on;                           /* a session records this kernel event (kept past its stop, for its
+                                       accounting, until fg_kevents_forget) */
   int stopped;
   struct fg_kevent_spec spec;       /* its attr points into it (a probe's name) */
   uint64_t period;                  /* events a sample stands for */
@@ -59,6 +65,12 @@ void fg_kevents_init(struct fg_kevents *k, struct fg_fd_room *room);
 int fg_kevents_start(struct fg_kevents *k, const struct fg_kevent_spec *spec, uint64_t period, int callchain,
                      uint64_t budget, char *err, size_t errlen);
 void fg_kevents_go(struct fg_kevents *k);
+/* Between start and go: budget descriptors at most, its share of one the
+ * session's kernel events share. */
+void fg_kevents_share(struct fg_kevents *k, uint64_t budget);
+/* A stopped session's event forgotten: k->on cleared, for a next session
+ * that does not record it (its accounting is read after fg_kevents_stop). */
+void fg_kevents_forget(struct fg_kevents *k);
 /* Thread tid's counter (a stale one of a reused tid replaced). */
 void fg_kevents_thread_start(struct fg_kevents *k, int tid);
 void fg_kevents_thread_end(struct fg_kevents *k, int tid);

@@ -7,8 +7,8 @@
  * eventfd, guarded reads), the thread's kept last walk (walk_cache.h),
  * fg_trace_table_put_known (which may mmap), fg_clock_look (getrusage, every few signals), the fg_perf_threads calls on its own thread's counter (looked up
  * once a signal: its kernel frames, its page's sequence, its next period:
- * one ioctl), the same lookup of its kernel event counter (kernel_events/: is this signal its
- * own, by si_fd, and its kernel frames), fg_store_event_sample, the fg_ring producer
+ * one ioctl), the same lookup in each kernel event's table (kernel_events/: whose counter sent
+ * this signal, by si_fd, and its kernel frames), fg_store_event_sample, the fg_ring producer
  * functions, write on the drainer's eventfd, fg_unregistered_add, fg_jvm_thread_records_claim, fg_sample_encode, the fg_backoff
  * and fg_jitter arithmetic, the gettid syscall, clock_gettime (CLOCK_MONOTONIC;
  * CLOCK_THREAD_CPUTIME_ID in wall mode and for walks the back-off times on it),
@@ -267,13 +267,16 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   fg_parts_add(&parts);
 }
 
-/* A kernel event's sample (its counter's signal, r its entry): the stack
- * walked here, under the kernel's callchain of the event when its counter
- * records it, stored as FG_SAMPLE_KERNEL_EVENT. No back-off and no clock:
+/* Kernel event kev's sample (its counter's signal, r its entry in
+ * s->kevents[kev]): the stack walked here, under the kernel's callchain of
+ * the event when its counter records it, stored as FG_SAMPLE_KERNEL_EVENT
+ * with kev in the flags (a trace a kernel event). No back-off and no clock:
  * each sample stands for its period of events, and its cost is the
  * event's rate's, which interval= sets. */
-static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *ucontext, const struct fg_perf_reach *r)
+static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *ucontext, int kev,
+                              const struct fg_perf_reach *r)
 {
+  const struct fg_perf_threads *table = s->kevents[kev];
   uint64_t start = fg_clock_ns(CLOCK_MONOTONIC);
   int cpu = sched_getcpu();
   uintptr_t hi = __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
@@ -282,9 +285,9 @@ static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *u
   int fits = room->capacity - s->scratch_reserve;
   int depth = t->backoff.depth > 0 && t->backoff.depth < fits ? t->backoff.depth : fits;
   int k = 0;
-  if (fg_perf_threads_rings(s->kevents)) {
+  if (fg_perf_threads_rings(table)) {
     uint64_t pcs[FG_MAX_KERNEL_FRAMES];
-    k = fg_perf_threads_kernel_frames(s->kevents, r, pcs, FG_MAX_KERNEL_FRAMES);
+    k = fg_perf_threads_kernel_frames(table, r, pcs, FG_MAX_KERNEL_FRAMES);
     for (int i = 0; i < k; i++) {
       room->frames[i] = (ASGCT_CallFrame){0, (jmethodID)(uintptr_t)pcs[i]};
       room->types[i] = FG_FRAME_KERNEL_PC;
@@ -292,7 +295,7 @@ static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *u
   }
   struct fg_walk walk = fg_walk_stack(&s->walker, depth, start + FG_WALK_BUDGET_NS / 2, t->env, ucontext, lo, hi,
                                       &room->kept, room->frames + k, room->types + k);
-  uint32_t flags = walk.flags | FG_SAMPLE_KERNEL_EVENT;
+  uint32_t flags = walk.flags | FG_SAMPLE_KERNEL_EVENT | (uint32_t)kev << FG_SAMPLE_KERNEL_SHIFT;
   if ((flags & FG_SAMPLE_TRUNCATED) && depth < s->walker.depth &&
       !atomic_exchange_explicit(&t->scratch_short, 1, memory_order_relaxed))
     fg_store_wake(s);   /* cut by the room: a bigger one for the next walk */
@@ -303,7 +306,26 @@ static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *u
   const struct fg_trace *trace = fg_trace_table_put_known(s->traces, room->frames, room->types,
                                                           (uint32_t)(k + walk.n), flags, kept ? &known : NULL);
   fg_walk_cache_commit(&room->kept, trace);
-  fg_store_event_sample(s, t, trace, start, cpu, &s->kevent_lost);
+  fg_store_event_sample(s, t, trace, start, cpu, &s->kevent_lost[kev]);
+}
+
+/* Which kernel event's counter sent info (its fd, si_fd, is the thread's
+ * entry in that event's table): its index with its entry entered in *r
+ * (to leave), or -1 when none of them (nothing entered). A thread has one
+ * counter an event, each its own fd: at most one table matches. */
+static int kernel_event_of(struct fg_sampler *s, int tid, const siginfo_t *info, struct fg_perf_reach *r)
+{
+  if (!info || info->si_code <= 0 || info->si_code > POLL_HUP)
+    return -1;
+  for (int k = 0; k < FG_KERNEL_EVENTS_MAX; k++) {
+    if (!s->kevents[k])
+      continue;
+    fg_perf_threads_enter(s->kevents[k], tid, r);
+    if (r->fd >= 0 && r->fd == info->si_fd)
+      return k;
+    fg_perf_threads_leave(r);
+  }
+  return -1;
 }
 
 /* A FG_KEVENT_SIGNAL: when it is the thread's own kernel event counter's
@@ -312,19 +334,18 @@ static void walk_kernel_event(struct fg_sampler *s, struct fg_thread *t, void *u
  * was the counter's. */
 static int kernel_event_signal(struct fg_sampler *s, struct fg_thread *t, const siginfo_t *info, void *ucontext)
 {
-  if (!s->kevents || !info || info->si_code <= 0 || info->si_code > POLL_HUP)
-    return 0;
   struct fg_perf_reach r;
-  fg_perf_threads_enter(s->kevents, t ? t->tid : (int)syscall(SYS_gettid), &r);
-  int ours = r.fd >= 0 && r.fd == info->si_fd;
-  if (ours && t)
-    walk_kernel_event(s, t, ucontext, &r);
-  else if (ours)
-    atomic_fetch_add_explicit(&s->kevent_no_thread, 1, memory_order_relaxed);
-  if (ours && !t && fg_perf_threads_rings(s->kevents))
-    fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);   /* its ring emptied all the same */
+  int k = kernel_event_of(s, t ? t->tid : (int)syscall(SYS_gettid), info, &r);
+  if (k < 0)
+    return 0;
+  if (t)
+    walk_kernel_event(s, t, ucontext, k, &r);
+  else
+    atomic_fetch_add_explicit(&s->kevent_no_thread[k], 1, memory_order_relaxed);
+  if (!t && fg_perf_threads_rings(s->kevents[k]))
+    fg_perf_threads_kernel_frames(s->kevents[k], &r, NULL, 0);   /* its ring emptied all the same */
   fg_perf_threads_leave(&r);
-  return ours;
+  return 1;
 }
 
 static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
@@ -345,10 +366,10 @@ static void on_sigprof(int signo, siginfo_t *info, void *ucontext)
       atomic_fetch_add_explicit(&s->paused, 1, memory_order_relaxed);
       if (kevent) {   /* a kernel event's: its ring emptied all the same */
         struct fg_perf_reach r;
-        if (s->kevents && fg_perf_threads_rings(s->kevents)) {
-          fg_perf_threads_enter(s->kevents, (int)syscall(SYS_gettid), &r);
-          if (info && info->si_code > 0 && r.fd >= 0 && r.fd == info->si_fd)
-            fg_perf_threads_kernel_frames(s->kevents, &r, NULL, 0);
+        int k = kernel_event_of(s, (int)syscall(SYS_gettid), info, &r);
+        if (k >= 0) {
+          if (fg_perf_threads_rings(s->kevents[k]))
+            fg_perf_threads_kernel_frames(s->kevents[k], &r, NULL, 0);
           fg_perf_threads_leave(&r);
         }
       } else if (fg_current_thread) {   /* event=wall: the signal is taken, so the sampler does not wait for it */
