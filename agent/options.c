@@ -283,6 +283,13 @@ static int set_option(struct fg_options *o, const char *key, const char *value,
                     "both); accepted: kernel events whose names differ in more than the characters a file name "
                     "makes '_' (anything but letters, digits, '-' and '_')", value, o->kevent[i], file);
     }
+    /* with several, %e is each one's name: a file name (255 bytes at most) holds it beside the rest */
+    const char *longer = strlen(file) > FG_KEVENT_FILE_NAME_MAX ? value : n == 1 && strlen(o->kevent[0]) >
+                         FG_KEVENT_FILE_NAME_MAX ? o->kevent[0] : NULL;
+    if (n >= 1 && longer)
+      return fg_error_line(err, errlen, "fgagent: option event='%s' is too long a name beside another kernel event "
+                  "(%%e is each one's name in a file name); accepted: up to %d characters each when a session "
+                  "records several", longer, FG_KEVENT_FILE_NAME_MAX);
     snprintf(o->kevent[n], sizeof o->kevent[n], "%s", spec.name);
   } else if (strcmp(key, "cstack") == 0) {
     if (strcmp(value, "native") == 0)

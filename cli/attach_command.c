@@ -420,11 +420,12 @@ static int copy_out_events(struct fg_attach_target *t, int dir, const char *pref
     size_t n = strlen(e->d_name);
     if (n <= lp + le || strncmp(e->d_name, prefix, lp) != 0 || strcmp(e->d_name + n - le, ext) != 0)
       continue;
-    char event[128], to[PATH_MAX], err[4800];
+    char event[FG_KEVENT_NAME_MAX], to[PATH_MAX], err[4800];
+    int whole = n - lp - le < sizeof event;   /* a longer one is no event's name: never cut to another's */
     snprintf(event, sizeof event, "%.*s", (int)(n - lp - le), e->d_name + lp);
     /* the directory is in the JVM's file system: only an event's name
      * (letters, digits, '_', ':', '-') becomes part of a name on this side */
-    if (strspn(event, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:-") != strlen(event) ||
+    if (!whole || strspn(event, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:-") != strlen(event) ||
         copied >= FG_STACK_EVENTS + 1) {
       fprintf(stderr, "fgprof: %s in fgprof's directory in the JVM's file system is no event's profile; not copied\n",
               e->d_name);

@@ -143,8 +143,8 @@ static inline void moved(void *old, int taken, struct fg_nm_record *r, uint64_t 
   if (!taken)
     return;
   int saved = errno;
-  if (failed)
-    fg_leak_table_put_back(&fg_nm.leaks, (uintptr_t)old, r);
+  if (failed && r->session == atomic_load_explicit(&fg_nm.session, memory_order_relaxed))
+    fg_leak_table_put_back(&fg_nm.leaks, (uintptr_t)old, r);   /* else taken in a session stopped since */
   else
     fg_nm_freed((uintptr_t)old, r, freed_ns);
   errno = saved;
@@ -237,12 +237,26 @@ static inline void after_wait(uint64_t ns, uintptr_t pc, uintptr_t sp, uintptr_t
   errno = saved;
 }
 
+/* What glibc's clock and rwlock waits check before they try the lock (a
+ * clock futexes wait on, a deadline's nanoseconds in [0, 1e9)). */
+static inline int clock_waitable(clockid_t clock)
+{
+  return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC;
+}
+
+static inline int deadline_valid(const struct timespec *until)
+{
+  return !until || (until->tv_nsec >= 0 && until->tv_nsec < 1000000000L);
+}
+
 /* Time only a contended lock: the try first (a lock got at once is no wait).
  * A try's other answers (EOWNERDEAD of a robust mutex: taken; EDEADLK,
- * EINVAL, EAGAIN) are the lock's own. */
-#define TIMED_WHEN_CONTENDED(try_call, real_call)                                        \
+ * EINVAL, EAGAIN) are the lock's own. Arguments the call refuses before
+ * trying the lock (checked: it refuses them, EINVAL) go to it untried. */
+#define TIMED_WHEN_CONTENDED(checked, try_call, real_call)                               \
   do {                                                                                   \
-    if (!atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) || nm_self.busy)     \
+    if (!(checked) || !atomic_load_explicit(&fg_nm.lock_on, memory_order_relaxed) ||     \
+        nm_self.busy)                                                                    \
       return real_call;                                                                  \
     int rc_ = try_call;                                                                  \
     if (rc_ != EBUSY)                                                                    \
@@ -255,50 +269,52 @@ static inline void after_wait(uint64_t ns, uintptr_t pc, uintptr_t sp, uintptr_t
 
 __attribute__((noinline)) int fg_nm_mutex_lock(pthread_mutex_t *m)
 {
-  TIMED_WHEN_CONTENDED(pthread_mutex_trylock(m), real_mutex_lock(m));
+  TIMED_WHEN_CONTENDED(1, pthread_mutex_trylock(m), real_mutex_lock(m));
 }
 
 __attribute__((noinline)) int fg_nm_rdlock(pthread_rwlock_t *l)
 {
-  TIMED_WHEN_CONTENDED(pthread_rwlock_tryrdlock(l), real_rdlock(l));
+  TIMED_WHEN_CONTENDED(1, pthread_rwlock_tryrdlock(l), real_rdlock(l));
 }
 
 __attribute__((noinline)) int fg_nm_wrlock(pthread_rwlock_t *l)
 {
-  TIMED_WHEN_CONTENDED(pthread_rwlock_trywrlock(l), real_wrlock(l));
+  TIMED_WHEN_CONTENDED(1, pthread_rwlock_trywrlock(l), real_wrlock(l));
 }
 
 /* The timed ones: a wait that timed out (ETIMEDOUT) was a wait all the same. */
 __attribute__((noinline)) int fg_nm_mutex_timedlock(pthread_mutex_t *m, const struct timespec *until)
 {
-  TIMED_WHEN_CONTENDED(pthread_mutex_trylock(m), real_mutex_timedlock(m, until));
+  TIMED_WHEN_CONTENDED(1, pthread_mutex_trylock(m), real_mutex_timedlock(m, until));   /* checks when it waits */
 }
 
 __attribute__((noinline)) int fg_nm_timedrdlock(pthread_rwlock_t *l, const struct timespec *until)
 {
-  TIMED_WHEN_CONTENDED(pthread_rwlock_tryrdlock(l), real_timedrdlock(l, until));
+  TIMED_WHEN_CONTENDED(deadline_valid(until), pthread_rwlock_tryrdlock(l), real_timedrdlock(l, until));
 }
 
 __attribute__((noinline)) int fg_nm_timedwrlock(pthread_rwlock_t *l, const struct timespec *until)
 {
-  TIMED_WHEN_CONTENDED(pthread_rwlock_trywrlock(l), real_timedwrlock(l, until));
+  TIMED_WHEN_CONTENDED(deadline_valid(until), pthread_rwlock_trywrlock(l), real_timedwrlock(l, until));
 }
 
 /* The ones with a clock of the caller's choice (glibc 2.30, C++'s
  * std::timed_mutex and shared_timed_mutex with steady_clock use them). */
 __attribute__((noinline)) int fg_nm_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *until)
 {
-  TIMED_WHEN_CONTENDED(pthread_mutex_trylock(m), real_mutex_clocklock(m, clock, until));
+  TIMED_WHEN_CONTENDED(clock_waitable(clock), pthread_mutex_trylock(m), real_mutex_clocklock(m, clock, until));
 }
 
 __attribute__((noinline)) int fg_nm_clockrdlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *until)
 {
-  TIMED_WHEN_CONTENDED(pthread_rwlock_tryrdlock(l), real_clockrdlock(l, clock, until));
+  TIMED_WHEN_CONTENDED(clock_waitable(clock) && deadline_valid(until), pthread_rwlock_tryrdlock(l),
+                       real_clockrdlock(l, clock, until));
 }
 
 __attribute__((noinline)) int fg_nm_clockwrlock(pthread_rwlock_t *l, clockid_t clock, const struct timespec *until)
 {
-  TIMED_WHEN_CONTENDED(pthread_rwlock_trywrlock(l), real_clockwrlock(l, clock, until));
+  TIMED_WHEN_CONTENDED(clock_waitable(clock) && deadline_valid(until), pthread_rwlock_trywrlock(l),
+                       real_clockwrlock(l, clock, until));
 }
 
 /* System.load and loadLibrary: libjava's call into the JVM, which dlopens
@@ -407,12 +423,14 @@ int fg_nm_hooks_patch(int how, uint32_t *slots, uint32_t *foreign, uint32_t *fai
       if (hooks[i].original && (kind & kinds))
         use[n++] = hooks[i];
     }
-    if (how != FG_NM_PATCH_RESTORE) {   /* the frees first: a block a hook saw allocated, no slot frees unseen */
-      struct fg_import_hook frees[3];
+    /* free first, in every object: of a library loaded during a session,
+     * a block its patched malloc gave is not freed by its slot still
+     * unpatched (at START nothing is recorded until every slot is patched) */
+    if (how != FG_NM_PATCH_RESTORE) {
+      struct fg_import_hook frees[1];
       int k = 0;
       for (int i = 0; i < n; i++)
-        if (use[i].hook == (void *)fg_nm_free || use[i].hook == (void *)fg_nm_realloc ||
-            use[i].hook == (void *)fg_nm_reallocarray)
+        if (use[i].hook == (void *)fg_nm_free)
           frees[k++] = use[i];
       fg_import_patch(frees, k, own, 0, &first);
     }

@@ -227,18 +227,17 @@ int fg_native_mem_start(struct fg_agent *a, char *msg, size_t len)
   m->lock_ns = o->nativelock_ns;
   atomic_fetch_add(&m->session, 1);
   m->hook_kinds = (o->nativemem ? FG_NM_HOOK_MEM : 0) | (o->nativelock ? FG_NM_HOOK_LOCK : 0);
-  atomic_store(&m->leak_on, o->nativemem && o->leak);
-  atomic_store(&m->mem_on, o->nativemem);
-  atomic_store(&m->lock_on, o->nativelock);
   m->loads_seen = loads_so_far();
   uint32_t slots = 0, foreign = 0, failed = 0;
   if (fg_nm_hooks_patch(FG_NM_PATCH_START, &slots, &foreign, &failed) != 0) {
-    atomic_store(&m->mem_on, 0);
-    atomic_store(&m->lock_on, 0);
-    atomic_store(&m->leak_on, 0);
     snprintf(msg, len, "fgagent: nativemem and nativelock are not recorded: malloc and free were not found");
     return -1;
   }
+  /* on once every slot is patched: an allocation a hook records is freed
+   * through a hook, whichever library frees it */
+  atomic_store(&m->leak_on, o->nativemem && o->leak);
+  atomic_store(&m->mem_on, o->nativemem);
+  atomic_store(&m->lock_on, o->nativelock);
   m->patched_slots = slots;
   m->foreign_slots = foreign;
   m->patch_failed = failed;

@@ -299,6 +299,9 @@ final class NativeMemTests {
       IntegrationTests.check(ratio > 0.95 && ratio < 1.05, e.getKey() + ": " + got + " ns profiled, " + e.getValue()
           + " measured");
     }
+    /* a bad clock or deadline is refused by the call before it tries the lock: so with the hooks */
+    IntegrationTests.check(r.stdout().contains("REFUSED 4 of 4"), "calls glibc refuses (EINVAL) did otherwise under "
+        + "nativelock:\n" + r.stdout());
     accountingClosed(r, "nativelock");
   }
 

@@ -337,6 +337,31 @@ static void *take_turns(void *arg)
   return NULL;
 }
 
+/* Calls glibc refuses before it tries the lock (EINVAL): a clock no futex
+ * waits on, a deadline's nanoseconds out of range; on free locks, which a
+ * hook trying them first would take. How many of the 4 gave EINVAL. */
+JNIEXPORT jint JNICALL Java_NativeMem_refusedArguments(JNIEnv *env, jclass cls)
+{
+  (void)env;
+  (void)cls;
+  static pthread_mutex_t free_mutex = PTHREAD_MUTEX_INITIALIZER;
+  static pthread_rwlock_t free_rwlock = PTHREAD_RWLOCK_INITIALIZER;
+  struct timespec soon = far_monotonic(), bad = {soon.tv_sec, -1};
+  int rc[4] = {
+    pthread_mutex_clocklock(&free_mutex, CLOCK_PROCESS_CPUTIME_ID, &soon),
+    pthread_rwlock_clockrdlock(&free_rwlock, CLOCK_THREAD_CPUTIME_ID, &soon),
+    pthread_rwlock_clockwrlock(&free_rwlock, CLOCK_MONOTONIC, &bad),
+    pthread_rwlock_timedrdlock(&free_rwlock, &bad),
+  };
+  jint refused = 0;
+  for (int i = 0; i < 4; i++) {
+    refused += rc[i] == EINVAL;
+    if (rc[i] == 0)   /* taken: given back */
+      i == 0 ? pthread_mutex_unlock(&free_mutex) : pthread_rwlock_unlock(&free_rwlock);
+  }
+  return refused;
+}
+
 /* threads native threads, rounds turns each, thread i at site i % 8 (with
  * fewer than 8, the first sites); out[s]: the ns site s waited (as kinds
  * in take_turns: lock, wrlock, timedlock, timedwrlock, timedrdlock,

@@ -34,6 +34,7 @@ public final class NativeMem {
   static native long run(int site, long bytes);
   static native int dlcycle(String path, int n);
   static native int unseenFrees(int n);
+  static native int refusedArguments();
   static native void contend(int threads, int rounds, int holdUs, long[] out);
 
   static final List<ByteBuffer> held = new ArrayList<>();
@@ -87,6 +88,7 @@ public final class NativeMem {
       contend(threads, Integer.parseInt(args[4]), Integer.parseInt(args[5]), waited);
       for (int s = 0; s < LOCK_SITES.length && s < threads; s++)
         System.out.println("WAITED " + LOCK_SITES[s] + " " + waited[s]);
+      System.out.println("REFUSED " + refusedArguments() + " of 4");
       return;
     }
     long perSite = Long.parseLong(args[1]) << 20;

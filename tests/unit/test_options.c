@@ -283,6 +283,16 @@ static void kernel_events_combine_with_the_others(void **state)
   assert_rejected("event=faults,event=cs,file=p.html", "(event=page-faults, event=context-switches)", "%e");
   assert_rejected("event=uprobe:/lib/a.so:f,event=uprobe:/lib/a_so:f,file=p-%e.html", "name one file",
                   "differ in more than");
+  {   /* a uprobe's path of 240 characters: alone it is %e "kernel", beside another too long for a file name */
+    char longer[400], opts[600];
+    snprintf(longer, sizeof longer, "uprobe:/%0240d.so:f", 0);
+    snprintf(opts, sizeof opts, "event=%s,file=p-%%e.html", longer);
+    assert_int_equal(fg_options_parse(opts, &o, err, sizeof err), 0);
+    snprintf(opts, sizeof opts, "event=%s,event=cs,file=p-%%e.html", longer);
+    assert_rejected(opts, "is too long a name beside another kernel event", "up to 200 characters");
+    snprintf(opts, sizeof opts, "event=cs,event=%s,file=p-%%e.html", longer);
+    assert_rejected(opts, "is too long a name beside another kernel event", "up to 200 characters");
+  }
   assert_rejected("event=pagefaults", "event='pagefaults'", "page-faults");
   assert_rejected("event=kprobe:a/b", "event='kprobe:a/b'", "kprobe:FUNC");
   assert_rejected("event=cpu,event=cs,file=p.html", "(event=cpu, event=context-switches)", "%e");

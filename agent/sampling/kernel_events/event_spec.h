@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #define FG_KEVENT_NAME_MAX 300   /* event=NAME's NAME, a uprobe's path included */
+#define FG_KEVENT_FILE_NAME_MAX 200   /* ... with other kernel events, as %e in a file name (255 bytes) */
 
 enum fg_kevent_class {
   FG_KEVENT_SOFTWARE,
