@@ -9,6 +9,7 @@
 #include <jni.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,12 +216,33 @@ NOINLINE void nm_lock_site(int hold_us)
   pthread_mutex_unlock(&mutex);
 }
 
+/* The rwlock's writers say when one holds it, and a reader starts its
+ * call while one does: it waits then, whatever the threads' schedule (the
+ * rwlock prefers readers, and a reader that came between two writers
+ * would find it free every time). */
+static _Atomic int writing;
+
+static void hold_written(int us)
+{
+  __atomic_store_n(&writing, 1, __ATOMIC_RELEASE);
+  hold(us);
+  __atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+}
+
+/* Until a writer holds the rwlock, 5 ms at most (the writers may be done). */
+static void writer_holds(void)
+{
+  uint64_t until = now_ns() + 5000000;
+  while (!__atomic_load_n(&writing, __ATOMIC_ACQUIRE) && now_ns() < until)
+    sched_yield();
+}
+
 NOINLINE void nm_wrlock_site(int hold_us)
 {
   uint64_t t0 = now_ns();
   pthread_rwlock_wrlock(&rwlock);
   __atomic_fetch_add(&waited[1], now_ns() - t0, __ATOMIC_RELAXED);
-  hold(hold_us);
+  hold_written(hold_us);
   pthread_rwlock_unlock(&rwlock);
 }
 
@@ -253,13 +275,14 @@ NOINLINE int nm_timedwrlock_site(int hold_us)
   __atomic_fetch_add(&waited[3], now_ns() - t0, __ATOMIC_RELAXED);
   if (rc != 0)
     return rc;
-  hold(hold_us);
+  hold_written(hold_us);
   return pthread_rwlock_unlock(&rwlock);
 }
 
 NOINLINE int nm_timedrdlock_site(int hold_us)
 {
   struct timespec until = far_deadline();
+  writer_holds();
   uint64_t t0 = now_ns();
   int rc = pthread_rwlock_timedrdlock(&rwlock, &until);
   __atomic_fetch_add(&waited[4], now_ns() - t0, __ATOMIC_RELAXED);
@@ -298,13 +321,14 @@ NOINLINE int nm_clockwrlock_site(int hold_us)
   __atomic_fetch_add(&waited[6], now_ns() - t0, __ATOMIC_RELAXED);
   if (rc != 0)
     return rc;
-  hold(hold_us);
+  hold_written(hold_us);
   return pthread_rwlock_unlock(&rwlock);
 }
 
 NOINLINE int nm_clockrdlock_site(int hold_us)
 {
   struct timespec until = far_monotonic();
+  writer_holds();
   uint64_t t0 = now_ns();
   int rc = pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &until);
   __atomic_fetch_add(&waited[7], now_ns() - t0, __ATOMIC_RELAXED);
