@@ -35,6 +35,20 @@ static char *collapsed(const struct fg_profile *p, bool per_thread)
   return text;
 }
 
+/* Event e of written (p) and of read back (q): the same stacks, per thread. */
+static void assert_event_read_back(const struct fg_profile *p, const struct fg_profile *q, enum fg_stack_event e)
+{
+  struct fg_profile a, b;
+  assert_int_equal(fg_profile_select(p, e, &a), 0);
+  assert_int_equal(fg_profile_select(q, e, &b), 0);
+  char *want = collapsed(&a, true), *got = collapsed(&b, true);
+  assert_string_equal(got, want);
+  free(want);
+  free(got);
+  fg_profile_free(&a);
+  fg_profile_free(&b);
+}
+
 static void reads_back_stacks_threads_and_counts(void **state)
 {
   (void)state;
@@ -92,15 +106,7 @@ static void events_and_times_read_back(void **state)
   assert_int_equal(fg_parse_otlp(bytes, len, "t.otlp", &q, err, sizeof err), 0);
   assert_int_equal(fg_profile_events(&q), 7);
   for (int e = 0; e < FG_STACK_EVENTS; e++) {
-    struct fg_profile a, b;
-    assert_int_equal(fg_profile_select(&p, (enum fg_stack_event)e, &a), 0);
-    assert_int_equal(fg_profile_select(&q, (enum fg_stack_event)e, &b), 0);
-    char *want = collapsed(&a, true), *got = collapsed(&b, true);
-    assert_string_equal(got, want);
-    free(want);
-    free(got);
-    fg_profile_free(&a);
-    fg_profile_free(&b);
+    assert_event_read_back(&p, &q, (enum fg_stack_event)e);
   }
   /* the kinds came back exactly (fgagent.frame.kind) */
   for (uint32_t id = 0; id < q.nnames; id++) {
@@ -157,15 +163,7 @@ static void kernel_events_read_back_apart(void **state)
   assert_int_equal(fg_profile_events(&q), 3u << FG_STACK_KERNEL);
   for (int k = 0; k < 2; k++) {
     assert_string_equal(q.stats.kevent[k].name, names[k]);
-    struct fg_profile a, b;
-    assert_int_equal(fg_profile_select(&p, (enum fg_stack_event)(FG_STACK_KERNEL + k), &a), 0);
-    assert_int_equal(fg_profile_select(&q, (enum fg_stack_event)(FG_STACK_KERNEL + k), &b), 0);
-    char *want = collapsed(&a, true), *got = collapsed(&b, true);
-    assert_string_equal(got, want);
-    free(want);
-    free(got);
-    fg_profile_free(&a);
-    fg_profile_free(&b);
+    assert_event_read_back(&p, &q, (enum fg_stack_event)(FG_STACK_KERNEL + k));
   }
   char file[64];
   fg_event_file_name(&q.stats, FG_STACK_KERNEL + 1, file, sizeof file);
