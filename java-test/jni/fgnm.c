@@ -246,18 +246,18 @@ NOINLINE void nm_wrlock_site(int hold_us)
   pthread_rwlock_unlock(&rwlock);
 }
 
-/* The timed ones, with a deadline never reached (10 s): a wait that timed out would be a test's failure. */
-static struct timespec far_deadline(void)
+/* The timed ones, with a deadline on clock never reached (10 s): a wait that timed out would be a test's failure. */
+static struct timespec far_deadline(clockid_t clock)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
+  clock_gettime(clock, &ts);
   ts.tv_sec += 10;
   return ts;
 }
 
 NOINLINE int nm_timedlock_site(int hold_us)
 {
-  struct timespec until = far_deadline();
+  struct timespec until = far_deadline(CLOCK_REALTIME);
   uint64_t t0 = now_ns();
   int rc = pthread_mutex_timedlock(&mutex, &until);
   __atomic_fetch_add(&waited[2], now_ns() - t0, __ATOMIC_RELAXED);
@@ -269,7 +269,7 @@ NOINLINE int nm_timedlock_site(int hold_us)
 
 NOINLINE int nm_timedwrlock_site(int hold_us)
 {
-  struct timespec until = far_deadline();
+  struct timespec until = far_deadline(CLOCK_REALTIME);
   uint64_t t0 = now_ns();
   int rc = pthread_rwlock_timedwrlock(&rwlock, &until);
   __atomic_fetch_add(&waited[3], now_ns() - t0, __ATOMIC_RELAXED);
@@ -281,7 +281,7 @@ NOINLINE int nm_timedwrlock_site(int hold_us)
 
 NOINLINE int nm_timedrdlock_site(int hold_us)
 {
-  struct timespec until = far_deadline();
+  struct timespec until = far_deadline(CLOCK_REALTIME);
   writer_holds();
   uint64_t t0 = now_ns();
   int rc = pthread_rwlock_timedrdlock(&rwlock, &until);
@@ -292,18 +292,11 @@ NOINLINE int nm_timedrdlock_site(int hold_us)
   return pthread_rwlock_unlock(&rwlock);
 }
 
-/* The ones with a clock of the caller's choice (glibc 2.30), a monotonic deadline never reached. */
-static struct timespec far_monotonic(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  ts.tv_sec += 10;
-  return ts;
-}
+/* The ones with a clock of the caller's choice (glibc 2.30), a monotonic deadline. */
 
 NOINLINE int nm_clocklock_site(int hold_us)
 {
-  struct timespec until = far_monotonic();
+  struct timespec until = far_deadline(CLOCK_MONOTONIC);
   uint64_t t0 = now_ns();
   int rc = pthread_mutex_clocklock(&mutex, CLOCK_MONOTONIC, &until);
   __atomic_fetch_add(&waited[5], now_ns() - t0, __ATOMIC_RELAXED);
@@ -315,7 +308,7 @@ NOINLINE int nm_clocklock_site(int hold_us)
 
 NOINLINE int nm_clockwrlock_site(int hold_us)
 {
-  struct timespec until = far_monotonic();
+  struct timespec until = far_deadline(CLOCK_MONOTONIC);
   uint64_t t0 = now_ns();
   int rc = pthread_rwlock_clockwrlock(&rwlock, CLOCK_MONOTONIC, &until);
   __atomic_fetch_add(&waited[6], now_ns() - t0, __ATOMIC_RELAXED);
@@ -327,7 +320,7 @@ NOINLINE int nm_clockwrlock_site(int hold_us)
 
 NOINLINE int nm_clockrdlock_site(int hold_us)
 {
-  struct timespec until = far_monotonic();
+  struct timespec until = far_deadline(CLOCK_MONOTONIC);
   writer_holds();
   uint64_t t0 = now_ns();
   int rc = pthread_rwlock_clockrdlock(&rwlock, CLOCK_MONOTONIC, &until);
@@ -370,7 +363,7 @@ JNIEXPORT jint JNICALL Java_NativeMem_refusedArguments(JNIEnv *env, jclass cls)
   (void)cls;
   static pthread_mutex_t free_mutex = PTHREAD_MUTEX_INITIALIZER;
   static pthread_rwlock_t free_rwlock = PTHREAD_RWLOCK_INITIALIZER;
-  struct timespec soon = far_monotonic(), bad = {soon.tv_sec, -1};
+  struct timespec soon = far_deadline(CLOCK_MONOTONIC), bad = {soon.tv_sec, -1};
   int rc[4] = {
     pthread_mutex_clocklock(&free_mutex, CLOCK_PROCESS_CPUTIME_ID, &soon),
     pthread_rwlock_clockrdlock(&free_rwlock, CLOCK_THREAD_CPUTIME_ID, &soon),
