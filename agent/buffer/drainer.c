@@ -262,6 +262,8 @@ static void count_signals(struct fg_drainer *d, struct fg_thread *t, int ended, 
   add_growth(&st->refused, &t->refused, &t->counted_refused);
   add_growth(&st->handler_ns, &t->handler_ns, &t->counted_handler_ns);
   add_growth(&st->unproven, &t->unproven, &t->counted_unproven);
+  add_growth(&st->counter_handler_ns, &t->counter_ns, &t->counted_counter_ns);
+  add_growth(&st->counter_walks, &t->counter_walks, &t->counted_counter_walks);
   add_growth(&st->depth_cuts, &t->depth_cuts, &t->counted_depth_cuts);
   if (ended || d->closing) {
     settle_carry(d, t, thread, thread_frame);

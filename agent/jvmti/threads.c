@@ -145,6 +145,8 @@ static void reset_counts(struct fg_thread *t)
   atomic_store(&t->refused, 0);
   atomic_store(&t->handler_ns, 0);
   atomic_store(&t->unproven, 0);
+  atomic_store(&t->counter_ns, 0);
+  atomic_store(&t->counter_walks, 0);
   atomic_store(&t->skipped, 0);
   atomic_store(&t->depth_cuts, 0);
   memset(&t->backoff, 0, sizeof t->backoff);
@@ -155,7 +157,7 @@ static void reset_counts(struct fg_thread *t)
   t->counted_folded = 0;
   fg_thread_clear_overflow(t);
   t->counted_taken = t->counted_overruns = t->counted_refused = t->counted_handler_ns = t->counted_unproven = 0;
-  t->counted_skipped = t->counted_depth_cuts = 0;
+  t->counted_skipped = t->counted_depth_cuts = t->counted_counter_ns = t->counted_counter_walks = 0;
 }
 
 /* A free record, or a new one. Under the lock. */

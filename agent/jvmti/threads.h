@@ -70,6 +70,8 @@ struct fg_thread {
   _Atomic uint64_t handler_ns;  /* time spent in walk_and_store, the period change included, of
                                    the walks whose time is proven (fg_walk_time_unproven) */
   _Atomic uint64_t unproven;    /* walks left out of handler_ns: slow by the wall clock alone */
+  _Atomic uint64_t counter_ns;  /* of handler_ns, what a perf_events counter's signals took */
+  _Atomic uint64_t counter_walks;   /* those walks (proven ones) */
   _Atomic uint64_t skipped;     /* signals skipped by the back-off */
   _Atomic uint64_t depth_cuts;  /* times the time budget halved the walk depth */
   struct fg_backoff backoff;    /* zeroed with the record; read by the drainer once ENDED */
@@ -116,7 +118,7 @@ struct fg_thread {
   /* drainer's */
   uint64_t counted_folded;
   uint64_t counted_taken, counted_overruns, counted_refused, counted_handler_ns, counted_skipped, counted_depth_cuts;
-  uint64_t counted_unproven;
+  uint64_t counted_unproven, counted_counter_ns, counted_counter_walks;
   uint64_t profile_serial;      /* serial that profile_thread belongs to */
   uint64_t last_serial;         /* the registration last_trace belongs to */
   const struct fg_trace *last_trace;   /* its last sample drained: the back-off's carry goes there at its end */

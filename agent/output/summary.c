@@ -190,6 +190,14 @@ static int print_handler_time(FILE *out, const struct fg_stats *s)
                    "CPU sampled, the period changes included); the kernel's signal delivery comes on top\n",
               per / 1e3, all / 1e9, s->cpu_ns ? 100.0 * all / (double)s->cpu_ns : 0.0) < 0)
     return -1;
+  /* clock=auto: the two clocks' walks apart (a counter's signal may bring the kernel's frames to read) */
+  uint64_t timer_walks = timed > s->counter_walks ? timed - s->counter_walks : 0;
+  if (s->counter_walks && timer_walks &&
+      fprintf(out, "    by clock:        %.2f us a walk on a POSIX timer's signal (%" PRIu64 " walks), %.2f us on a "
+                   "perf_events counter's (%" PRIu64 ")\n",
+              (double)(s->handler_ns - s->counter_handler_ns) / (double)timer_walks / 1e3, timer_walks,
+              (double)s->counter_handler_ns / (double)s->counter_walks / 1e3, s->counter_walks) < 0)
+    return -1;
   if (s->unproven && fprintf(out, "    left out:        %" PRIu64 " walks (%.2f%%) slow by the wall clock alone, "
                                   "counted at the average: their thread most likely switched out meanwhile\n",
                              s->unproven, pct(s->unproven, s->walks)) < 0)

@@ -159,6 +159,9 @@ struct fg_stats {
   uint64_t walks;                          /* signals on registered threads: walks timed */
   uint64_t unproven;                       /* walks slow by the wall clock alone, left out of handler_ns: the
                                               thread was most likely switched out inside the handler */
+  uint64_t counter_handler_ns;             /* of handler_ns, the walks a perf_events counter's signal asked for
+                                              (it reads the kernel's frames; a POSIX timer's does not) */
+  uint64_t counter_walks;                  /* those walks, the unproven left out */
   uint64_t wall_ns;                        /* how long sampling ran */
   uint64_t start_ns;                       /* CLOCK_MONOTONIC when it began (samples' times are on it) */
   uint64_t start_epoch_ns;                 /* CLOCK_REALTIME then: ns since 1970, 0 unknown */

@@ -12,7 +12,12 @@ import java.util.stream.Stream;
  * under clock=auto). Ends after SECONDS if the threads take longer. Every
  * 250 ms a watcher prints the process's descriptors and resident memory:
  * "WATCH <ms since start> <fds> <rss kB>".
- * Run: MonthsOfThreads THREADS PARALLEL LONG_EVERY LONG_MS SECONDS
+ * With QUIET, the steady, ticking and watching threads run alone for QUIET
+ * seconds before the threads start and again after the last has ended, so
+ * that what a signal costs can be read with the same threads before and
+ * after; it prints "JVM <ms the JVM ran before main>", then "PHASE churn <ms
+ * since start>" and "PHASE after <ms since start>".
+ * Run: MonthsOfThreads THREADS PARALLEL LONG_EVERY LONG_MS SECONDS [QUIET]
  */
 public final class MonthsOfThreads {
   static volatile boolean done;
@@ -48,6 +53,9 @@ public final class MonthsOfThreads {
     int threads = Integer.parseInt(args[0]), parallel = Integer.parseInt(args[1]);
     int longEvery = Integer.parseInt(args[2]), longMs = Integer.parseInt(args[3]);
     long start = System.nanoTime(), end = start + Long.parseLong(args[4]) * 1_000_000_000L;
+    long quietMs = args.length > 5 ? Long.parseLong(args[5]) * 1000 : 0;
+    if (quietMs > 0)
+      System.out.println("JVM " + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
     Thread ticking = new Thread(() -> {
       try {
         while (!done) {
@@ -78,6 +86,11 @@ public final class MonthsOfThreads {
     }, "watcher");
     watcher.setDaemon(true);
     watcher.start();
+    if (quietMs > 0) {
+      Thread.sleep(quietMs);
+      System.out.println("PHASE churn " + (System.nanoTime() - start) / 1_000_000);
+      end = System.nanoTime() + Long.parseLong(args[4]) * 1_000_000_000L;
+    }
     Thread[] batch = new Thread[parallel];
     int started = 0;
     while (started < threads && System.nanoTime() < end) {
@@ -96,6 +109,10 @@ public final class MonthsOfThreads {
       for (int i = 0; i < n; i++)
         batch[i].join();
       started += n;
+    }
+    if (quietMs > 0) {
+      System.out.println("PHASE after " + (System.nanoTime() - start) / 1_000_000);
+      Thread.sleep(quietMs);
     }
     done = true;
     steady.join();

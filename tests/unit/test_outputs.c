@@ -351,6 +351,22 @@ static void summary_accounts_for_timers(void **state)
     "accounting:        taken 2000 = stored 1980 + lost 20: OK",
   };
   expect_all(text, expected, sizeof expected / sizeof expected[0]);
+  assert_null(strstr(text, "by clock:"));   /* no walk of either clock timed */
+  free(text);
+  /* the walks of each clock apart: 300 on a timer at 2 us, 100 on a counter at 6 us */
+  s.handler_ns = 300 * 2000 + 100 * 6000;
+  s.counter_handler_ns = 100 * 6000;
+  s.counter_walks = 100;
+  s.unproven = 50;
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_non_null(strstr(text, "handler time:      3.00 us per stack walk on average"));
+  assert_non_null(strstr(text, "    by clock:        2.00 us a walk on a POSIX timer's signal (300 walks), 6.00 us on "
+                               "a perf_events counter's (100)\n"));
+  free(text);
+  s.counter_walks = 400;   /* every timed walk a counter's: one clock, no line */
+  s.counter_handler_ns = s.handler_ns;
+  CAPTURE(text, fg_write_summary(out, &s));
+  assert_null(strstr(text, "by clock:"));
   free(text);
 }
 

@@ -201,8 +201,12 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     keep_for_repeats(t, NULL);
     uint32_t seq_now = 0;
     int now_seq = s->perf && fg_perf_threads_seq(perf, &seq_now);
-    if (counts_from_entry(s, entered_seq, seq_entered, now_seq, seq_now))
-      fg_store_add(&t->handler_ns, fg_clock_ns(CLOCK_MONOTONIC) - entered);
+    if (counts_from_entry(s, entered_seq, seq_entered, now_seq, seq_now)) {
+      uint64_t ns = fg_clock_ns(CLOCK_MONOTONIC) - entered;
+      fg_store_add(&t->handler_ns, ns);
+      if (!c.on_timer)
+        fg_store_add(&t->counter_ns, ns);   /* as handler_ns: the skip's time goes with the walks' */
+    }
     return;
   }
   int precise = fg_backoff_precise(b);
@@ -257,12 +261,17 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   if (v.cut)
     fg_store_add(&t->depth_cuts, 1);
   int from_entry = counts_from_entry(s, entered_seq, seq_entered, end_seq, seq_end);
-  if (fg_walk_time_unproven(measured, s->interval_ns, timing))
+  if (fg_walk_time_unproven(measured, s->interval_ns, timing)) {
     fg_store_add(&t->unproven, 1);   /* most likely switched out meanwhile: not the handler's time */
-  else if (precise)   /* the walk on the CPU clock, what came before it as the wall clock allows */
-    fg_store_add(&t->handler_ns, measured + (from_entry ? start - entered : 0));
-  else
-    fg_store_add(&t->handler_ns, now - (from_entry ? entered : start));
+  } else {
+    /* precise: the walk on the CPU clock, what came before it as the wall clock allows */
+    uint64_t ns = precise ? measured + (from_entry ? start - entered : 0) : now - (from_entry ? entered : start);
+    fg_store_add(&t->handler_ns, ns);
+    if (!c.on_timer) {
+      fg_store_add(&t->counter_ns, ns);
+      fg_store_add(&t->counter_walks, 1);
+    }
+  }
   fg_parts_mark(&parts, FG_PART_AFTER);
   fg_parts_add(&parts);
 }
