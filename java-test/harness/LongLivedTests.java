@@ -1,18 +1,19 @@
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A JVM that lives for months, in a minute: threads started and ended
+ * A JVM that lives for months, in half a minute: threads started and ended
  * by the tens of thousands must leave what every later signal costs, and
  * what fgagent holds, where they were. Run by IntegrationTests.
  */
 final class LongLivedTests {
   private LongLivedTests() {}
+
+  /** The figures of one third of a run. */
+  record Third(double usPerWalk, long fds, long rssKb, double storageMb, long timers) {}
 
   static double mean(List<Double> v, int from, int to) {
     double sum = 0;
@@ -21,10 +22,11 @@ final class LongLivedTests {
     return sum / (to - from);
   }
 
-  /** The median of v: one interval the host held up (a walk 3 times the rest's) moves a mean of four
-   *  by half, and a median little; a walk that grows with the threads ended moves both. */
-  static double median(List<Double> v) {
-    List<Double> s = new ArrayList<>(v);
+  /** The median of v[from, to): one interval the host held up (a walk 2 or 3 times the rest's, seen
+   *  alone and as the run's last two) moves a mean of six by a third, a median not; a walk that grows
+   *  with the threads ended moves both. */
+  static double median(List<Double> v, int from, int to) {
+    List<Double> s = new ArrayList<>(v.subList(from, to));
     s.sort(null);
     int n = s.size();
     return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
@@ -38,124 +40,64 @@ final class LongLivedTests {
   }
 
   /**
-   * Up to 100 000 threads (as many as 12 s allow: a thread start and end alone takes 1.3 ms or more
-   * on a 2-CPU host loaded 12 times over; at least 1000), 64 at a time, every 200th computing 25 ms
-   * (under clock=auto, long enough to move to a perf_events counter), beside a thread computing all
-   * along and one that stays on a POSIX timer, which also run alone for 6 s before the first thread
-   * starts and 6 s after the last ends. With the default clock=auto and with clock=perf (a counter
-   * for every thread):
-   * - what a signal costs once the threads have ended: the handler's time a walk on each clock's
-   *   signal (the summary's "by clock": a POSIX timer's, a perf_events counter's) in the 1-second
-   *   intervals (loop=1s) after them within 1.2x of those before them (the median interval of
-   *   each: the host's hiccups are single intervals). The same threads run the same code in both.
-   *   Not the walks during the churn, nor the two clocks' walks together: the churn's mix of walks
-   *   follows the rate threads start at, which follows the host, and a timer's walk often costs
-   *   several times a counter's, so the clock the steady thread happened to be on moved the
-   *   average 2x either way; both made a 1.2x bound fail with no thread's trace to find.
-   * - the process's descriptors and resident memory (a fixed heap) after within 20% and 16
-   *   (descriptors) and 10% and 8 MB (memory) of before, and while the threads come and go, the
-   *   last third of the churn's within as much of its first third's (with clock=perf descriptors
-   *   follow the 64 threads alive, and the scan's counters for threads starting or ending between
-   *   two of its passes); fgagent's stack storage after within 10% and 0.5 MB of before.
+   * Up to 100 000 threads (as many as 20 s allow: 1600 to 6000 on a 2-CPU host loaded 12 times
+   * over, where a thread start and end alone takes 1.3 ms or more; at least 1000), 64 at a time,
+   * every 200th computing 25 ms (under clock=auto, long enough to move to a perf_events counter),
+   * beside a thread computing all along and one that stays on a POSIX timer: with the default
+   * clock=auto and with clock=perf (a counter for every thread), the handler's time a walk in the
+   * last third of the run's 1-second intervals (loop=1s) within 1.2x of the first third's (the
+   * median interval of each), and the process's descriptors, POSIX timers (/proc/self/timers),
+   * resident memory (a fixed heap) and fgagent's stack storage flat: the last third's mean within
+   * 10% and 8 MB (memory), 20% and 16 (timers; descriptors: with clock=perf they follow the 64
+   * threads alive, and the scan's counters for threads starting or ending between two of its
+   * passes, 30 to 200 here) of the first third's.
    */
   static void threadsByTheHundredThousandLeaveNoTrace(IntegrationTests.Jdk jdk) throws Exception {
     for (String clock : List.of("", "clock=perf,")) {
       IntegrationTests.Run r = IntegrationTests.run(jdk, clock + "interval=1ms,loop=1s,log={dir}/s-%n.log,"
           + "file={dir}/p.collapsed", List.of("-Xms96m", "-Xmx96m", "-XX:+AlwaysPreTouch"),
-          "MonthsOfThreads", "100000", "64", "200", "25", "12", "6");
+          "MonthsOfThreads", "100000", "64", "200", "25", "20");
       IntegrationTests.check(r.exit() == 0, "the workload failed:\n" + r.stdout() + r.stderr());
-      Matcher started = Pattern.compile("STARTED (\\d+)").matcher(r.stdout());
+      Matcher started = Pattern.compile("STARTED (\\d+) in (\\d+) ms").matcher(r.stdout());
       IntegrationTests.check(started.find(), "the workload did not finish:\n" + r.stdout());
       long threads = Long.parseLong(started.group(1));
-      long jvmMs = number(r, "JVM (\\d+)"), churnMs = number(r, "PHASE churn (\\d+)"),
-          afterMs = number(r, "PHASE after (\\d+)");
-      /* Interval n of the agent's loop covers [n - 1, n) s of the JVM's time, the workload's time plus
-       * jvmMs; 250 ms of margin for the agent's start within the JVM's. Interval 1 holds the JIT's start.
-       * A walk's time is kept by the clock whose signal asked for it. */
-      Map<String, List<Double>> before = new TreeMap<>(), after = new TreeMap<>();
-      List<Double> storageBefore = new ArrayList<>(), storageAfter = new ArrayList<>();
-      Pattern byClock = Pattern.compile("by clock: +([0-9.]+) us a walk on a POSIX timer's signal \\((\\d+) walks\\), "
-          + "([0-9.]+) us on a perf_events counter's \\((\\d+)\\)");
+      List<Double> walks = new ArrayList<>(), storage = new ArrayList<>();
       for (int n = 2; Files.exists(r.dir().resolve("s-" + (n + 1) + ".log")); n++) {   /* whole intervals */
-        long from = (n - 1) * 1000L - jvmMs, to = n * 1000L - jvmMs;
-        boolean isBefore = to + 250 <= churnMs, isAfter = from - 250 >= afterMs;
-        if (!isBefore && !isAfter)
-          continue;
         String summary = Files.readString(r.dir().resolve("s-" + n + ".log"));
-        if (summary.contains("signals taken:     0\n"))
-          continue;   /* an interval the drainer, held up on a busy host, ended at once to keep to its grid */
         Matcher h = Pattern.compile("handler time: +([0-9.]+) us per stack walk").matcher(summary);
         Matcher st = Pattern.compile("stack storage: +\\d+ distinct stacks in ([0-9.]+) MB").matcher(summary);
+        if (summary.contains("signals taken:     0\n"))
+          continue;   /* an interval the drainer, held up on a busy host, ended at once to keep to its grid */
         IntegrationTests.check(h.find() && st.find(), "interval " + n + "'s summary has no handler time:\n" + summary);
-        Map<String, List<Double>> phase = isBefore ? before : after;
-        Matcher b = byClock.matcher(summary);
-        if (b.find()) {
-          if (Long.parseLong(b.group(2)) >= 50)
-            phase.computeIfAbsent("a timer's", k -> new ArrayList<>()).add(Double.parseDouble(b.group(1)));
-          if (Long.parseLong(b.group(4)) >= 50)
-            phase.computeIfAbsent("a counter's", k -> new ArrayList<>()).add(Double.parseDouble(b.group(3)));
-        } else if (!clock.isEmpty()) {   /* clock=perf: every walk a counter's */
-          phase.computeIfAbsent("a counter's", k -> new ArrayList<>()).add(Double.parseDouble(h.group(1)));
+        walks.add(Double.parseDouble(h.group(1)));
+        storage.add(Double.parseDouble(st.group(1)));
+      }
+      List<Long> fds = new ArrayList<>(), rss = new ArrayList<>(), timers = new ArrayList<>();
+      Matcher w = Pattern.compile("WATCH (\\d+) (\\d+) (\\d+) (-?\\d+)").matcher(r.stdout());
+      while (w.find())
+        if (Long.parseLong(w.group(1)) >= 2000) {   /* past the JVM's start */
+          fds.add(Long.parseLong(w.group(2)));
+          rss.add(Long.parseLong(w.group(3)));
+          timers.add(Long.parseLong(w.group(4)));
         }
-        (isBefore ? storageBefore : storageAfter).add(Double.parseDouble(st.group(1)));
-      }
-      Looks quietBefore = looks(r, 2000, churnMs), churn = looks(r, churnMs, afterMs), quietAfter = looks(r, afterMs + 250, Long.MAX_VALUE);
-      int m = churn.fds().size();
-      IntegrationTests.check(m >= 20 && quietBefore.fds().size() >= 8 && quietAfter.fds().size() >= 8,
-          "too few looks: " + quietBefore.fds().size() + " before, " + m + " during, " + quietAfter.fds().size() + " after");
-      StringBuilder walkText = new StringBuilder();
-      List<String> compared = new ArrayList<>();
-      for (String kind : before.keySet()) {
-        List<Double> b = before.get(kind), a = after.getOrDefault(kind, List.of());
-        if (b.size() < 3 || a.size() < 3)
-          continue;
-        compared.add(kind);
-        walkText.append(String.format(", a walk on %s signal %.2f -> %.2f us", kind, median(b), median(a)));
-      }
-      long fdsBefore = meanOf(quietBefore.fds(), 0, quietBefore.fds().size()), fdsAfter = meanOf(quietAfter.fds(), 0, quietAfter.fds().size());
-      long rssBefore = meanOf(quietBefore.rssKb(), 0, quietBefore.rssKb().size()), rssAfter = meanOf(quietAfter.rssKb(), 0, quietAfter.rssKb().size());
-      long fdsFirst = meanOf(churn.fds(), 0, m / 3), fdsLast = meanOf(churn.fds(), m - m / 3, m);
-      long rssFirst = meanOf(churn.rssKb(), 0, m / 3), rssLast = meanOf(churn.rssKb(), m - m / 3, m);
-      double storeBefore = mean(storageBefore, 0, storageBefore.size()), storeAfter = mean(storageAfter, 0, storageAfter.size());
-      System.out.printf("    %s: %d threads in %d ms; before them -> after%s, descriptors %d -> %d, "
-          + "RSS %d -> %d kB, stack storage %.1f -> %.1f MB; while they ran (first third -> last): descriptors %d -> %d, "
-          + "RSS %d -> %d kB%n", clock.isEmpty() ? "clock=auto" : "clock=perf", threads, afterMs - churnMs, walkText,
-          fdsBefore, fdsAfter, rssBefore, rssAfter, storeBefore, storeAfter, fdsFirst, fdsLast, rssFirst, rssLast);
-      IntegrationTests.check(!compared.isEmpty(), "no clock's walks in 3 intervals before the threads and 3 after: "
-          + before + " and " + after);
-      IntegrationTests.check(threads >= 1000, "only " + threads + " threads started in 12 s");
-      for (String kind : compared)
-        IntegrationTests.check(median(after.get(kind)) <= 1.2 * median(before.get(kind)), "a walk on " + kind
-            + " signal costs " + median(after.get(kind)) + " us after the threads against " + median(before.get(kind))
-            + " before them: " + before.get(kind) + " and " + after.get(kind));
-      IntegrationTests.check(fdsAfter <= fdsBefore * 1.2 + 16 && fdsLast <= fdsFirst * 1.2 + 16,
-          "descriptors grew: " + quietBefore.fds() + ", " + churn.fds() + ", " + quietAfter.fds());
-      IntegrationTests.check(rssAfter <= rssBefore * 1.1 + 8192 && rssLast <= rssFirst * 1.1 + 8192,
-          "resident memory grew: " + quietBefore.rssKb() + ", " + churn.rssKb() + ", " + quietAfter.rssKb());
-      IntegrationTests.check(storeAfter <= storeBefore * 1.1 + 0.5, "stack storage grew: " + storageBefore + " and " + storageAfter);
+      int n = walks.size(), m = fds.size();
+      IntegrationTests.check(n >= 6 && m >= 30, "too short a run: " + n + " intervals, " + m + " looks");
+      Third first = new Third(median(walks, 0, n / 3), meanOf(fds, 0, m / 3), meanOf(rss, 0, m / 3), mean(storage, 0, n / 3),
+          meanOf(timers, 0, m / 3));
+      Third last = new Third(median(walks, n - n / 3, n), meanOf(fds, m - m / 3, m), meanOf(rss, m - m / 3, m),
+          mean(storage, n - n / 3, n), meanOf(timers, m - m / 3, m));
+      System.out.printf("    %s: %d threads in %s ms; a walk %.2f -> %.2f us, descriptors %d -> %d, POSIX timers %d -> %d, "
+          + "RSS %d -> %d kB, stack storage %.1f -> %.1f MB (first third -> last)%n", clock.isEmpty() ? "clock=auto" : "clock=perf",
+          threads, started.group(2), first.usPerWalk(), last.usPerWalk(), first.fds(), last.fds(), first.timers(),
+          last.timers(), first.rssKb(), last.rssKb(), first.storageMb(), last.storageMb());
+      IntegrationTests.check(threads >= 1000, "only " + threads + " threads started in 20 s");
+      IntegrationTests.check(last.usPerWalk() <= 1.2 * first.usPerWalk(), "a walk costs " + last.usPerWalk()
+          + " us at the end against " + first.usPerWalk() + " at the start (median intervals): " + walks);
+      IntegrationTests.check(last.fds() <= first.fds() * 1.2 + 16, "descriptors grew: " + fds);
+      IntegrationTests.check(last.timers() <= first.timers() * 1.2 + 16, "POSIX timers grew: " + timers);
+      IntegrationTests.check(last.rssKb() <= first.rssKb() * 1.1 + 8192, "resident memory grew: " + rss);
+      IntegrationTests.check(last.storageMb() <= first.storageMb() * 1.1 + 0.5, "stack storage grew: " + storage);
     }
-  }
-
-  /** The watcher's looks at descriptors and resident memory from ms since the workload's start up to before ms. */
-  record Looks(List<Long> fds, List<Long> rssKb) {}
-
-  static Looks looks(IntegrationTests.Run r, long fromMs, long toMs) {
-    List<Long> fds = new ArrayList<>(), rss = new ArrayList<>();
-    Matcher w = Pattern.compile("WATCH (\\d+) (\\d+) (\\d+)").matcher(r.stdout());
-    while (w.find()) {
-      long at = Long.parseLong(w.group(1));
-      if (at >= fromMs && at < toMs) {
-        fds.add(Long.parseLong(w.group(2)));
-        rss.add(Long.parseLong(w.group(3)));
-      }
-    }
-    return new Looks(fds, rss);
-  }
-
-  static long number(IntegrationTests.Run r, String pattern) {
-    Matcher m = Pattern.compile(pattern).matcher(r.stdout());
-    IntegrationTests.check(m.find(), "the workload did not print " + pattern + ":\n" + r.stdout());
-    return Long.parseLong(m.group(1));
   }
 
   static final List<IntegrationTests.Named> TESTS = List.of(

@@ -10,14 +10,10 @@ import java.util.stream.Stream;
  * clock=auto), beside a "steady" thread computing all along and a "ticking"
  * one computing 0.2 ms between sleeps of 0.1 ms (it stays on a POSIX timer
  * under clock=auto). Ends after SECONDS if the threads take longer. Every
- * 250 ms a watcher prints the process's descriptors and resident memory:
- * "WATCH <ms since start> <fds> <rss kB>".
- * With QUIET, the steady, ticking and watching threads run alone for QUIET
- * seconds before the threads start and again after the last has ended, so
- * that what a signal costs can be read with the same threads before and
- * after; it prints "JVM <ms the JVM ran before main>", then "PHASE churn <ms
- * since start>" and "PHASE after <ms since start>".
- * Run: MonthsOfThreads THREADS PARALLEL LONG_EVERY LONG_MS SECONDS [QUIET]
+ * 250 ms a watcher prints the process's descriptors, resident memory and
+ * POSIX timers (-1: no /proc/self/timers): "WATCH <ms since start> <fds>
+ * <rss kB> <timers>".
+ * Run: MonthsOfThreads THREADS PARALLEL LONG_EVERY LONG_MS SECONDS
  */
 public final class MonthsOfThreads {
   static volatile boolean done;
@@ -25,6 +21,14 @@ public final class MonthsOfThreads {
   static long fds() {
     try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
       return s.count();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  static long timers() {
+    try {
+      return Files.readAllLines(Path.of("/proc/self/timers")).stream().filter(l -> l.startsWith("ID:")).count();
     } catch (IOException e) {
       return -1;
     }
@@ -53,9 +57,6 @@ public final class MonthsOfThreads {
     int threads = Integer.parseInt(args[0]), parallel = Integer.parseInt(args[1]);
     int longEvery = Integer.parseInt(args[2]), longMs = Integer.parseInt(args[3]);
     long start = System.nanoTime(), end = start + Long.parseLong(args[4]) * 1_000_000_000L;
-    long quietMs = args.length > 5 ? Long.parseLong(args[5]) * 1000 : 0;
-    if (quietMs > 0)
-      System.out.println("JVM " + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
     Thread ticking = new Thread(() -> {
       try {
         while (!done) {
@@ -77,7 +78,8 @@ public final class MonthsOfThreads {
     Thread watcher = new Thread(() -> {
       try {
         while (!done) {
-          System.out.println("WATCH " + (System.nanoTime() - start) / 1_000_000 + " " + fds() + " " + rssKb());
+          System.out.println("WATCH " + (System.nanoTime() - start) / 1_000_000 + " " + fds() + " " + rssKb() + " "
+              + timers());
           Thread.sleep(250);
         }
       } catch (Exception e) {
@@ -86,11 +88,6 @@ public final class MonthsOfThreads {
     }, "watcher");
     watcher.setDaemon(true);
     watcher.start();
-    if (quietMs > 0) {
-      Thread.sleep(quietMs);
-      System.out.println("PHASE churn " + (System.nanoTime() - start) / 1_000_000);
-      end = System.nanoTime() + Long.parseLong(args[4]) * 1_000_000_000L;
-    }
     Thread[] batch = new Thread[parallel];
     int started = 0;
     while (started < threads && System.nanoTime() < end) {
@@ -109,10 +106,6 @@ public final class MonthsOfThreads {
       for (int i = 0; i < n; i++)
         batch[i].join();
       started += n;
-    }
-    if (quietMs > 0) {
-      System.out.println("PHASE after " + (System.nanoTime() - start) / 1_000_000);
-      Thread.sleep(quietMs);
     }
     done = true;
     steady.join();
