@@ -115,7 +115,13 @@ final class JfrTests {
   static String stackKey(RecordedEvent e) {
     RecordedThread t = e.getThread("sampledThread");
     List<RecordedFrame> frames = e.getStackTrace().getFrames();
-    StringBuilder b = new StringBuilder("[" + t.getJavaName() + " tid=" + t.getOSThreadId() + "]");
+    /* as fgprof names a thread: its Java name, else its OS name; a sample JFR gives no thread (the
+     * JDK's own recordings have some, of a thread gone before its constant was written) under
+     * "[unknown thread]" with tid 0 */
+    String name = t == null ? null : t.getJavaName() != null && !t.getJavaName().isEmpty() ? t.getJavaName()
+        : t.getOSName();
+    StringBuilder b = new StringBuilder("[" + (name != null ? name : "[unknown thread]") + " tid="
+        + (t == null ? 0 : t.getOSThreadId()) + "]");
     for (int i = frames.size() - 1; i >= 0; i--) {
       RecordedFrame f = frames.get(i);
       String cls = f.getMethod().getType().getName();

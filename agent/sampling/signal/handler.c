@@ -204,7 +204,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     if (counts_from_entry(s, entered_seq, seq_entered, now_seq, seq_now)) {
       uint64_t ns = fg_clock_ns(CLOCK_MONOTONIC) - entered;
       fg_store_add(&t->handler_ns, ns);
-      if (!c.on_timer)
+      if (s->perf && !c.on_timer)
         fg_store_add(&t->counter_ns, ns);   /* as handler_ns: the skip's time goes with the walks' */
     }
     return;
@@ -267,7 +267,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     /* precise: the walk on the CPU clock, what came before it as the wall clock allows */
     uint64_t ns = precise ? measured + (from_entry ? start - entered : 0) : now - (from_entry ? entered : start);
     fg_store_add(&t->handler_ns, ns);
-    if (!c.on_timer) {
+    if (s->perf && !c.on_timer) {   /* a perf_events counter's (event=wall's signals come from neither clock) */
       fg_store_add(&t->counter_ns, ns);
       fg_store_add(&t->counter_walks, 1);
     }
