@@ -185,7 +185,9 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
   if (c.folded)
     fg_store_add(&t->folded, c.folded);
   watch_clock(s, t, c);
-  if (s->perf && !c.on_timer) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
+  /* a perf_events counter's signal (event=cpu); event=wall's come from neither clock */
+  int from_counter = s->perf && !c.on_timer;
+  if (from_counter) {   /* event=cpu: a new period every FG_JITTER_RUN signals, walked or not */
     uint64_t period = fg_jitter_next(&t->jitter, s->interval_ns, (uint64_t)t->tid);
     if (period)
       fg_perf_threads_period(perf, period);
@@ -204,7 +206,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     if (counts_from_entry(s, entered_seq, seq_entered, now_seq, seq_now)) {
       uint64_t ns = fg_clock_ns(CLOCK_MONOTONIC) - entered;
       fg_store_add(&t->handler_ns, ns);
-      if (s->perf && !c.on_timer)
+      if (from_counter)
         fg_store_add(&t->counter_ns, ns);   /* as handler_ns: the skip's time goes with the walks' */
     }
     return;
@@ -267,7 +269,7 @@ static void walk_and_store(struct fg_sampler *s, struct fg_thread *t, void *ucon
     /* precise: the walk on the CPU clock, what came before it as the wall clock allows */
     uint64_t ns = precise ? measured + (from_entry ? start - entered : 0) : now - (from_entry ? entered : start);
     fg_store_add(&t->handler_ns, ns);
-    if (s->perf && !c.on_timer) {   /* a perf_events counter's (event=wall's signals come from neither clock) */
+    if (from_counter) {
       fg_store_add(&t->counter_ns, ns);
       fg_store_add(&t->counter_walks, 1);
     }
