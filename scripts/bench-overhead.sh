@@ -16,6 +16,9 @@
 # run of the same round, their median and its 95% confidence interval.
 # Environment: ROUNDS (default 9), FLOOR_WORK (mechanism_floor rounds, default 3200000000: about 5 s),
 # JVM_WORK, JVM_MODES, FLOOR_MODES (space-separated; defaults below; JVM_WORK= or FLOOR_MODES= runs none), OUT.
+# ASPROF=/path/libasyncProfiler.so adds async-profiler at the same interval to the default JVM
+# modes (mode asprof-1ms: event=cpu; its rate is the samples in its collapsed output per CPU-second
+# of the process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/bench/machine.sh
@@ -27,7 +30,9 @@ java_home=${JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* | head -n 1)}
 rounds=${ROUNDS:-9}
 read -r -a workloads <<<"${JVM_WORK-demo mix}"
 floor_work=${FLOOR_WORK:-3200000000}
-read -r -a jvm_modes <<<"${JVM_MODES:-none floor-perf-kernel cpu-1ms floor-copy-32k-percpu cpu-1ms-copy cpu-60s itimer-1ms}"
+default_modes="none floor-perf-kernel cpu-1ms floor-copy-32k-percpu cpu-1ms-copy cpu-60s itimer-1ms"
+[ -n "${ASPROF:-}" ] && [ -f "$ASPROF" ] && default_modes="$default_modes asprof-1ms"
+read -r -a jvm_modes <<<"${JVM_MODES:-$default_modes}"
 read -r -a floor_modes <<<"${FLOOR_MODES-none perf perf-kernel posix-cpu itimer sampler perf-stack-8k perf-record}"
 out=${OUT:-results/overhead.md}
 work=$(mktemp -d)
@@ -52,6 +57,15 @@ agent_opts() {
   esac
 }
 
+interval_ns() { # 1ms, 100us, 1s: async-profiler's interval in ns
+  case "$1" in
+    *ms) echo $((${1%ms} * 1000000)) ;;
+    *us) echo $((${1%us} * 1000)) ;;
+    *s) echo $((${1%s} * 1000000000)) ;;
+    *) echo "$1" ;;
+  esac
+}
+
 bench_args() { # workload
   case "$1" in
     demo) echo "2200 1000" ;;
@@ -67,6 +81,7 @@ run_jvm() { # workload mode round
   case "$mode" in
     none) ;;
     floor-*) args+=("-agentpath:$(pwd)/build/floor_agent.so=$(agent_opts "$mode")") ;;
+    asprof-*) args+=("-agentpath:$ASPROF=start,event=cpu,interval=$(interval_ns "${mode#asprof-}"),collapsed,file=$work/$tag.collapsed") ;;
     *) args+=("-agentpath:$(pwd)/build/libfgagent.so=$(agent_opts "$mode"),file=$work/$tag.collapsed,log=$work/$tag.log") ;;
   esac
   # shellcheck disable=SC2046
@@ -77,6 +92,11 @@ run_jvm() { # workload mode round
   if [ "${mode#floor-}" != "$mode" ]; then   # signals per second of the process's CPU
     awk '/^FLOOR_SIGNALS/ {s = $2} /^PROCESS_CPU_NS/ {c = $2} END {print (c > 0 ? s / (c / 1e9) : 0)}' \
       "$work/$tag.out" >>"$work/$f-$mode.rate"
+    return
+  fi
+  if [ "${mode#asprof-}" != "$mode" ]; then   # its samples per second of the process's CPU
+    awk -v c="$(sed -n 's/^PROCESS_CPU_NS //p' "$work/$tag.out")" '{n += $NF} END {print (c > 0 ? n / (c / 1e9) : 0)}' \
+      "$work/$tag.collapsed" >>"$work/$f-$mode.rate" 2>/dev/null || echo 0 >>"$work/$f-$mode.rate"
     return
   fi
   sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$tag.log" >>"$work/$f-$mode.rate"
@@ -146,6 +166,7 @@ mode_label() {
     floor-perf-kernel) echo "floor agent: perf cpu-clock per thread with the kernel callchain ring, empty handler" ;;
     floor-copy-*-percpu) local k=${1#floor-copy-}; echo "floor agent: perf cpu-clock per thread and CPU copying ${k%-percpu} of stack into a ring per CPU, no signal, a reader thread" ;;
     floor-copy-*) echo "floor agent: perf cpu-clock per thread copying ${1#floor-copy-} of stack into its ring, no signal, a reader thread" ;;
+    asprof-*) echo "$(bench_asprof "$ASPROF" | sed 's/ (.*//') \`event=cpu,interval=${1#asprof-}\`" ;;
     *) echo "\`$(agent_opts "$1")\`" ;;
   esac
 }
@@ -154,7 +175,7 @@ mkdir -p results
 {
   echo "# Overhead of fgagent, end to end"
   echo
-  bench_provenance "none"
+  bench_provenance "$(bench_asprof "$(case " ${jvm_modes[*]}" in *" asprof-"*) echo "${ASPROF:-}" ;; esac)")"
   echo
   echo "Measured by $(bench_ran bench-overhead.sh) (JVM_WORK=\"${workloads[*]}\""
   echo "JVM_MODES=\"${jvm_modes[*]}\" FLOOR_MODES=\"${floor_modes[*]}\"),"
