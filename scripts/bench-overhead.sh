@@ -99,7 +99,14 @@ run_jvm() { # workload mode round
       "$work/$tag.collapsed" >>"$work/$f-$mode.rate" 2>/dev/null || echo 0 >>"$work/$f-$mode.rate"
     return
   fi
-  sed -n 's/.*rate achieved: *\([0-9.]*\) samples per CPU-second.*/\1/p' "$work/$tag.log" >>"$work/$f-$mode.rate"
+  local rate
+  rate=$(sed -n 's/.*rate achieved: *\([0-9.]*\) \(signals\|samples\) per CPU-second.*/\1/p' "$work/$tag.log")
+  if [ -z "$rate" ]; then   # a summary this script no longer reads: say so rather than print "-"
+    echo "bench-overhead: $tag: no 'rate achieved' line in fgagent's summary:" >&2
+    tail -n 40 "$work/$tag.log" >&2
+    exit 1
+  fi
+  echo "$rate" >>"$work/$f-$mode.rate"
   sed -n 's/.*fgagent.s own threads* used \([0-9.]*\) s CPU.*/\1/p' "$work/$tag.log" >>"$work/$f-$mode.own"
 }
 
@@ -192,7 +199,7 @@ mkdir -p results
     echo "work after the untimed warm-up (JVM start-up and the JIT's warm-up are out of the ratio; the"
     echo "process CPU column has them)."
     echo
-    echo "| configuration | ratio | per-round | process CPU | samples per CPU-second | fgagent's threads' CPU |"
+    echo "| configuration | ratio | per-round | process CPU | signals per CPU-second | fgagent's threads' CPU |"
     echo "|---|---|---|---|---|---|"
     for m in "${jvm_modes[@]}"; do
       [ "$m" = none ] && continue
