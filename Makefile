@@ -48,7 +48,7 @@ help:
 	@echo "make tools-test   output formats checked by go tool pprof, speedscope's schema, Chromium"
 	@echo "make integration  integration tests only"
 	@echo "make screenshots  docs/img/*.png taken again from real runs"
-	@echo "make docs-check   the docs' figures against results/, links between pages, no dates or hashes, the man page against fgprof --help"
+	@echo "make docs-check   the docs' figures against results/, links between pages, no dates or hashes, the man page against fgprof --help, the user pages' length"
 	@echo "make analyze      gcc -fanalyzer on every source; fails on a warning scripts/analyzer-triage.txt does not explain"
 	@echo "make bench        overhead benchmark, writes results/overhead.md"
 	@echo "make bench-share  fgagent's own share above its mechanism's floor, 40 rounds, writes results/overhead-share.md"
@@ -393,7 +393,7 @@ screenshots: lib cli java
 	@bash tests/tools/screenshots.sh docs/img
 
 docs-check: cli
-	@bash scripts/check-figures.sh && bash scripts/check-links.sh && bash scripts/check-no-history.sh && bash scripts/check-man-page.sh
+	@bash scripts/check-figures.sh && bash scripts/check-links.sh && bash scripts/check-no-history.sh && bash scripts/check-man-page.sh && bash scripts/check-page-budget.sh
 
 test: deps lib cli java $(UNIT_TESTS) $(FUZZERS)
 	@bash scripts/run-tests.sh all

@@ -363,6 +363,9 @@ check no_history bash scripts/check-no-history.sh
 # fgprof's options: each command's parser, its --help and its section of docs/fgprof.1 agree.
 check man_page_self_test bash scripts/check-man-page.sh --self-test
 check man_page bash scripts/check-man-page.sh
+# The user's pages together are no longer than async-profiler's user docs.
+check page_budget_self_test bash scripts/check-page-budget.sh --self-test
+check page_budget bash scripts/check-page-budget.sh
 # async-profiler's converter, where one is given (FG_AP_CONVERTER=.../jfr-converter.jar): each event's total the same
 if [ -n "${FG_AP_CONVERTER:-}" ]; then
   check ap_converter_totals bash tests/tools/ap-converter-totals.sh
