@@ -319,7 +319,7 @@ analyzer_clean() {
 # holds samples, and no picture is a blank page.
 docs_screenshots() {
   bash tests/tools/screenshots.sh "$work/img" || return 1
-  for f in flamegraph diff heatmap; do
+  for f in flamegraph wall alloc lock diff heatmap; do
     size=$(stat -c %s "$work/img/$f.png")
     [ "$size" -gt 8000 ] || { echo "$f.png is $size bytes: a blank page?"; return 1; }
   done

@@ -1,20 +1,22 @@
 // Saves the pictures the user docs show, taken in headless Chromium as the tools suite opens the pages.
-// Usage: node screenshots.mjs FLAMEGRAPH.html DIFF.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]
-//   OUTDIR/flamegraph.png  the flame graph's lowest rows and legend, where the page opens
-//   OUTDIR/diff.png        the same of a differential page (fgprof diff --html)
-//   OUTDIR/heatmap.png     the heatmap; with FROM TO (ms since 1970) that range's flame graph,
-//                          and with BFROM BTO too, against that baseline (the differential view)
+// Usage: node screenshots.mjs OUTDIR HEATMAP.html[@FROM,TO,BFROM,BTO] PNG=PAGE.html...
+//   OUTDIR/PNG          each flame graph page's lowest rows and legend, where the page opens (a
+//                       page of the agent, of fgprof convert, or fgprof diff --html's differential one)
+//   OUTDIR/heatmap.png  the heatmap; with FROM TO (ms since 1970) that range's flame graph, and with
+//                       BFROM BTO too, against that baseline (the differential view)
 // Fails on a console error or a page that does not load, as the other browser checks do.
 import { resolve } from "node:path";
 import { createRequire } from "node:module";
 
 const require = createRequire(process.env.FG_NPM + "/");
 const { chromium } = require("playwright-core");
-const [flame, diff, heat, out, ...range] = process.argv.slice(2);
-if (!flame || !diff || !heat || !out) {
-  console.error("usage: node screenshots.mjs FLAMEGRAPH.html DIFF.html HEATMAP.html OUTDIR [FROM TO BFROM BTO]");
+const [out, heatArg, ...flames] = process.argv.slice(2);
+if (!out || !heatArg || flames.length === 0 || flames.some((f) => !/^[\w.-]+\.png=./.test(f))) {
+  console.error("usage: node screenshots.mjs OUTDIR HEATMAP.html[@FROM,TO,BFROM,BTO] PNG=PAGE.html...");
   process.exit(2);
 }
+const [heat, rangeText] = heatArg.split("@");
+const range = rangeText ? rangeText.split(",") : [];
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -35,7 +37,9 @@ function check(ok, message) {
 }
 try {
   // the graph's lowest rows and its legend: where the page opens (the summary below it is text in the docs)
-  for (const [file, png, rows] of [[flame, "flamegraph.png", 520], [diff, "diff.png", 300]]) {
+  for (const arg of flames) {
+    const png = arg.slice(0, arg.indexOf("=")), file = arg.slice(arg.indexOf("=") + 1);
+    const rows = png === "diff.png" ? 300 : 520;
     const { page, errors } = await open(file, () => window.fgFlameGraph !== undefined, { width: 1000, height: 620 });
     const bottom = await page.evaluate(() => { const r = document.getElementById("legend").getBoundingClientRect();
                                                return r.bottom + window.scrollY; });
