@@ -97,12 +97,19 @@ run_tools() {
   rm -f "$out_file"
 }
 
+# timed SUITE: runs run_SUITE and says how long it took (the suite's budget: docs/testing.md).
+timed() {
+  local t0=$SECONDS
+  "run_$1"
+  echo "$1: $((SECONDS - t0)) s"
+}
+
 case "$what" in
   unit) run_unit ;;
   fuzz) run_fuzz ;;
   tools) run_tools ;;
   integration) run_integration ;;
-  all) run_unit; run_fuzz; run_tools; run_integration ;;
+  all) timed unit; timed fuzz; timed tools; timed integration ;;
   *) echo "run-tests.sh: unknown suite '$what'; accepted: unit, fuzz, tools, integration, all" >&2; exit 2 ;;
 esac
 

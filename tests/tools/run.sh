@@ -15,13 +15,13 @@ passed=0
 failed=0
 
 check() { # name command...
-  local name=$1
+  local name=$1 t0=$SECONDS
   shift
   if "$@" >"$work/$name.log" 2>&1; then
-    echo "PASS tools $name"
+    echo "PASS tools $name ($((SECONDS - t0)) s)"
     passed=$((passed + 1))
   else
-    echo "FAIL tools $name"
+    echo "FAIL tools $name ($((SECONDS - t0)) s)"
     sed 's/^/    /' "$work/$name.log" | tail -n 25
     failed=$((failed + 1))
   fi
