@@ -3,17 +3,19 @@
 # repository's root, as one bash script that stops at the first failing command
 # (the indented `make` and `make test` blocks are what runs this, not run again).
 # Also holds the README to its shape: at most 300 lines, no table row over 220
-# characters. Prints "N passed, N failed"; exit status 1 on a failure.
+# characters, at most five figures in "Why fgagent". Prints "N passed, N failed"; exit status 1 on a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 passed=0 failed=0
 lines=$(wc -l < README.md)
 long=$(awk 'length($0) > 220 && /^\|/' README.md | wc -l)
-if [ "$lines" -le 300 ] && [ "$long" -eq 0 ]; then
+# "Why fgagent" is short: at most five figures, each a marker into results/ (check-figures.sh)
+figures=$(awk '/^## / { on = ($0 == "## Why fgagent") } on' README.md | grep -oE '\[[^]]*[0-9][^]]*\]\(results/' | wc -l)
+if [ "$lines" -le 300 ] && [ "$long" -eq 0 ] && [ "$figures" -le 5 ]; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
-  echo "FAIL README.md: $lines lines (at most 300), $long table rows over 220 characters"
+  echo "FAIL README.md: $lines lines (at most 300), $long table rows over 220 characters, $figures figures in 'Why fgagent' (at most 5)"
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
