@@ -68,11 +68,15 @@ self_test() {
   return "$rc"
 }
 
-cd "$(dirname "$0")/.."
 case "${1:-}" in
-  --self-test) self_test; exit ;;
-  --count) shift; words "$@"; exit ;;
+  --count)   # the files as given, from where it was run
+    shift
+    [ $# -gt 0 ] || { echo "check-page-budget.sh: --count takes the pages to count" >&2; exit 2; }
+    words "$@"
+    exit ;;
 esac
+cd "$(dirname "$0")/.."
+[ "${1:-}" = --self-test ] && { self_test; exit; }
 if check .; then
   echo "1 passed, 0 failed"
 else

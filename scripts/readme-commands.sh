@@ -11,7 +11,8 @@ lines=$(wc -l < README.md)
 long=$(awk 'length($0) > 220 && /^\|/' README.md | wc -l)
 # "Why fgagent" is short: at most five figures, each a marker into results/ (check-figures.sh)
 figures=$(awk '/^## / { on = ($0 == "## Why fgagent") } on' README.md | grep -oE '\[[^]]*[0-9][^]]*\]\(results/' | wc -l)
-if [ "$lines" -le 300 ] && [ "$long" -eq 0 ] && [ "$figures" -le 5 ]; then
+grep -qx '## Why fgagent' README.md || figures="no 'Why fgagent' section:"
+if [ "$lines" -le 300 ] && [ "$long" -eq 0 ] && [[ $figures =~ ^[0-9]+$ ]] && [ "$figures" -le 5 ]; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

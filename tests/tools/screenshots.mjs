@@ -15,7 +15,8 @@ if (!out || !heatArg || flames.length === 0 || flames.some((f) => !/^[\w.-]+\.pn
   console.error("usage: node screenshots.mjs OUTDIR HEATMAP.html[@FROM,TO,BFROM,BTO] PNG=PAGE.html...");
   process.exit(2);
 }
-const [heat, rangeText] = heatArg.split("@");
+const at = heatArg.lastIndexOf("@");
+const [heat, rangeText] = at < 0 ? [heatArg, ""] : [heatArg.slice(0, at), heatArg.slice(at + 1)];
 const range = rangeText ? rangeText.split(",") : [];
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
