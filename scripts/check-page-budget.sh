@@ -60,7 +60,7 @@ self_test() {
   printf 'one two | three\n\n| --- | - |\n' >"$tmp/docs/a.md"
   printf 'four five\n' >"$tmp/docs/b.md"
   printf 'not counted not counted not counted\n' >"$tmp/docs/c.md"
-  PAGE_BUDGET=5 budget=5 check "$tmp" >/dev/null || { echo "FAIL self-test: 5 words refused at a budget of 5"; rc=1; }
+  budget=5 check "$tmp" >/dev/null || { echo "FAIL self-test: 5 words refused at a budget of 5"; rc=1; }
   budget=4 check "$tmp" >/dev/null && { echo "FAIL self-test: 5 words passed a budget of 4"; rc=1; }
   rm "$tmp/docs/b.md"
   budget=100 check "$tmp" >/dev/null && { echo "FAIL self-test: a missing user page passed"; rc=1; }
