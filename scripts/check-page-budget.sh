@@ -64,8 +64,7 @@ self_test() {
   budget=4 check "$tmp" >/dev/null && { echo "FAIL self-test: 5 words passed a budget of 4"; rc=1; }
   rm "$tmp/docs/b.md"
   budget=100 check "$tmp" >/dev/null && { echo "FAIL self-test: a missing user page passed"; rc=1; }
-  if [ "$rc" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
-  return "$rc"
+  self_test_verdict "$rc"
 }
 
 case "${1:-}" in
@@ -76,10 +75,8 @@ case "${1:-}" in
     exit ;;
 esac
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/docs/pages.sh
+. scripts/docs/pages.sh
 [ "${1:-}" = --self-test ] && { self_test; exit; }
-if check .; then
-  echo "1 passed, 0 failed"
-else
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+check .
+self_test_verdict $?
