@@ -100,7 +100,7 @@ run_jvm() { # workload mode round
     return
   fi
   local rate
-  rate=$(sed -n 's/.*rate achieved: *\([0-9.]*\) \(signals\|samples\) per CPU-second.*/\1/p' "$work/$tag.log")
+  rate=$(bench_rate "$work/$tag.log")
   grep -q 'rate achieved: *not measured' "$work/$tag.log" && rate=0   # no signal in the run (cpu-60s)
   if [ -z "$rate" ]; then   # a summary this script no longer reads: say so rather than print "-"
     echo "bench-overhead: $tag: no 'rate achieved' line in fgagent's summary:" >&2

@@ -101,7 +101,7 @@ for w in "${workloads[@]}"; do
     tail -n 20 "$work/$w.err" >&2
     exit 1
   fi
-  sed -n 's/.*rate achieved: *\([0-9.]*\) \(signals\|samples\) per CPU-second.*/\1/p' "$work/$w"/fg-*.log >"$work/$w.rate"
+  bench_rate "$work/$w"/fg-*.log >"$work/$w.rate"
   if [ ! -s "$work/$w.rate" ]; then   # a summary this script no longer reads: say so rather than print nothing
     echo "bench-paired: $w: no 'rate achieved' line in fgagent's summaries ($work/$w/fg-*.log)" >&2
     exit 1

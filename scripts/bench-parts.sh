@@ -70,7 +70,7 @@ notes=$(sed -n '/^<!-- notes -->$/,$p' "$out" 2>/dev/null || true)   # written b
     echo
     echo "Signals counted in the two arms, signals left out (over a million cycles: switched out), samples a"
     echo "CPU-second: $(for r in $(seq "$rounds"); do
-      printf '%s; ' "$(sed -n 's/.*random, \([0-9]*\) and \([0-9]*\):.*/\1 + \2/p' "$work/$kind.$r.log"), $(sed -n 's/.*left out: *\([0-9]*\) and \([0-9]*\) signals.*/\1 + \2/p' "$work/$kind.$r.log"), $(sed -n 's/.*rate achieved: *\([0-9.]*\) \(signals\|samples\) per CPU-second.*/\1/p' "$work/$kind.$r.log")"
+      printf '%s; ' "$(sed -n 's/.*random, \([0-9]*\) and \([0-9]*\):.*/\1 + \2/p' "$work/$kind.$r.log"), $(sed -n 's/.*left out: *\([0-9]*\) and \([0-9]*\) signals.*/\1 + \2/p' "$work/$kind.$r.log"), $(bench_rate "$work/$kind.$r.log")"
     done | sed 's/; $//')."
   done
   if [ -n "$notes" ]; then

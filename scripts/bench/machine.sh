@@ -34,6 +34,13 @@ bench_asprof() {
   echo "async-profiler ${version:-of unknown version} ($1)"
 }
 
+# bench_rate SUMMARY...: the rate each fgagent summary says it achieved, one a line ("rate achieved:
+# N signals per CPU-second" under clock=auto, "samples" under a single clock); nothing for a summary
+# without that line, so a caller can tell a missing rate from a low one.
+bench_rate() {
+  sed -n 's/.*rate achieved: *\([0-9.]*\) \(signals\|samples\) per CPU-second.*/\1/p' "$@"
+}
+
 # bench_load_end: the line a script that writes its header before its runs adds after them.
 bench_load_end() {
   echo "Load average (1, 5, 15 min) when the runs ended: $(cut -d' ' -f1-3 /proc/loadavg)."
