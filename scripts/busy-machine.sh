@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 
 rounds=${ROUNDS:-3}
 work=$(mktemp -d)
+# readable by all, as a CI checkout is: the attach tests start processes as another user that load
+# the clone's classes (mktemp's 0700 left them "Could not find or load main class")
+chmod 755 "$work"
 loops=()
 stop_loops() { [ ${#loops[@]} -eq 0 ] || kill "${loops[@]}" 2>/dev/null || true; loops=(); }
 trap 'stop_loops; rm -rf "$work"' EXIT

@@ -12,6 +12,10 @@
  * a fifth, "wait", then prints HOLDING and waits (60 s at most) for a file named go in the working
  * directory (a dump is taken meanwhile), drops the first half of the kept objects, calls
  * System.gc() twice again and prints KEPT_AFTER_BYTES.
+ * Before the work the kept list is given room for all of them (its growth would leave garbage
+ * arrays among the sampled objects) and System.gc() clears the start-up's garbage (class loading's
+ * and the launcher's), so that with alloc=0 a table of sampled objects filled by the work holds
+ * its kept arrays alone once it has freed the slots of what the collector cleared.
  * Run: LiveSites KEPT_OBJECTS DROPPED_PER_KEPT [thread|main [INTS [wait]]]
  *
  * This class holds no string constant (its driver, with every literal, is the nested class
@@ -50,6 +54,8 @@ public final class LiveSites {
       int kept = Integer.parseInt(args[0]), perKept = Integer.parseInt(args[1]);
       if (args.length > 3)
         ints = Integer.parseInt(args[3]);
+      KEPT.ensureCapacity(kept);
+      System.gc();
       if (args.length > 2 && args[2].equals("thread")) {
         Thread t = new Thread(() -> work(kept, perKept), "live-worker");
         t.start();
