@@ -393,7 +393,7 @@ screenshots: lib cli java
 	@bash tests/tools/screenshots.sh docs/img
 
 docs-check: cli
-	@bash scripts/check-figures.sh && bash scripts/check-links.sh && bash scripts/check-no-history.sh && bash scripts/check-man-page.sh && bash scripts/check-page-budget.sh
+	@bash scripts/check-figures.sh && bash scripts/check-figures.sh --results && bash scripts/check-links.sh && bash scripts/check-no-history.sh && bash scripts/check-man-page.sh && bash scripts/check-page-budget.sh
 
 test: deps lib cli java $(UNIT_TESTS) $(FUZZERS)
 	@bash scripts/run-tests.sh all

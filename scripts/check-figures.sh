@@ -81,6 +81,13 @@ self_test() {
   [ "$failed" -eq 2 ] || { echo "FAIL self-test: a figure matched inside a longer number ($failed failed of 2)"; rc=1; }
   check_pages "$tmp" docs/wrongdir.md >/dev/null
   [ "$failed" -eq 1 ] || { echo "FAIL self-test: a marker with a wrong relative path passed"; rc=1; }
+  # --results: a header naming all four passes, one lacking the commit fails, text past the first table is no header
+  printf '# Named\n\nHost: 2 cores. Date: 2026-01-02. Commit: 0123abc. Peers in the same rounds: none.\n\n| a |\n' \
+    >"$tmp/results/real.md"
+  printf '# Half\n\nHost: 2 cores, 2026-01-02, peers: none.\n\n| a |\n\nCommit: 0123abc\n' >"$tmp/results/part.md"
+  out=$(cd "$tmp" && results_headers; echo "$passed $failed")
+  [[ $out == *"results/part.md: its header does not name its commit"*$'\n'"1 1" ]] ||
+    { echo "FAIL self-test: --results did not tell a full header from one without its commit: $out"; rc=1; }
   self_test_verdict "$rc"
 }
 

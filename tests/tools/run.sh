@@ -354,6 +354,8 @@ check docs_screenshots docs_screenshots
 # Every figure in README.md and docs/ is in the results file its marker links to.
 check figures_self_test bash scripts/check-figures.sh --self-test
 check figures bash scripts/check-figures.sh
+# Each results file's header names its host, date, commit and the peers run in the same rounds.
+check results_headers bash scripts/check-figures.sh --results
 # Links between the pages reach a page and a section that exist (glossary terms too).
 check links_self_test bash scripts/check-links.sh --self-test
 check links bash scripts/check-links.sh
