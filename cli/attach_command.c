@@ -296,7 +296,10 @@ static int send_command(struct fg_attach_target *t, const char *library, const c
     return agent_rc == 0 ? 0 : agent_rc == FG_ATTACH_RC_EXITING ? EXIT_JVM_EXITING : 1;
   /* the agent never answered: the command did not run, or it died with the JVM */
   if (!refused && exited_soon(t->pid)) {
-    fprintf(stderr, "fgprof: process %d exited before its agent answered; the command did not complete\n", t->pid);
+    /* what the attach met before the exit, when it met something: a JVM that ended as it ran out of work
+     * and one whose attach went wrong first look alike otherwise */
+    fprintf(stderr, "fgprof: process %d exited before its agent answered; the command did not complete%s%s%s\n",
+            t->pid, err[0] ? " (the attach had met: " : "", err, err[0] ? ")" : "");
     return EXIT_JVM_EXITING;
   }
   if (err[0])
