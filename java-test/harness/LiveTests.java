@@ -14,6 +14,10 @@ import java.util.regex.Pattern;
 final class LiveTests {
   private LiveTests() {}
 
+  /** The summary's live line: samples tracked (1), alive at the report (2), collected before it (3). */
+  static final Pattern TRACKED =
+      Pattern.compile("samples tracked:\\s+(\\d+): (\\d+) alive at the report, (\\d+) collected");
+
   static long printed(IntegrationTests.Run r, String label) {
     Matcher m = Pattern.compile(label + " (\\d+)").matcher(r.stdout());
     IntegrationTests.check(m.find(), "the workload printed no " + label + ":\n" + r.stdout());
@@ -65,8 +69,7 @@ final class LiveTests {
         .readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
     IntegrationTests.check(pprof.contains("live_space") && pprof.contains("live_objects"),
         "the pprof profile's sample types are not live_objects/live_space");
-    Matcher tracked = Pattern.compile("samples tracked:\\s+(\\d+): (\\d+) alive at the report, (\\d+) collected")
-        .matcher(r.stderr());
+    Matcher tracked = TRACKED.matcher(r.stderr());
     IntegrationTests.check(tracked.find(), "no live section in the summary:\n" + r.stderr());
     long collected = Long.parseLong(tracked.group(3)), alive = Long.parseLong(tracked.group(2));
     IntegrationTests.check(collected > 5 * alive, "of " + tracked.group(1) + " samples only " + collected
@@ -111,8 +114,7 @@ final class LiveTests {
      * all; 300 000 of them fill the table on both */
     IntegrationTests.check(untracked >= 10000, untracked + " samples not tracked, of 300 000 kept objects past a "
         + "table of 65 536");
-    Matcher table = Pattern.compile("samples tracked:\\s+(\\d+): (\\d+) alive at the report, (\\d+) collected")
-        .matcher(r.stderr());
+    Matcher table = TRACKED.matcher(r.stderr());
     IntegrationTests.check(table.find() && Long.parseLong(table.group(2)) == 65536, "the full table's 65 536 objects "
         + "are not all reported alive:\n" + r.stderr());
     IntegrationTests.check(Long.parseLong(table.group(1)) == Long.parseLong(table.group(2))
