@@ -324,7 +324,7 @@ fuzz: $(FUZZERS)
 	done
 
 java: build/java-test/.built build/java-test-jni/.built build/java-test-jni/libfghop.so build/java-test-jni/libnoperf.so \
-      build/java-test-jni/libfgnm.so build/java-test-jni/libfgnmhelper.so \
+      build/java-test-jni/libfgnm.so build/java-test-jni/libfgnmhelper.so build/java-test-jni/libfgcwd.so \
       build/java-test/retransformer.jar
 
 build/java-test/.built: $(JAVA_SRC)
@@ -359,6 +359,11 @@ build/java-test-jni/libfgnm.so: java-test/jni/fgnm.c
 build/java-test-jni/libfgnmhelper.so: java-test/jni/fgnm_helper.c
 	@mkdir -p build/java-test-jni
 	$(CC) -shared -fPIC -O2 -Wall -Wextra -fno-builtin-malloc -fno-builtin-free -o $@ $<
+
+# A JVM working a while in its perf data directory, as HotSpot does at start-up (AttachStartingTests).
+build/java-test-jni/libfgcwd.so: java-test/jni/fgcwd.c
+	@mkdir -p build/java-test-jni
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ $<
 
 # perf_event_open refused in a JVM it is preloaded into (RobustnessTests).
 build/java-test-jni/libnoperf.so: java-test/jni/noperf.c

@@ -227,7 +227,7 @@ static int check_socket(const struct fg_attach_target *t, const char *name, char
  * FG_ATTACH_REFUSED (a file HotSpot would not take, or follow), or -1. */
 struct trigger {
   int dir_fd;         /* cwd_fd or tmp_fd */
-  const char *where;  /* "the working directory DIR" or "/tmp", for messages while make_trigger runs */
+  char where[4200];   /* "the working directory DIR" or "/tmp", for messages */
   int ours;
   char name[32];
 };
@@ -250,9 +250,18 @@ static int judge_trigger(const struct fg_attach_target *t, struct trigger *tr, c
   return 0;   /* another client's (jcmd's): HotSpot takes it as ours */
 }
 
-static int make_trigger(const struct fg_attach_target *t, struct trigger *tr, char *err, size_t len)
+static int make_trigger(struct fg_attach_target *t, long deadline, struct trigger *tr, char *err, size_t len)
 {
   tr->ours = 0;
+  /* the directory HotSpot will look in when it takes the signal: not its perf data directory, left in ms */
+  long since = now_ms();
+  while (fg_attach_target_cwd(t) == 1) {
+    if (now_ms() >= deadline)
+      return fg_attach_refuse(err, len, "process %d has worked in its perf data directory (hsperfdata) for %ld ms, "
+                              "not where it looks for the attach trigger later; not signalled", t->pid,
+                              now_ms() - since);
+    sleep_ms(5);
+  }
   const int dirs[2] = {t->cwd_fd, t->tmp_fd};
   char cwd[4200] = "the working directory ", link[64];
   snprintf(link, sizeof link, "/proc/%d/cwd", t->pid);
@@ -264,7 +273,7 @@ static int make_trigger(const struct fg_attach_target *t, struct trigger *tr, ch
     if (dirs[i] < 0)
       continue;   /* its working directory could not be opened from here: only /tmp is ours to judge */
     tr->dir_fd = dirs[i];
-    tr->where = wheres[i];
+    snprintf(tr->where, sizeof tr->where, "%s", wheres[i]);
     tr->ours = 0;
     snprintf(tr->name, sizeof tr->name, ".attach_pid%d", t->ns_pid);
     int state = judge_trigger(t, tr, err, len);
@@ -427,7 +436,8 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
     return state;
   if (state == 1) {
     struct trigger tr;
-    if ((state = await_quit_handler(t, deadline, err, len)) != 0 || (state = make_trigger(t, &tr, err, len)) != 0)
+    if ((state = await_quit_handler(t, deadline, err, len)) != 0 ||
+        (state = make_trigger(t, deadline, &tr, err, len)) != 0)
       return state;
     if (kill(t->pid, SIGQUIT) != 0) {
       int e = errno;
@@ -463,7 +473,8 @@ static int connect_jvm(struct fg_attach_target *t, int timeout_ms, char *err, si
       return state;
     if (state == 1) {
       if (!alive(t->pid))
-        return fg_attach_fail(err, len, "process %d exited before it opened its attach socket", t->pid);
+        return fg_attach_fail(err, len, "process %d exited before it opened its attach socket (%d SIGQUIT sent, the "
+                              "trigger %s in %s%s)", t->pid, signals, tr.name, tr.where, t->where);
       if (fg_attach_target_listening(t))   /* the timeout waited: a verdict on a JVM that is there */
         return fg_attach_refuse(err, len, "process %d started its attach listener but opened no socket at /tmp/%s%s "
                               "within %d ms", t->pid, name, t->where, timeout_ms);

@@ -157,6 +157,13 @@ static int target_of(int pid, const char *library, struct fg_attach_target *t, c
     return 2;
   }
   int failed = fg_attach_check(t, (int)attach_timeout_ms, err, sizeof err);
+  if (failed == 0) {
+    /* read again now that the process is the JVM: a fork given as the pid (`java ... & fgprof profile $!`
+     * through setpriv, chroot or a shell's cd) may have changed its user, root or directory before it
+     * exec'd, and HotSpot makes its socket as the JVM's user, in the JVM's /tmp */
+    fg_attach_target_close(t);
+    failed = fg_attach_target_read(pid, t, err, sizeof err);
+  }
   if (failed == 0)
     failed = fg_attach_library(t, library, loaded, PATH_MAX, err, sizeof err);
   if (failed != 0) {

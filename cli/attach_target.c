@@ -113,6 +113,30 @@ int fg_attach_target_read(int pid, struct fg_attach_target *t, char *err, size_t
   return 0;
 }
 
+int fg_attach_target_cwd(struct fg_attach_target *t)
+{
+  char path[64], where[4096];
+  if (t->cwd_fd >= 0)
+    close(t->cwd_fd);
+  snprintf(path, sizeof path, "/proc/%d/cwd", t->pid);
+  t->cwd_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (t->cwd_fd < 0)
+    return 0;
+  snprintf(path, sizeof path, "/proc/self/fd/%d", t->cwd_fd);   /* the name of what was opened, not of the now */
+  ssize_t n = readlink(path, where, sizeof where - 1);
+  if (n <= 0)
+    return 0;
+  where[n] = '\0';
+  const char *base = strrchr(where, '/');
+  struct stat up, tmp;
+  int parent = openat(t->cwd_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int in_tmp = parent >= 0 && fstat(parent, &up) == 0 && fstat(t->tmp_fd, &tmp) == 0 && up.st_dev == tmp.st_dev &&
+               up.st_ino == tmp.st_ino;
+  if (parent >= 0)
+    close(parent);
+  return in_tmp && base && strncmp(base + 1, "hsperfdata_", 11) == 0;
+}
+
 void fg_attach_target_close(struct fg_attach_target *t)
 {
   int *fds[] = {&t->root_fd, &t->tmp_fd, &t->cwd_fd};

@@ -594,6 +594,7 @@ public final class IntegrationTests {
     all.addAll(LiveTests.TESTS);
     all.addAll(LockKindTests.TESTS);
     all.addAll(AttachTrustTests.TESTS);
+    all.addAll(AttachStartingTests.TESTS);
     all.addAll(ContinuousTests.TESTS);
     all.addAll(OtlpTests.TESTS);
     all.addAll(TimeRangeTests.TESTS);

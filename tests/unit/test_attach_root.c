@@ -326,6 +326,37 @@ static void ourselves(void **state)
   assert_true(t.root_fd == -1 && t.tmp_fd == -1 && t.cwd_fd == -1);
 }
 
+/* fg_attach_target_cwd tells HotSpot's perf data directory (hsperfdata_* in
+ * the JVM's /tmp, where a JVM starting works a moment) from any other: here
+ * this process works in one, in one of that name not in /tmp, and in /tmp. */
+static void perf_data_directory_told(void **state)
+{
+  (void)state;
+  char perf[64], deeper[128];
+  snprintf(perf, sizeof perf, "/tmp/hsperfdata_fgunit-%d", (int)getpid());
+  snprintf(deeper, sizeof deeper, "%s/hsperfdata_inner", perf);
+  assert_int_equal(mkdir(perf, 0700), 0);
+  assert_int_equal(mkdir(deeper, 0700), 0);
+  int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  assert_true(back >= 0);
+  struct fg_attach_target t;
+  char err[512];
+  assert_int_equal(fg_attach_target_read((int)getpid(), &t, err, sizeof err), 0);
+  assert_int_equal(chdir(perf), 0);
+  assert_int_equal(fg_attach_target_cwd(&t), 1);
+  same_dir(t.cwd_fd, perf);
+  assert_int_equal(chdir(deeper), 0);
+  assert_int_equal(fg_attach_target_cwd(&t), 0);
+  assert_int_equal(chdir("/tmp"), 0);
+  assert_int_equal(fg_attach_target_cwd(&t), 0);
+  same_dir(t.cwd_fd, "/tmp");
+  assert_int_equal(fchdir(back), 0);
+  close(back);
+  fg_attach_target_close(&t);
+  assert_int_equal(rmdir(deeper), 0);
+  assert_int_equal(rmdir(perf), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -337,6 +368,7 @@ int main(void)
       cmocka_unit_test(socket_link_resolved_as_the_jvm),
       cmocka_unit_test(disable_attach_in_options),
       cmocka_unit_test(ourselves),
+      cmocka_unit_test(perf_data_directory_told),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
