@@ -24,6 +24,23 @@ final class AttachRootTests {
   }
 
   /**
+   * A root for chroot at root, made of bind mounts of /usr (and its lib, lib64 and bin links),
+   * /etc, /dev, the JDK and the test classes (at /classes), and a proc; its /tmp left to the
+   * caller. Returns the shell commands that mount them, to run in a mount namespace of its own.
+   */
+  static String fakeRoot(Path root, IntegrationTests.Jdk jdk) throws Exception {
+    Path home = jdk.home().toRealPath();
+    for (Path p : List.of(root.resolve("usr"), root.resolve("etc"), root.resolve("dev"), root.resolve("proc"),
+        root.resolve("classes"), Paths.get(root + home.toString())))
+      Files.createDirectories(p);
+    for (String[] link : new String[][] {{"lib", "usr/lib"}, {"lib64", "usr/lib64"}, {"bin", "usr/bin"}})
+      Files.createSymbolicLink(root.resolve(link[0]), Paths.get(link[1]));
+    return "r=" + root + "; mount --rbind /usr $r/usr; mount --rbind /etc $r/etc; mount --rbind /dev $r/dev; "
+        + "mount --bind " + home + " $r" + home + "; mount --bind " + IntegrationTests.classes + " $r/classes; "
+        + "mount -t proc proc $r/proc; ";
+  }
+
+  /**
    * A fake container made with unshare (mount and pid namespaces) and chroot: a root holding
    * bind mounts of /usr, /etc, /dev, the JDK and the test classes, whose /tmp is the absolute
    * link /tmp -> /var/tmp/X; the JVM runs in it as nobody. The same /var/tmp/X exists on the
@@ -40,21 +57,15 @@ final class AttachRootTests {
     Path root = dir.resolve("root");
     String x = "/var/tmp/fgagent-test-" + UUID.randomUUID().toString().substring(0, 8);
     Path hostX = Paths.get(x), innerX = Paths.get(root + x);
-    Path home = jdk.home().toRealPath();
-    for (Path p : List.of(root.resolve("usr"), root.resolve("etc"), root.resolve("dev"), root.resolve("proc"),
-        root.resolve("classes"), innerX, hostX, Paths.get(root + home.toString())))
-      Files.createDirectories(p);
+    Files.createDirectories(innerX);
+    Files.createDirectories(hostX);
     for (Path p : List.of(innerX, hostX))
       Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
     IntegrationTests.check(AttachTests.exec(dir, "chmod", "+t", innerX.toString(), hostX.toString()).exit() == 0,
         "chmod +t");
-    for (String[] link : new String[][] {{"lib", "usr/lib"}, {"lib64", "usr/lib64"}, {"bin", "usr/bin"}, {"tmp", x}})
-      Files.createSymbolicLink(root.resolve(link[0]), Paths.get(link[1]));
-    String java = home.resolve("bin/java").toString();
-    String inner = "set -e; r=" + root + "; mount --rbind /usr $r/usr; mount --rbind /etc $r/etc; "
-        + "mount --rbind /dev $r/dev; mount --bind " + home + " $r" + home + "; mount --bind "
-        + IntegrationTests.classes + " $r/classes; mount -t proc proc $r/proc; "
-        + "exec chroot --userspec=65534:65534 $r " + java + " -cp /classes HotMethods 8";
+    Files.createSymbolicLink(root.resolve("tmp"), Paths.get(x));
+    String inner = "set -e; " + fakeRoot(root, jdk) + "exec chroot --userspec=65534:65534 " + root + " "
+        + jdk.home().toRealPath().resolve("bin/java") + " -cp /classes HotMethods 8";
     Path log = dir.resolve("ns.log");
     Process ns = new ProcessBuilder("unshare", "--mount", "--pid", "--fork", "--mount-proc", "sh", "-c", inner)
         .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();

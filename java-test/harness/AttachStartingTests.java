@@ -8,8 +8,11 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * fgprof attach to a process on its way to being a running JVM: a fork yet to exec it, a JVM
@@ -26,11 +29,11 @@ final class AttachStartingTests {
   /**
    * The pid given is a fork yet to exec the JVM that changes, on its way, what HotSpot's attach
    * depends on (`... & fgprof profile $!` in a script): a shell that sleeps, enters another
-   * directory and execs java; as root, also one that becomes user nobody first (setpriv). fgprof
-   * waits for the JVM and judges it as it is then: the trigger goes where the JVM works (HotSpot
-   * looks there and in /tmp; a trigger left in the fork's old directory makes the signal print a
-   * thread dump instead), the socket is taken as the JVM user's. No thread dump; the profile holds
-   * the hot thread.
+   * directory and execs java; as root, also one that becomes user nobody first (setpriv), and one
+   * in a mount namespace of its own that enters another root (chroot, a container's shape).
+   * fgprof waits for the JVM and judges it as it is then: the trigger goes where the JVM works or
+   * in its /tmp, the socket is taken as the JVM user's in the JVM's root. No thread dump; the
+   * profile holds the hot thread.
    */
   static void forkBecomesTheJvm(IntegrationTests.Jdk jdk) throws Exception {
     Path dir = Files.createTempDirectory(IntegrationTests.runs, "attach-fork-");
@@ -39,28 +42,39 @@ final class AttachStartingTests {
       p.toFile().setWritable(true, false);
       p.toFile().setExecutable(true, false);
     }
-    List<String> ways = new ArrayList<>(List.of(""));
-    if (AttachTrustTests.root())
-      ways.add("setpriv --reuid=65534 --regid=65534 --clear-groups ");
+    String java = jdk.java() + " -cp " + IntegrationTests.classes + " HotMethods 4";
+    Map<String, List<String>> ways = new LinkedHashMap<>();
+    ways.put("cd", List.of("sh", "-c", "sleep 0.5; cd app && exec " + java));
+    if (AttachTrustTests.root()) {
+      ways.put("cd and setpriv", List.of("sh", "-c", "sleep 0.5; cd app && exec setpriv --reuid=65534 "
+          + "--regid=65534 --clear-groups " + java));
+      Path root = dir.resolve("root");
+      String mounts = AttachRootTests.fakeRoot(root, jdk);
+      Path tmp = Files.createDirectories(root.resolve("tmp"));
+      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
+      ways.put("unshare and chroot", List.of("unshare", "--mount", "sh", "-c", "set -e; " + mounts + "sleep 0.5; "
+          + "exec chroot --userspec=65534:65534 " + root + " " + jdk.home().toRealPath().resolve("bin/java")
+          + " -cp /classes HotMethods 4"));
+    }
     StringBuilder said = new StringBuilder();
-    for (int i = 0; i < ways.size(); i++) {
-      String script = "sleep 0.5; cd app && exec " + ways.get(i) + jdk.java() + " -cp " + IntegrationTests.classes
-          + " HotMethods 4";
+    int i = 0;
+    for (Map.Entry<String, List<String>> way : ways.entrySet()) {
+      String how = way.getKey();
       Path log = dir.resolve("jvm-" + i + ".log");
-      Process sh = new ProcessBuilder("sh", "-c", script).directory(dir.toFile()).redirectErrorStream(true)
+      Process p = new ProcessBuilder(way.getValue()).directory(dir.toFile()).redirectErrorStream(true)
           .redirectOutput(log.toFile()).start();
       AttachTests.Result r = AttachTests.fgprof(dir, "profile", "--duration", "2s", "--threads", "--file",
-          "fork" + i + ".collapsed", Long.toString(sh.pid()));
-      int exit = AttachTests.exitOf(sh);
+          "fork" + i + ".collapsed", Long.toString(p.pid()));
+      int exit = AttachTests.exitOf(p);
       long dumps = AttachRootTests.threadDumps(log);
-      String how = i == 0 ? "cd" : "cd and setpriv";
-      IntegrationTests.check(r.exit() == 0, "a fork that does " + how + " before java: " + r);
+      IntegrationTests.check(r.exit() == 0, "a fork that does " + how + " before java: " + r + "\n"
+          + Files.readString(log));
       IntegrationTests.check(dumps == 0 && exit == 0, "the JVM (" + how + ") printed " + dumps
           + " thread dumps and exited " + exit);
       long hot = IntegrationTests.sum(IntegrationTests.collapsed(dir.resolve("fork" + i + ".collapsed")),
           k -> k.startsWith("[hot tid="));
       IntegrationTests.check(hot >= 100, "the profile of the JVM (" + how + ") has " + hot + " hot samples for 2 s");
-      said.append(i == 0 ? "" : "; ").append(how).append(": ").append(hot).append(" hot samples, 0 thread dumps");
+      said.append(i++ == 0 ? "" : "; ").append(how).append(": ").append(hot).append(" hot samples, 0 thread dumps");
     }
     System.out.println("    " + said);
   }
