@@ -92,21 +92,34 @@ static unsigned long long stat_field(int pid, int field)
 
 #define KERNEL_THREAD_FLAG 0x00200000ull   /* PF_KTHREAD of the kernel's task flags */
 
+/* /proc/uptime's first field ("SECONDS.CC") in ms, read as integers: as a
+ * double, SECONDS.CC times 1000 falls 1 ms short for some values (16384.01
+ * gives 16384009), which made a process started in the current tick -1 ms
+ * old, "cannot be told". -1 when text holds no such field. */
+static long uptime_ms(const char *text)
+{
+  unsigned long s, cs;
+  return sscanf(text, "%lu.%2lu", &s, &cs) == 2 ? (long)(s * 1000 + cs * 10) : -1;
+}
+
 /* How long ago the process started, in ms (from its start time in
- * /proc/PID/stat, in clock ticks since boot, against /proc/uptime); -1 when
- * it cannot be told. */
+ * /proc/PID/stat, in clock ticks since boot, against /proc/uptime; 0 for
+ * one started in the current tick); -1 when it cannot be told. */
 static long age_ms(int pid)
 {
   unsigned long long start = stat_field(pid, 22);
-  if (!start)
-    return -1;
-  double up = 0;
+  char text[128] = "";
   FILE *f = fopen("/proc/uptime", "re");
-  int ok = f && fscanf(f, "%lf", &up) == 1;
-  if (f)
+  if (f) {
+    if (!fgets(text, sizeof text, f))
+      text[0] = '\0';
     fclose(f);
-  long hz = sysconf(_SC_CLK_TCK);
-  return ok && hz > 0 ? (long)(up * 1000) - (long)(start * 1000 / (unsigned long long)hz) : -1;
+  }
+  long up = uptime_ms(text), hz = sysconf(_SC_CLK_TCK);
+  if (!start || up < 0 || hz <= 0)
+    return -1;
+  long age = up - (long)(start * 1000 / (unsigned long long)hz);
+  return age > 0 ? age : 0;
 }
 
 /* A process this young that is not a JVM yet may be a shell's fork about to

@@ -357,6 +357,19 @@ static void perf_data_directory_told(void **state)
   assert_int_equal(rmdir(perf), 0);
 }
 
+/* /proc/uptime read as integers: 16384.01 s is 16384010 ms (a double made it
+ * 16384009, and a process started in that tick -1 ms old: "not a JVM"). */
+static void uptime_read_exactly(void **state)
+{
+  (void)state;
+  assert_int_equal(uptime_ms("16384.01 12581.16\n"), 16384010);
+  assert_int_equal(uptime_ms("17481.61 12581.16\n"), 17481610);
+  assert_int_equal(uptime_ms("0.00 0.00\n"), 0);
+  assert_int_equal(uptime_ms(""), -1);
+  assert_int_equal(uptime_ms("up"), -1);
+  assert_true(age_ms((int)getpid()) >= 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -369,6 +382,7 @@ int main(void)
       cmocka_unit_test(disable_attach_in_options),
       cmocka_unit_test(ourselves),
       cmocka_unit_test(perf_data_directory_told),
+      cmocka_unit_test(uptime_read_exactly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
