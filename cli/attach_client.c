@@ -267,19 +267,18 @@ static int make_trigger(struct fg_attach_target *t, long deadline, struct trigge
 {
   tr->ours = 0;
   /* the directory HotSpot will look in when it takes the signal: not its perf data directory, left in ms */
+  char cwd[4200] = "the working directory ";
   long since = now_ms();
-  while (fg_attach_target_cwd(t) == 1) {
+  while (fg_attach_target_cwd(t, cwd + 22, sizeof cwd - 22) == 1) {
     if (now_ms() >= deadline)
       return fg_attach_refuse(err, len, "process %d has worked in its perf data directory (hsperfdata) for %ld ms, "
                               "not where it looks for the attach trigger later; not signalled", t->pid,
                               now_ms() - since);
     sleep_ms(5);
   }
+  if (!cwd[22])
+    cwd[21] = '\0';   /* for the messages: "the working directory DIR" as opened, else "the working directory" */
   const int dirs[2] = {t->cwd_fd, t->tmp_fd};
-  char cwd[4200] = "the working directory ", link[64];
-  snprintf(link, sizeof link, "/proc/%d/cwd", t->pid);
-  ssize_t n = readlink(link, cwd + 22, sizeof cwd - 23);   /* for the message: the directory as we see it */
-  cwd[n > 0 ? 22 + n : 21] = '\0';
   const char *const wheres[2] = {cwd, "/tmp"};
   int e = 0;
   for (int i = 0; i < 2; i++) {

@@ -108,14 +108,15 @@ int fg_attach_target_read(int pid, struct fg_attach_target *t, char *err, size_t
     return -1;
   }
   /* the magic link is the kernel's own: the directory the JVM works in, where HotSpot looks first */
-  snprintf(path, sizeof path, "/proc/%d/cwd", pid);
-  t->cwd_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  fg_attach_target_cwd(t, NULL, 0);
   return 0;
 }
 
-int fg_attach_target_cwd(struct fg_attach_target *t)
+int fg_attach_target_cwd(struct fg_attach_target *t, char *name, size_t len)
 {
   char path[64], where[4096];
+  if (name && len)
+    name[0] = '\0';
   if (t->cwd_fd >= 0)
     close(t->cwd_fd);
   snprintf(path, sizeof path, "/proc/%d/cwd", t->pid);
@@ -127,6 +128,8 @@ int fg_attach_target_cwd(struct fg_attach_target *t)
   if (n <= 0)
     return 0;
   where[n] = '\0';
+  if (name && len)
+    snprintf(name, len, "%s", where);
   const char *base = strrchr(where, '/');
   struct stat up, tmp;
   int parent = openat(t->cwd_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -38,14 +38,16 @@ void fg_attach_target_close(struct fg_attach_target *t);
 /* Reads SigCgt again (a JVM still starting installs its handlers late). */
 int fg_attach_target_catches_quit(struct fg_attach_target *t);
 
-/* Opens cwd_fd again, from /proc/PID/cwd: where the JVM works now. 1 when
+/* Opens cwd_fd again, from /proc/PID/cwd: where the JVM works now; its
+ * name as opened into name (len bytes, "" when it cannot be read; name may
+ * be NULL). 1 when
  * that is HotSpot's perf data directory (a directory hsperfdata_* in the
  * JVM's /tmp): a JVM starting works there for a moment while it makes its
  * perf data file (perfMemory_posix.cpp fchdir's in and back), longer with
  * many stale files to sweep, and looks for the trigger where it works
  * when the signal is taken, later; else 0 (cwd_fd -1 when it cannot be
  * opened). */
-int fg_attach_target_cwd(struct fg_attach_target *t);
+int fg_attach_target_cwd(struct fg_attach_target *t, char *name, size_t len);
 
 /* Whether the JVM's attach listener thread runs (HotSpot names it
  * "Attach Listener"; its comm shows it). */

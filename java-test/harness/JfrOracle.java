@@ -152,8 +152,8 @@ final class JfrOracle {
     }
     System.out.print(report);
     Files.writeString(r.dir().resolve("oracle.txt"), report);
-    IntegrationTests.check(failures.isEmpty(), "fgagent and JFR (or the workload's clock) disagree under " + scope + ":\n  "
-        + String.join("\n  ", failures));
+    IntegrationTests.check(failures.isEmpty(), "fgagent and JFR (or the workload's clock) disagree under " + scope
+        + ":\n  " + String.join("\n  ", failures));
     return n;
   }
 }

@@ -343,12 +343,15 @@ static void perf_data_directory_told(void **state)
   char err[512];
   assert_int_equal(fg_attach_target_read((int)getpid(), &t, err, sizeof err), 0);
   assert_int_equal(chdir(perf), 0);
-  assert_int_equal(fg_attach_target_cwd(&t), 1);
+  char name[256];
+  assert_int_equal(fg_attach_target_cwd(&t, name, sizeof name), 1);
+  assert_string_equal(name, perf);
+  assert_int_equal(fg_attach_target_cwd(&t, NULL, 0), 1);
   same_dir(t.cwd_fd, perf);
   assert_int_equal(chdir(deeper), 0);
-  assert_int_equal(fg_attach_target_cwd(&t), 0);
+  assert_int_equal(fg_attach_target_cwd(&t, NULL, 0), 0);
   assert_int_equal(chdir("/tmp"), 0);
-  assert_int_equal(fg_attach_target_cwd(&t), 0);
+  assert_int_equal(fg_attach_target_cwd(&t, NULL, 0), 0);
   same_dir(t.cwd_fd, "/tmp");
   assert_int_equal(fchdir(back), 0);
   close(back);
